@@ -1,0 +1,17 @@
+/** The claude driver: runs the CLI in stream-json mode and speaks its protocol. Pure Node; never electron. */
+export { Session } from './session';
+export type {
+  BadLine,
+  CanUseTool,
+  HookCallback,
+  HookRegistration,
+  SessionEvent,
+  SessionOptions,
+  Turn,
+} from './session';
+export { locateCli } from './locate';
+export { buildLaunch, BYRE_MCP_SERVER } from './launch';
+export type { LaunchOptions } from './launch';
+export { killAllCliProcesses } from './registry';
+export * from './errors';
+export type { ExitInfo, CloseTimings } from './pipe';

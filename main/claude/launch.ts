@@ -1,0 +1,77 @@
+import type { PermissionMode } from '../../shared/protocol';
+
+/** The name of the in-process MCP server the driver serves over the control channel. */
+export const BYRE_MCP_SERVER = 'byre';
+
+export interface LaunchOptions {
+  model?: string;
+  /** The id of a new session (or of a fork); known before the first turn. */
+  sessionId?: string;
+  /** Continue this session. */
+  resume?: string;
+  /** With resume: keep the conversation only up to and including the line with this uuid. */
+  resumeSessionAt?: string;
+  /** With resume: write the continuation to a new session (sessionId) and leave the original untouched. */
+  forkSession?: boolean;
+  cwd: string;
+  permissionMode?: PermissionMode;
+  /** Commit identity for git commands the agent runs. */
+  identity?: { name: string; email: string };
+}
+
+export interface Launch {
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const settings = JSON.stringify({ attribution: { commit: '', pr: '' } });
+const mcpConfig = JSON.stringify({
+  mcpServers: { [BYRE_MCP_SERVER]: { type: 'sdk', name: BYRE_MCP_SERVER, alwaysLoad: true } },
+});
+
+/** The launch line of claude-protocol.md, built from typed options. */
+export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv = process.env): Launch {
+  if (options.resumeSessionAt && !options.resume) {
+    throw new Error('resumeSessionAt needs resume: it names a line in the session being resumed.');
+  }
+  if (options.forkSession && !options.resume) {
+    throw new Error('forkSession needs resume: only a resumed session can be forked.');
+  }
+  const permissionMode = options.permissionMode ?? 'bypassPermissions';
+  const args = [
+    '--output-format',
+    'stream-json',
+    '--input-format',
+    'stream-json',
+    '--verbose',
+    '--include-partial-messages',
+    '--permission-mode',
+    permissionMode,
+    // Kept in every mode, as in the seed's line, so set_permission_mode can switch to bypass later.
+    '--allow-dangerously-skip-permissions',
+    // Without bypass, the CLI asks the host over the control channel (can_use_tool).
+    ...(permissionMode === 'bypassPermissions' ? [] : ['--permission-prompt-tool', 'stdio']),
+    '--settings',
+    settings,
+    '--mcp-config',
+    mcpConfig,
+  ];
+  if (options.model) args.push('--model', options.model);
+  // Equals forms: a value that begins with a dash must never be read as a flag.
+  if (options.sessionId) args.push(`--session-id=${options.sessionId}`);
+  if (options.resume) args.push(`--resume=${options.resume}`);
+  if (options.resumeSessionAt) args.push(`--resume-session-at=${options.resumeSessionAt}`);
+  if (options.forkSession) args.push('--fork-session');
+
+  const env: NodeJS.ProcessEnv = { ...baseEnv };
+  // The child must not think it runs nested inside another Claude Code.
+  delete env.CLAUDECODE;
+  if (options.identity) {
+    env.GIT_AUTHOR_NAME = options.identity.name;
+    env.GIT_AUTHOR_EMAIL = options.identity.email;
+    env.GIT_COMMITTER_NAME = options.identity.name;
+    env.GIT_COMMITTER_EMAIL = options.identity.email;
+  }
+  return { args, env, cwd: options.cwd };
+}

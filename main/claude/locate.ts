@@ -1,0 +1,95 @@
+import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { CliNotFound } from './errors';
+
+export interface LocateOptions {
+  /** An explicit path; wins over everything else. */
+  explicit?: string;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** Folder to resolve the node_modules copy from; defaults to this module's. */
+  resolveFrom?: string;
+  platform?: NodeJS.Platform;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function executableNames(platform: NodeJS.Platform): string[] {
+  return platform === 'win32' ? ['claude.exe', 'claude.cmd', 'claude'] : ['claude'];
+}
+
+/** The copy that `npm install` put in node_modules: the wrapper's bin, or its platform package's binary. */
+function nodeModulesCandidates(resolveFrom: string | undefined, platform: NodeJS.Platform): string[] {
+  const req = createRequire(resolveFrom ?? import.meta.url);
+  let wrapperDir: string;
+  try {
+    wrapperDir = dirname(req.resolve('@anthropic-ai/claude-code/package.json'));
+  } catch {
+    return ['node_modules/@anthropic-ai/claude-code (not installed)'];
+  }
+  const exe = platform === 'win32' ? 'claude.exe' : 'claude';
+  // The platform package holds the real binary; the wrapper's bin is that binary only once its postinstall ran.
+  return [
+    join(dirname(wrapperDir), `claude-code-${platform}-${process.arch}`, exe),
+    join(wrapperDir, 'bin', 'claude.exe'),
+  ];
+}
+
+/**
+ * Finds the claude CLI, in this order: an explicit path or BYRE_CLAUDE_PATH, `claude` on PATH, the usual
+ * install locations (npm global, the native installer's ~/.local/bin, ~/.claude/local), then the copy in
+ * node_modules. Throws CliNotFound listing every place looked.
+ */
+export function locateCli(options: LocateOptions = {}): string {
+  const env = options.env ?? process.env;
+  const home = options.home ?? env.HOME ?? homedir();
+  const platform = options.platform ?? process.platform;
+  const names = executableNames(platform);
+  const looked: string[] = [];
+  const tryPath = (file: string): boolean => {
+    looked.push(file);
+    return isExecutable(file);
+  };
+
+  const explicit = options.explicit ?? env.BYRE_CLAUDE_PATH;
+  if (explicit) {
+    if (tryPath(explicit)) return explicit;
+    // An explicit choice that is wrong is an error, not a reason to silently run some other claude.
+    throw new CliNotFound(looked);
+  }
+
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    for (const name of names) if (tryPath(join(dir, name))) return join(dir, name);
+  }
+
+  const npmPrefix = env.npm_config_prefix ?? env.NPM_CONFIG_PREFIX;
+  const usualDirs = [
+    ...(npmPrefix ? [platform === 'win32' ? npmPrefix : join(npmPrefix, 'bin')] : []),
+    join(home, '.npm-global', 'bin'),
+    // npm's global bin sits beside node for nvm, fnm and the official installers.
+    dirname(process.execPath),
+    '/usr/local/bin',
+    '/opt/homebrew/bin',
+    ...(platform === 'win32' && env.APPDATA ? [join(env.APPDATA, 'npm')] : []),
+    join(home, '.local', 'bin'),
+    join(home, '.claude', 'local'),
+    join(home, '.claude', 'local', 'node_modules', '.bin'),
+  ];
+  for (const dir of usualDirs) {
+    for (const name of names) if (tryPath(join(dir, name))) return join(dir, name);
+  }
+
+  for (const file of nodeModulesCandidates(options.resolveFrom, platform)) {
+    if (tryPath(file)) return file;
+  }
+  throw new CliNotFound(looked);
+}

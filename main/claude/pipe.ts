@@ -1,0 +1,160 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { CliExited } from './errors';
+import { LineSplitter, type LineSink } from './lines';
+import { liveProcesses } from './registry';
+
+/**
+ * The byte pipe under the protocol: spawns the CLI, frames stdout into lines, keeps stderr's tail, writes
+ * lines to stdin, and shuts down in stages. It knows nothing about message kinds.
+ */
+
+export interface PipeOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  maxLineBytes?: number;
+  /** How much of stderr to keep for error messages. */
+  stderrTailBytes?: number;
+}
+
+export interface PipeEvents extends LineSink {
+  exit(info: ExitInfo): void;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+  /** True when the exit was asked for (close/kill); false when the CLI went away by itself. */
+  expected: boolean;
+  /** Why the process could not run at all (e.g. spawn failed). */
+  spawnError?: Error;
+}
+
+export interface CloseTimings {
+  /** After stdin EOF, how long the CLI gets to finish its turn and exit. */
+  graceMs?: number;
+  /** After SIGTERM, how long before SIGKILL. */
+  termMs?: number;
+}
+
+const DEFAULT_STDERR_TAIL = 8 * 1024;
+
+export class CliPipe {
+  readonly pid: number | undefined;
+  readonly exited: Promise<ExitInfo>;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private stderrTail = '';
+  private closing = false;
+  private exitInfo: ExitInfo | undefined;
+  private readonly command: string;
+
+  constructor(
+    options: PipeOptions,
+    private readonly events: PipeEvents,
+  ) {
+    const tailBytes = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL;
+    this.command = options.command;
+    this.child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    this.pid = this.child.pid;
+    const splitter = new LineSplitter(events, options.maxLineBytes);
+    this.child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    this.child.stdout.on('end', () => splitter.end());
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-tailBytes);
+    });
+    // EPIPE after the CLI died is reported through exit, not as an unhandled error.
+    this.child.stdin.on('error', () => undefined);
+
+    let spawnError: Error | undefined;
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (error) => {
+        spawnError = error;
+        if (this.child.pid === undefined) this.finish({ code: null, signal: null, spawnError }, resolve);
+      });
+      // 'close' waits for stdout to drain, so every line is delivered before exit is.
+      this.child.once('close', (code, signal) => this.finish({ code, signal, spawnError }, resolve));
+    });
+    liveProcesses.add(this);
+  }
+
+  get stderr(): string {
+    return this.stderrTail.trim();
+  }
+
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** Writes one line; resolves once the OS took it (back-pressure), rejects if the CLI is gone. */
+  write(line: string): Promise<void> {
+    const stdin = this.child.stdin;
+    if (!this.running || stdin.destroyed || stdin.writableEnded) {
+      return Promise.reject(this.exitError());
+    }
+    return new Promise((resolve, reject) => {
+      stdin.write(`${line}\n`, (error) => (error ? reject(this.exitError()) : resolve()));
+    });
+  }
+
+  /** Stdin EOF: the CLI finishes the turn it is on, then exits (cli-facts §10). */
+  endInput(): void {
+    if (!this.child.stdin.writableEnded) this.child.stdin.end();
+  }
+
+  /** Staged, bounded shutdown: stdin EOF, wait, SIGTERM, wait, SIGKILL. */
+  async close(timings: CloseTimings = {}): Promise<ExitInfo> {
+    this.closing = true;
+    this.endInput();
+    if (await this.exitsWithin(timings.graceMs ?? 5_000)) return this.exited;
+    this.child.kill('SIGTERM');
+    if (await this.exitsWithin(timings.termMs ?? 2_000)) return this.exited;
+    this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  /** Immediate kill, for app quit. */
+  kill(): void {
+    this.closing = true;
+    if (this.running) this.child.kill('SIGKILL');
+  }
+
+  exitError(): CliExited {
+    const info = this.exitInfo;
+    return new CliExited(info?.code ?? null, info?.signal ?? null, info?.stderrTail ?? this.stderr);
+  }
+
+  private exitsWithin(ms: number): Promise<boolean> {
+    if (!this.running) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private finish(
+    partial: Pick<ExitInfo, 'code' | 'signal' | 'spawnError'>,
+    resolve: (info: ExitInfo) => void,
+  ): void {
+    if (this.exitInfo) return;
+    // A process that never started has no stderr; the reason it could not start stands in for it.
+    const stderrTail = partial.spawnError
+      ? `Could not start ${this.command}: ${partial.spawnError.message}`
+      : this.stderr;
+    const info: ExitInfo = { ...partial, stderrTail, expected: this.closing };
+    this.exitInfo = info;
+    liveProcesses.delete(this);
+    this.events.exit(info);
+    resolve(info);
+  }
+}

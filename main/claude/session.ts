@@ -1,0 +1,490 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import {
+  HookOutput,
+  OutgoingLine,
+  PermissionResult,
+  decodeCliMessage,
+  type CliControlRequestBody,
+  type CliMessage,
+  type HookEvent,
+  type HostControlRequest,
+  type HostControlResponse,
+  type HostControlSubtype,
+  type InitializeResponse,
+  type JsonObject,
+  type OutgoingUserContent,
+  type PermissionMode,
+  type ResultMessage,
+} from '../../shared/protocol';
+import { ControlChannel, DEFAULT_CONTROL_TIMEOUT_MS } from './control';
+import { CliExited, InvalidOutgoingMessage, SessionClosed, TurnCancelled } from './errors';
+import { buildLaunch, type LaunchOptions } from './launch';
+import { locateCli } from './locate';
+import { ByreMcpServer } from './mcp';
+import { CliPipe, type CloseTimings, type ExitInfo } from './pipe';
+import { TranscriptWriter } from './transcript';
+
+/**
+ * The protocol layer over the byte pipe: one running `claude` process and its conversation. It sends
+ * typed lines, decodes every line once, runs the control channel both ways, serves the byre MCP server,
+ * tees lines to a transcript, and settles each prompt's turn on its result.
+ */
+
+export type HookCallback = (input: JsonObject, signal: AbortSignal) => Promise<HookOutput> | HookOutput;
+
+export interface HookRegistration {
+  /** Tool-name matcher for tool hooks; null or absent matches everything. */
+  matcher?: string | null;
+  timeoutSeconds?: number;
+  callback: HookCallback;
+}
+
+export type CanUseTool = (
+  request: Extract<CliControlRequestBody, { subtype: 'can_use_tool' }>,
+  signal: AbortSignal,
+) => Promise<PermissionResult> | PermissionResult;
+
+export interface BadLine {
+  problem: string;
+  /** The line's text, when it was not JSON (cut to 1,000 characters). */
+  text?: string;
+  /** The parsed line, when it was JSON but of an unknown kind or failed its schema. */
+  line?: JsonObject;
+}
+
+export type SessionEvent =
+  /** A typed line. `settles` names the prompt a result answers; a result without it came unasked. */
+  | { kind: 'message'; message: CliMessage; settles?: string }
+  /** A line that parsed but that this app does not understand; also reported to onBadLine. */
+  | { kind: 'raw'; line: JsonObject; problem: string }
+  | { kind: 'title'; title: string }
+  | { kind: 'notify'; message: string; title?: string }
+  /** The process ended. `error` is set when it ended on its own, not because we closed it. */
+  | { kind: 'exit'; info: ExitInfo; error?: CliExited };
+
+export interface SessionOptions extends LaunchOptions {
+  /** Path to the claude binary; otherwise found by locateCli. */
+  cliPath?: string;
+  /** The environment the CLI inherits (minus CLAUDECODE); defaults to this process's. */
+  env?: NodeJS.ProcessEnv;
+  hooks?: Partial<Record<HookEvent, HookRegistration[]>>;
+  canUseTool?: CanUseTool;
+  onBadLine?: (bad: BadLine) => void;
+  /** Write a transcript of this run to this JSONL file. */
+  transcript?: string;
+  controlTimeoutMs?: number;
+  initializeTimeoutMs?: number;
+  maxLineBytes?: number;
+  /** The version the byre MCP server reports. */
+  appVersion?: string;
+}
+
+export interface Turn {
+  /** The uuid of the user message; the CLI adopts it, so it can be rewound to later. */
+  uuid: string;
+  /** Resolves on the turn's result (an error result included); rejects if the CLI exits first. */
+  result: Promise<ResultMessage>;
+}
+
+interface PendingTurn {
+  uuid: string;
+  started: boolean;
+  resolve(result: ResultMessage): void;
+  reject(error: Error): void;
+}
+
+type Listener = (event: SessionEvent) => void;
+
+export class Session {
+  /** The session id, known before the first turn (a new session is launched with --session-id). */
+  readonly id: string;
+  readonly cwd: string;
+  /** The CLI's answer to initialize: models, commands, account, version. */
+  info: InitializeResponse = { models: [] };
+  readonly exited: Promise<ExitInfo>;
+
+  private readonly pipe: CliPipe;
+  private readonly control: ControlChannel;
+  private readonly transcript: TranscriptWriter | undefined;
+  private readonly mcp: ByreMcpServer;
+  private readonly hookCallbacks = new Map<string, HookCallback>();
+  private readonly listeners = new Set<Listener>();
+  private readonly turns: PendingTurn[] = [];
+  private inputEnded = false;
+  private exitInfo: ExitInfo | undefined;
+
+  /** Spawns the CLI and completes the initialize handshake. */
+  static async start(options: SessionOptions): Promise<Session> {
+    const session = new Session(options);
+    try {
+      await session.initialize(options);
+    } catch (error) {
+      await session.close({ graceMs: 0, termMs: 1_000 });
+      throw error;
+    }
+    return session;
+  }
+
+  private constructor(private readonly options: SessionOptions) {
+    const cliPath = resolve(locateCli({ explicit: options.cliPath, env: options.env }));
+    const needsNewId = !options.resume || options.forkSession;
+    const sessionId = options.sessionId ?? (needsNewId ? randomUUID() : undefined);
+    this.id = sessionId ?? options.resume ?? '';
+    this.cwd = options.cwd;
+    const launch = buildLaunch({ ...options, ...(sessionId ? { sessionId } : {}) }, options.env);
+
+    this.transcript = options.transcript ? new TranscriptWriter(options.transcript) : undefined;
+    this.mcp = new ByreMcpServer(
+      {
+        setTitle: (title) => this.emit({ kind: 'title', title }),
+        notify: ({ message, title }) => this.emit({ kind: 'notify', message, ...(title ? { title } : {}) }),
+      },
+      options.appVersion ?? '0.0.0',
+    );
+    this.control = new ControlChannel(
+      (line) => this.write(line),
+      (request, signal) => this.answerCliRequest(request, signal),
+      options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS,
+    );
+    this.pipe = new CliPipe(
+      {
+        command: cliPath,
+        args: launch.args,
+        cwd: launch.cwd,
+        env: launch.env,
+        ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+      },
+      {
+        line: (text) => this.onLine(text),
+        oversized: (bytes) =>
+          this.badLine({ problem: `A line of ${bytes} bytes exceeds the line size limit and was skipped.` }),
+        truncated: (bytes) =>
+          this.badLine({
+            problem: `The output ended in the middle of a line (${bytes} bytes); it was dropped.`,
+          }),
+        exit: (info) => this.onExit(info),
+      },
+    );
+    this.exited = this.pipe.exited;
+  }
+
+  get pid(): number | undefined {
+    return this.pipe.pid;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** Prompts sent and not yet answered by a result, oldest first. */
+  get pendingTurns(): string[] {
+    return this.turns.map((turn) => turn.uuid);
+  }
+
+  /** Options that start a new process continuing this conversation, e.g. after the CLI exited. */
+  resumeOptions(): SessionOptions {
+    const { sessionId: _sessionId, resumeSessionAt: _at, forkSession: _fork, ...rest } = this.options;
+    return { ...rest, resume: this.id };
+  }
+
+  /** Subscribes to every event; returns the unsubscribe function. */
+  on(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The events from now on as an async iterable, ending after the exit event. */
+  async *events(): AsyncGenerator<SessionEvent> {
+    const buffer: SessionEvent[] = [];
+    let wake: (() => void) | undefined;
+    const off = this.on((event) => {
+      buffer.push(event);
+      wake?.();
+    });
+    try {
+      for (;;) {
+        const event = buffer.shift();
+        if (event) {
+          yield event;
+          if (event.kind === 'exit') return;
+        } else if (!this.running) {
+          return;
+        } else {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      }
+    } finally {
+      off();
+    }
+  }
+
+  /**
+   * Sends a user turn: a string, or image blocks followed by a text block. A turn sent while another runs
+   * is queued by the CLI and runs after it.
+   */
+  send(content: OutgoingUserContent, options: { uuid?: string } = {}): Turn {
+    if (!this.running || this.inputEnded) throw new SessionClosed('This session no longer takes messages.');
+    const uuid = options.uuid ?? randomUUID();
+    const line: OutgoingLine = {
+      type: 'user',
+      message: { role: 'user', content },
+      parent_tool_use_id: null,
+      session_id: this.id,
+      uuid,
+    };
+    const checked = OutgoingLine.safeParse(line);
+    if (!checked.success) throw new InvalidOutgoingMessage(`Not sent: ${checked.error.issues[0]?.message}`);
+    const result = new Promise<ResultMessage>((resolve, reject) => {
+      this.turns.push({ uuid, started: false, resolve, reject });
+    });
+    // Callers that only watch events need not await; a rejection here must not crash the app.
+    result.catch(() => undefined);
+    this.writeChecked(checked.data).catch((error: unknown) => this.failTurn(uuid, asError(error)));
+    return { uuid, result };
+  }
+
+  interrupt(): Promise<HostControlResponse<'interrupt'>> {
+    return this.request({ subtype: 'interrupt' });
+  }
+
+  setModel(model: string | undefined): Promise<HostControlResponse<'set_model'>> {
+    return this.request({ subtype: 'set_model', ...(model ? { model } : {}) });
+  }
+
+  setPermissionMode(mode: PermissionMode): Promise<HostControlResponse<'set_permission_mode'>> {
+    return this.request({ subtype: 'set_permission_mode', mode });
+  }
+
+  mcpStatus(): Promise<HostControlResponse<'mcp_status'>> {
+    return this.request({ subtype: 'mcp_status' });
+  }
+
+  getContextUsage(): Promise<HostControlResponse<'get_context_usage'>> {
+    return this.request({ subtype: 'get_context_usage' });
+  }
+
+  rewindFiles(userMessageId: string, dryRun = false): Promise<HostControlResponse<'rewind_files'>> {
+    return this.request({ subtype: 'rewind_files', user_message_id: userMessageId, dry_run: dryRun });
+  }
+
+  stopTask(taskId: string): Promise<HostControlResponse<'stop_task'>> {
+    return this.request({ subtype: 'stop_task', task_id: taskId });
+  }
+
+  /** Cancels a queued prompt before it runs (interrupt does not touch queued prompts). */
+  async cancelQueued(uuid: string): Promise<boolean> {
+    const answer = await this.request({ subtype: 'cancel_async_message', message_uuid: uuid });
+    if (answer.cancelled) this.failTurn(uuid, new TurnCancelled(uuid));
+    return answer.cancelled;
+  }
+
+  /** Stdin EOF: the CLI finishes the running turn and exits. */
+  endInput(): void {
+    this.inputEnded = true;
+    this.pipe.endInput();
+  }
+
+  /** Staged, bounded shutdown; resolves when the process is gone. */
+  async close(timings?: CloseTimings): Promise<ExitInfo> {
+    this.inputEnded = true;
+    const info = await this.pipe.close(timings);
+    return info;
+  }
+
+  /** Immediate kill. */
+  kill(): void {
+    this.pipe.kill();
+  }
+
+  private async initialize(options: SessionOptions): Promise<void> {
+    const hooks: Partial<
+      Record<HookEvent, { matcher: string | null; hookCallbackIds: string[]; timeout?: number }[]>
+    > = {};
+    for (const [event, registrations] of Object.entries(options.hooks ?? {}) as [
+      HookEvent,
+      HookRegistration[],
+    ][]) {
+      hooks[event] = registrations.map((registration) => {
+        const id = `hook_${this.hookCallbacks.size}`;
+        this.hookCallbacks.set(id, registration.callback);
+        return {
+          matcher: registration.matcher ?? null,
+          hookCallbackIds: [id],
+          ...(registration.timeoutSeconds ? { timeout: registration.timeoutSeconds } : {}),
+        };
+      });
+    }
+    this.info = await this.request({ subtype: 'initialize', hooks }, options.initializeTimeoutMs ?? 60_000);
+  }
+
+  private request<S extends HostControlSubtype>(
+    request: Extract<HostControlRequest, { subtype: S }>,
+    timeoutMs?: number,
+  ): Promise<HostControlResponse<S>> {
+    if (!this.running) return Promise.reject(this.pipe.exitError());
+    return this.control.request(request, timeoutMs);
+  }
+
+  private async answerCliRequest(request: CliControlRequestBody, signal: AbortSignal): Promise<JsonObject> {
+    switch (request.subtype) {
+      case 'mcp_message': {
+        if (request.server_name !== this.mcp.name)
+          throw new Error(`Unknown MCP server: ${request.server_name}`);
+        return { mcp_response: this.mcp.handle(request.message) };
+      }
+      case 'hook_callback': {
+        const callback = this.hookCallbacks.get(request.callback_id);
+        if (!callback) throw new Error(`Unknown hook callback: ${request.callback_id}`);
+        return HookOutput.parse(await callback(request.input, signal));
+      }
+      case 'can_use_tool': {
+        if (!this.options.canUseTool) {
+          return { behavior: 'deny', message: 'Byre has no permission handler for this session.' };
+        }
+        return PermissionResult.parse(await this.options.canUseTool(request, signal));
+      }
+    }
+  }
+
+  private write(line: OutgoingLine): Promise<void> {
+    const checked = OutgoingLine.safeParse(line);
+    if (!checked.success) {
+      return Promise.reject(new InvalidOutgoingMessage(`Not sent: ${checked.error.issues[0]?.message}`));
+    }
+    return this.writeChecked(checked.data);
+  }
+
+  private writeChecked(line: OutgoingLine): Promise<void> {
+    this.transcript?.record('send', line);
+    return this.pipe.write(JSON.stringify(line));
+  }
+
+  private onLine(text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.badLine({ problem: 'The CLI wrote a line that is not JSON.', text: text.slice(0, 1_000) });
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.badLine({
+        problem: 'The CLI wrote a line that is not a JSON object.',
+        text: text.slice(0, 1_000),
+      });
+      return;
+    }
+    const line = parsed as JsonObject;
+    const decoded = decodeCliMessage(line);
+    if (decoded.ok && decoded.message.type === 'control_response') this.noteSecrets(decoded.message.response);
+    this.transcript?.record('recv', line);
+    if (!decoded.ok) {
+      this.badLine({ problem: decoded.problem, line });
+      if (line.type === 'control_request' && typeof line.request_id === 'string') {
+        this.control.refuse(line.request_id, `Byre cannot handle this control request: ${decoded.problem}`);
+      }
+      this.emit({ kind: 'raw', line, problem: decoded.problem });
+      return;
+    }
+    this.dispatch(decoded.message);
+  }
+
+  private dispatch(message: CliMessage): void {
+    switch (message.type) {
+      case 'control_response':
+        this.control.handleResponse(message.response);
+        return;
+      case 'control_request':
+        this.control.handleRequest(message.request_id, message.request);
+        return;
+      case 'control_cancel_request':
+        this.control.handleCancel(message.request_id);
+        return;
+      case 'command_lifecycle':
+        this.onLifecycle(message.command_uuid, message.state);
+        break;
+      case 'result': {
+        const settles = this.settleTurn(message);
+        this.emit({ kind: 'message', message, ...(settles ? { settles } : {}) });
+        return;
+      }
+    }
+    this.emit({ kind: 'message', message });
+  }
+
+  private onLifecycle(uuid: string, state: 'queued' | 'started' | 'completed' | 'cancelled'): void {
+    const turn = this.turns.find((candidate) => candidate.uuid === uuid);
+    if (!turn) return;
+    if (state === 'started') turn.started = true;
+    // A prompt cancelled before it ran gets no result; one cancelled while running still gets its own.
+    if (state === 'cancelled' && !turn.started) this.failTurn(uuid, new TurnCancelled(uuid));
+  }
+
+  /** Matches a result to the prompt it answers; a turn the CLI started by itself settles nothing. */
+  private settleTurn(result: ResultMessage): string | undefined {
+    if (result.origin && result.origin.kind !== 'human') return undefined;
+    const index = Math.max(
+      0,
+      this.turns.findIndex((turn) => turn.started),
+    );
+    const [turn] = this.turns.splice(index, 1);
+    if (!turn) return undefined;
+    turn.resolve(result);
+    return turn.uuid;
+  }
+
+  private failTurn(uuid: string, error: Error): void {
+    const index = this.turns.findIndex((turn) => turn.uuid === uuid);
+    if (index === -1) return;
+    const [turn] = this.turns.splice(index, 1);
+    turn?.reject(error);
+  }
+
+  private noteSecrets(response: { subtype: string; response?: JsonObject }): void {
+    const account = response.response?.account;
+    if (
+      typeof account === 'object' &&
+      account !== null &&
+      'email' in account &&
+      typeof account.email === 'string'
+    ) {
+      this.transcript?.redact(account.email);
+    }
+  }
+
+  private onExit(info: ExitInfo): void {
+    this.exitInfo = info;
+    const cleanEof = this.inputEnded && info.code === 0;
+    const error =
+      info.expected || cleanEof ? undefined : new CliExited(info.code, info.signal, info.stderrTail);
+    const failure = error ?? new SessionClosed('The session was closed.');
+    this.control.failAll(failure);
+    for (const turn of this.turns.splice(0)) turn.reject(failure);
+    this.transcript?.close();
+    this.emit({ kind: 'exit', info, ...(error ? { error } : {}) });
+  }
+
+  private badLine(bad: BadLine): void {
+    try {
+      this.options.onBadLine?.(bad);
+    } catch {
+      // A throwing observer must not take the reader down.
+    }
+  }
+
+  private emit(event: SessionEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // Listeners are observers; one that throws must not stop the stream for the others.
+      }
+    }
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

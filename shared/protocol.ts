@@ -1,0 +1,573 @@
+/**
+ * The claude CLI's stream-json protocol: one zod schema per line kind, types inferred from them.
+ *
+ * Shapes follow what the real CLI (2.1.332) was seen to send (../shared/reference/cli-facts.md). Objects
+ * are loose: the CLI adds keys freely, and a newer CLI must not break the app. Only the keys the app
+ * relies on are checked.
+ *
+ * This file has no Node or DOM imports; the driver, main and the renderer all use it.
+ */
+import { z } from 'zod';
+
+export type JsonObject = { [key: string]: unknown };
+
+const nullableString = z.string().nullable();
+
+// ---------------------------------------------------------------------------------------------------
+// Anthropic content blocks
+
+export const Usage = z.looseObject({
+  input_tokens: z.number().optional(),
+  output_tokens: z.number().optional(),
+  cache_creation_input_tokens: z.number().nullable().optional(),
+  cache_read_input_tokens: z.number().nullable().optional(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const ImageMediaType = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+export type ImageMediaType = z.infer<typeof ImageMediaType>;
+
+export const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+export const ThinkingBlock = z.looseObject({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string().optional(),
+});
+export const RedactedThinkingBlock = z.looseObject({
+  type: z.literal('redacted_thinking'),
+  data: z.string(),
+});
+export const ToolUseBlock = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
+export const ImageBlock = z.looseObject({
+  type: z.literal('image'),
+  source: z.union([
+    z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+    z.looseObject({ type: z.literal('url'), url: z.string() }),
+  ]),
+});
+const NestedBlock = z.union([TextBlock, ImageBlock, z.looseObject({ type: z.string() })]);
+export const ToolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(NestedBlock)]).optional(),
+  is_error: z.boolean().optional(),
+});
+
+const knownBlockTypes = new Set([
+  'text',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'tool_result',
+  'image',
+]);
+/**
+ * A block type the app does not know yet (server tools, documents, …): kept under its own name, not
+ * rejected, so a newer CLI or API does not break the app.
+ */
+const OtherBlock = z
+  .looseObject({ type: z.string() })
+  .refine((block) => !knownBlockTypes.has(block.type), 'malformed content block')
+  .transform((block) => ({ type: 'unknown_block' as const, original_type: block.type, block }));
+export type OtherBlock = z.infer<typeof OtherBlock>;
+
+export const ContentBlock = z.union([
+  z.discriminatedUnion('type', [
+    TextBlock,
+    ThinkingBlock,
+    RedactedThinkingBlock,
+    ToolUseBlock,
+    ToolResultBlock,
+    ImageBlock,
+  ]),
+  OtherBlock,
+]);
+export type ContentBlock = z.infer<typeof ContentBlock>;
+export type TextBlock = z.infer<typeof TextBlock>;
+export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
+export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
+
+// ---------------------------------------------------------------------------------------------------
+// Lines the host writes to the CLI's stdin
+
+/** Blocks a host may put in a user turn: images first, then text (claude-protocol.md). */
+export const OutgoingImageBlock = z.object({
+  type: z.literal('image'),
+  source: z.object({
+    type: z.literal('base64'),
+    media_type: ImageMediaType,
+    data: z.base64().min(1),
+  }),
+});
+export type OutgoingImageBlock = z.infer<typeof OutgoingImageBlock>;
+export const OutgoingTextBlock = z.object({ type: z.literal('text'), text: z.string() });
+export const OutgoingUserContent = z.union([
+  z.string(),
+  z.array(z.union([OutgoingImageBlock, OutgoingTextBlock])).min(1),
+]);
+export type OutgoingUserContent = z.infer<typeof OutgoingUserContent>;
+
+export const OutgoingUserMessage = z.object({
+  type: z.literal('user'),
+  message: z.object({ role: z.literal('user'), content: OutgoingUserContent }),
+  parent_tool_use_id: z.null(),
+  session_id: z.string(),
+  /** The CLI adopts this uuid for the message (cli-facts §1), so every prompt can be rewound to. */
+  uuid: z.uuid(),
+});
+export type OutgoingUserMessage = z.infer<typeof OutgoingUserMessage>;
+
+export const HookEvent = z.enum([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Notification',
+  'UserPromptSubmit',
+  'SessionStart',
+  'SessionEnd',
+  'Stop',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
+  'PermissionRequest',
+]);
+export type HookEvent = z.infer<typeof HookEvent>;
+
+export const HookMatcherRegistration = z.object({
+  matcher: z.string().nullable(),
+  hookCallbackIds: z.array(z.string()).min(1),
+  timeout: z.number().positive().optional(),
+});
+
+export const PermissionMode = z.enum(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']);
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
+/** Control requests the host sends to the CLI, one schema per subtype. */
+export const HostControlRequest = z.discriminatedUnion('subtype', [
+  z.object({
+    subtype: z.literal('initialize'),
+    hooks: z.partialRecord(HookEvent, z.array(HookMatcherRegistration)),
+  }),
+  z.object({ subtype: z.literal('interrupt') }),
+  z.object({ subtype: z.literal('set_model'), model: z.string().min(1).optional() }),
+  z.object({ subtype: z.literal('set_permission_mode'), mode: PermissionMode }),
+  z.object({ subtype: z.literal('mcp_status') }),
+  z.object({ subtype: z.literal('get_context_usage') }),
+  z.object({
+    subtype: z.literal('rewind_files'),
+    user_message_id: z.string().min(1),
+    dry_run: z.boolean().optional(),
+  }),
+  z.object({ subtype: z.literal('stop_task'), task_id: z.string().min(1) }),
+  z.object({ subtype: z.literal('cancel_async_message'), message_uuid: z.string().min(1) }),
+]);
+export type HostControlRequest = z.infer<typeof HostControlRequest>;
+export type HostControlSubtype = HostControlRequest['subtype'];
+
+export const OutgoingControlRequest = z.object({
+  type: z.literal('control_request'),
+  request_id: z.string().min(1),
+  request: HostControlRequest,
+});
+
+export const ControlResponseBody = z.discriminatedUnion('subtype', [
+  z.looseObject({
+    subtype: z.literal('success'),
+    request_id: z.string(),
+    response: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.looseObject({
+    subtype: z.literal('error'),
+    request_id: z.string(),
+    error: z.string(),
+    error_code: z.string().optional(),
+  }),
+]);
+export type ControlResponseBody = z.infer<typeof ControlResponseBody>;
+
+export const OutgoingControlResponse = z.object({
+  type: z.literal('control_response'),
+  response: ControlResponseBody,
+});
+
+/** Every line the host may write. Each is validated before it is written: one bad line kills the CLI. */
+export const OutgoingLine = z.discriminatedUnion('type', [
+  OutgoingUserMessage,
+  OutgoingControlRequest,
+  OutgoingControlResponse,
+]);
+export type OutgoingLine = z.infer<typeof OutgoingLine>;
+
+// ---------------------------------------------------------------------------------------------------
+// Lines the CLI writes to stdout
+
+const lineBase = { session_id: z.string(), uuid: z.string() };
+
+export const AssistantMessage = z.looseObject({
+  type: z.literal('assistant'),
+  message: z.looseObject({
+    id: z.string(),
+    role: z.literal('assistant'),
+    model: z.string(),
+    content: z.array(ContentBlock),
+    stop_reason: nullableString.optional(),
+    usage: Usage.optional(),
+  }),
+  parent_tool_use_id: nullableString,
+  ...lineBase,
+  aborted: z.boolean().optional(),
+  error: z.string().optional(),
+  agent_id: z.string().optional(),
+  subagent_type: z.string().optional(),
+  task_description: z.string().optional(),
+});
+export type AssistantMessage = z.infer<typeof AssistantMessage>;
+
+export const UserMessage = z.looseObject({
+  type: z.literal('user'),
+  message: z.looseObject({
+    role: z.literal('user'),
+    content: z.union([z.string(), z.array(ContentBlock)]),
+  }),
+  parent_tool_use_id: nullableString.optional(),
+  session_id: z.string(),
+  uuid: z.string().optional(),
+  isSynthetic: z.boolean().optional(),
+  isReplay: z.boolean().optional(),
+  tool_use_result: z.unknown().optional(),
+  agent_id: z.string().optional(),
+  subagent_type: z.string().optional(),
+});
+export type UserMessage = z.infer<typeof UserMessage>;
+
+export const ResultMessage = z.looseObject({
+  type: z.literal('result'),
+  subtype: z.string(),
+  is_error: z.boolean(),
+  result: z.string().optional(),
+  stop_reason: nullableString.optional(),
+  terminal_reason: z.string().optional(),
+  num_turns: z.number(),
+  duration_ms: z.number(),
+  duration_api_ms: z.number().optional(),
+  total_cost_usd: z.number(),
+  usage: Usage,
+  errors: z.array(z.string()).optional(),
+  api_error_status: z.number().nullable().optional(),
+  /** Present on turns the CLI started by itself, e.g. `{kind:"task-notification"}` after a background agent. */
+  origin: z.looseObject({ kind: z.string() }).optional(),
+  ...lineBase,
+});
+export type ResultMessage = z.infer<typeof ResultMessage>;
+
+const StreamDelta = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text_delta'), text: z.string() }),
+  z.looseObject({ type: z.literal('thinking_delta'), thinking: z.string() }),
+  z.looseObject({ type: z.literal('input_json_delta'), partial_json: z.string() }),
+  z.looseObject({ type: z.literal('signature_delta'), signature: z.string() }),
+  z.looseObject({ type: z.literal('citations_delta') }),
+]);
+
+/** The raw Messages API SSE events the CLI forwards with --include-partial-messages. */
+export const StreamEventPayload = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('message_start'), message: z.looseObject({ id: z.string() }) }),
+  z.looseObject({ type: z.literal('content_block_start'), index: z.number(), content_block: ContentBlock }),
+  z.looseObject({ type: z.literal('content_block_delta'), index: z.number(), delta: StreamDelta }),
+  z.looseObject({ type: z.literal('content_block_stop'), index: z.number() }),
+  z.looseObject({
+    type: z.literal('message_delta'),
+    delta: z.looseObject({ stop_reason: nullableString.optional() }),
+    usage: Usage.optional(),
+  }),
+  z.looseObject({ type: z.literal('message_stop') }),
+  z.looseObject({ type: z.literal('ping') }),
+  z.looseObject({ type: z.literal('error'), error: z.looseObject({ message: z.string() }) }),
+]);
+export type StreamEventPayload = z.infer<typeof StreamEventPayload>;
+
+export const StreamEventMessage = z.looseObject({
+  type: z.literal('stream_event'),
+  event: StreamEventPayload,
+  parent_tool_use_id: nullableString,
+  ...lineBase,
+});
+export type StreamEventMessage = z.infer<typeof StreamEventMessage>;
+
+export const ToolProgressMessage = z.looseObject({
+  type: z.literal('tool_progress'),
+  /** Heartbeats carry `<id>-heartbeat-N` here; the tool call's real id is in parent_tool_use_id. */
+  tool_use_id: z.string(),
+  tool_name: z.string(),
+  parent_tool_use_id: nullableString,
+  elapsed_time_seconds: z.number(),
+  heartbeat: z.boolean().optional(),
+  ...lineBase,
+});
+export type ToolProgressMessage = z.infer<typeof ToolProgressMessage>;
+
+const systemBase = { type: z.literal('system'), ...lineBase };
+
+export const SystemInit = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('init'),
+  cwd: z.string(),
+  model: z.string(),
+  tools: z.array(z.string()),
+  mcp_servers: z.array(z.looseObject({ name: z.string(), status: z.string() })),
+  permissionMode: z.string(),
+  claude_code_version: z.string(),
+  slash_commands: z.array(z.string()).optional(),
+});
+export const SystemStatus = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('status'),
+  status: nullableString,
+});
+export const SystemTaskStarted = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('task_started'),
+  task_id: z.string(),
+  tool_use_id: z.string().optional(),
+  description: z.string(),
+  task_type: z.string().optional(),
+  subagent_type: z.string().optional(),
+  is_backgrounded: z.boolean().optional(),
+  prompt: z.string().optional(),
+});
+export const SystemTaskProgress = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('task_progress'),
+  task_id: z.string(),
+  tool_use_id: z.string().optional(),
+  description: z.string().optional(),
+  last_tool_name: z.string().optional(),
+  usage: z
+    .looseObject({ total_tokens: z.number(), tool_uses: z.number(), duration_ms: z.number() })
+    .optional(),
+});
+export const SystemTaskUpdated = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('task_updated'),
+  task_id: z.string(),
+  patch: z.looseObject({ status: z.string().optional(), end_time: z.number().optional() }),
+});
+export const SystemTaskNotification = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('task_notification'),
+  task_id: z.string(),
+  tool_use_id: z.string().optional(),
+  status: z.string(),
+  summary: z.string().optional(),
+  output_file: z.string().optional(),
+});
+export const SystemNotification = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('notification'),
+  key: z.string(),
+  text: z.string(),
+  priority: z.string().optional(),
+});
+export const SystemBackgroundTasksChanged = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('background_tasks_changed'),
+  tasks: z.array(z.looseObject({ task_id: z.string() })),
+});
+
+export const SystemMessage = z.discriminatedUnion('subtype', [
+  SystemInit,
+  SystemStatus,
+  SystemTaskStarted,
+  SystemTaskProgress,
+  SystemTaskUpdated,
+  SystemTaskNotification,
+  SystemNotification,
+  SystemBackgroundTasksChanged,
+]);
+export type SystemMessage = z.infer<typeof SystemMessage>;
+export type SystemInit = z.infer<typeof SystemInit>;
+export type SystemTaskStarted = z.infer<typeof SystemTaskStarted>;
+export type SystemTaskNotification = z.infer<typeof SystemTaskNotification>;
+
+/** Emitted for prompts that carry a uuid: where each one is in the CLI's queue. */
+export const CommandLifecycleMessage = z.looseObject({
+  type: z.literal('command_lifecycle'),
+  command_uuid: z.string(),
+  state: z.enum(['queued', 'started', 'completed', 'cancelled']),
+  ...lineBase,
+});
+export type CommandLifecycleMessage = z.infer<typeof CommandLifecycleMessage>;
+
+/** Control requests the CLI sends to the host. */
+export const CliControlRequestBody = z.discriminatedUnion('subtype', [
+  z.looseObject({
+    subtype: z.literal('hook_callback'),
+    callback_id: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    tool_use_id: z.string().nullable().optional(),
+  }),
+  z.looseObject({
+    subtype: z.literal('mcp_message'),
+    server_name: z.string(),
+    message: z.record(z.string(), z.unknown()),
+  }),
+  z.looseObject({
+    subtype: z.literal('can_use_tool'),
+    tool_name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    permission_suggestions: z.array(z.unknown()).optional(),
+    blocked_path: z.string().optional(),
+    tool_use_id: z.string().optional(),
+    description: z.string().optional(),
+  }),
+]);
+export type CliControlRequestBody = z.infer<typeof CliControlRequestBody>;
+
+export const ControlRequestMessage = z.looseObject({
+  type: z.literal('control_request'),
+  request_id: z.string(),
+  request: CliControlRequestBody,
+});
+export type ControlRequestMessage = z.infer<typeof ControlRequestMessage>;
+
+export const ControlResponseMessage = z.looseObject({
+  type: z.literal('control_response'),
+  response: ControlResponseBody,
+});
+export type ControlResponseMessage = z.infer<typeof ControlResponseMessage>;
+
+export const ControlCancelRequestMessage = z.looseObject({
+  type: z.literal('control_cancel_request'),
+  request_id: z.string(),
+});
+export type ControlCancelRequestMessage = z.infer<typeof ControlCancelRequestMessage>;
+
+export type CliMessage =
+  | AssistantMessage
+  | UserMessage
+  | ResultMessage
+  | StreamEventMessage
+  | ToolProgressMessage
+  | SystemMessage
+  | CommandLifecycleMessage
+  | ControlRequestMessage
+  | ControlResponseMessage
+  | ControlCancelRequestMessage;
+
+/** Schemas by line `type`; `system` lines are told apart by `subtype` inside SystemMessage. */
+const lineSchemas: Record<string, z.ZodType<CliMessage>> = {
+  assistant: AssistantMessage,
+  user: UserMessage,
+  result: ResultMessage,
+  stream_event: StreamEventMessage,
+  tool_progress: ToolProgressMessage,
+  system: SystemMessage,
+  command_lifecycle: CommandLifecycleMessage,
+  control_request: ControlRequestMessage,
+  control_response: ControlResponseMessage,
+  control_cancel_request: ControlCancelRequestMessage,
+};
+
+export type DecodedLine =
+  { ok: true; message: CliMessage } | { ok: false; line: JsonObject; problem: string };
+
+/**
+ * Types one parsed stdout object. A line of a kind this app does not know, or one that fails its
+ * schema, comes back with the reason, so the caller can report it and still pass it on raw.
+ */
+export function decodeCliMessage(line: JsonObject): DecodedLine {
+  const type = line.type;
+  const schema = typeof type === 'string' ? lineSchemas[type] : undefined;
+  if (!schema) {
+    return { ok: false, line, problem: `unknown line type ${JSON.stringify(type)}` };
+  }
+  const parsed = schema.safeParse(line);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const where = type === 'system' ? `system/${String(line.subtype)}` : type;
+  return {
+    ok: false,
+    line,
+    problem: `${where} line does not match its schema: ${z.prettifyError(parsed.error)}`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Control responses the CLI gives to the host's requests
+
+export const ModelInfo = z.looseObject({
+  value: z.string(),
+  displayName: z.string(),
+  description: z.string().optional(),
+  resolvedModel: z.string().optional(),
+});
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+export const InitializeResponse = z.looseObject({
+  commands: z.array(z.looseObject({ name: z.string(), description: z.string().optional() })).optional(),
+  models: z.array(ModelInfo),
+  account: z
+    .looseObject({
+      email: z.string().optional(),
+      tokenSource: z.string().optional(),
+      apiKeySource: z.string().optional(),
+      apiProvider: z.string().optional(),
+    })
+    .optional(),
+  pid: z.number().optional(),
+  claude_code_version: z.string().optional(),
+  current_permission_mode: z.string().optional(),
+  hooks_applied: z.boolean().optional(),
+});
+export type InitializeResponse = z.infer<typeof InitializeResponse>;
+
+export const InterruptResponse = z.looseObject({ still_queued: z.array(z.string()).optional() });
+export const SetModelResponse = z.looseObject({ model: z.string().optional() });
+export const McpStatusResponse = z.looseObject({
+  mcpServers: z.array(
+    z.looseObject({
+      name: z.string(),
+      status: z.string(),
+      tools: z.array(z.looseObject({ name: z.string() })).optional(),
+    }),
+  ),
+});
+export const CancelAsyncMessageResponse = z.looseObject({
+  cancelled: z.boolean(),
+  message_uuid: z.string().optional(),
+});
+export const OpaqueResponse = z.record(z.string(), z.unknown());
+
+/** The response schema for each host control request. */
+export const hostControlResponses = {
+  initialize: InitializeResponse,
+  interrupt: InterruptResponse,
+  set_model: SetModelResponse,
+  set_permission_mode: OpaqueResponse,
+  mcp_status: McpStatusResponse,
+  get_context_usage: OpaqueResponse,
+  rewind_files: OpaqueResponse,
+  stop_task: OpaqueResponse,
+  cancel_async_message: CancelAsyncMessageResponse,
+} satisfies Record<HostControlSubtype, z.ZodType>;
+export type HostControlResponse<S extends HostControlSubtype> = z.infer<(typeof hostControlResponses)[S]>;
+
+/** What a Stop (or any) hook callback answers. */
+export const HookOutput = z.looseObject({
+  continue: z.boolean().optional(),
+  decision: z.enum(['approve', 'block']).optional(),
+  reason: z.string().optional(),
+  systemMessage: z.string().optional(),
+  hookSpecificOutput: z.record(z.string(), z.unknown()).optional(),
+});
+export type HookOutput = z.infer<typeof HookOutput>;
+
+/** What a permission handler answers to can_use_tool. */
+export const PermissionResult = z.discriminatedUnion('behavior', [
+  z.object({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()) }),
+  z.object({ behavior: z.literal('deny'), message: z.string(), interrupt: z.boolean().optional() }),
+]);
+export type PermissionResult = z.infer<typeof PermissionResult>;
