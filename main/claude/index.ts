@@ -1,7 +1,6 @@
 /** The claude driver: runs the CLI in stream-json mode and speaks its protocol. Pure Node; never electron. */
 export { Session } from './session';
 export type {
-  BadLine,
   CanUseTool,
   HookCallback,
   HookRegistration,
@@ -15,3 +14,4 @@ export type { LaunchOptions } from './launch';
 export { killAllCliProcesses } from './registry';
 export * from './errors';
 export type { ExitInfo, CloseTimings } from './pipe';
+export type { BadLine } from './decode';

@@ -13,7 +13,8 @@ import {
 import type { AssistantMessage, ResultMessage, UserMessage } from '../../shared/protocol';
 import { CliExited, CliNotFound, TurnCancelled } from './errors';
 import { locateCli } from './locate';
-import { Session, type BadLine, type SessionEvent, type SessionOptions } from './session';
+import type { BadLine } from './decode';
+import { Session, type SessionEvent, type SessionOptions } from './session';
 
 /** These tests run the real claude CLI (the pinned devDependency) against the scripted fake model. */
 

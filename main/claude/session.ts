@@ -4,7 +4,6 @@ import {
   HookOutput,
   OutgoingLine,
   PermissionResult,
-  decodeCliMessage,
   type CliControlRequestBody,
   type CliMessage,
   type HookEvent,
@@ -19,6 +18,7 @@ import {
 } from '../../shared/protocol';
 import { ControlChannel, DEFAULT_CONTROL_TIMEOUT_MS } from './control';
 import { CliExited, InvalidOutgoingMessage, SessionClosed, TurnCancelled } from './errors';
+import { decodingLineSink, type BadLine } from './decode';
 import { buildLaunch, type LaunchOptions } from './launch';
 import { locateCli } from './locate';
 import { ByreMcpServer } from './mcp';
@@ -44,14 +44,6 @@ export type CanUseTool = (
   request: Extract<CliControlRequestBody, { subtype: 'can_use_tool' }>,
   signal: AbortSignal,
 ) => Promise<PermissionResult> | PermissionResult;
-
-export interface BadLine {
-  problem: string;
-  /** The line's text, when it was not JSON (cut to 1,000 characters). */
-  text?: string;
-  /** The parsed line, when it was JSON but of an unknown kind or failed its schema. */
-  line?: JsonObject;
-}
 
 export type SessionEvent =
   /** A typed line. `settles` names the prompt a result answers; a result without it came unasked. */
@@ -156,13 +148,11 @@ export class Session {
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
       },
       {
-        line: (text) => this.onLine(text),
-        oversized: (bytes) =>
-          this.badLine({ problem: `A line of ${bytes} bytes exceeds the line size limit and was skipped.` }),
-        truncated: (bytes) =>
-          this.badLine({
-            problem: `The output ended in the middle of a line (${bytes} bytes); it was dropped.`,
-          }),
+        ...decodingLineSink({
+          message: (message, line) => this.onMessage(message, line),
+          raw: (line, problem) => this.onRawLine(line, problem),
+          bad: (bad) => this.badLine(bad),
+        }),
         exit: (info) => this.onExit(info),
       },
     );
@@ -361,34 +351,19 @@ export class Session {
     return this.pipe.write(JSON.stringify(line));
   }
 
-  private onLine(text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      this.badLine({ problem: 'The CLI wrote a line that is not JSON.', text: text.slice(0, 1_000) });
-      return;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      this.badLine({
-        problem: 'The CLI wrote a line that is not a JSON object.',
-        text: text.slice(0, 1_000),
-      });
-      return;
-    }
-    const line = parsed as JsonObject;
-    const decoded = decodeCliMessage(line);
-    if (decoded.ok && decoded.message.type === 'control_response') this.noteSecrets(decoded.message.response);
+  private onMessage(message: CliMessage, line: JsonObject): void {
+    if (message.type === 'control_response') this.noteSecrets(message.response);
     this.transcript?.record('recv', line);
-    if (!decoded.ok) {
-      this.badLine({ problem: decoded.problem, line });
-      if (line.type === 'control_request' && typeof line.request_id === 'string') {
-        this.control.refuse(line.request_id, `Byre cannot handle this control request: ${decoded.problem}`);
-      }
-      this.emit({ kind: 'raw', line, problem: decoded.problem });
-      return;
+    this.dispatch(message);
+  }
+
+  private onRawLine(line: JsonObject, problem: string): void {
+    this.transcript?.record('recv', line);
+    // The CLI waits for an answer to every control request, even one we do not understand.
+    if (line.type === 'control_request' && typeof line.request_id === 'string') {
+      this.control.refuse(line.request_id, `Byre cannot handle this control request: ${problem}`);
     }
-    this.dispatch(decoded.message);
+    this.emit({ kind: 'raw', line, problem });
   }
 
   private dispatch(message: CliMessage): void {

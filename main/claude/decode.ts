@@ -1,0 +1,52 @@
+import { decodeCliMessage, type CliMessage, type JsonObject } from '../../shared/protocol';
+import type { LineSink } from './lines';
+
+/** The decode stage between framing and dispatch: each stdout line is parsed once and typed once. */
+
+export interface BadLine {
+  problem: string;
+  /** The line's text, when it was not JSON (cut to 1,000 characters). */
+  text?: string;
+  /** The parsed line, when it was JSON but of an unknown kind or failed its schema. */
+  line?: JsonObject;
+}
+
+export interface DecodedSink {
+  /** A typed line, with the object it was parsed from (for the transcript). */
+  message(message: CliMessage, line: JsonObject): void;
+  /** A JSON object this app does not understand: reported as bad, and still passed on. */
+  raw(line: JsonObject, problem: string): void;
+  bad(bad: BadLine): void;
+}
+
+export function decodingLineSink(sink: DecodedSink): LineSink {
+  return {
+    line(text) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        sink.bad({ problem: 'The CLI wrote a line that is not JSON.', text: text.slice(0, 1_000) });
+        return;
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        sink.bad({ problem: 'The CLI wrote a line that is not a JSON object.', text: text.slice(0, 1_000) });
+        return;
+      }
+      const line = parsed as JsonObject;
+      const decoded = decodeCliMessage(line);
+      if (decoded.ok) {
+        sink.message(decoded.message, line);
+      } else {
+        sink.bad({ problem: decoded.problem, line });
+        sink.raw(line, decoded.problem);
+      }
+    },
+    oversized(bytes) {
+      sink.bad({ problem: `A line of ${bytes} bytes exceeds the line size limit and was skipped.` });
+    },
+    truncated(bytes) {
+      sink.bad({ problem: `The output ended in the middle of a line (${bytes} bytes); it was dropped.` });
+    },
+  };
+}
