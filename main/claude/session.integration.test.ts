@@ -379,6 +379,58 @@ describe('the claude driver against the real CLI', () => {
     expect(session.pendingTurns).toEqual([]);
   });
 
+  it('asks the permission handler before a tool runs when not bypassing permissions', async () => {
+    world.fake.enqueue(
+      {
+        blocks: [
+          { type: 'tool_use', name: 'Bash', input: { command: 'touch denied.txt', description: 'deny me' } },
+        ],
+      },
+      {
+        blocks: [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: 'touch allowed.txt', description: 'allow me' },
+          },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'One of two.' }] },
+    );
+    const asked: string[] = [];
+    const session = await open('permissions', {
+      permissionMode: 'default',
+      canUseTool: (request) => {
+        const command = String(request.input.command);
+        asked.push(`${request.tool_name}: ${command}`);
+        return command.includes('denied')
+          ? { behavior: 'deny', message: 'host says no' }
+          : { behavior: 'allow', updatedInput: request.input };
+      },
+    });
+    const result = await session.send('make two files').result;
+    expect(result.result).toBe('One of two.');
+    expect(asked).toEqual(['Bash: touch denied.txt', 'Bash: touch allowed.txt']);
+    expect(existsSync(join(world.cwd, 'denied.txt'))).toBe(false);
+    expect(existsSync(join(world.cwd, 'allowed.txt'))).toBe(true);
+    expect(JSON.stringify(world.fake.messageRequests()[1]!.body)).toContain('host says no');
+  });
+
+  it('answers the other control requests: mcp_status, get_context_usage, set_permission_mode', async () => {
+    const session = await open('control-methods');
+    await session.send('hello').result;
+    const status = await session.mcpStatus();
+    expect(status.mcpServers).toContainEqual(expect.objectContaining({ name: 'byre', status: 'connected' }));
+    const byre = status.mcpServers.find((server) => server.name === 'byre');
+    expect(byre?.tools?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['set_title', 'notify']));
+    expect(Object.keys(await session.getContextUsage()).length).toBeGreaterThan(0);
+    await session.setPermissionMode('acceptEdits');
+    const events = watch(session);
+    await session.send('again').result;
+    const init = events.messages().find((m) => m.type === 'system' && m.subtype === 'init');
+    expect(init).toMatchObject({ permissionMode: 'acceptEdits' });
+  });
+
   it('cancels a queued prompt before the model ever sees it', async () => {
     world.fake.enqueue({ blocks: [{ type: 'text', text: words(15) }], deltaDelayMs: 100 });
     const session = await open('cancel-queued');
