@@ -339,6 +339,20 @@ describe('FakeModel routing', () => {
       type: 'error',
       error: { type: 'authentication_error', message: 'invalid x-api-key' },
     });
+
+    model.enqueue({
+      error: {
+        status: 529,
+        type: 'overloaded_error',
+        message: 'busy',
+        headers: { 'x-should-retry': 'false' },
+      },
+    });
+    const overloaded = await post(model, streamBody('y'));
+    expect(overloaded.status).toBe(529);
+    expect(overloaded.headers.get('x-should-retry')).toBe('false');
+    expect(overloaded.headers.get('request-id')).toBe('req_fake_2');
+    expect(field(await overloaded.json(), 'error', 'type')).toBe('overloaded_error');
   });
 
   it('reports a throwing responder as a 400 and keeps serving', async () => {
@@ -524,6 +538,7 @@ describe('helpers', () => {
       ),
     ).toBe(true);
     expect(isSubagentRequest(fakeReq({ system: [{ type: 'text', text: billing(false) }] }))).toBe(false);
+    expect(isSubagentRequest(fakeReq({ system: 'cc_is_subagent=false' }))).toBe(false);
     expect(isSubagentRequest(fakeReq({ messages: [{ role: 'user', content: 'cc_is_subagent=true' }] }))).toBe(
       false,
     );
