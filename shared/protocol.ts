@@ -378,6 +378,14 @@ export const SystemBackgroundTasksChanged = z.looseObject({
   tasks: z.array(z.looseObject({ task_id: z.string() })),
 });
 
+/** While a thinking block streams: an estimate of its size so far. */
+export const SystemThinkingTokens = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('thinking_tokens'),
+  estimated_tokens: z.number().optional(),
+  estimated_tokens_delta: z.number().optional(),
+});
+
 export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemInit,
   SystemStatus,
@@ -387,6 +395,7 @@ export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemTaskNotification,
   SystemNotification,
   SystemBackgroundTasksChanged,
+  SystemThinkingTokens,
 ]);
 export type SystemMessage = z.infer<typeof SystemMessage>;
 export type SystemInit = z.infer<typeof SystemInit>;
@@ -459,18 +468,20 @@ export type CliMessage =
   | ControlCancelRequestMessage;
 
 /** Schemas by line `type`; `system` lines are told apart by `subtype` inside SystemMessage. */
-const lineSchemas: Record<string, z.ZodType<CliMessage>> = {
-  assistant: AssistantMessage,
-  user: UserMessage,
-  result: ResultMessage,
-  stream_event: StreamEventMessage,
-  tool_progress: ToolProgressMessage,
-  system: SystemMessage,
-  command_lifecycle: CommandLifecycleMessage,
-  control_request: ControlRequestMessage,
-  control_response: ControlResponseMessage,
-  control_cancel_request: ControlCancelRequestMessage,
-};
+const lineSchemas = new Map<string, z.ZodType<CliMessage>>(
+  Object.entries({
+    assistant: AssistantMessage,
+    user: UserMessage,
+    result: ResultMessage,
+    stream_event: StreamEventMessage,
+    tool_progress: ToolProgressMessage,
+    system: SystemMessage,
+    command_lifecycle: CommandLifecycleMessage,
+    control_request: ControlRequestMessage,
+    control_response: ControlResponseMessage,
+    control_cancel_request: ControlCancelRequestMessage,
+  }),
+);
 
 export type DecodedLine =
   { ok: true; message: CliMessage } | { ok: false; line: JsonObject; problem: string };
@@ -481,7 +492,7 @@ export type DecodedLine =
  */
 export function decodeCliMessage(line: JsonObject): DecodedLine {
   const type = line.type;
-  const schema = typeof type === 'string' ? lineSchemas[type] : undefined;
+  const schema = typeof type === 'string' ? lineSchemas.get(type) : undefined;
   if (!schema) {
     return { ok: false, line, problem: `unknown line type ${JSON.stringify(type)}` };
   }

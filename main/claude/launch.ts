@@ -35,10 +35,14 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
   if (options.resumeSessionAt && !options.resume) {
     throw new Error('resumeSessionAt needs resume: it names a line in the session being resumed.');
   }
+  if (options.sessionId && options.resume && !options.forkSession) {
+    throw new Error('sessionId with resume needs forkSession: a resumed session keeps its own id.');
+  }
   if (options.forkSession && !options.resume) {
     throw new Error('forkSession needs resume: only a resumed session can be forked.');
   }
   const permissionMode = options.permissionMode ?? 'bypassPermissions';
+  // Values go in equals forms: a value that begins with a dash must never be read as a flag.
   const args = [
     '--output-format',
     'stream-json',
@@ -57,8 +61,7 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
     '--mcp-config',
     mcpConfig,
   ];
-  if (options.model) args.push('--model', options.model);
-  // Equals forms: a value that begins with a dash must never be read as a flag.
+  if (options.model) args.push(`--model=${options.model}`);
   if (options.sessionId) args.push(`--session-id=${options.sessionId}`);
   if (options.resume) args.push(`--resume=${options.resume}`);
   if (options.resumeSessionAt) args.push(`--resume-session-at=${options.resumeSessionAt}`);

@@ -9,7 +9,7 @@ export interface LocateOptions {
   explicit?: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
-  /** Folder to resolve the node_modules copy from; defaults to this module's. */
+  /** Folder to resolve the node_modules copy from; defaults to this module's folder. */
   resolveFrom?: string;
   platform?: NodeJS.Platform;
 }
@@ -29,7 +29,8 @@ function executableNames(platform: NodeJS.Platform): string[] {
 
 /** The copy that `npm install` put in node_modules: the wrapper's bin, or its platform package's binary. */
 function nodeModulesCandidates(resolveFrom: string | undefined, platform: NodeJS.Platform): string[] {
-  const req = createRequire(resolveFrom ?? import.meta.url);
+  // createRequire wants a file; any name inside the folder makes resolution start in the folder itself.
+  const req = createRequire(resolveFrom ? join(resolveFrom, 'noop.js') : import.meta.url);
   let wrapperDir: string;
   try {
     wrapperDir = dirname(req.resolve('@anthropic-ai/claude-code/package.json'));

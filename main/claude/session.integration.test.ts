@@ -216,6 +216,12 @@ describe('the claude driver against the real CLI', () => {
     ]);
   });
 
+  it('launches with the model the user chose', async () => {
+    const session = await open('chosen-model', { model: 'claude-sonnet-4-5' });
+    await session.send('hello').result;
+    expect(world.fake.messageRequests()[0]!.model).toBe('claude-sonnet-4-5');
+  });
+
   it('runs a Bash tool call and delivers its result to the app and the model', async () => {
     world.fake.enqueue(
       {

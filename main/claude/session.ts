@@ -431,9 +431,9 @@ export class Session {
 
   private onExit(info: ExitInfo): void {
     this.exitInfo = info;
-    const cleanEof = this.inputEnded && info.code === 0;
-    const error =
-      info.expected || cleanEof ? undefined : new CliExited(info.code, info.signal, info.stderrTail);
+    // After we ended its input the CLI's exit is expected whatever its code: it exits 1 after an error turn.
+    const asked = info.expected || this.inputEnded;
+    const error = asked ? undefined : new CliExited(info.code, info.signal, info.stderrTail);
     const failure = error ?? new SessionClosed('The session was closed.');
     this.control.failAll(failure);
     for (const turn of this.turns.splice(0)) turn.reject(failure);

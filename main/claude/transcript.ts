@@ -18,14 +18,13 @@ export class TranscriptWriter {
 
   /** From the initialize response on, this string never reaches the file. */
   redact(secret: string): void {
-    // Match the secret as it appears inside a JSON string.
-    if (secret.length > 0) this.secret = JSON.stringify(secret).slice(1, -1);
+    if (secret.length > 0) this.secret = secret;
   }
 
   record(dir: 'send' | 'recv', msg: JsonObject): void {
     if (this.fd === undefined || msg.type === 'stream_event') return;
-    let line = JSON.stringify({ dir, msg });
-    if (this.secret) line = line.split(this.secret).join('[redacted]');
+    // Redact before escaping, so a match can never straddle a JSON escape; keys are scrubbed too.
+    const line = JSON.stringify({ dir, msg: this.secret ? scrub(msg, this.secret) : msg });
     writeSync(this.fd, `${line}\n`);
   }
 
@@ -34,4 +33,16 @@ export class TranscriptWriter {
     closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+function scrub(value: unknown, secret: string): unknown {
+  if (typeof value === 'string')
+    return value.includes(secret) ? value.split(secret).join('[redacted]') : value;
+  if (Array.isArray(value)) return value.map((item) => scrub(item, secret));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [scrub(key, secret), scrub(item, secret)]),
+    );
+  }
+  return value;
 }

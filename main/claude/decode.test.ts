@@ -1,0 +1,86 @@
+import { describe, it, expect } from 'vitest';
+import type { CliMessage, JsonObject } from '../../shared/protocol';
+import { decodingLineSink, type BadLine } from './decode';
+
+function decoder() {
+  const messages: [CliMessage, JsonObject][] = [];
+  const raws: [JsonObject, string][] = [];
+  const bads: BadLine[] = [];
+  const sink = decodingLineSink({
+    message: (message, line) => messages.push([message, line]),
+    raw: (line, problem) => raws.push([line, problem]),
+    bad: (bad) => bads.push(bad),
+  });
+  return { sink, messages, raws, bads };
+}
+
+describe('decodingLineSink', () => {
+  it('reports a non-JSON line as bad with its text', () => {
+    const { sink, messages, raws, bads } = decoder();
+    sink.line('Warning: something printed on stdout');
+    expect(bads).toEqual([
+      { problem: expect.stringContaining('not JSON'), text: 'Warning: something printed on stdout' },
+    ]);
+    expect(messages).toEqual([]);
+    expect(raws).toEqual([]);
+  });
+
+  it('cuts the text of a long non-JSON line to 1,000 characters', () => {
+    const { sink, bads } = decoder();
+    sink.line('x'.repeat(5_000));
+    expect(bads[0]!.text).toHaveLength(1_000);
+  });
+
+  it.each(['[1,2]', '"a string"', '42', 'null', 'true'])(
+    'reports JSON that is not an object (%s) as bad',
+    (text) => {
+      const { sink, messages, raws, bads } = decoder();
+      sink.line(text);
+      expect(bads).toEqual([{ problem: expect.stringContaining('not a JSON object'), text }]);
+      expect(messages).toEqual([]);
+      expect(raws).toEqual([]);
+    },
+  );
+
+  it('reports an unknown type as bad and still passes the line on raw', () => {
+    const { sink, messages, raws, bads } = decoder();
+    sink.line('{"type":"bogus_type","n":1}');
+    expect(bads).toEqual([
+      { problem: expect.stringContaining('bogus_type'), line: { type: 'bogus_type', n: 1 } },
+    ]);
+    expect(raws).toEqual([[{ type: 'bogus_type', n: 1 }, bads[0]!.problem]]);
+    expect(messages).toEqual([]);
+  });
+
+  it('reports a known type that fails its schema as bad and raw', () => {
+    const { sink, messages, raws, bads } = decoder();
+    sink.line('{"type":"result","subtype":"success"}');
+    expect(bads).toHaveLength(1);
+    expect(bads[0]!.problem).toMatch(/^result line does not match/);
+    expect(raws).toHaveLength(1);
+    expect(messages).toEqual([]);
+  });
+
+  it('passes a valid line on as a typed message with the object it was parsed from', () => {
+    const { sink, messages, raws, bads } = decoder();
+    const text = '{"type":"control_cancel_request","request_id":"r1","extra":{"kept":true}}';
+    sink.line(text);
+    expect(bads).toEqual([]);
+    expect(raws).toEqual([]);
+    expect(messages).toHaveLength(1);
+    const [message, line] = messages[0]!;
+    expect(line).toEqual(JSON.parse(text));
+    expect(message).toEqual(line);
+    expect(message.type).toBe('control_cancel_request');
+  });
+
+  it('reports oversized and truncated lines as bad with their sizes', () => {
+    const { sink, bads } = decoder();
+    sink.oversized(70_000_000);
+    sink.truncated(12);
+    expect(bads.map((bad) => bad.problem)).toEqual([
+      expect.stringContaining('70000000 bytes'),
+      expect.stringContaining('12 bytes'),
+    ]);
+  });
+});

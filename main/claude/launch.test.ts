@@ -1,0 +1,111 @@
+import { describe, it, expect } from 'vitest';
+import { buildLaunch, type LaunchOptions } from './launch';
+
+const SEED_ARGS = [
+  '--output-format',
+  'stream-json',
+  '--input-format',
+  'stream-json',
+  '--verbose',
+  '--include-partial-messages',
+  '--permission-mode',
+  'bypassPermissions',
+  '--allow-dangerously-skip-permissions',
+  '--settings',
+  '{"attribution":{"commit":"","pr":""}}',
+  '--mcp-config',
+  '{"mcpServers":{"byre":{"type":"sdk","name":"byre","alwaysLoad":true}}}',
+];
+
+const SID = '3f9d6c1a-2b4e-4f80-9c7d-1e2f3a4b5c6d';
+const OTHER = '8a7b6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d';
+
+function args(options: Omit<LaunchOptions, 'cwd'>): string[] {
+  return buildLaunch({ cwd: '/work/proj', ...options }, {}).args;
+}
+
+describe('buildLaunch', () => {
+  it("builds exactly the seed's launch line by default", () => {
+    const launch = buildLaunch({ cwd: '/work/proj' }, { PATH: '/usr/bin' });
+    expect(launch.args).toEqual(SEED_ARGS);
+    expect(launch.cwd).toBe('/work/proj');
+  });
+
+  it('appends the session flags in equals form', () => {
+    expect(args({ sessionId: SID })).toEqual([...SEED_ARGS, `--session-id=${SID}`]);
+    expect(args({ resume: SID })).toEqual([...SEED_ARGS, `--resume=${SID}`]);
+    expect(args({ resume: SID, resumeSessionAt: OTHER, forkSession: true, sessionId: OTHER })).toEqual([
+      ...SEED_ARGS,
+      `--session-id=${OTHER}`,
+      `--resume=${SID}`,
+      `--resume-session-at=${OTHER}`,
+      '--fork-session',
+    ]);
+  });
+
+  it('keeps a dash-leading value inside its flag', () => {
+    const line = args({ resume: '-r', resumeSessionAt: '--help' });
+    expect(line.slice(SEED_ARGS.length)).toEqual(['--resume=-r', '--resume-session-at=--help']);
+    expect(args({ sessionId: '--verbose' }).slice(SEED_ARGS.length)).toEqual(['--session-id=--verbose']);
+  });
+
+  it('adds --fork-session only when asked', () => {
+    expect(args({ resume: SID })).not.toContain('--fork-session');
+    expect(args({ resume: SID, forkSession: true, sessionId: OTHER })).toContain('--fork-session');
+  });
+
+  it('passes the model in its equals form', () => {
+    const line = args({ model: 'claude-sonnet-4-5' });
+    expect(line.slice(SEED_ARGS.length)).toEqual(['--model=claude-sonnet-4-5']);
+  });
+
+  it.each(['default', 'acceptEdits', 'plan', 'dontAsk'] as const)(
+    'in %s mode asks the host for permissions over stdio',
+    (mode) => {
+      const line = args({ permissionMode: mode });
+      expect(line[line.indexOf('--permission-mode') + 1]).toBe(mode);
+      expect(line[line.indexOf('--permission-prompt-tool') + 1]).toBe('stdio');
+      expect(line).toContain('--allow-dangerously-skip-permissions');
+      expect(line.filter((arg) => arg === '--permission-mode')).toHaveLength(1);
+    },
+  );
+
+  it('in bypassPermissions mode does not route prompts to the host', () => {
+    expect(args({ permissionMode: 'bypassPermissions' })).toEqual(SEED_ARGS);
+  });
+
+  it('removes CLAUDECODE from the environment and keeps the rest, without touching the base', () => {
+    const base = { PATH: '/usr/bin', HOME: '/home/u', CLAUDECODE: '1', ANTHROPIC_API_KEY: 'sk-test' };
+    const { env } = buildLaunch({ cwd: '/w' }, base);
+    expect(env).toEqual({ PATH: '/usr/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk-test' });
+    expect(base.CLAUDECODE).toBe('1');
+  });
+
+  it('sets the git identity only when given one', () => {
+    const without = buildLaunch({ cwd: '/w' }, { PATH: '/usr/bin' }).env;
+    expect(Object.keys(without).filter((key) => key.startsWith('GIT_'))).toEqual([]);
+    const withIdentity = buildLaunch(
+      { cwd: '/w', identity: { name: 'Ada Lovelace', email: 'ada@example.com' } },
+      { PATH: '/usr/bin', GIT_AUTHOR_NAME: 'Someone Else' },
+    ).env;
+    expect(withIdentity).toEqual({
+      PATH: '/usr/bin',
+      GIT_AUTHOR_NAME: 'Ada Lovelace',
+      GIT_AUTHOR_EMAIL: 'ada@example.com',
+      GIT_COMMITTER_NAME: 'Ada Lovelace',
+      GIT_COMMITTER_EMAIL: 'ada@example.com',
+    });
+  });
+
+  it('rejects resumeSessionAt or forkSession without resume', () => {
+    expect(() => buildLaunch({ cwd: '/w', resumeSessionAt: OTHER })).toThrow(/resume/);
+    expect(() => buildLaunch({ cwd: '/w', forkSession: true })).toThrow(/resume/);
+    expect(() => buildLaunch({ cwd: '/w', forkSession: true, sessionId: SID })).toThrow(/resume/);
+  });
+
+  // Bug: the CLI (2.1.332) refuses this line with "Error: --session-id with --continue or --resume also
+  // needs --fork-session." and exits; buildLaunch builds it without complaint.
+  it('rejects sessionId with resume unless forkSession is set', () => {
+    expect(() => buildLaunch({ cwd: '/w', resume: SID, sessionId: OTHER })).toThrow();
+  });
+});

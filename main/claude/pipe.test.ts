@@ -1,0 +1,152 @@
+import { afterEach, describe, it, expect, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { CliExited } from './errors';
+import { CliPipe, type ExitInfo, type PipeOptions } from './pipe';
+import { killAllCliProcesses } from './registry';
+
+/** `node -e` children stand in for the CLI. */
+const started: CliPipe[] = [];
+afterEach(async () => {
+  for (const pipe of started.splice(0)) {
+    pipe.kill();
+    await pipe.exited;
+  }
+});
+
+function start(script: string, options: Partial<PipeOptions> = {}) {
+  const lines: string[] = [];
+  const exits: { info: ExitInfo; linesSoFar: number }[] = [];
+  const pipe = new CliPipe(
+    {
+      command: process.execPath,
+      args: ['-e', script],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH },
+      ...options,
+    },
+    {
+      line: (text) => lines.push(text),
+      oversized: () => undefined,
+      truncated: () => undefined,
+      exit: (info) => exits.push({ info, linesSoFar: lines.length }),
+    },
+  );
+  started.push(pipe);
+  const ready = () => vi.waitFor(() => expect(lines).toContain('ready'), { timeout: 5_000, interval: 5 });
+  return { pipe, lines, exits, ready };
+}
+
+/** A child that stays up and ignores stdin EOF. */
+const STAYS_UP = "setInterval(() => {}, 1000); console.log('ready');";
+
+describe('CliPipe', () => {
+  it('delivers every stdout line before reporting the exit', async () => {
+    const { pipe, lines, exits } = start(
+      "for (let i = 0; i < 500; i++) console.log(JSON.stringify({ type: 'n', i })); process.stdout.write('{\"last\":true}\\n');",
+    );
+    const info = await pipe.exited;
+    expect(lines).toHaveLength(501);
+    expect(lines[0]).toBe('{"type":"n","i":0}');
+    expect(lines[500]).toBe('{"last":true}');
+    expect(exits).toEqual([{ info, linesSoFar: 501 }]);
+    expect(info).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('writes lines to stdin', async () => {
+    const { pipe, lines, ready } = start(
+      "require('readline').createInterface({ input: process.stdin }).on('line', (l) => console.log('echo ' + l)); console.log('ready');",
+    );
+    await ready();
+    await pipe.write('{"type":"user"}');
+    await pipe.write('second');
+    await vi.waitFor(() => expect(lines).toEqual(['ready', 'echo {"type":"user"}', 'echo second']));
+    await pipe.close();
+  });
+
+  it('reports an exit it did not ask for with its code, expected:false, and the stderr tail', async () => {
+    const { pipe, exits } = start(
+      "process.stderr.write('noise '.repeat(5000)); process.stderr.write('\\nfatal: boom\\n'); process.exit(3);",
+      { stderrTailBytes: 100 },
+    );
+    const info = await pipe.exited;
+    expect(info).toMatchObject({ code: 3, signal: null, expected: false });
+    expect(info.spawnError).toBeUndefined();
+    expect(info.stderrTail.endsWith('fatal: boom')).toBe(true);
+    expect(info.stderrTail.length).toBeLessThanOrEqual(100);
+    expect(pipe.stderr).toBe(info.stderrTail);
+    expect(exits).toHaveLength(1);
+    expect(pipe.running).toBe(false);
+    const error: unknown = await pipe.write('late').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliExited);
+    expect(error).toMatchObject({ code: 3, message: expect.stringContaining('fatal: boom') });
+  });
+
+  it('close() ends stdin first, and a child that exits on EOF is not signalled', async () => {
+    const { pipe, lines, ready } = start(
+      "process.stdin.resume(); process.stdin.on('end', () => { console.log('bye'); process.exit(0); }); console.log('ready');",
+    );
+    await ready();
+    const began = Date.now();
+    const info = await pipe.close({ graceMs: 5_000, termMs: 5_000 });
+    expect(Date.now() - began).toBeLessThan(3_000);
+    expect(info).toMatchObject({ code: 0, signal: null, expected: true });
+    expect(lines).toEqual(['ready', 'bye']);
+  });
+
+  it('close() sends SIGTERM after graceMs to a child that ignores stdin EOF', async () => {
+    const { pipe, ready } = start(STAYS_UP);
+    await ready();
+    const began = Date.now();
+    const info = await pipe.close({ graceMs: 150, termMs: 5_000 });
+    const took = Date.now() - began;
+    expect(info).toMatchObject({ signal: 'SIGTERM', expected: true });
+    expect(took).toBeGreaterThanOrEqual(140);
+    expect(took).toBeLessThan(3_000);
+  });
+
+  it('close() sends SIGKILL after termMs to a child that also ignores SIGTERM', async () => {
+    const { pipe, ready } = start(`process.on('SIGTERM', () => {}); ${STAYS_UP}`);
+    await ready();
+    const began = Date.now();
+    const info = await pipe.close({ graceMs: 50, termMs: 150 });
+    expect(info).toMatchObject({ signal: 'SIGKILL', expected: true });
+    expect(Date.now() - began).toBeGreaterThanOrEqual(190);
+    expect(pipe.running).toBe(false);
+  });
+
+  it('reports a command that cannot be spawned through exit, without throwing', async () => {
+    let pipe: CliPipe | undefined;
+    const exits: ExitInfo[] = [];
+    expect(() => {
+      pipe = new CliPipe(
+        { command: '/nonexistent/byre-test/claude', args: [], cwd: tmpdir(), env: {} },
+        {
+          line: () => undefined,
+          oversized: () => undefined,
+          truncated: () => undefined,
+          exit: (info) => exits.push(info),
+        },
+      );
+    }).not.toThrow();
+    const info = await pipe!.exited;
+    expect(info).toMatchObject({ code: null, signal: null, expected: false });
+    expect(info.spawnError).toMatchObject({ code: 'ENOENT' });
+    expect(info.stderrTail).toContain('/nonexistent/byre-test/claude');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(exits).toEqual([info]);
+    expect(pipe!.running).toBe(false);
+    await expect(pipe!.write('{}')).rejects.toBeInstanceOf(CliExited);
+    await expect(pipe!.close({ graceMs: 10, termMs: 10 })).resolves.toBe(info);
+    expect(killAllCliProcesses()).toBe(0);
+  });
+
+  it('killAllCliProcesses kills every live child', async () => {
+    const first = start(STAYS_UP);
+    const second = start(`process.on('SIGTERM', () => {}); ${STAYS_UP}`);
+    await Promise.all([first.ready(), second.ready()]);
+    expect(killAllCliProcesses()).toBe(2);
+    const infos = await Promise.all([first.pipe.exited, second.pipe.exited]);
+    for (const info of infos) expect(info).toMatchObject({ signal: 'SIGKILL', expected: true });
+    expect(killAllCliProcesses()).toBe(0);
+  });
+});
