@@ -1,13 +1,78 @@
 import { join } from 'node:path';
-import { app, BrowserWindow, session, shell } from 'electron';
-import { killAllCliProcesses } from './claude';
+import { pathToFileURL } from 'node:url';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Notification,
+  session,
+  shell,
+  type WebContents,
+} from 'electron';
+import { invokeChannelNames, ipcChannel } from '../shared/ipc';
+import { resolveDataDir } from './app-data';
+import { initialCwdFromArgs } from './args';
+import { Backend } from './backend';
 
 /**
  * The Electron host. The window is locked down per Electron's security checklist: sandboxed renderer,
- * context isolation, no node integration, no navigation away from the app, no new windows, no permissions.
+ * context isolation, no node integration, a strict CSP (in index.html), no navigation away from the app,
+ * no new windows, no permissions. Every IPC call must come from the app's own top-level frame.
  */
 
 const rendererDir = join(import.meta.dirname, '../renderer');
+const rendererIndex = pathToFileURL(join(rendererDir, 'index.html')).href;
+
+// Arguments after `--` from `npm start -- <dir>`, or after the app path when run as `electron . <dir>`.
+const userArgs = process.argv.slice(app.isPackaged ? 1 : 2);
+
+const backend = new Backend({
+  host: 'electron',
+  version: app.getVersion(),
+  dataDir: resolveDataDir(process.env, app.getPath('userData')),
+  initialCwd: initialCwdFromArgs(userArgs),
+  env: process.env,
+  pickFolder: async () => {
+    const focused = BrowserWindow.getFocusedWindow();
+    const options = {
+      properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[],
+    };
+    const picked = focused
+      ? await dialog.showOpenDialog(focused, options)
+      : await dialog.showOpenDialog(options);
+    return picked.canceled ? null : (picked.filePaths[0] ?? null);
+  },
+});
+
+function isAppFrame(contents: WebContents, frameUrl: string | undefined): boolean {
+  return (
+    !!frameUrl &&
+    frameUrl.split('#')[0] === rendererIndex &&
+    contents.getURL().split('#')[0] === rendererIndex
+  );
+}
+
+function registerIpc(): void {
+  for (const name of invokeChannelNames) {
+    ipcMain.handle(ipcChannel(name), async (event, payload: unknown) => {
+      // Only the app's own top-level frame may call in; anything else is refused before parsing.
+      if (event.senderFrame?.parent || !isAppFrame(event.sender, event.senderFrame?.url)) {
+        return {
+          ok: false,
+          error: { name: 'Forbidden', message: 'IPC from an unexpected frame was refused.' },
+        };
+      }
+      return backend.invoke(name, payload);
+    });
+  }
+  backend.on((channel, payload) => {
+    if (channel === 'notification' && 'title' in payload && !BrowserWindow.getFocusedWindow()) {
+      new Notification({ title: payload.title, body: payload.message }).show();
+    }
+    for (const window of BrowserWindow.getAllWindows()) window.webContents.send(ipcChannel(channel), payload);
+  });
+}
 
 function createWindow(): BrowserWindow {
   const window = new BrowserWindow({
@@ -23,25 +88,25 @@ function createWindow(): BrowserWindow {
       contextIsolation: true,
       nodeIntegration: false,
       webSecurity: true,
+      spellcheck: true,
     },
   });
   window.once('ready-to-show', () => window.show());
-  void window.loadFile(join(rendererDir, 'index.html'));
+  void window.loadURL(rendererIndex);
   return window;
-}
-
-function isAppUrl(url: string): boolean {
-  return url.startsWith(`file://${rendererDir}`);
 }
 
 app.on('web-contents-created', (_event, contents) => {
   contents.on('will-navigate', (event, url) => {
-    if (!isAppUrl(url)) event.preventDefault();
+    if (url.split('#')[0] !== rendererIndex) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (url.split('#')[0] !== rendererIndex) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    // Links open in the system browser, and only http(s) ones; the app never opens a window for them.
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    // A clicked http(s) link opens in the system browser; the app never opens a window of its own.
+    if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
 });
@@ -49,6 +114,7 @@ app.on('web-contents-created', (_event, contents) => {
 void app.whenReady().then(() => {
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
+  registerIpc();
   createWindow();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -59,6 +125,15 @@ app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
 
-app.on('will-quit', () => {
-  killAllCliProcesses();
+let quitting = false;
+app.on('before-quit', (event) => {
+  if (quitting) return;
+  // Give every CLI a bounded, clean shutdown before the app goes.
+  event.preventDefault();
+  quitting = true;
+  const deadline = new Promise((resolve) => setTimeout(resolve, 3_000));
+  void Promise.race([backend.dispose(), deadline]).finally(() => {
+    backend.killAll();
+    app.quit();
+  });
 });

@@ -1,0 +1,148 @@
+import { join } from 'node:path';
+import type { ConversationEvent, ConversationSnapshot } from '../shared/ipc';
+import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
+import { toIpcError } from './ipc-errors';
+
+/**
+ * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
+ * own, the conversation stays; `resume` starts a new process that continues the same session.
+ */
+
+export interface ConversationOptions {
+  id: string;
+  cwd: string;
+  model?: string;
+  env: NodeJS.ProcessEnv;
+  transcriptDir: string;
+  appVersion: string;
+  emit(event: ConversationEvent): void;
+  notify(notification: { title: string; message: string }): void;
+}
+
+export class Conversation {
+  private session: Session;
+  private model: string | null;
+
+  private constructor(
+    private readonly options: ConversationOptions,
+    session: Session,
+  ) {
+    this.session = session;
+    this.model = options.model ?? null;
+    this.follow(session);
+  }
+
+  static async start(options: ConversationOptions): Promise<Conversation> {
+    const session = await Session.start(
+      Conversation.sessionOptions(options, { cwd: options.cwd, model: options.model }),
+    );
+    return new Conversation(options, session);
+  }
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  snapshot(): ConversationSnapshot {
+    return {
+      conversationId: this.options.id,
+      sessionId: this.session.id,
+      cwd: this.session.cwd,
+      model: this.model,
+      models: this.session.info.models,
+      claudeCodeVersion: this.session.info.claude_code_version ?? null,
+    };
+  }
+
+  send(text: string, uuid?: string): string {
+    const turn = this.session.send(text, uuid ? { uuid } : {});
+    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text });
+    return turn.uuid;
+  }
+
+  async interrupt(): Promise<void> {
+    await this.session.interrupt();
+  }
+
+  async cancelQueued(uuid: string): Promise<boolean> {
+    const cancelled = await this.session.cancelQueued(uuid);
+    if (cancelled) this.options.emit({ kind: 'prompt_cancelled', uuid });
+    return cancelled;
+  }
+
+  async setModel(model: string): Promise<string> {
+    const answer = await this.session.setModel(model);
+    this.model = answer.model ?? model;
+    this.options.emit({ kind: 'model', model: this.model });
+    return this.model;
+  }
+
+  /** A new CLI process continuing this session, after the last one exited. */
+  async resume(): Promise<ConversationSnapshot> {
+    if (this.session.running) return this.snapshot();
+    const previous = this.session;
+    const base = Conversation.sessionOptions(this.options, previous.resumeOptions());
+    let session: Session;
+    try {
+      session = await Session.start(base);
+    } catch (error) {
+      // A CLI killed before it saved the first prompt left nothing to resume: start the same id afresh.
+      if (!(error instanceof CliExited) || !/No conversation found/i.test(error.stderrTail)) throw error;
+      const { resume: _resume, ...fresh } = base;
+      session = await Session.start({ ...fresh, sessionId: previous.id });
+    }
+    this.session = session;
+    this.follow(session);
+    const snapshot = this.snapshot();
+    this.options.emit({ kind: 'resumed', snapshot });
+    return snapshot;
+  }
+
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+
+  kill(): void {
+    this.session.kill();
+  }
+
+  private static sessionOptions(
+    options: ConversationOptions,
+    launch: Partial<SessionOptions> & { cwd: string },
+  ): SessionOptions {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    return {
+      ...launch,
+      env: options.env,
+      appVersion: options.appVersion,
+      transcript: join(options.transcriptDir, `${stamp}-${options.id}.jsonl`),
+    };
+  }
+
+  private follow(session: Session): void {
+    session.on((event) => {
+      // Events from a process that has been replaced are history.
+      if (session !== this.session) return;
+      const forwarded = this.translate(event);
+      if (forwarded) this.options.emit(forwarded);
+    });
+  }
+
+  private translate(event: SessionEvent): ConversationEvent | undefined {
+    switch (event.kind) {
+      case 'message':
+        if (event.message.type === 'system' && event.message.subtype === 'init')
+          this.model = event.message.model;
+        return { kind: 'message', message: event.message };
+      case 'raw':
+        return { kind: 'bad_line', problem: event.problem };
+      case 'title':
+        return { kind: 'title', title: event.title };
+      case 'notify':
+        this.options.notify({ title: event.title ?? 'Claude', message: event.message });
+        return { kind: 'notify', message: event.message, ...(event.title ? { title: event.title } : {}) };
+      case 'exit':
+        return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import {
+  errorFromIpc,
+  type InvokeChannel,
+  type InvokeRequest,
+  type InvokeResponse,
+  type IpcResult,
+} from '../../shared/ipc';
+
+/** Calls main through window.byre; a failed call throws an Error whose name says what kind it was. */
+export async function call<C extends InvokeChannel>(
+  channel: C,
+  request: InvokeRequest<C>,
+): Promise<InvokeResponse<C>> {
+  const invoke = window.byre[channel] as unknown as (
+    request: InvokeRequest<C>,
+  ) => Promise<IpcResult<InvokeResponse<C>>>;
+  const result = await invoke(request);
+  if (!result.ok) throw errorFromIpc(result.error);
+  return result.value;
+}

@@ -1,0 +1,168 @@
+import type { ModelInfo } from '../../../shared/protocol';
+import type { IpcError } from '../../../shared/ipc';
+import { useShallow } from 'zustand/react/shallow';
+import { useStore } from '../store';
+import { Composer } from './Composer';
+import { MessageList } from './MessageList';
+
+/** One conversation tab: its header (folder, model), the log, and the composer; or why it cannot run. */
+export function ConversationView({ tabId }: { tabId: string }) {
+  const tab = useStore(
+    useShallow((state) => {
+      const found = state.tabs[tabId];
+      return {
+        id: tabId,
+        cwd: found?.cwd ?? '',
+        starting: found?.starting ?? false,
+        startError: found?.startError ?? null,
+        actionError: found?.actionError ?? null,
+      };
+    }),
+  );
+  if (tab.starting) {
+    return (
+      <div className="state-panel" role="status">
+        <p>Starting Claude Code in {tab.cwd}…</p>
+      </div>
+    );
+  }
+  if (tab.startError) return <StartFailure tabId={tabId} error={tab.startError} />;
+  return (
+    <div className="conversation">
+      <ConversationHeader tabId={tabId} cwd={tab.cwd} />
+      <ExitBanner tabId={tabId} />
+      {tab.actionError && (
+        <div className="banner banner-error" role="alert">
+          {tab.actionError}
+        </div>
+      )}
+      <MessageList tabId={tab.id} />
+      <Composer tabId={tab.id} />
+    </div>
+  );
+}
+
+function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
+  const setModel = useStore((state) => state.setModel);
+  const { model, models, status, title } = useStore(
+    useShallow((state) => {
+      const conversation = state.tabs[tabId]?.conversation;
+      return {
+        model: conversation?.model ?? null,
+        models: conversation?.models ?? [],
+        status: conversation?.status ?? 'exited',
+        title: conversation?.title ?? null,
+      };
+    }),
+  );
+  return (
+    <header className="conversation-header">
+      <div className="conversation-title">
+        <h1>{title ?? folderName(cwd)}</h1>
+        <span className="cwd" title={cwd}>
+          {cwd}
+        </span>
+      </div>
+      <label className="model-picker">
+        <span className="sr-only">Model</span>
+        <select
+          aria-label="Model"
+          value={pickerValue(model, models)}
+          disabled={status === 'exited' || models.length === 0}
+          onChange={(event) => void setModel(tabId, event.target.value)}
+        >
+          {pickerOptions(model, models).map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className={`status-dot status-${status}`} aria-label={`Status: ${status}`} />
+    </header>
+  );
+}
+
+/** The models the CLI offers; the running model is listed even when it is not one of them. */
+function pickerOptions(model: string | null, models: ModelInfo[]): { value: string; label: string }[] {
+  const options = models.map((info) => ({ value: info.value, label: info.displayName }));
+  if (model && !models.some((info) => info.value === model || info.resolvedModel === model)) {
+    options.unshift({ value: model, label: model });
+  }
+  return options;
+}
+
+function pickerValue(model: string | null, models: ModelInfo[]): string {
+  if (!model) return models.find((info) => info.value === 'default')?.value ?? models[0]?.value ?? '';
+  return (
+    models.find((info) => info.value === model)?.value ??
+    models.find((info) => info.resolvedModel === model)?.value ??
+    model
+  );
+}
+
+function ExitBanner({ tabId }: { tabId: string }) {
+  const resume = useStore((state) => state.resume);
+  const status = useStore((state) => state.tabs[tabId]?.conversation.status);
+  const exitError = useStore((state) => state.tabs[tabId]?.conversation.exitError);
+  if (status !== 'exited') return null;
+  return (
+    <div className="banner banner-error" role="alert">
+      <p>
+        <strong>Claude Code exited unexpectedly.</strong> Your conversation is saved; resume it to carry on.
+      </p>
+      {exitError && <pre className="stderr">{exitError.message}</pre>}
+      <button type="button" className="button-primary" onClick={() => void resume(tabId)}>
+        Resume
+      </button>
+    </div>
+  );
+}
+
+function StartFailure({ tabId, error }: { tabId: string; error: IpcError }) {
+  const retry = useStore((state) => state.retryStart);
+  if (error.name === 'CliNotFound') {
+    return (
+      <div className="state-panel" role="alert">
+        <h2>Claude Code CLI not found</h2>
+        <p>
+          Byre runs the <code>claude</code> command-line tool. Install it with:
+        </p>
+        <pre>
+          <code>npm install -g @anthropic-ai/claude-code</code>
+        </pre>
+        <p>
+          or point Byre at it by starting Byre with <code>BYRE_CLAUDE_PATH=/path/to/claude</code>. Then log in
+          once by running <code>claude</code> in a terminal.
+        </p>
+        {error.looked && (
+          <details>
+            <summary>Places Byre looked</summary>
+            <ul className="looked">
+              {error.looked.map((place) => (
+                <li key={place}>{place}</li>
+              ))}
+            </ul>
+          </details>
+        )}
+        <button type="button" className="button-primary" onClick={() => void retry(tabId)}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div className="state-panel" role="alert">
+      <h2>Claude Code could not start</h2>
+      <pre className="stderr">{error.message}</pre>
+      <button type="button" className="button-primary" onClick={() => void retry(tabId)}>
+        Try again
+      </button>
+    </div>
+  );
+}
+
+export function folderName(path: string): string {
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}

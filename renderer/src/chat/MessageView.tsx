@@ -1,0 +1,162 @@
+import { memo, useState } from 'react';
+import type {
+  AssistantChatMessage,
+  ChatMessage,
+  ResultChatMessage,
+  UserChatMessage,
+} from '../../../shared/conversation';
+import { useStore } from '../store';
+import { Markdown } from './Markdown';
+import { ToolCard, formatSeconds } from './ToolCard';
+
+/**
+ * One message of the conversation. Each row subscribes to its own message (and each tool card to its own
+ * call), so a streaming reply re-renders itself and nothing else.
+ */
+export const MessageView = memo(function MessageView({ tabId, id }: { tabId: string; id: string }) {
+  const message = useStore((state) => state.tabs[tabId]?.conversation.messages[id]);
+  if (!message) return null;
+  return <MessageBody tabId={tabId} message={message} />;
+});
+
+function MessageBody({ tabId, message }: { tabId: string; message: ChatMessage }) {
+  switch (message.role) {
+    case 'user':
+      return <UserMessageView tabId={tabId} message={message} />;
+    case 'assistant':
+      return <AssistantMessageView tabId={tabId} message={message} />;
+    case 'result':
+      return <ResultView message={message} />;
+    case 'notice':
+      return (
+        <div className={`notice notice-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'note'}>
+          {message.text}
+        </div>
+      );
+  }
+}
+
+function UserMessageView({ tabId, message }: { tabId: string; message: UserChatMessage }) {
+  const cancelQueued = useStore((state) => state.cancelQueued);
+  const queued = message.status === 'queued' || message.status === 'sending';
+  return (
+    <article
+      className={`message message-user status-${message.status}${message.parentToolUseId ? ' message-nested' : ''}`}
+      aria-label={message.author}
+    >
+      <header className="author">{message.author}</header>
+      <div className="user-text">{message.text}</div>
+      {message.status === 'queued' && (
+        <div className="queued-row">
+          <span className="badge">Queued</span>
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => void cancelQueued(tabId, message.uuid ?? '')}
+          >
+            Cancel queued message
+          </button>
+        </div>
+      )}
+      {message.status === 'cancelled' && <span className="badge badge-muted">Cancelled</span>}
+      {queued && message.status === 'sending' && <span className="sr-only">Sending</span>}
+    </article>
+  );
+}
+
+function AssistantMessageView({ tabId, message }: { tabId: string; message: AssistantChatMessage }) {
+  return (
+    <article
+      className={`message message-assistant${message.streaming ? ' streaming' : ''}${message.parentToolUseId ? ' message-nested' : ''}`}
+      aria-label={message.author}
+      aria-busy={message.streaming}
+    >
+      <header className="author">{message.author}</header>
+      {message.parts.map((part, index) => {
+        switch (part.kind) {
+          case 'text':
+            return <Markdown key={index} text={part.text} />;
+          case 'thinking':
+            return <Thinking key={index} text={part.text} />;
+          case 'tool':
+            return <ToolCallView key={part.toolUseId} tabId={tabId} toolUseId={part.toolUseId} />;
+          case 'other':
+            return (
+              <p key={index} className="muted">
+                [{part.label}]
+              </p>
+            );
+        }
+      })}
+      {message.aborted && <p className="muted">(stopped)</p>}
+      {message.error && <ApiErrorHint text={message.error} />}
+    </article>
+  );
+}
+
+function Thinking({ text }: { text: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="thinking">
+      <button
+        type="button"
+        className="link-button"
+        aria-expanded={open}
+        onClick={() => setOpen((value) => !value)}
+      >
+        {open ? 'Hide thinking' : 'Thinking…'}
+      </button>
+      {open && <div className="thinking-text">{text || '(redacted)'}</div>}
+    </div>
+  );
+}
+
+const ToolCallView = memo(function ToolCallView({ tabId, toolUseId }: { tabId: string; toolUseId: string }) {
+  const tool = useStore((state) => state.tabs[tabId]?.conversation.tools[toolUseId]);
+  if (!tool) return null;
+  return (
+    <ToolCard tool={tool}>
+      {tool.children.length > 0 && (
+        <div className="agent-messages">
+          {tool.children.map((childId) => (
+            <MessageView key={childId} tabId={tabId} id={childId} />
+          ))}
+        </div>
+      )}
+    </ToolCard>
+  );
+});
+
+function ResultView({ message }: { message: ResultChatMessage }) {
+  const figures = `${formatSeconds(Math.round(message.durationMs / 1000))} · $${message.costUsd.toFixed(4)} · ${message.inputTokens.toLocaleString()} in / ${message.outputTokens.toLocaleString()} out`;
+  if (message.ok) {
+    return (
+      <div className="turn-result" aria-label="Turn finished">
+        {message.unsolicited ? 'Background work finished · ' : ''}
+        {figures}
+      </div>
+    );
+  }
+  return (
+    <div className="turn-result turn-error" role="alert">
+      <strong>{message.errorText === 'Stopped.' ? 'Stopped.' : 'The turn failed.'}</strong>{' '}
+      {message.errorText !== 'Stopped.' && message.errorText}
+      {message.errorText !== 'Stopped.' && (
+        <ApiErrorHint text={message.errorText ?? ''} status={message.apiErrorStatus} />
+      )}
+      <span className="turn-figures"> {figures}</span>
+    </div>
+  );
+}
+
+/** For errors that mean "not logged in", say how to log in. */
+function ApiErrorHint({ text, status }: { text: string; status?: number | null }) {
+  const auth = status === 401 || status === 403 || /auth|log ?in|api key|credential/i.test(text);
+  if (!auth) return null;
+  return (
+    <p className="hint">
+      Byre uses the Claude Code CLI&apos;s login. Run <code>claude</code> in a terminal and sign in (or set{' '}
+      <code>ANTHROPIC_API_KEY</code> before starting Byre), then start a new conversation.
+    </p>
+  );
+}

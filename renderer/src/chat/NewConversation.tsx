@@ -1,0 +1,85 @@
+import { useState } from 'react';
+import { useStore } from '../store';
+
+/** Pick a working folder (a recent one, the native picker in Electron, or a typed path) and a model. */
+export function NewConversation() {
+  const info = useStore((state) => state.info);
+  const start = useStore((state) => state.startConversation);
+  const [cwd, setCwd] = useState(() => info?.recentFolders[0] ?? info?.initialCwd ?? '');
+  const [model, setModel] = useState('');
+  const [picking, setPicking] = useState(false);
+
+  const pick = async () => {
+    setPicking(true);
+    try {
+      const result = await window.byre.pickFolder({});
+      if (result.ok && result.value.path) setCwd(result.value.path);
+    } finally {
+      setPicking(false);
+    }
+  };
+
+  return (
+    <form
+      className="new-conversation"
+      aria-label="New conversation"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (cwd.trim()) void start(cwd.trim(), model.trim() || undefined);
+      }}
+    >
+      <h2>New conversation</h2>
+      {info && !info.cli.found && (
+        <p className="banner banner-error" role="alert">
+          The Claude Code CLI was not found. Install it with{' '}
+          <code>npm install -g @anthropic-ai/claude-code</code> or set <code>BYRE_CLAUDE_PATH</code>.
+        </p>
+      )}
+      <label>
+        Working folder
+        <div className="folder-row">
+          <input
+            type="text"
+            value={cwd}
+            onChange={(event) => setCwd(event.target.value)}
+            placeholder="/path/to/your/project"
+            spellCheck={false}
+            required
+          />
+          {info?.host === 'electron' && (
+            <button type="button" className="button-secondary" onClick={() => void pick()} disabled={picking}>
+              Choose…
+            </button>
+          )}
+        </div>
+      </label>
+      {info && info.recentFolders.length > 0 && (
+        <div className="recent">
+          <span>Recent</span>
+          <ul>
+            {info.recentFolders.map((folder) => (
+              <li key={folder}>
+                <button type="button" className="link-button" onClick={() => setCwd(folder)}>
+                  {folder}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <label>
+        Model <span className="muted">(optional)</span>
+        <input
+          type="text"
+          value={model}
+          onChange={(event) => setModel(event.target.value)}
+          placeholder="default"
+          spellCheck={false}
+        />
+      </label>
+      <button type="submit" className="button-primary" disabled={!cwd.trim()}>
+        Start
+      </button>
+    </form>
+  );
+}

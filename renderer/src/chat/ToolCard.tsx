@@ -1,0 +1,254 @@
+import { diffLines } from 'diff';
+import { useEffect, useState, type ReactNode } from 'react';
+import type { ToolCall } from '../../../shared/conversation';
+
+/**
+ * A tool call as a collapsible card: its name and a summary of its input, then what it did. Bash shows its
+ * command and output, Edit and Write a diff, Read the path and an excerpt; a subagent's card holds its
+ * messages (rendered by the caller, who knows how to draw a message).
+ */
+
+const COLLAPSED_LINES = 12;
+const OPEN_BY_DEFAULT = new Set(['Bash', 'Edit', 'MultiEdit', 'Write']);
+
+export function ToolCard({ tool, children }: { tool: ToolCall; children?: ReactNode }) {
+  const isAgent = tool.name === 'Agent' || tool.name === 'Task';
+  // Commands, edits and subagents are what a reader follows; lookups stay folded until asked for.
+  const [open, setOpen] = useState(isAgent || OPEN_BY_DEFAULT.has(tool.name) || tool.status === 'error');
+  const failed = tool.status === 'error' || (tool.result?.isError ?? false);
+  const bodyId = `tool-body-${tool.id}`;
+  return (
+    <section
+      className={`tool-card tool-${tool.status}${failed ? ' tool-failed' : ''}${isAgent ? ' agent-card' : ''}`}
+      aria-label={`${toolLabel(tool)} tool call`}
+      data-tool={tool.name}
+    >
+      <button
+        type="button"
+        className="tool-header"
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen((value) => !value)}
+      >
+        <span className="tool-chevron" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+        <span className="tool-name">{toolLabel(tool)}</span>
+        <span className="tool-summary">{summarize(tool)}</span>
+        <ToolStatusBadge tool={tool} />
+      </button>
+      {open && (
+        <div className="tool-body" id={bodyId}>
+          <ToolBody tool={tool} />
+          {children}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function toolLabel(tool: ToolCall): string {
+  if (tool.name === 'Agent' || tool.name === 'Task') {
+    return tool.task?.subagentType ?? str(tool.input.subagent_type) ?? 'Agent';
+  }
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(tool.name);
+  return mcp ? `${mcp[2]} (${mcp[1]})` : tool.name;
+}
+
+function ToolStatusBadge({ tool }: { tool: ToolCall }) {
+  const status = tool.task?.status && tool.status !== 'error' ? tool.task.status : tool.status;
+  const label =
+    tool.status === 'running' || status === 'running'
+      ? 'running'
+      : tool.status === 'interrupted'
+        ? 'stopped'
+        : tool.status === 'error'
+          ? 'failed'
+          : status === 'completed' || status === 'done'
+            ? 'done'
+            : status;
+  return (
+    <span className={`tool-status status-${label}`}>
+      {label}
+      {(tool.status === 'running' || tool.task?.status === 'running') && <Elapsed tool={tool} />}
+    </span>
+  );
+}
+
+/** Elapsed time of a running tool: ticks once a second, and trusts the CLI's own figure when larger. */
+function Elapsed({ tool }: { tool: ToolCall }) {
+  const [mountedAt] = useState(() => Date.now());
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
+  const since = tool.startedAt ?? mountedAt;
+  const seconds = Math.max(Math.floor((now - since) / 1000), tool.elapsedSeconds ?? 0, 0);
+  return <span className="tool-elapsed"> · {formatSeconds(seconds)}</span>;
+}
+
+export function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+function summarize(tool: ToolCall): string {
+  const input = tool.input;
+  switch (tool.name) {
+    case 'Bash':
+      return str(input.description) ?? str(input.command) ?? '';
+    case 'Read':
+    case 'Write':
+    case 'Edit':
+    case 'MultiEdit':
+    case 'NotebookEdit':
+      return str(input.file_path) ?? str(input.notebook_path) ?? '';
+    case 'Glob':
+    case 'Grep':
+      return str(input.pattern) ?? '';
+    case 'WebFetch':
+      return str(input.url) ?? '';
+    case 'WebSearch':
+      return str(input.query) ?? '';
+    case 'Agent':
+    case 'Task':
+      return tool.task?.description ?? str(input.description) ?? '';
+    default: {
+      const first = Object.values(input).find((value) => typeof value === 'string');
+      return typeof first === 'string' ? first : tool.partialInput.slice(0, 80);
+    }
+  }
+}
+
+function ToolBody({ tool }: { tool: ToolCall }) {
+  const input = tool.input;
+  switch (tool.name) {
+    case 'Bash':
+      return (
+        <>
+          <pre className="bash-command">
+            <code>$ {str(input.command) ?? tool.partialInput}</code>
+          </pre>
+          <Output tool={tool} />
+        </>
+      );
+    case 'Edit':
+      return (
+        <>
+          <FilePath path={str(input.file_path)} />
+          <Diff before={str(input.old_string) ?? ''} after={str(input.new_string) ?? ''} />
+          <Output tool={tool} onlyErrors />
+        </>
+      );
+    case 'MultiEdit':
+      return (
+        <>
+          <FilePath path={str(input.file_path)} />
+          {(Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : []).map(
+            (edit, index) => (
+              <Diff key={index} before={str(edit.old_string) ?? ''} after={str(edit.new_string) ?? ''} />
+            ),
+          )}
+          <Output tool={tool} onlyErrors />
+        </>
+      );
+    case 'Write':
+      return (
+        <>
+          <FilePath path={str(input.file_path)} />
+          <Diff before="" after={str(input.content) ?? ''} />
+          <Output tool={tool} onlyErrors />
+        </>
+      );
+    case 'Read':
+      return (
+        <>
+          <FilePath path={str(input.file_path)} />
+          <Output tool={tool} />
+        </>
+      );
+    case 'Agent':
+    case 'Task':
+      return <AgentDetails tool={tool} />;
+    default:
+      return (
+        <>
+          <pre className="tool-input">
+            <code>{Object.keys(input).length > 0 ? JSON.stringify(input, null, 2) : tool.partialInput}</code>
+          </pre>
+          <Output tool={tool} />
+        </>
+      );
+  }
+}
+
+function AgentDetails({ tool }: { tool: ToolCall }) {
+  const task = tool.task;
+  return (
+    <div className="agent-details">
+      {task?.backgrounded && <p className="agent-note">Runs in the background.</p>}
+      {task?.lastToolName && task.status === 'running' && (
+        <p className="agent-note">Using {task.lastToolName}…</p>
+      )}
+      {task?.summary && task.status !== 'running' && <p className="agent-summary">{task.summary}</p>}
+    </div>
+  );
+}
+
+function FilePath({ path }: { path: string | undefined }) {
+  return path ? <div className="file-path">{path}</div> : null;
+}
+
+function Output({ tool, onlyErrors = false }: { tool: ToolCall; onlyErrors?: boolean }) {
+  const [expanded, setExpanded] = useState(false);
+  const result = tool.result;
+  if (!result || (onlyErrors && !result.isError)) return null;
+  const lines = result.text.split('\n');
+  const long = lines.length > COLLAPSED_LINES;
+  const shown = long && !expanded ? lines.slice(0, COLLAPSED_LINES).join('\n') : result.text;
+  return (
+    <div
+      className={`tool-output${result.isError ? ' tool-error' : ''}`}
+      role={result.isError ? 'alert' : undefined}
+    >
+      <pre>
+        <code>
+          {shown ||
+            (result.images > 0 ? `[${result.images} image${result.images > 1 ? 's' : ''}]` : '(no output)')}
+        </code>
+      </pre>
+      {long && (
+        <button type="button" className="link-button" onClick={() => setExpanded((value) => !value)}>
+          {expanded ? 'Show less' : `Show all ${lines.length} lines`}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function Diff({ before, after }: { before: string; after: string }) {
+  const rows: { kind: 'add' | 'del' | 'same'; text: string }[] = [];
+  for (const change of diffLines(before, after)) {
+    const kind = change.added ? 'add' : change.removed ? 'del' : 'same';
+    const lines = change.value.replace(/\n$/, '').split('\n');
+    for (const text of lines) rows.push({ kind, text });
+  }
+  return (
+    <pre className="diff" aria-label="Diff">
+      {rows.map((row, index) => (
+        <div key={index} className={`diff-${row.kind}`}>
+          <span className="diff-sign" aria-hidden="true">
+            {row.kind === 'add' ? '+' : row.kind === 'del' ? '-' : ' '}
+          </span>
+          {row.text}
+        </div>
+      ))}
+    </pre>
+  );
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}

@@ -1,0 +1,223 @@
+import { create } from 'zustand';
+import { applyEvents, initialConversation, type ConversationState } from '../../shared/conversation';
+import type { AppInfo, ConversationEvent, IpcError } from '../../shared/ipc';
+import { call } from './api';
+
+/**
+ * The renderer's one store, in two slices: the app (host info, which tab is open) and the open
+ * conversations. Actions are plain functions; protocol events reach it from outside React through
+ * `applyConversationEvents`, at most once per animation frame (see events.ts).
+ */
+
+export interface Tab {
+  id: string;
+  cwd: string;
+  /** Set while the CLI is starting; the tab exists before its conversation does. */
+  starting: boolean;
+  /** Why the conversation could not start. */
+  startError: IpcError | null;
+  /** The model the user asked for when starting. */
+  requestedModel: string | null;
+  conversation: ConversationState;
+  /** The last action that failed (send, stop, set model …), shown until the next one. */
+  actionError: string | null;
+}
+
+interface AppSlice {
+  info: AppInfo | null;
+  infoError: string | null;
+  activeTab: string | null;
+  /** The "new conversation" form is showing. */
+  composingNew: boolean;
+  loadInfo(): Promise<void>;
+  showNewConversation(): void;
+  activate(tabId: string): void;
+}
+
+interface ConversationsSlice {
+  tabs: Record<string, Tab>;
+  tabOrder: string[];
+  startConversation(cwd: string, model?: string): Promise<void>;
+  retryStart(tabId: string): Promise<void>;
+  send(tabId: string, text: string): Promise<boolean>;
+  interrupt(tabId: string): Promise<void>;
+  cancelQueued(tabId: string, uuid: string): Promise<void>;
+  setModel(tabId: string, model: string): Promise<void>;
+  resume(tabId: string): Promise<void>;
+  closeTab(tabId: string): Promise<void>;
+  applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
+}
+
+export type Store = AppSlice & ConversationsSlice;
+
+let localTabs = 0;
+
+export const useStore = create<Store>()((set, get) => {
+  const patchTab = (tabId: string, patch: Partial<Tab> | ((tab: Tab) => Partial<Tab>)) =>
+    set((state) => {
+      const tab = state.tabs[tabId];
+      if (!tab) return {};
+      const next = typeof patch === 'function' ? patch(tab) : patch;
+      return { tabs: { ...state.tabs, [tabId]: { ...tab, ...next } } };
+    });
+
+  /** Runs an action for a tab, turning a failure into a message on that tab instead of an exception. */
+  const guarded = async (tabId: string, action: () => Promise<void>) => {
+    patchTab(tabId, { actionError: null });
+    try {
+      await action();
+    } catch (error) {
+      patchTab(tabId, { actionError: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
+  const launch = async (tabId: string, cwd: string, model: string | null) => {
+    try {
+      const snapshot = await call('startConversation', { cwd, ...(model ? { model } : {}) });
+      // The tab takes the conversation's id, so events addressed to it find it.
+      set((state) => {
+        const tab = state.tabs[tabId];
+        if (!tab) return {};
+        const { [tabId]: _old, ...rest } = state.tabs;
+        const id = snapshot.conversationId;
+        return {
+          tabs: {
+            ...rest,
+            [id]: {
+              ...tab,
+              id,
+              starting: false,
+              startError: null,
+              conversation: initialConversation(snapshot),
+            },
+          },
+          tabOrder: state.tabOrder.map((existing) => (existing === tabId ? id : existing)),
+          activeTab: state.activeTab === tabId ? id : state.activeTab,
+        };
+      });
+    } catch (error) {
+      const ipc = error as Error & Partial<IpcError>;
+      patchTab(tabId, {
+        starting: false,
+        startError: { name: ipc.name, message: ipc.message, ...(ipc.looked ? { looked: ipc.looked } : {}) },
+      });
+    }
+  };
+
+  return {
+    info: null,
+    infoError: null,
+    activeTab: null,
+    composingNew: false,
+    tabs: {},
+    tabOrder: [],
+
+    async loadInfo() {
+      try {
+        const info = await call('appInfo', {});
+        set({ info, infoError: null });
+        if (info.initialCwd && get().tabOrder.length === 0) await get().startConversation(info.initialCwd);
+        else if (get().tabOrder.length === 0) set({ composingNew: true });
+      } catch (error) {
+        set({ infoError: error instanceof Error ? error.message : String(error) });
+      }
+    },
+
+    showNewConversation() {
+      set({ composingNew: true, activeTab: null });
+    },
+
+    activate(tabId) {
+      set({ activeTab: tabId, composingNew: false });
+    },
+
+    async startConversation(cwd, model) {
+      const tabId = `starting-${++localTabs}`;
+      set((state) => ({
+        tabs: {
+          ...state.tabs,
+          [tabId]: {
+            id: tabId,
+            cwd,
+            starting: true,
+            startError: null,
+            requestedModel: model ?? null,
+            conversation: initialConversation(),
+            actionError: null,
+          },
+        },
+        tabOrder: [...state.tabOrder, tabId],
+        activeTab: tabId,
+        composingNew: false,
+      }));
+      await launch(tabId, cwd, model ?? null);
+    },
+
+    async retryStart(tabId) {
+      const tab = get().tabs[tabId];
+      if (!tab) return;
+      patchTab(tabId, { starting: true, startError: null });
+      await launch(tabId, tab.cwd, tab.requestedModel);
+    },
+
+    async send(tabId, text) {
+      let sent = false;
+      await guarded(tabId, async () => {
+        await call('send', { conversationId: tabId, text });
+        sent = true;
+      });
+      return sent;
+    },
+
+    interrupt: (tabId) =>
+      guarded(tabId, async () => {
+        await call('interrupt', { conversationId: tabId });
+      }),
+
+    cancelQueued: (tabId, uuid) =>
+      guarded(tabId, async () => {
+        await call('cancelQueued', { conversationId: tabId, uuid });
+      }),
+
+    setModel: (tabId, model) =>
+      guarded(tabId, async () => {
+        await call('setModel', { conversationId: tabId, model });
+      }),
+
+    resume: (tabId) =>
+      guarded(tabId, async () => {
+        await call('resume', { conversationId: tabId });
+      }),
+
+    async closeTab(tabId) {
+      const tab = get().tabs[tabId];
+      set((state) => {
+        const { [tabId]: _closed, ...tabs } = state.tabs;
+        const tabOrder = state.tabOrder.filter((id) => id !== tabId);
+        const index = state.tabOrder.indexOf(tabId);
+        const activeTab =
+          state.activeTab === tabId
+            ? (tabOrder[Math.min(index, tabOrder.length - 1)] ?? null)
+            : state.activeTab;
+        return { tabs, tabOrder, activeTab, composingNew: tabOrder.length === 0 };
+      });
+      if (tab && !tab.starting && !tab.startError) {
+        await call('closeConversation', { conversationId: tabId }).catch(() => undefined);
+      }
+    },
+
+    applyConversationEvents(batches) {
+      set((state) => {
+        let tabs = state.tabs;
+        for (const [conversationId, events] of batches) {
+          const tab = tabs[conversationId];
+          if (!tab) continue;
+          const conversation = applyEvents(tab.conversation, events);
+          if (conversation !== tab.conversation)
+            tabs = { ...tabs, [conversationId]: { ...tab, conversation } };
+        }
+        return tabs === state.tabs ? {} : { tabs };
+      });
+    },
+  };
+});

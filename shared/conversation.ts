@@ -1,0 +1,678 @@
+/**
+ * The conversation reducer: protocol events in, what the chat shows out. Pure (no DOM, no Node), so the
+ * live chat and a saved transcript are rendered by the same code from the same events.
+ *
+ * State is immutable between batches. Within one batch the reducer copies each touched object once, so a
+ * streaming reply replaces only its own message object and a list of 10,000 messages is not rebuilt for
+ * every delta.
+ */
+import type { ConversationEvent, ConversationSnapshot, IpcError } from './ipc';
+import type {
+  AssistantMessage,
+  CliMessage,
+  ContentBlock,
+  ModelInfo,
+  ResultMessage,
+  StreamEventMessage,
+  UserMessage,
+} from './protocol';
+
+export type Part =
+  | { kind: 'text'; text: string }
+  | { kind: 'thinking'; text: string }
+  | { kind: 'tool'; toolUseId: string }
+  | { kind: 'other'; label: string };
+
+export type PromptStatus = 'sending' | 'queued' | 'sent' | 'cancelled';
+
+export interface UserChatMessage {
+  role: 'user';
+  id: string;
+  author: string;
+  text: string;
+  /** The uuid the CLI stores the message under, for rewinding. */
+  uuid: string | null;
+  status: PromptStatus;
+  parentToolUseId: string | null;
+}
+
+export interface AssistantChatMessage {
+  role: 'assistant';
+  id: string;
+  author: string;
+  parts: Part[];
+  streaming: boolean;
+  aborted: boolean;
+  /** The uuid of the last line of this message, for rewinding. */
+  uuid: string | null;
+  parentToolUseId: string | null;
+  model: string | null;
+  /** An API error the CLI reported in place of a reply (e.g. authentication_failed). */
+  error: string | null;
+}
+
+export interface ResultChatMessage {
+  role: 'result';
+  id: string;
+  author: string;
+  ok: boolean;
+  subtype: string;
+  durationMs: number;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The CLI's message when the turn failed. */
+  errorText: string | null;
+  apiErrorStatus: number | null;
+  /** The CLI started this turn by itself (e.g. a background agent finished). */
+  unsolicited: boolean;
+}
+
+export interface NoticeChatMessage {
+  role: 'notice';
+  id: string;
+  author: string;
+  tone: 'info' | 'error';
+  text: string;
+}
+
+export type ChatMessage = UserChatMessage | AssistantChatMessage | ResultChatMessage | NoticeChatMessage;
+
+export interface TaskInfo {
+  taskId: string;
+  status: string;
+  description: string;
+  taskType: string | null;
+  subagentType: string | null;
+  backgrounded: boolean;
+  lastToolName: string | null;
+  summary: string | null;
+}
+
+export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** The input as it streams in, before the complete tool_use arrives. */
+  partialInput: string;
+  status: ToolStatus;
+  result: { text: string; isError: boolean; images: number } | null;
+  /** From the assistant line's timestamp, when the CLI gave one (ms since epoch). */
+  startedAt: number | null;
+  elapsedSeconds: number | null;
+  task: TaskInfo | null;
+  /** Messages of the subagent this call started, in order. */
+  children: string[];
+}
+
+export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';
+
+export interface ConversationState {
+  sessionId: string | null;
+  cwd: string | null;
+  title: string | null;
+  model: string | null;
+  models: ModelInfo[];
+  claudeCodeVersion: string | null;
+  status: ConversationStatus;
+  /** Set when the CLI exited without being asked to. */
+  exitError: IpcError | null;
+  messages: Record<string, ChatMessage>;
+  /** Top-level messages, in order; a subagent's messages live in its tool call's children. */
+  order: string[];
+  tools: Record<string, ToolCall>;
+  /** Prompts sent and not yet answered, oldest first. */
+  pending: string[];
+  /** Open streamed replies, by parent tool use id ('' for the main thread). */
+  streams: Record<string, OpenStream>;
+  /** Assistant lines seen per API message id: the CLI sends one line per content block, in order. */
+  blocksSeen: Record<string, number>;
+  taskTools: Record<string, string>;
+  badLines: number;
+  localIds: number;
+}
+
+interface OpenStream {
+  messageId: string;
+  /** Content block index → index in the message's parts. */
+  partAt: Record<number, number>;
+}
+
+export function initialConversation(snapshot?: Partial<ConversationSnapshot>): ConversationState {
+  return {
+    sessionId: snapshot?.sessionId ?? null,
+    cwd: snapshot?.cwd ?? null,
+    title: null,
+    model: snapshot?.model ?? null,
+    models: snapshot?.models ?? [],
+    claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
+    status: snapshot ? 'idle' : 'starting',
+    exitError: null,
+    messages: {},
+    order: [],
+    tools: {},
+    pending: [],
+    streams: {},
+    blocksSeen: {},
+    taskTools: {},
+    badLines: 0,
+    localIds: 0,
+  };
+}
+
+const INTERRUPTED = /^\[Request interrupted by user/;
+const LOCAL_COMMAND_OUTPUT = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/;
+
+/** Applies a batch of events. Returns the same object when nothing changed. */
+export function applyEvents(
+  state: ConversationState,
+  events: readonly ConversationEvent[],
+): ConversationState {
+  if (events.length === 0) return state;
+  const draft = new Draft(state);
+  for (const event of events) applyEvent(draft, event);
+  return draft.finish();
+}
+
+function applyEvent(d: Draft, event: ConversationEvent): void {
+  switch (event.kind) {
+    case 'message':
+      applyMessage(d, event.message);
+      return;
+    case 'prompt': {
+      const id = userId(event.uuid);
+      d.setMessage({
+        role: 'user',
+        id,
+        author: 'You',
+        text: event.text,
+        uuid: event.uuid,
+        status: 'sending',
+        parentToolUseId: null,
+      });
+      d.append(id, null);
+      d.set({ pending: [...d.state.pending, event.uuid], status: 'running' });
+      return;
+    }
+    case 'prompt_cancelled':
+      setPromptStatus(d, event.uuid, 'cancelled');
+      settlePrompt(d, event.uuid);
+      return;
+    case 'title':
+      d.set({ title: event.title });
+      return;
+    case 'model':
+      d.set({ model: event.model });
+      return;
+    case 'notify':
+      addNotice(d, 'info', event.title ? `${event.title}: ${event.message}` : event.message);
+      return;
+    case 'bad_line':
+      d.set({ badLines: d.state.badLines + 1 });
+      return;
+    case 'exit':
+      endStreams(d);
+      for (const uuid of d.state.pending) setPromptStatus(d, uuid, 'cancelled');
+      d.set({ status: 'exited', exitError: event.error ?? null, pending: [] });
+      return;
+    case 'resumed':
+      d.set({
+        status: 'idle',
+        exitError: null,
+        sessionId: event.snapshot.sessionId,
+        models: event.snapshot.models,
+        model: event.snapshot.model ?? d.state.model,
+      });
+      return;
+  }
+}
+
+function applyMessage(d: Draft, message: CliMessage): void {
+  switch (message.type) {
+    case 'stream_event':
+      applyStreamEvent(d, message);
+      return;
+    case 'assistant':
+      applyAssistant(d, message);
+      return;
+    case 'user':
+      applyUser(d, message);
+      return;
+    case 'result':
+      applyResult(d, message);
+      return;
+    case 'tool_progress': {
+      const id = message.parent_tool_use_id;
+      const tool = id ? d.state.tools[id] : undefined;
+      if (tool) d.setTool({ ...tool, elapsedSeconds: message.elapsed_time_seconds });
+      return;
+    }
+    case 'command_lifecycle':
+      if (message.state === 'queued') setPromptStatus(d, message.command_uuid, 'queued', ['sending']);
+      if (message.state === 'started') setPromptStatus(d, message.command_uuid, 'sent');
+      if (message.state === 'cancelled') {
+        setPromptStatus(d, message.command_uuid, 'cancelled', ['sending', 'queued']);
+      }
+      return;
+    case 'system':
+      switch (message.subtype) {
+        case 'init':
+          d.set({ model: message.model, sessionId: message.session_id, cwd: message.cwd, status: 'running' });
+          return;
+        case 'task_started': {
+          if (!message.tool_use_id) return;
+          const tool = d.state.tools[message.tool_use_id];
+          d.set({ taskTools: { ...d.state.taskTools, [message.task_id]: message.tool_use_id } });
+          if (!tool) return;
+          d.setTool({
+            ...tool,
+            task: {
+              taskId: message.task_id,
+              status: 'running',
+              description: message.description,
+              taskType: message.task_type ?? null,
+              subagentType: message.subagent_type ?? null,
+              backgrounded: message.is_backgrounded ?? false,
+              lastToolName: null,
+              summary: null,
+            },
+          });
+          return;
+        }
+        case 'task_progress':
+          updateTask(d, message.task_id, (task) => ({
+            ...task,
+            description: message.description ?? task.description,
+            lastToolName: message.last_tool_name ?? task.lastToolName,
+          }));
+          return;
+        case 'task_updated':
+          updateTask(d, message.task_id, (task) => ({
+            ...task,
+            status: message.patch.status ?? task.status,
+          }));
+          return;
+        case 'task_notification':
+          updateTask(d, message.task_id, (task) => ({
+            ...task,
+            status: message.status,
+            summary: message.summary ?? task.summary,
+          }));
+          return;
+        default:
+          return;
+      }
+    default:
+      return;
+  }
+}
+
+function applyStreamEvent(d: Draft, line: StreamEventMessage): void {
+  const key = line.parent_tool_use_id ?? '';
+  const event = line.event;
+  switch (event.type) {
+    case 'message_start': {
+      const id = assistantId(event.message.id);
+      if (!d.state.messages[id]) {
+        d.setMessage(newAssistant(d, id, line.parent_tool_use_id));
+        d.append(id, line.parent_tool_use_id);
+      }
+      d.set({ streams: { ...d.state.streams, [key]: { messageId: id, partAt: {} } } });
+      return;
+    }
+    case 'content_block_start': {
+      const stream = d.state.streams[key];
+      const message = stream && d.state.messages[stream.messageId];
+      if (!stream || message?.role !== 'assistant') return;
+      const block = event.content_block;
+      const part = partFor(d, block, null);
+      d.setMessage({ ...message, parts: [...message.parts, part], streaming: true });
+      d.set({
+        streams: {
+          ...d.state.streams,
+          [key]: { ...stream, partAt: { ...stream.partAt, [event.index]: message.parts.length } },
+        },
+      });
+      return;
+    }
+    case 'content_block_delta': {
+      const stream = d.state.streams[key];
+      const message = stream && d.state.messages[stream.messageId];
+      const at = stream?.partAt[event.index];
+      if (!stream || message?.role !== 'assistant' || at === undefined) return;
+      const part = message.parts[at];
+      const delta = event.delta;
+      if (part?.kind === 'text' && delta.type === 'text_delta') {
+        d.setMessage(withPart(message, at, { kind: 'text', text: part.text + delta.text }));
+      } else if (part?.kind === 'thinking' && delta.type === 'thinking_delta') {
+        d.setMessage(withPart(message, at, { kind: 'thinking', text: part.text + delta.thinking }));
+      } else if (part?.kind === 'tool' && delta.type === 'input_json_delta') {
+        const tool = d.state.tools[part.toolUseId];
+        if (tool) d.setTool({ ...tool, partialInput: tool.partialInput + delta.partial_json });
+      }
+      return;
+    }
+    case 'message_stop': {
+      const stream = d.state.streams[key];
+      const message = stream && d.state.messages[stream.messageId];
+      if (message?.role === 'assistant') d.setMessage({ ...message, streaming: false });
+      const { [key]: _closed, ...rest } = d.state.streams;
+      d.set({ streams: rest });
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function applyAssistant(d: Draft, line: AssistantMessage): void {
+  const id = assistantId(line.message.id);
+  let message = d.state.messages[id];
+  if (message?.role !== 'assistant') {
+    message = newAssistant(d, id, line.parent_tool_use_id, line.subagent_type);
+    d.append(id, line.parent_tool_use_id);
+  }
+  const key = line.parent_tool_use_id ?? '';
+  const stream = d.state.streams[key];
+  const partAt = stream?.messageId === id ? stream.partAt : {};
+  let parts = message.parts;
+  let seen = d.state.blocksSeen[line.message.id] ?? 0;
+  const timestamp = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
+  for (const block of line.message.content) {
+    // The CLI sends one line per content block, in order: the n-th line is block n.
+    const at = partAt[seen];
+    const part = partFor(d, block, Number.isNaN(timestamp) ? null : timestamp);
+    if (at !== undefined && at < parts.length) {
+      parts = parts.map((existing, index) => (index === at ? part : existing));
+    } else {
+      parts = [...parts, part];
+    }
+    seen += 1;
+  }
+  d.set({ blocksSeen: { ...d.state.blocksSeen, [line.message.id]: seen } });
+  d.setMessage({
+    ...message,
+    parts,
+    uuid: line.uuid,
+    aborted: line.aborted ?? message.aborted,
+    model: line.message.model,
+    error: line.error ?? message.error,
+    streaming: line.aborted ? false : message.streaming,
+  });
+}
+
+function applyUser(d: Draft, line: UserMessage): void {
+  const content = line.message.content;
+  const parent = line.parent_tool_use_id ?? null;
+  if (typeof content === 'string') {
+    addUserText(d, line, content, parent);
+    return;
+  }
+  const texts: string[] = [];
+  for (const block of content) {
+    if (block.type === 'tool_result') {
+      const tool = d.state.tools[block.tool_use_id];
+      if (!tool) continue;
+      const result = flattenToolResult(block.content);
+      const interrupted = result.isErrorHint || INTERRUPTED.test(result.text);
+      d.setTool({
+        ...tool,
+        status: block.is_error ? (interrupted ? 'interrupted' : 'error') : 'done',
+        result: { text: result.text, isError: block.is_error ?? false, images: result.images },
+      });
+    } else if (block.type === 'text') {
+      texts.push(block.text);
+    }
+  }
+  if (texts.length > 0) addUserText(d, line, texts.join('\n'), parent);
+}
+
+function addUserText(d: Draft, line: UserMessage, text: string, parent: string | null): void {
+  // Our own prompts are already shown (from the 'prompt' event); replays of them add nothing.
+  if (line.uuid && d.state.messages[userId(line.uuid)]) return;
+  if (INTERRUPTED.test(text)) {
+    addNotice(d, 'info', 'Interrupted.');
+    return;
+  }
+  const local = LOCAL_COMMAND_OUTPUT.exec(text);
+  if (local) {
+    // What a control command such as set_model reports, e.g. "Set model to claude-sonnet-4-5".
+    addNotice(d, 'info', (local[1] ?? '').trim());
+    return;
+  }
+  if (line.isSynthetic) {
+    addNotice(d, 'info', text);
+    return;
+  }
+  const id = line.uuid ? userId(line.uuid) : `u:local:${d.state.localIds}`;
+  if (!line.uuid) d.set({ localIds: d.state.localIds + 1 });
+  d.setMessage({
+    role: 'user',
+    id,
+    // Inside a subagent, the user turn is the prompt Claude wrote for it.
+    author: parent ? 'Claude' : 'You',
+    text,
+    uuid: line.uuid ?? null,
+    status: 'sent',
+    parentToolUseId: parent,
+  });
+  d.append(id, parent);
+}
+
+function applyResult(d: Draft, line: ResultMessage): void {
+  const unsolicited = !!line.origin && line.origin.kind !== 'human';
+  endStreams(d);
+  if (line.subtype === 'error_during_execution') {
+    for (const tool of Object.values(d.state.tools)) {
+      if (tool.status === 'running' && !tool.task?.backgrounded)
+        d.setTool({ ...tool, status: 'interrupted' });
+    }
+  }
+  const id = `r:${line.uuid}`;
+  d.setMessage({
+    role: 'result',
+    id,
+    author: 'Claude',
+    ok: !line.is_error,
+    subtype: line.subtype,
+    durationMs: line.duration_ms,
+    costUsd: line.total_cost_usd,
+    inputTokens: line.usage.input_tokens ?? 0,
+    outputTokens: line.usage.output_tokens ?? 0,
+    errorText: line.is_error ? resultErrorText(line) : null,
+    apiErrorStatus: line.api_error_status ?? null,
+    unsolicited,
+  });
+  d.append(id, null);
+  if (!unsolicited) {
+    const [first, ...rest] = d.state.pending;
+    if (first) setPromptStatus(d, first, 'sent');
+    d.set({ pending: rest });
+  }
+  d.set({ status: d.state.pending.length > 0 ? 'running' : 'idle' });
+}
+
+function resultErrorText(line: ResultMessage): string {
+  if (line.subtype === 'error_during_execution' && line.terminal_reason?.startsWith('aborted')) {
+    return 'Stopped.';
+  }
+  if (line.result) return line.result;
+  const errors = (line.errors ?? []).filter((error) => !error.startsWith('[ede_diagnostic]'));
+  return errors.join('\n') || `The turn ended with ${line.subtype.replaceAll('_', ' ')}.`;
+}
+
+function partFor(d: Draft, block: ContentBlock, startedAt: number | null): Part {
+  switch (block.type) {
+    case 'text':
+      return { kind: 'text', text: block.text };
+    case 'thinking':
+      return { kind: 'thinking', text: block.thinking };
+    case 'redacted_thinking':
+      return { kind: 'thinking', text: '' };
+    case 'tool_use': {
+      const existing = d.state.tools[block.id];
+      d.setTool({
+        id: block.id,
+        name: block.name,
+        input: block.input,
+        partialInput: existing?.partialInput ?? '',
+        status: existing?.status ?? 'running',
+        result: existing?.result ?? null,
+        startedAt: existing?.startedAt ?? startedAt,
+        elapsedSeconds: existing?.elapsedSeconds ?? null,
+        task: existing?.task ?? null,
+        children: existing?.children ?? [],
+      });
+      return { kind: 'tool', toolUseId: block.id };
+    }
+    case 'unknown_block':
+      return { kind: 'other', label: block.original_type };
+    default:
+      return { kind: 'other', label: block.type };
+  }
+}
+
+function newAssistant(
+  d: Draft,
+  id: string,
+  parent: string | null,
+  subagentType?: string,
+): AssistantChatMessage {
+  const tool = parent ? d.state.tools[parent] : undefined;
+  const author = parent
+    ? (subagentType ?? tool?.task?.subagentType ?? stringInput(tool?.input.subagent_type) ?? 'Subagent')
+    : 'Claude';
+  return {
+    role: 'assistant',
+    id,
+    author,
+    parts: [],
+    streaming: false,
+    aborted: false,
+    uuid: null,
+    parentToolUseId: parent,
+    model: null,
+    error: null,
+  };
+}
+
+function stringInput(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function flattenToolResult(content: unknown): { text: string; images: number; isErrorHint: boolean } {
+  if (typeof content === 'string') return { text: content, images: 0, isErrorHint: false };
+  if (!Array.isArray(content)) return { text: '', images: 0, isErrorHint: false };
+  let images = 0;
+  const texts: string[] = [];
+  for (const block of content as { type?: unknown; text?: unknown }[]) {
+    if (block.type === 'image') images += 1;
+    else if (typeof block.text === 'string') texts.push(block.text);
+  }
+  return { text: texts.join('\n'), images, isErrorHint: false };
+}
+
+function withPart(message: AssistantChatMessage, at: number, part: Part): AssistantChatMessage {
+  const parts = message.parts.slice();
+  parts[at] = part;
+  return { ...message, parts, streaming: true };
+}
+
+function setPromptStatus(d: Draft, uuid: string, status: PromptStatus, onlyFrom?: PromptStatus[]): void {
+  const message = d.state.messages[userId(uuid)];
+  if (message?.role !== 'user' || message.status === status) return;
+  if (onlyFrom && !onlyFrom.includes(message.status)) return;
+  if (message.status === 'cancelled') return;
+  d.setMessage({ ...message, status });
+}
+
+function settlePrompt(d: Draft, uuid: string): void {
+  const pending = d.state.pending.filter((candidate) => candidate !== uuid);
+  d.set({
+    pending,
+    status: pending.length > 0 ? d.state.status : d.state.status === 'running' ? 'idle' : d.state.status,
+  });
+}
+
+function updateTask(d: Draft, taskId: string, update: (task: TaskInfo) => TaskInfo): void {
+  const toolId = d.state.taskTools[taskId];
+  const tool = toolId ? d.state.tools[toolId] : undefined;
+  if (tool?.task) d.setTool({ ...tool, task: update(tool.task) });
+}
+
+function endStreams(d: Draft): void {
+  for (const stream of Object.values(d.state.streams)) {
+    const message = d.state.messages[stream.messageId];
+    if (message?.role === 'assistant' && message.streaming) d.setMessage({ ...message, streaming: false });
+  }
+  if (Object.keys(d.state.streams).length > 0) d.set({ streams: {} });
+}
+
+function addNotice(d: Draft, tone: 'info' | 'error', text: string): void {
+  const id = `n:${d.state.localIds}`;
+  d.setMessage({ role: 'notice', id, author: 'Byre', tone, text });
+  d.append(id, null);
+  d.set({ localIds: d.state.localIds + 1 });
+}
+
+const userId = (uuid: string): string => `u:${uuid}`;
+const assistantId = (apiMessageId: string): string => `a:${apiMessageId}`;
+
+/** Copy-on-write over one batch: each collection is copied at most once, however many events touch it. */
+class Draft {
+  state: ConversationState;
+  private messagesCopied = false;
+  private toolsCopied = false;
+  private orderCopied = false;
+  private changed = false;
+
+  constructor(private readonly original: ConversationState) {
+    this.state = original;
+  }
+
+  set(patch: Partial<ConversationState>): void {
+    this.state = { ...this.state, ...patch };
+    this.changed = true;
+  }
+
+  setMessage(message: ChatMessage): void {
+    if (!this.messagesCopied) {
+      this.state = { ...this.state, messages: { ...this.state.messages } };
+      this.messagesCopied = true;
+    }
+    this.state.messages[message.id] = message;
+    this.changed = true;
+  }
+
+  setTool(tool: ToolCall): void {
+    if (!this.toolsCopied) {
+      this.state = { ...this.state, tools: { ...this.state.tools } };
+      this.toolsCopied = true;
+    }
+    this.state.tools[tool.id] = tool;
+    this.changed = true;
+  }
+
+  /** Adds a message at the end of the conversation, or of the subagent it belongs to. */
+  append(id: string, parentToolUseId: string | null): void {
+    const tool = parentToolUseId ? this.state.tools[parentToolUseId] : undefined;
+    if (tool) {
+      this.setTool({ ...tool, children: [...tool.children, id] });
+      return;
+    }
+    if (!this.orderCopied) {
+      this.state = { ...this.state, order: this.state.order.slice() };
+      this.orderCopied = true;
+    }
+    this.state.order.push(id);
+    this.changed = true;
+  }
+
+  finish(): ConversationState {
+    return this.changed ? this.state : this.original;
+  }
+}
+
+export type { AssistantMessage, ResultMessage, UserMessage };

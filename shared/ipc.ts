@@ -1,0 +1,140 @@
+/**
+ * The one IPC contract between the renderer and main. Each invoke channel names its request and response
+ * schema; each event channel names its payload schema. Main's handlers, the preload's `window.byre`, the
+ * browser bridge and the renderer's types are all derived from this file.
+ */
+import { z } from 'zod';
+import { ModelInfo, type CliMessage } from './protocol';
+
+const ConversationId = z.string().min(1).max(100);
+const Uuid = z.uuid();
+
+export const ConversationSnapshot = z.object({
+  conversationId: ConversationId,
+  sessionId: z.string(),
+  cwd: z.string(),
+  /** The model the session runs, when known (init tells it on the first turn). */
+  model: z.string().nullable(),
+  models: z.array(ModelInfo),
+  claudeCodeVersion: z.string().nullable(),
+});
+export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
+
+export const AppInfo = z.object({
+  host: z.enum(['electron', 'browser']),
+  version: z.string(),
+  dataDir: z.string(),
+  /** A working directory named on the command line: the app opens a conversation there. */
+  initialCwd: z.string().nullable(),
+  recentFolders: z.array(z.string()),
+  /** Where the claude CLI was found, or why it was not. */
+  cli: z.discriminatedUnion('found', [
+    z.object({ found: z.literal(true), path: z.string() }),
+    z.object({ found: z.literal(false), looked: z.array(z.string()) }),
+  ]),
+});
+export type AppInfo = z.infer<typeof AppInfo>;
+
+const ConversationRef = z.object({ conversationId: ConversationId });
+const Empty = z.object({});
+
+export const invokeChannels = {
+  appInfo: { request: Empty, response: AppInfo },
+  /** Opens a conversation: a new CLI process in `cwd`. */
+  startConversation: {
+    request: z.object({
+      cwd: z.string().min(1).max(4096),
+      model: z.string().min(1).max(200).optional(),
+    }),
+    response: ConversationSnapshot,
+  },
+  send: {
+    request: ConversationRef.extend({ text: z.string().min(1).max(1_000_000), uuid: Uuid.optional() }),
+    response: z.object({ uuid: Uuid }),
+  },
+  /** Stops the running turn; queued messages stay queued. */
+  interrupt: { request: ConversationRef, response: Empty },
+  cancelQueued: {
+    request: ConversationRef.extend({ uuid: Uuid }),
+    response: z.object({ cancelled: z.boolean() }),
+  },
+  setModel: {
+    request: ConversationRef.extend({ model: z.string().min(1).max(200) }),
+    response: z.object({ model: z.string() }),
+  },
+  /** After the CLI exited unexpectedly: a new process that continues the same session. */
+  resume: { request: ConversationRef, response: ConversationSnapshot },
+  /** Ends the conversation's CLI process cleanly. */
+  closeConversation: { request: ConversationRef, response: Empty },
+  /** The native folder picker (Electron only; a browser has none). */
+  pickFolder: { request: Empty, response: z.object({ path: z.string().nullable() }) },
+} satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
+
+export type InvokeChannel = keyof typeof invokeChannels;
+export type InvokeRequest<C extends InvokeChannel> = z.input<(typeof invokeChannels)[C]['request']>;
+export type InvokeResponse<C extends InvokeChannel> = z.infer<(typeof invokeChannels)[C]['response']>;
+
+/** An error as it crosses IPC: a plain object, never a stack trace. */
+export const IpcError = z.object({
+  name: z.string(),
+  message: z.string(),
+  /** For CliNotFound: every place looked. */
+  looked: z.array(z.string()).optional(),
+});
+export type IpcError = z.infer<typeof IpcError>;
+
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+/** Events about one conversation, in order. */
+export const ConversationEvent = z.discriminatedUnion('kind', [
+  /** A line from the CLI (control lines excluded). Text deltas may be merged, at most one batch a frame. */
+  z.object({
+    kind: z.literal('message'),
+    message: z.custom<CliMessage>((value) => typeof value === 'object'),
+  }),
+  /** A prompt the user sent, echoed so every window shows it at once. */
+  z.object({ kind: z.literal('prompt'), uuid: Uuid, text: z.string() }),
+  z.object({ kind: z.literal('prompt_cancelled'), uuid: Uuid }),
+  z.object({ kind: z.literal('title'), title: z.string() }),
+  z.object({ kind: z.literal('notify'), message: z.string(), title: z.string().optional() }),
+  /** A line the app could not understand; the conversation goes on. */
+  z.object({ kind: z.literal('bad_line'), problem: z.string() }),
+  z.object({ kind: z.literal('model'), model: z.string() }),
+  /** The CLI process ended; `error` is set when it was not asked to. */
+  z.object({ kind: z.literal('exit'), error: IpcError.optional() }),
+  /** A new process took over (resume after a crash). */
+  z.object({ kind: z.literal('resumed'), snapshot: ConversationSnapshot }),
+]);
+export type ConversationEvent = z.infer<typeof ConversationEvent>;
+
+export const eventChannels = {
+  conversationEvents: z.object({ conversationId: ConversationId, events: z.array(ConversationEvent) }),
+  /** Something the user should notice even when the app is in the background. */
+  notification: z.object({ conversationId: ConversationId, title: z.string(), message: z.string() }),
+} satisfies Record<string, z.ZodType>;
+
+export type EventChannel = keyof typeof eventChannels;
+export type EventPayload<C extends EventChannel> = z.infer<(typeof eventChannels)[C]>;
+
+/**
+ * `window.byre`: one function per invoke channel, one subscription per event channel. Calls resolve to a
+ * result object rather than throwing, so nothing depends on how a host carries exceptions.
+ */
+export type ByreApi = {
+  [C in InvokeChannel]: (request: InvokeRequest<C>) => Promise<IpcResult<InvokeResponse<C>>>;
+} & {
+  on<C extends EventChannel>(channel: C, listener: (payload: EventPayload<C>) => void): () => void;
+  /** Which host serves this window. */
+  readonly host: 'electron' | 'browser';
+};
+
+export const invokeChannelNames = Object.keys(invokeChannels) as InvokeChannel[];
+export const eventChannelNames = Object.keys(eventChannels) as EventChannel[];
+
+/** The IPC channel string for a contract name; one namespace so nothing else can collide. */
+export const ipcChannel = (name: InvokeChannel | EventChannel): string => `byre:${name}`;
+
+/** Rebuilds an Error from its IPC form so callers can tell kinds apart by name. */
+export function errorFromIpc(error: IpcError): Error & IpcError {
+  return Object.assign(new Error(error.message), error);
+}
