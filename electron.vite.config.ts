@@ -8,7 +8,10 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(root, 'main/index.ts') } },
+      // Two hosts of one backend: the Electron app, and the browser host (`node out/main/web.js`).
+      rollupOptions: {
+        input: { index: resolve(root, 'main/index.ts'), web: resolve(root, 'main/web.ts') },
+      },
     },
   },
   preload: {
@@ -24,6 +27,8 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(root, 'renderer'),
+    // Relative asset URLs: the same build loads from file:// in Electron and from /app/ in the browser host.
+    base: './',
     plugins: [react()],
     build: {
       outDir: resolve(root, 'out/renderer'),

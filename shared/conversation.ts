@@ -163,6 +163,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
 }
 
 const INTERRUPTED = /^\[Request interrupted by user/;
+const STOPPED_TOOL = /doesn't want to proceed with this tool use|was stopped while running/;
 const LOCAL_COMMAND_OUTPUT = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/;
 
 /** Applies a batch of events. Returns the same object when nothing changed. */
@@ -214,6 +215,9 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
       return;
     case 'exit':
       endStreams(d);
+      for (const tool of Object.values(d.state.tools)) {
+        if (tool.status === 'running') d.setTool({ ...tool, status: 'interrupted' });
+      }
       for (const uuid of d.state.pending) setPromptStatus(d, uuid, 'cancelled');
       d.set({ status: 'exited', exitError: event.error ?? null, pending: [] });
       return;
@@ -222,6 +226,8 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         status: 'idle',
         exitError: null,
         sessionId: event.snapshot.sessionId,
+        cwd: event.snapshot.cwd,
+        claudeCodeVersion: event.snapshot.claudeCodeVersion ?? d.state.claudeCodeVersion,
         models: event.snapshot.models,
         model: event.snapshot.model ?? d.state.model,
       });
@@ -253,7 +259,10 @@ function applyMessage(d: Draft, message: CliMessage): void {
       if (message.state === 'queued') setPromptStatus(d, message.command_uuid, 'queued', ['sending']);
       if (message.state === 'started') setPromptStatus(d, message.command_uuid, 'sent');
       if (message.state === 'cancelled') {
+        const before = d.state.messages[userId(message.command_uuid)];
         setPromptStatus(d, message.command_uuid, 'cancelled', ['sending', 'queued']);
+        // Cancelled before it ran: no result will answer it.
+        if (before?.role === 'user' && before.status !== 'sent') settlePrompt(d, message.command_uuid);
       }
       return;
     case 'system':
@@ -416,7 +425,8 @@ function applyUser(d: Draft, line: UserMessage): void {
       const tool = d.state.tools[block.tool_use_id];
       if (!tool) continue;
       const result = flattenToolResult(block.content);
-      const interrupted = result.isErrorHint || INTERRUPTED.test(result.text);
+      // A tool stopped by an interrupt answers with an error; it was stopped, not broken.
+      const interrupted = tool.task?.status === 'stopped' || STOPPED_TOOL.test(result.text);
       d.setTool({
         ...tool,
         status: block.is_error ? (interrupted ? 'interrupted' : 'error') : 'done',
@@ -562,16 +572,16 @@ function stringInput(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-function flattenToolResult(content: unknown): { text: string; images: number; isErrorHint: boolean } {
-  if (typeof content === 'string') return { text: content, images: 0, isErrorHint: false };
-  if (!Array.isArray(content)) return { text: '', images: 0, isErrorHint: false };
+function flattenToolResult(content: unknown): { text: string; images: number } {
+  if (typeof content === 'string') return { text: content, images: 0 };
+  if (!Array.isArray(content)) return { text: '', images: 0 };
   let images = 0;
   const texts: string[] = [];
   for (const block of content as { type?: unknown; text?: unknown }[]) {
     if (block.type === 'image') images += 1;
     else if (typeof block.text === 'string') texts.push(block.text);
   }
-  return { text: texts.join('\n'), images, isErrorHint: false };
+  return { text: texts.join('\n'), images };
 }
 
 function withPart(message: AssistantChatMessage, at: number, part: Part): AssistantChatMessage {

@@ -1,6 +1,10 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { installBridgeClient } from './bridge-client';
+
+// In Electron the preload has set window.byre; in a plain browser it comes over the bridge.
+installBridgeClient();
 
 const root = document.getElementById('root');
 if (root) {

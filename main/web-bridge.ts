@@ -1,0 +1,425 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { extname, resolve, sep } from 'node:path';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { z } from 'zod';
+import type { IpcResult } from '../shared/ipc';
+import type { Backend } from './backend';
+
+/**
+ * The browser host: the backend served to a plain browser on loopback, over HTTP (the built renderer) and
+ * one WebSocket (the IPC contract). Anything else on the machine can reach a loopback port, so every
+ * request must prove it holds the per-launch token, name this server in its Host header (DNS rebinding)
+ * and, when it changes state or opens the socket, come from this server's own origin.
+ *
+ * The printed address carries the token in its fragment, which browsers never send. The public page at `/`
+ * hands it to `POST /auth` in a header and gets it back as an HttpOnly, SameSite=Strict cookie; the app
+ * under `/app/` then loads with that cookie, and the client opens `/bridge?token=…`.
+ */
+
+export interface WebBridgeOptions {
+  backend: Pick<Backend, 'invoke' | 'on'>;
+  /** The built renderer (out/renderer). */
+  rendererDir: string;
+  /** 0 (the default) picks any free port. */
+  port?: number;
+  token?: string;
+}
+
+export interface WebBridge {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** Images travel inside frames, so a frame may be large; past this the socket is closed (1009). */
+export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+const TOKEN_HEADER = 'x-byre-token';
+
+const APP_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const LOADER_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; " +
+  "frame-ancestors 'none'";
+
+const LOADER_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Byre</title>
+    <script src="/loader.js" defer></script>
+  </head>
+  <body>
+    <p id="status">Opening Byre…</p>
+  </body>
+</html>
+`;
+
+const LOADER_JS = `(async () => {
+  const status = document.getElementById('status');
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (!token) {
+    status.textContent = 'Open the address Byre printed in the terminal, including the part after #.';
+    return;
+  }
+  try {
+    const response = await fetch('/auth', { method: 'POST', headers: { '${TOKEN_HEADER}': token } });
+    if (response.ok) {
+      location.replace('/app/' + location.hash);
+      return;
+    }
+    status.textContent = 'This address is no longer valid: Byre prints a new one each time it starts.';
+  } catch {
+    status.textContent = 'Byre is not running.';
+  }
+})();
+`;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.otf': 'font/otf',
+  '.wasm': 'application/wasm',
+};
+
+export async function startWebBridge(options: WebBridgeOptions): Promise<WebBridge> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  if (token.length === 0) throw new Error('The bridge token must not be empty.');
+  const rendererDir = realpathSync(options.rendererDir);
+  let port = 0;
+
+  const server = createServer((req, res) => {
+    handleRequest(req, res, { token, port, rendererDir }).catch(() => {
+      if (!res.headersSent) refuse(res, 500, 'Internal error.');
+      else res.destroy();
+    });
+  });
+
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  sockets.on('connection', (socket) => {
+    // A broken or oversized frame ends that socket only; without a listener it would end the process.
+    socket.on('error', () => undefined);
+    socket.on('message', (data, isBinary) => void answerFrame(options.backend, socket, data, isBinary));
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => undefined);
+    const refusal = checkUpgrade(req, token, port);
+    if (refusal) {
+      refuseUpgrade(socket, refusal.status, refusal.reason);
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req));
+  });
+
+  const unsubscribe = options.backend.on((channel, payload) => {
+    const frame = JSON.stringify({ event: channel, payload });
+    for (const socket of sockets.clients) {
+      if (socket.readyState === WebSocket.OPEN) socket.send(frame);
+    }
+  });
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('The bridge is not listening on a port.');
+  port = address.port;
+
+  return {
+    url: `http://127.0.0.1:${port}/#token=${token}`,
+    port,
+    token,
+    async close() {
+      unsubscribe();
+      for (const socket of sockets.clients) socket.terminate();
+      await new Promise<void>((resolveClose) => sockets.close(() => resolveClose()));
+      await new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+interface RequestContext {
+  token: string;
+  port: number;
+  rendererDir: string;
+}
+
+async function handleRequest(req: IncomingMessage, res: ServerResponse, context: RequestContext) {
+  const { token, port, rendererDir } = context;
+  const method = req.method ?? 'GET';
+  if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header.');
+  const origin = req.headers.origin;
+  const changesState = method !== 'GET' && method !== 'HEAD';
+  if ((origin !== undefined || changesState) && !isAllowedOrigin(origin, port)) {
+    return refuse(res, 403, 'Forbidden: unexpected Origin.');
+  }
+
+  const { path, query } = splitRequestTarget(req.url ?? '');
+  if (path === null) return refuse(res, 400, 'Bad request target.');
+
+  if (path === '/' || path === '/loader.js') {
+    if (changesState) return refuse(res, 405, 'Method not allowed.');
+    return path === '/'
+      ? respond(res, method, 200, LOADER_HTML, 'text/html; charset=utf-8', LOADER_CSP)
+      : respond(res, method, 200, LOADER_JS, 'text/javascript; charset=utf-8', LOADER_CSP);
+  }
+  if (path === '/auth') {
+    if (method !== 'POST') return refuse(res, 405, 'Method not allowed.');
+    if (!tokensEqual(token, singleHeader(req.headers[TOKEN_HEADER]))) {
+      return refuse(res, 401, 'Unauthorized: missing or wrong token.');
+    }
+    res.setHeader('Set-Cookie', `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+    return respond(res, method, 204, '', 'text/plain; charset=utf-8', LOADER_CSP);
+  }
+
+  if (!tokensEqual(token, tokenFromRequest(req.headers.cookie, query, port))) {
+    return refuse(res, 401, 'Unauthorized: missing or wrong token.');
+  }
+  if (changesState) return refuse(res, 405, 'Method not allowed.');
+  if (path === '/app') {
+    res.setHeader('Location', `/app/${query ? `?${query}` : ''}`);
+    return respond(res, method, 308, '', 'text/plain; charset=utf-8', LOADER_CSP);
+  }
+  if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
+
+  const file = resolveStaticPath(rendererDir, path.slice('/app/'.length));
+  if (file === null) return refuse(res, 403, 'Forbidden: path outside the app.');
+  const body = await readStaticFile(rendererDir, file);
+  if (body === null) return refuse(res, 404, 'Not found.');
+  return respond(res, method, 200, body, contentTypeFor(file), APP_CSP);
+}
+
+function checkUpgrade(
+  req: IncomingMessage,
+  token: string,
+  port: number,
+): { status: number; reason: string } | null {
+  if (!isAllowedHost(req.headers.host, port)) return { status: 403, reason: 'Forbidden: unexpected Host.' };
+  if (!isAllowedOrigin(req.headers.origin, port))
+    return { status: 403, reason: 'Forbidden: unexpected Origin.' };
+  const { path, query } = splitRequestTarget(req.url ?? '');
+  if (path !== '/bridge') return { status: 404, reason: 'Not found.' };
+  if (!tokensEqual(token, tokenFromRequest(req.headers.cookie, query, port))) {
+    return { status: 401, reason: 'Unauthorized: missing or wrong token.' };
+  }
+  return null;
+}
+
+const ClientFrame = z.object({
+  id: z.number(),
+  channel: z.string().max(200),
+  payload: z.unknown(),
+});
+
+/** One client frame in, one reply out; a frame without an id has nowhere to be answered and is dropped. */
+async function answerFrame(
+  backend: WebBridgeOptions['backend'],
+  socket: WebSocket,
+  data: RawData,
+  isBinary: boolean,
+): Promise<void> {
+  if (isBinary) return;
+  let frame: unknown;
+  try {
+    frame = JSON.parse(rawDataToString(data));
+  } catch {
+    return;
+  }
+  const parsed = ClientFrame.safeParse(frame);
+  let reply: { id: number; result: IpcResult<unknown> };
+  if (parsed.success) {
+    const { id, channel, payload } = parsed.data;
+    const result = await backend.invoke(channel, payload).catch((): IpcResult<unknown> => ({
+      ok: false,
+      error: { name: 'Error', message: `The ${channel} request failed.` },
+    }));
+    reply = { id, result };
+  } else {
+    const id = typeof frame === 'object' && frame !== null ? (frame as { id?: unknown }).id : undefined;
+    if (typeof id !== 'number') return;
+    reply = {
+      id,
+      result: {
+        ok: false,
+        error: { name: 'BadFrame', message: 'A bridge frame needs a numeric id, a channel and a payload.' },
+      },
+    };
+  }
+  if (socket.readyState !== WebSocket.OPEN) return;
+  try {
+    socket.send(JSON.stringify(reply));
+  } catch {
+    socket.terminate();
+  }
+}
+
+function rawDataToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}
+
+/** Compares in constant time; hashing first makes the lengths equal, so length leaks nothing either. */
+export function tokensEqual(expected: string, given: string | null | undefined): boolean {
+  if (typeof given !== 'string' || expected.length === 0) return false;
+  const a = createHash('sha256').update(expected).digest();
+  const b = createHash('sha256').update(given).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** Only this server's own names: a page on another name that resolves here (DNS rebinding) is refused. */
+export function isAllowedHost(host: string | undefined, port: number): boolean {
+  if (host === undefined) return false;
+  const normalized = host.toLowerCase();
+  return normalized === `127.0.0.1:${port}` || normalized === `localhost:${port}`;
+}
+
+export function isAllowedOrigin(origin: string | undefined, port: number): boolean {
+  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}
+
+/** Cookies are not scoped by port, so the name carries it: two Byres on one machine keep their own. */
+export function cookieName(port: number): string {
+  return `byre_token_${port}`;
+}
+
+/** The token a request carries: the `?token=` query parameter, else the cookie. */
+export function tokenFromRequest(
+  cookieHeader: string | undefined,
+  query: string,
+  port: number,
+): string | null {
+  const fromQuery = new URLSearchParams(query).get('token');
+  if (fromQuery !== null) return fromQuery;
+  const name = `${cookieName(port)}=`;
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const cookie = part.trim();
+    if (cookie.startsWith(name)) return cookie.slice(name.length);
+  }
+  return null;
+}
+
+/**
+ * The raw path and query of a request target. The path is kept as sent (no dot-segment normalizing), so
+ * `/app/../x` reaches the static resolver and is refused there rather than quietly rewritten.
+ */
+export function splitRequestTarget(target: string): { path: string | null; query: string } {
+  const queryStart = target.indexOf('?');
+  const path = queryStart === -1 ? target : target.slice(0, queryStart);
+  const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
+  return { path: path.startsWith('/') ? path : null, query };
+}
+
+/**
+ * The file for a path below `/app/` (still percent-encoded), or null when it would leave `rootDir`. An empty
+ * path is the app's index.html.
+ */
+export function resolveStaticPath(rootDir: string, encodedPath: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(encodedPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  const root = resolve(rootDir);
+  const file = resolve(root, decoded === '' ? 'index.html' : `.${sep}${decoded}`);
+  return isInside(root, file) ? file : null;
+}
+
+function isInside(root: string, file: string): boolean {
+  return file.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The file's bytes, or null when it is missing, not a regular file, or a link out of the folder. */
+async function readStaticFile(rootDir: string, file: string): Promise<Buffer | null> {
+  try {
+    if (!(await stat(file)).isFile() || !isInside(rootDir, realpathSync(file))) return null;
+    return await readFile(file);
+  } catch {
+    return null;
+  }
+}
+
+export function contentTypeFor(file: string): string {
+  return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? undefined : value;
+}
+
+function securityHeaders(csp: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': csp,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+}
+
+function respond(
+  res: ServerResponse,
+  method: string,
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  csp: string,
+): void {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  res.writeHead(status, {
+    ...securityHeaders(csp),
+    'Content-Type': contentType,
+    'Content-Length': String(bytes.length),
+  });
+  res.end(method === 'HEAD' ? undefined : bytes);
+}
+
+function refuse(res: ServerResponse, status: number, reason: string): void {
+  respond(res, 'GET', status, `${reason}\n`, 'text/plain; charset=utf-8', LOADER_CSP);
+}
+
+function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  const body = `${reason}\n`;
+  const headers = {
+    ...securityHeaders(LOADER_CSP),
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${body}`);
+}

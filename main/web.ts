@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { version } from '../package.json';
+import { resolveDataDir } from './app-data';
+import { initialCwdFromArgs } from './args';
+import { Backend } from './backend';
+import { startWebBridge } from './web-bridge';
+
+/**
+ * The browser host: `node out/main/web.js [dir] [--port N]` serves the app on 127.0.0.1 and prints the one
+ * address to open. Plain Node: it never imports electron.
+ */
+
+const SHUTDOWN_GRACE_MS = 3_000;
+
+/** `--port N` or `--port=N`; everything else is left for initialCwdFromArgs. */
+function parseArgs(args: readonly string[]): { port: number; rest: string[] } {
+  let port = 0;
+  const rest: string[] = [];
+  const queue = [...args];
+  for (let arg = queue.shift(); arg !== undefined; arg = queue.shift()) {
+    const inline = /^--port=(.*)$/.exec(arg)?.[1];
+    if (arg !== '--port' && inline === undefined) {
+      rest.push(arg);
+      continue;
+    }
+    const value = inline ?? queue.shift() ?? '';
+    port = Number(value);
+    if (!/^\d+$/.test(value) || port > 65_535) {
+      throw new Error(`--port needs a number from 0 to 65535, not "${value}".`);
+    }
+  }
+  return { port, rest };
+}
+
+async function main(): Promise<void> {
+  const { port, rest } = parseArgs(process.argv.slice(2));
+  const rendererDir = join(import.meta.dirname, '../renderer');
+  if (!existsSync(join(rendererDir, 'index.html'))) {
+    throw new Error(`the built renderer is missing from ${rendererDir}; run \`npm run build\` first.`);
+  }
+  const backend = new Backend({
+    host: 'browser',
+    version,
+    dataDir: resolveDataDir(process.env),
+    initialCwd: initialCwdFromArgs(rest),
+    env: process.env,
+  });
+  const bridge = await startWebBridge({ backend, rendererDir, port });
+  process.stdout.write(`Byre: ${bridge.url}\n`);
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) {
+      // A second Ctrl-C means now.
+      backend.killAll();
+      process.exit(0);
+    }
+    stopping = true;
+    const deadline = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
+    void Promise.race([Promise.all([backend.dispose(), bridge.close()]), deadline]).finally(() => {
+      backend.killAll();
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Byre: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

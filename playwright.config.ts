@@ -1,0 +1,43 @@
+import { defineConfig } from '@playwright/test';
+
+/**
+ * End-to-end suites: the built app in Debian's Chromium through the browser host (`out/main/web.js`, so run
+ * `npm run build` first). Each test starts its own host, fake model and data folder (e2e/fixtures/web-host.ts).
+ */
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results/playwright',
+  // Every test has its own host, model and folders, so tests within a file run side by side too.
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  reporter: [['list'], ['./e2e/skip-reporter.ts']],
+  use: { trace: 'retain-on-failure' },
+  projects: [
+    {
+      name: 'chromium',
+      testMatch: '**/*.e2e.ts',
+      use: {
+        browserName: 'chromium',
+        headless: true,
+        launchOptions: {
+          executablePath: '/usr/bin/chromium',
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+            '--disable-quic',
+          ],
+        },
+      },
+    },
+    {
+      // Runs where the Electron binary exists; elsewhere its tests report as skipped, with the reason.
+      name: 'electron',
+      testMatch: '**/*.electron.ts',
+    },
+  ],
+});

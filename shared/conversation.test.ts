@@ -1,0 +1,1235 @@
+import { describe, it, expect } from 'vitest';
+import {
+  applyEvents,
+  initialConversation,
+  type ChatMessage,
+  type ConversationState,
+  type Part,
+  type ToolCall,
+} from './conversation';
+import type { ConversationEvent, ConversationSnapshot } from './ipc';
+import { decodeCliMessage, type JsonObject } from './protocol';
+
+/*
+ * Lines are written the way the real CLI 2.1.332 wrote them (shared/reference/cli-facts.md) and decoded
+ * with the app's own schemas, so the reducer sees exactly what it sees in the app.
+ */
+
+const SID = '5f0c2a9e-3b7d-4c1e-9a55-0d8e6f1b2c34';
+const MODEL = 'claude-opus-5-5';
+const P1 = '11111111-1111-4111-8111-111111111111';
+const P2 = '22222222-2222-4222-8222-222222222222';
+const P3 = '33333333-3333-4333-8333-333333333333';
+
+let lineCount = 0;
+const lineUuid = (): string => `00000000-0000-4000-8000-${String(++lineCount).padStart(12, '0')}`;
+
+const SNAPSHOT: ConversationSnapshot = {
+  conversationId: 'c1',
+  sessionId: SID,
+  cwd: '/work/proj',
+  model: MODEL,
+  models: [{ value: 'default', displayName: 'Default' }],
+  claudeCodeVersion: '2.1.332',
+};
+
+/** A conversation whose CLI has answered initialize: idle, nothing shown yet. */
+const started = (): ConversationState => initialConversation(SNAPSHOT);
+
+function cli(line: JsonObject): ConversationEvent {
+  const decoded = decodeCliMessage(line);
+  if (!decoded.ok) throw new Error(`test line does not decode: ${decoded.problem}`);
+  return { kind: 'message', message: decoded.message };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lines
+
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'tool_use'; id: string; name: string; input: JsonObject };
+
+const prompt = (uuid: string, text: string): ConversationEvent => ({ kind: 'prompt', uuid, text });
+
+const lifecycle = (commandUuid: string, state: 'queued' | 'started' | 'completed' | 'cancelled') =>
+  cli({ type: 'command_lifecycle', command_uuid: commandUuid, state, uuid: lineUuid(), session_id: SID });
+
+const systemInit = () =>
+  cli({
+    type: 'system',
+    subtype: 'init',
+    cwd: '/work/proj',
+    session_id: SID,
+    tools: ['Task', 'Bash', 'Edit', 'Read'],
+    mcp_servers: [],
+    model: MODEL,
+    permissionMode: 'bypassPermissions',
+    slash_commands: ['compact', 'context'],
+    apiKeySource: 'ANTHROPIC_API_KEY',
+    claude_code_version: '2.1.332',
+    output_style: 'default',
+    uuid: lineUuid(),
+  });
+
+const requesting = () =>
+  cli({ type: 'system', subtype: 'status', status: 'requesting', session_id: SID, uuid: lineUuid() });
+
+function streamEvent(apiMessageId: string, event: JsonObject): ConversationEvent {
+  return cli({
+    type: 'stream_event',
+    event,
+    session_id: SID,
+    parent_tool_use_id: null,
+    uuid: lineUuid(),
+    api_message_id: apiMessageId,
+  });
+}
+
+const messageStart = (apiMessageId: string) =>
+  streamEvent(apiMessageId, {
+    type: 'message_start',
+    message: {
+      id: apiMessageId,
+      type: 'message',
+      role: 'assistant',
+      model: MODEL,
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 120, output_tokens: 1 },
+    },
+  });
+
+const blockStart = (apiMessageId: string, index: number, block: Block) =>
+  streamEvent(apiMessageId, { type: 'content_block_start', index, content_block: emptied(block) });
+
+const textDelta = (apiMessageId: string, index: number, text: string) =>
+  streamEvent(apiMessageId, { type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+
+const blockStop = (apiMessageId: string, index: number) =>
+  streamEvent(apiMessageId, { type: 'content_block_stop', index });
+
+const messageDelta = (apiMessageId: string, stopReason: string) =>
+  streamEvent(apiMessageId, {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: 42 },
+  });
+
+const messageStop = (apiMessageId: string) => streamEvent(apiMessageId, { type: 'message_stop' });
+
+/** One `assistant` line: the CLI sends one per content block, with `stop_reason` always null. */
+function assistantLine(apiMessageId: string, block: Block, extra: JsonObject = {}): ConversationEvent {
+  return cli({
+    type: 'assistant',
+    message: {
+      id: apiMessageId,
+      type: 'message',
+      role: 'assistant',
+      model: MODEL,
+      content: [block],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 120, output_tokens: 30 },
+    },
+    parent_tool_use_id: null,
+    session_id: SID,
+    uuid: lineUuid(),
+    timestamp: '2026-11-30T10:00:00.000Z',
+    request_id: 'req_011CV',
+    ...extra,
+  });
+}
+
+/** What content_block_start carries: the block with nothing in it yet. */
+function emptied(block: Block): Block {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: '' };
+    case 'thinking':
+      return { type: 'thinking', thinking: '', signature: '' };
+    case 'tool_use':
+      return { ...block, input: {} };
+  }
+}
+
+const pieces = (text: string): string[] => text.match(/[\s\S]{1,5}/g) ?? [];
+
+function deltas(apiMessageId: string, index: number, block: Block): ConversationEvent[] {
+  const delta = (d: JsonObject) =>
+    streamEvent(apiMessageId, { type: 'content_block_delta', index, delta: d });
+  switch (block.type) {
+    case 'text':
+      return pieces(block.text).map((text) => delta({ type: 'text_delta', text }));
+    case 'thinking':
+      return [
+        ...pieces(block.thinking).map((thinking) => delta({ type: 'thinking_delta', thinking })),
+        delta({ type: 'signature_delta', signature: block.signature }),
+      ];
+    case 'tool_use':
+      return pieces(JSON.stringify(block.input)).map((json) =>
+        delta({ type: 'input_json_delta', partial_json: json }),
+      );
+  }
+}
+
+/** One block as streamed: start, deltas, the complete `assistant` line, and only then content_block_stop. */
+const streamedBlock = (apiMessageId: string, index: number, block: Block): ConversationEvent[] => [
+  blockStart(apiMessageId, index, block),
+  ...deltas(apiMessageId, index, block),
+  assistantLine(apiMessageId, block),
+  blockStop(apiMessageId, index),
+];
+
+/** One API message, streamed block by block. */
+function streamedReply(apiMessageId: string, blocks: Block[]): ConversationEvent[] {
+  const last = blocks[blocks.length - 1];
+  return [
+    requesting(),
+    messageStart(apiMessageId),
+    ...blocks.flatMap((block, index) => streamedBlock(apiMessageId, index, block)),
+    messageDelta(apiMessageId, last?.type === 'tool_use' ? 'tool_use' : 'end_turn'),
+    messageStop(apiMessageId),
+  ];
+}
+
+function userLine(content: string | JsonObject[], extra: JsonObject = {}): ConversationEvent {
+  return cli({
+    type: 'user',
+    message: { role: 'user', content },
+    parent_tool_use_id: null,
+    session_id: SID,
+    uuid: lineUuid(),
+    timestamp: '2026-11-30T10:00:01.000Z',
+    ...extra,
+  });
+}
+
+const toolResult = (
+  toolUseId: string,
+  content: string | JsonObject[],
+  isError = false,
+  extra: JsonObject = {},
+): ConversationEvent =>
+  userLine([{ tool_use_id: toolUseId, type: 'tool_result', content, is_error: isError }], extra);
+
+/** The `result` line; the CLI does not put `type` first. */
+function resultLine(extra: JsonObject = {}): ConversationEvent {
+  return cli({
+    duration_api_ms: 900,
+    stop_reason: 'end_turn',
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: 'Done.',
+    terminal_reason: 'completed',
+    num_turns: 1,
+    session_id: SID,
+    uuid: lineUuid(),
+    total_cost_usd: 0.0123,
+    usage: { input_tokens: 120, output_tokens: 45 },
+    permission_denials: [],
+    api_error_status: null,
+    duration_ms: 1500,
+    ...extra,
+  });
+}
+
+const interruptedResult = (terminalReason: 'aborted_streaming' | 'aborted_tools') =>
+  resultLine({
+    subtype: 'error_during_execution',
+    is_error: true,
+    result: undefined,
+    stop_reason: null,
+    terminal_reason: terminalReason,
+    errors: ['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null'],
+  });
+
+const system = (subtype: string, fields: JsonObject) =>
+  cli({ type: 'system', subtype, session_id: SID, uuid: lineUuid(), ...fields });
+
+const taskStarted = (taskId: string, toolUseId: string, fields: JsonObject) =>
+  system('task_started', { task_id: taskId, run_id: `run_${taskId}`, tool_use_id: toolUseId, ...fields });
+
+const heartbeat = (toolUseId: string, n: number, elapsed: number) =>
+  cli({
+    type: 'tool_progress',
+    tool_use_id: `${toolUseId}-heartbeat-${n}`,
+    tool_name: 'Bash',
+    parent_tool_use_id: toolUseId,
+    elapsed_time_seconds: elapsed,
+    heartbeat: true,
+    session_id: SID,
+    uuid: lineUuid(),
+  });
+
+/** A prompt the user sent, as far as the CLI's first streamed line. */
+const promptStarts = (uuid: string, text: string): ConversationEvent[] => [
+  prompt(uuid, text),
+  lifecycle(uuid, 'queued'),
+  lifecycle(uuid, 'started'),
+  systemInit(),
+];
+
+/** A whole turn: prompt, streamed replies, result. */
+const turn = (uuid: string, text: string, ...middle: ConversationEvent[][]): ConversationEvent[] => [
+  ...promptStarts(uuid, text),
+  ...middle.flat(),
+  resultLine(),
+  lifecycle(uuid, 'completed'),
+];
+
+// ---------------------------------------------------------------------------------------------------
+// Running events and reading what the chat shows
+
+/**
+ * Applies events at once, one per call, and in batches of three, and checks that all three agree: how
+ * main happens to batch lines must never change what the user sees.
+ */
+function run(events: ConversationEvent[], from: ConversationState = started()): ConversationState {
+  const together = applyEvents(from, events);
+  const oneByOne = events.reduce((state, event) => applyEvents(state, [event]), from);
+  let inThrees = from;
+  for (let at = 0; at < events.length; at += 3) inThrees = applyEvents(inThrees, events.slice(at, at + 3));
+  expect(oneByOne).toStrictEqual(together);
+  expect(inThrees).toStrictEqual(together);
+  return together;
+}
+
+function messageOf<R extends ChatMessage['role']>(
+  state: ConversationState,
+  id: string,
+  role: R,
+): Extract<ChatMessage, { role: R }> {
+  const message = state.messages[id];
+  expect(message?.role, `message ${id}`).toBe(role);
+  return message as Extract<ChatMessage, { role: R }>;
+}
+
+const assistantOf = (state: ConversationState, apiMessageId: string) =>
+  messageOf(state, `a:${apiMessageId}`, 'assistant');
+
+function toolOf(state: ConversationState, id: string): ToolCall {
+  const tool = state.tools[id];
+  expect(tool, `tool ${id}`).toBeDefined();
+  return tool!;
+}
+
+function describePart(state: ConversationState, part: Part): string {
+  switch (part.kind) {
+    case 'text':
+      return part.text;
+    case 'thinking':
+      return `(thinking) ${part.text}`;
+    case 'tool': {
+      const tool = state.tools[part.toolUseId];
+      return `[${tool?.name ?? '?'} ${tool?.status ?? 'missing'}]`;
+    }
+    case 'other':
+      return `<${part.label}>`;
+  }
+}
+
+/** The rows a user sees, one string each: top-level by default, or a subagent's. */
+function transcript(state: ConversationState, ids: readonly string[] = state.order): string[] {
+  return ids.map((id) => {
+    const message = state.messages[id];
+    switch (message?.role) {
+      case 'user':
+        return `${message.author}: ${message.text} (${message.status})`;
+      case 'assistant':
+        return `${message.author}: ${message.parts.map((part) => describePart(state, part)).join(' | ')}`;
+      case 'result':
+        return message.ok
+          ? `result ${message.subtype}${message.unsolicited ? ' (unsolicited)' : ''}`
+          : `result ${message.subtype} failed: ${message.errorText}`;
+      case 'notice':
+        return `[${message.tone}] ${message.text}`;
+      case undefined:
+        return `missing ${id}`;
+    }
+  });
+}
+
+function lastResult(state: ConversationState) {
+  const id = state.order.findLast((candidate) => state.messages[candidate]?.role === 'result');
+  return messageOf(state, id ?? 'no result', 'result');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('a streamed reply', () => {
+  it('shows the text growing delta by delta before the assistant line arrives', () => {
+    let state = run([...promptStarts(P1, 'Say hello'), requesting(), messageStart('msg_1')]);
+    expect(assistantOf(state, 'msg_1').parts).toEqual([]);
+
+    state = run([blockStart('msg_1', 0, { type: 'text', text: '' })], state);
+    const shown: string[] = [];
+    for (const piece of ['Hel', 'lo, ', 'wor', 'ld!']) {
+      state = run([textDelta('msg_1', 0, piece)], state);
+      expect(assistantOf(state, 'msg_1').streaming).toBe(true);
+      shown.push(transcript(state)[1]!);
+    }
+    expect(shown).toEqual(['Claude: Hel', 'Claude: Hello, ', 'Claude: Hello, wor', 'Claude: Hello, world!']);
+
+    state = run(
+      [assistantLine('msg_1', { type: 'text', text: 'Hello, world!' }), blockStop('msg_1', 0)],
+      state,
+    );
+    expect(assistantOf(state, 'msg_1')).toMatchObject({
+      parts: [{ kind: 'text', text: 'Hello, world!' }],
+      streaming: true,
+    });
+
+    state = run([messageDelta('msg_1', 'end_turn')], state);
+    expect(assistantOf(state, 'msg_1').streaming).toBe(true);
+    state = run([messageStop('msg_1')], state);
+    expect(assistantOf(state, 'msg_1').streaming).toBe(false);
+
+    state = run([resultLine(), lifecycle(P1, 'completed')], state);
+    expect(transcript(state)).toEqual(['You: Say hello (sent)', 'Claude: Hello, world!', 'result success']);
+    expect(state.status).toBe('idle');
+  });
+
+  it('puts thinking, text and a tool call of one API message into one message, in order', () => {
+    const thinking: Block = {
+      type: 'thinking',
+      thinking: 'The user wants the tests run; npm test is the way.',
+      signature: 'sig_abc',
+    };
+    const text: Block = { type: 'text', text: 'I will run the test suite.' };
+    const toolUse: Block = {
+      type: 'tool_use',
+      id: 'toolu_01',
+      name: 'Bash',
+      input: { command: 'npm test', description: 'Run the tests' },
+    };
+    const head = [...promptStarts(P1, 'Run the tests'), requesting(), messageStart('msg_1')];
+    const thinkingBlock = streamedBlock('msg_1', 0, thinking);
+    const textBlock = streamedBlock('msg_1', 1, text);
+    const toolBlock = streamedBlock('msg_1', 2, toolUse);
+
+    // Mid-thinking: the first delta is already on screen.
+    let state = run([...head, ...thinkingBlock.slice(0, 2)]);
+    expect(assistantOf(state, 'msg_1')).toMatchObject({
+      parts: [{ kind: 'thinking', text: 'The u' }],
+      streaming: true,
+    });
+
+    state = run([...thinkingBlock.slice(2), ...textBlock], state);
+    expect(assistantOf(state, 'msg_1')).toMatchObject({
+      parts: [
+        { kind: 'thinking', text: thinking.thinking },
+        { kind: 'text', text: text.text },
+      ],
+      streaming: true,
+    });
+
+    // The tool shows as soon as its block starts, its input streaming as JSON text.
+    const beforeToolLine = toolBlock.findIndex(
+      (event) => event.kind === 'message' && event.message.type === 'assistant',
+    );
+    state = run(toolBlock.slice(0, beforeToolLine), state);
+    expect(toolOf(state, 'toolu_01')).toMatchObject({
+      name: 'Bash',
+      status: 'running',
+      input: {},
+      partialInput: JSON.stringify(toolUse.input),
+    });
+
+    state = run([...toolBlock.slice(beforeToolLine), messageDelta('msg_1', 'tool_use')], state);
+    const lastLine = toolBlock[beforeToolLine];
+    expect(assistantOf(state, 'msg_1')).toMatchObject({
+      streaming: true,
+      uuid: lastLine?.kind === 'message' ? lastLine.message.uuid : 'no line',
+      model: MODEL,
+      aborted: false,
+    });
+    expect(toolOf(state, 'toolu_01').input).toEqual(toolUse.input);
+
+    state = run([messageStop('msg_1')], state);
+    expect(assistantOf(state, 'msg_1').streaming).toBe(false);
+    expect(assistantOf(state, 'msg_1').parts).toEqual([
+      { kind: 'thinking', text: thinking.thinking },
+      { kind: 'text', text: text.text },
+      { kind: 'tool', toolUseId: 'toolu_01' },
+    ]);
+    expect(state.order).toEqual([`u:${P1}`, 'a:msg_1']);
+    expect(toolOf(state, 'toolu_01').startedAt).toBe(Date.parse('2026-11-30T10:00:00.000Z'));
+  });
+
+  it('builds the same message from assistant lines alone, without stream events', () => {
+    const blocks: Block[] = [
+      { type: 'thinking', thinking: 'Short plan.', signature: 'sig' },
+      { type: 'text', text: 'Reading the file.' },
+      { type: 'tool_use', id: 'toolu_01', name: 'Read', input: { file_path: '/work/proj/a.ts' } },
+    ];
+    const streamed = run([...promptStarts(P1, 'Read a.ts'), ...streamedReply('msg_1', blocks)]);
+    const plain = run([
+      ...promptStarts(P1, 'Read a.ts'),
+      ...blocks.map((block) => assistantLine('msg_1', block)),
+    ]);
+    expect(assistantOf(plain, 'msg_1').parts).toEqual(assistantOf(streamed, 'msg_1').parts);
+    expect(transcript(plain)).toEqual(transcript(streamed));
+    expect(toolOf(plain, 'toolu_01').input).toEqual({ file_path: '/work/proj/a.ts' });
+  });
+
+  it('ends a stream at the result even when message_stop never came', () => {
+    const state = run([
+      ...promptStarts(P1, 'Hi'),
+      requesting(),
+      messageStart('msg_1'),
+      ...streamedBlock('msg_1', 0, { type: 'text', text: 'Hi there.' }),
+      resultLine(),
+    ]);
+    expect(assistantOf(state, 'msg_1').streaming).toBe(false);
+    expect(state.streams).toEqual({});
+    expect(state.status).toBe('idle');
+  });
+});
+
+describe('tool calls', () => {
+  it('attaches a Bash result to its call, and the follow-up reply is its own message', () => {
+    const state = run(
+      turn(
+        P1,
+        'Echo hello',
+        streamedReply('msg_1', [
+          { type: 'text', text: 'Running it.' },
+          {
+            type: 'tool_use',
+            id: 'toolu_01',
+            name: 'Bash',
+            input: { command: 'echo hello', description: 'probe command' },
+          },
+        ]),
+        [
+          toolResult('toolu_01', 'hello', false, {
+            tool_use_result: { stdout: 'hello', stderr: '', interrupted: false, isImage: false },
+          }),
+        ],
+        streamedReply('msg_2', [{ type: 'text', text: 'It printed hello.' }]),
+      ),
+    );
+    expect(toolOf(state, 'toolu_01')).toMatchObject({
+      status: 'done',
+      result: { text: 'hello', isError: false, images: 0 },
+    });
+    expect(transcript(state)).toEqual([
+      'You: Echo hello (sent)',
+      'Claude: Running it. | [Bash done]',
+      'Claude: It printed hello.',
+      'result success',
+    ]);
+  });
+
+  it('shows a tool result with is_error as an error', () => {
+    const blocked =
+      '<tool_use_error>Blocked: sleep 35 followed by: echo done. To wait for a condition, use Monitor …</tool_use_error>';
+    const state = run([
+      ...promptStarts(P1, 'Wait, then echo'),
+      ...streamedReply('msg_1', [
+        { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'sleep 35; echo done' } },
+      ]),
+      toolResult('toolu_01', blocked, true),
+    ]);
+    expect(toolOf(state, 'toolu_01')).toMatchObject({
+      status: 'error',
+      result: { text: blocked, isError: true, images: 0 },
+    });
+  });
+
+  it('joins a result made of text blocks and counts its images', () => {
+    const state = run([
+      ...promptStarts(P1, 'Echo ping'),
+      ...streamedReply('msg_1', [
+        { type: 'tool_use', id: 'toolu_01', name: 'mcp__byre__echo', input: { text: 'ping' } },
+      ]),
+      toolResult('toolu_01', [
+        { type: 'text', text: 'echo: ping' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        { type: 'text', text: 'second line' },
+      ]),
+    ]);
+    expect(toolOf(state, 'toolu_01')).toMatchObject({
+      status: 'done',
+      result: { text: 'echo: ping\nsecond line', isError: false, images: 1 },
+    });
+  });
+
+  it('shows a slow command’s elapsed seconds from heartbeats, under its real id', () => {
+    let state = run([
+      ...promptStarts(P1, 'Run the slow one'),
+      ...streamedReply('msg_1', [
+        { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'node slow.js' } },
+      ]),
+      taskStarted('b3l46stq2', 'toolu_01', {
+        description: 'probe command',
+        is_backgrounded: false,
+        task_type: 'local_bash',
+      }),
+    ]);
+    expect(toolOf(state, 'toolu_01')).toMatchObject({ status: 'running', elapsedSeconds: null });
+    expect(toolOf(state, 'toolu_01').task).toMatchObject({ status: 'running', taskType: 'local_bash' });
+
+    state = run([heartbeat('toolu_01', 0, 30)], state);
+    expect(toolOf(state, 'toolu_01').elapsedSeconds).toBe(30);
+    state = run([heartbeat('toolu_01', 1, 60)], state);
+    expect(toolOf(state, 'toolu_01')).toMatchObject({ status: 'running', elapsedSeconds: 60 });
+    expect(Object.keys(state.tools)).toEqual(['toolu_01']);
+
+    state = run(
+      [
+        system('task_notification', {
+          task_id: 'b3l46stq2',
+          tool_use_id: 'toolu_01',
+          status: 'completed',
+          output_file: '',
+          summary: 'probe command',
+        }),
+        toolResult('toolu_01', 'finished'),
+      ],
+      state,
+    );
+    expect(toolOf(state, 'toolu_01')).toMatchObject({ status: 'done', result: { text: 'finished' } });
+    expect(toolOf(state, 'toolu_01').task?.status).toBe('completed');
+  });
+});
+
+describe('subagents', () => {
+  const agentCall: Block = {
+    type: 'tool_use',
+    id: 'toolu_A',
+    name: 'Agent',
+    input: {
+      description: 'probe task',
+      prompt: 'Run `echo sub` and report.',
+      subagent_type: 'general-purpose',
+      run_in_background: false,
+    },
+  };
+  const subagent = { agent_id: 'aac7f1', subagent_type: 'general-purpose', task_description: 'probe task' };
+  const inSubagent = { parent_tool_use_id: 'toolu_A', ...subagent };
+  const subPromptUuid = 'aaaaaaaa-0000-4000-8000-000000000001';
+
+  const subagentRun = (): ConversationEvent[] => [
+    userLine('Run `echo sub` and report.', { ...inSubagent, uuid: subPromptUuid }),
+    system('task_progress', {
+      task_id: 'aac7',
+      tool_use_id: 'toolu_A',
+      description: 'Running sub echo',
+      usage: { total_tokens: 16, tool_uses: 1, duration_ms: 131 },
+      last_tool_name: 'Bash',
+    }),
+    assistantLine(
+      'msg_sub_1',
+      { type: 'tool_use', id: 'toolu_S1', name: 'Bash', input: { command: 'echo sub' } },
+      inSubagent,
+    ),
+    toolResult('toolu_S1', 'sub', false, inSubagent),
+  ];
+
+  it('nests a foreground subagent’s messages under its Agent call', () => {
+    let state = run([
+      ...promptStarts(P1, 'Use a subagent'),
+      ...streamedReply('msg_1', [{ type: 'text', text: 'Delegating.' }, agentCall]),
+      taskStarted('aac7', 'toolu_A', {
+        description: 'probe task',
+        subagent_type: 'general-purpose',
+        is_backgrounded: false,
+        spawn_depth: 1,
+        task_type: 'local_agent',
+        prompt: 'Run `echo sub` and report.',
+      }),
+      ...subagentRun(),
+    ]);
+    const agent = toolOf(state, 'toolu_A');
+    expect(agent.status).toBe('running');
+    expect(agent.task).toMatchObject({
+      taskId: 'aac7',
+      status: 'running',
+      subagentType: 'general-purpose',
+      description: 'Running sub echo',
+      lastToolName: 'Bash',
+      backgrounded: false,
+    });
+    expect(agent.children).toEqual([`u:${subPromptUuid}`, 'a:msg_sub_1']);
+    expect(transcript(state, agent.children)).toEqual([
+      'Claude: Run `echo sub` and report. (sent)',
+      'general-purpose: [Bash done]',
+    ]);
+    expect(assistantOf(state, 'msg_sub_1').parentToolUseId).toBe('toolu_A');
+    expect(state.order).toEqual([`u:${P1}`, 'a:msg_1']);
+
+    state = run(
+      [
+        system('task_updated', { task_id: 'aac7', patch: { status: 'completed', end_time: 1764496800000 } }),
+        system('task_notification', {
+          task_id: 'aac7',
+          tool_use_id: 'toolu_A',
+          status: 'completed',
+          output_file: '/tmp/claude-0/proj/tasks/aac7.output',
+          summary: 'echo printed "sub".',
+        }),
+        toolResult('toolu_A', [{ type: 'text', text: '[Subagent hand-back] echo printed "sub".' }], false, {
+          tool_use_result: { status: 'completed' },
+        }),
+        ...streamedReply('msg_2', [{ type: 'text', text: 'The subagent says: sub.' }]),
+        resultLine({ num_turns: 2, subagent_stats: { spawned: 1 } }),
+      ],
+      state,
+    );
+    expect(toolOf(state, 'toolu_A')).toMatchObject({
+      status: 'done',
+      result: { text: '[Subagent hand-back] echo printed "sub".', isError: false },
+      task: { status: 'completed', summary: 'echo printed "sub".' },
+    });
+    expect(transcript(state)).toEqual([
+      'You: Use a subagent (sent)',
+      'Claude: Delegating. | [Agent done]',
+      'Claude: The subagent says: sub.',
+      'result success',
+    ]);
+    expect(state.status).toBe('idle');
+  });
+
+  it('names a subagent by its task when its lines do not say', () => {
+    const { subagent_type: _type, ...withoutType } = inSubagent;
+    const state = run([
+      ...promptStarts(P1, 'Use a subagent'),
+      ...streamedReply('msg_1', [agentCall]),
+      taskStarted('aac7', 'toolu_A', { description: 'probe task', subagent_type: 'Explore' }),
+      assistantLine('msg_sub_1', { type: 'text', text: 'Looking.' }, withoutType),
+    ]);
+    expect(assistantOf(state, 'msg_sub_1').author).toBe('Explore');
+  });
+});
+
+describe('results nobody asked for', () => {
+  const backgroundCall: Block = {
+    type: 'tool_use',
+    id: 'toolu_A',
+    name: 'Agent',
+    input: { description: 'background probe', prompt: 'Count the files.', subagent_type: 'general-purpose' },
+  };
+  const inSubagent = { parent_tool_use_id: 'toolu_A', agent_id: 'abf2', subagent_type: 'general-purpose' };
+  const taskNotification = system('task_notification', {
+    task_id: 'abf2',
+    tool_use_id: 'toolu_A',
+    status: 'completed',
+    output_file: '/tmp/claude-0/proj/tasks/abf2.output',
+    summary: 'There are 12 files.',
+    summary_is_report: true,
+  });
+
+  /** The user's turn that launches a background agent, up to the first result. */
+  const launchTurn = (): ConversationEvent[] => [
+    ...promptStarts(P1, 'Count files in the background'),
+    ...streamedReply('msg_1', [backgroundCall]),
+    system('background_tasks_changed', {
+      tasks: [{ task_id: 'abf2', run_id: 'r', task_type: 'local_agent', subagent_type: 'general-purpose' }],
+    }),
+    taskStarted('abf2', 'toolu_A', {
+      description: 'background probe',
+      subagent_type: 'general-purpose',
+      is_backgrounded: true,
+      task_type: 'local_agent',
+    }),
+    toolResult('toolu_A', 'Async agent launched successfully. agentId: abf2', false, {
+      tool_use_result: { isAsync: true, status: 'async_launched' },
+    }),
+    ...streamedReply('msg_2', [{ type: 'text', text: 'It is running in the background.' }]),
+    resultLine({ num_turns: 2 }),
+    lifecycle(P1, 'completed'),
+  ];
+
+  const subagentLines = (): ConversationEvent[] => [
+    userLine('Count the files.', inSubagent),
+    assistantLine('msg_sub_1', { type: 'text', text: 'Counting now.' }, inSubagent),
+    assistantLine(
+      'msg_sub_2',
+      { type: 'tool_use', id: 'toolu_S1', name: 'Bash', input: { command: 'ls | wc -l' } },
+      inSubagent,
+    ),
+    toolResult('toolu_S1', '12', false, inSubagent),
+    system('task_updated', { task_id: 'abf2', patch: { status: 'completed' } }),
+    taskNotification,
+    system('background_tasks_changed', { tasks: [] }),
+  ];
+
+  /** The turn the CLI starts by itself once the agent is done. */
+  const selfStartedTurn = (): ConversationEvent[] => [
+    systemInit(),
+    ...streamedReply('msg_3', [{ type: 'text', text: 'The background agent found 12 files.' }]),
+    resultLine({ origin: { kind: 'task-notification' }, result: 'The background agent found 12 files.' }),
+  ];
+
+  it('settles the prompt at the first result, then shows the agent’s own turn as unsolicited', () => {
+    let state = run(launchTurn());
+    expect(state.pending).toEqual([]);
+    expect(state.status).toBe('idle');
+    expect(lastResult(state).unsolicited).toBe(false);
+    expect(toolOf(state, 'toolu_A').task).toMatchObject({ backgrounded: true, status: 'running' });
+
+    state = run(subagentLines(), state);
+    expect(transcript(state, toolOf(state, 'toolu_A').children)).toEqual([
+      'Claude: Count the files. (sent)',
+      'general-purpose: Counting now.',
+      'general-purpose: [Bash done]',
+    ]);
+    expect(toolOf(state, 'toolu_A').task).toMatchObject({
+      status: 'completed',
+      summary: 'There are 12 files.',
+    });
+
+    state = run(selfStartedTurn().slice(0, 3), state);
+    expect(state.status).toBe('running');
+
+    const pendingBefore = state.pending;
+    state = run(selfStartedTurn().slice(3), state);
+    expect(lastResult(state)).toMatchObject({ ok: true, unsolicited: true });
+    expect(state.status).toBe('idle');
+    expect(state.pending).toBe(pendingBefore);
+    expect(transcript(state)).toEqual([
+      'You: Count files in the background (sent)',
+      'Claude: [Agent done]',
+      'Claude: It is running in the background.',
+      'result success',
+      'Claude: The background agent found 12 files.',
+      'result success (unsolicited)',
+    ]);
+  });
+
+  it('leaves a prompt typed during the agent’s own turn pending until its own result', () => {
+    let state = run([...launchTurn(), ...subagentLines(), ...selfStartedTurn().slice(0, 3)]);
+    state = run([prompt(P2, 'And the folders?'), lifecycle(P2, 'queued')], state);
+    state = run(selfStartedTurn().slice(3), state);
+    expect(lastResult(state).unsolicited).toBe(true);
+    expect(state.pending).toEqual([P2]);
+    expect(state.status).toBe('running');
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('queued');
+
+    state = run(
+      [
+        lifecycle(P2, 'started'),
+        systemInit(),
+        ...streamedReply('msg_4', [{ type: 'text', text: 'Three folders.' }]),
+        resultLine(),
+      ],
+      state,
+    );
+    expect(state.pending).toEqual([]);
+    expect(state.status).toBe('idle');
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('sent');
+  });
+});
+
+describe('interrupts', () => {
+  it('keeps the partial reply, says Interrupted, and shows the turn as stopped', () => {
+    let state = run([
+      ...promptStarts(P1, 'Count slowly'),
+      requesting(),
+      messageStart('msg_1'),
+      blockStart('msg_1', 0, { type: 'text', text: '' }),
+      ...['word0 ', 'word1 ', 'word2 ', 'wor'].map((text) => textDelta('msg_1', 0, text)),
+    ]);
+    expect(assistantOf(state, 'msg_1').streaming).toBe(true);
+
+    state = run(
+      [
+        assistantLine('msg_1', { type: 'text', text: 'word0 word1 word2 wor' }, { aborted: true }),
+        userLine([{ type: 'text', text: '[Request interrupted by user]' }]),
+        interruptedResult('aborted_streaming'),
+      ],
+      state,
+    );
+    expect(assistantOf(state, 'msg_1')).toMatchObject({ aborted: true, streaming: false });
+    expect(lastResult(state)).toMatchObject({
+      ok: false,
+      subtype: 'error_during_execution',
+      errorText: 'Stopped.',
+    });
+    expect(transcript(state)).toEqual([
+      'You: Count slowly (sent)',
+      'Claude: word0 word1 word2 wor',
+      '[info] Interrupted.',
+      'result error_during_execution failed: Stopped.',
+    ]);
+    expect(state.status).toBe('idle');
+    expect(state.pending).toEqual([]);
+    expect(state.streams).toEqual({});
+
+    state = run(
+      turn(P2, 'are you still there?', streamedReply('msg_2', [{ type: 'text', text: 'Yes.' }])),
+      state,
+    );
+    expect(transcript(state).slice(4)).toEqual([
+      'You: are you still there? (sent)',
+      'Claude: Yes.',
+      'result success',
+    ]);
+  });
+
+  it('marks a tool still running at the interrupt as interrupted, but not a background task', () => {
+    const state = run([
+      ...promptStarts(P1, 'Run two things'),
+      ...streamedReply('msg_1', [
+        {
+          type: 'tool_use',
+          id: 'toolu_BG',
+          name: 'Bash',
+          input: { command: 'npm run watch', run_in_background: true },
+        },
+        { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'node slow.js' } },
+      ]),
+      taskStarted('bg1', 'toolu_BG', {
+        description: 'watch',
+        is_backgrounded: true,
+        task_type: 'local_bash',
+      }),
+      heartbeat('toolu_01', 0, 30),
+      interruptedResult('aborted_tools'),
+    ]);
+    expect(toolOf(state, 'toolu_01').status).toBe('interrupted');
+    expect(toolOf(state, 'toolu_BG').status).toBe('running');
+    expect(lastResult(state).errorText).toBe('Stopped.');
+  });
+
+  /** What the CLI sends when a running Bash command is interrupted (cli-facts §3, exp3c). */
+  const bashInterrupt = (): ConversationEvent[] => [
+    ...promptStarts(P1, 'Run the slow one'),
+    ...streamedReply('msg_1', [
+      { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'node slow.js' } },
+    ]),
+    taskStarted('b1', 'toolu_01', { description: 'slow', is_backgrounded: false, task_type: 'local_bash' }),
+    system('task_notification', {
+      task_id: 'b1',
+      tool_use_id: 'toolu_01',
+      status: 'stopped',
+      output_file: '',
+    }),
+    toolResult(
+      'toolu_01',
+      "The user doesn't want to proceed with this tool use. The tool use was rejected … this call was stopped while running …",
+      true,
+    ),
+    userLine([{ type: 'text', text: '[Request interrupted by user for tool use]' }]),
+    interruptedResult('aborted_tools'),
+  ];
+
+  it('reports an interrupted Bash command as stopped', () => {
+    const state = run(bashInterrupt());
+    expect(toolOf(state, 'toolu_01').task?.status).toBe('stopped');
+    expect(transcript(state).slice(2)).toEqual([
+      '[info] Interrupted.',
+      'result error_during_execution failed: Stopped.',
+    ]);
+  });
+
+  it('shows the interrupted Bash command as interrupted, not failed', () => {
+    const state = run(bashInterrupt());
+    expect(toolOf(state, 'toolu_01').status).toBe('interrupted');
+  });
+});
+
+describe('prompts', () => {
+  it('shows a prompt at once as sending, then follows the CLI’s queue', () => {
+    let state = run([prompt(P1, 'Hello')]);
+    expect(messageOf(state, `u:${P1}`, 'user')).toMatchObject({
+      author: 'You',
+      text: 'Hello',
+      status: 'sending',
+      uuid: P1,
+      parentToolUseId: null,
+    });
+    expect(state.pending).toEqual([P1]);
+    expect(state.status).toBe('running');
+
+    state = run([lifecycle(P1, 'queued')], state);
+    expect(messageOf(state, `u:${P1}`, 'user').status).toBe('queued');
+    state = run([lifecycle(P1, 'started')], state);
+    expect(messageOf(state, `u:${P1}`, 'user').status).toBe('sent');
+
+    // The CLI's echo of our own prompt adds nothing.
+    state = run([userLine('Hello', { uuid: P1, isReplay: true })], state);
+    expect(transcript(state)).toEqual(['You: Hello (sent)']);
+  });
+
+  it('keeps a second prompt queued while the first runs, then runs it', () => {
+    let state = run([
+      ...promptStarts(P1, 'First'),
+      requesting(),
+      messageStart('msg_1'),
+      blockStart('msg_1', 0, { type: 'text', text: '' }),
+      textDelta('msg_1', 0, 'Working'),
+      prompt(P2, 'Second'),
+      lifecycle(P2, 'queued'),
+      textDelta('msg_1', 0, ' on it.'),
+    ]);
+    expect(messageOf(state, `u:${P1}`, 'user').status).toBe('sent');
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('queued');
+    expect(state.pending).toEqual([P1, P2]);
+
+    state = run(
+      [
+        assistantLine('msg_1', { type: 'text', text: 'Working on it.' }),
+        blockStop('msg_1', 0),
+        messageDelta('msg_1', 'end_turn'),
+        messageStop('msg_1'),
+        lifecycle(P1, 'completed'),
+        resultLine(),
+      ],
+      state,
+    );
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('queued');
+    expect(state.pending).toEqual([P2]);
+    expect(state.status).toBe('running');
+
+    state = run(
+      [
+        lifecycle(P2, 'started'),
+        systemInit(),
+        ...streamedReply('msg_2', [{ type: 'text', text: 'Second done.' }]),
+        resultLine(),
+        lifecycle(P2, 'completed'),
+      ],
+      state,
+    );
+    expect(state.pending).toEqual([]);
+    expect(state.status).toBe('idle');
+    expect(transcript(state)).toEqual([
+      'You: First (sent)',
+      'Claude: Working on it.',
+      'You: Second (sent)',
+      'result success',
+      'Claude: Second done.',
+      'result success',
+    ]);
+  });
+
+  it('shows a cancelled queued prompt as cancelled and stops waiting for it', () => {
+    let state = run([
+      ...promptStarts(P1, 'First'),
+      prompt(P2, 'Second'),
+      lifecycle(P2, 'queued'),
+      lifecycle(P2, 'cancelled'),
+      { kind: 'prompt_cancelled', uuid: P2 },
+    ]);
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('cancelled');
+    expect(state.pending).toEqual([P1]);
+    expect(state.status).toBe('running');
+
+    state = run([...streamedReply('msg_1', [{ type: 'text', text: 'Done.' }]), resultLine()], state);
+    expect(state.pending).toEqual([]);
+    expect(state.status).toBe('idle');
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('cancelled');
+  });
+
+  it('goes idle when the only pending prompt is cancelled', () => {
+    const state = run([prompt(P1, 'Never mind'), { kind: 'prompt_cancelled', uuid: P1 }]);
+    expect(messageOf(state, `u:${P1}`, 'user').status).toBe('cancelled');
+    expect(state.pending).toEqual([]);
+    expect(state.status).toBe('idle');
+  });
+});
+
+describe('errors and notices', () => {
+  it('shows an API error result with the CLI’s message', () => {
+    const message =
+      'API Error: 403 {"type":"error","error":{"type":"permission_error","message":"Request not allowed"}}';
+    const state = run([
+      ...promptStarts(P1, 'Hello'),
+      requesting(),
+      resultLine({ is_error: true, api_error_status: 403, result: message, stop_reason: 'stop_sequence' }),
+    ]);
+    expect(lastResult(state)).toMatchObject({ ok: false, errorText: message, apiErrorStatus: 403 });
+    expect(state.pending).toEqual([]);
+    expect(state.status).toBe('idle');
+  });
+
+  it('explains a failed turn without a message from its errors, without the diagnostics', () => {
+    const state = run([
+      ...promptStarts(P1, 'Keep going'),
+      resultLine({
+        subtype: 'error_max_turns',
+        is_error: true,
+        result: undefined,
+        errors: ['[ede_diagnostic] result_type=assistant', 'Reached maximum number of turns (3)'],
+      }),
+      ...promptStarts(P2, 'Again'),
+      resultLine({ subtype: 'error_max_turns', is_error: true, result: undefined }),
+    ]);
+    expect(transcript(state).filter((row) => row.startsWith('result'))).toEqual([
+      'result error_max_turns failed: Reached maximum number of turns (3)',
+      'result error_max_turns failed: The turn ended with error max turns.',
+    ]);
+  });
+
+  it('shows the set-model replay as a notice, not as something the user said', () => {
+    let state = run([{ kind: 'model', model: 'claude-sonnet-4-5' }]);
+    state = run(
+      [
+        userLine('<local-command-stdout>Set model to claude-sonnet-4-5</local-command-stdout>', {
+          isReplay: true,
+        }),
+      ],
+      state,
+    );
+    expect(state.model).toBe('claude-sonnet-4-5');
+    expect(transcript(state)).toEqual(['[info] Set model to claude-sonnet-4-5']);
+    expect(Object.values(state.messages).filter((message) => message.role === 'user')).toEqual([]);
+  });
+
+  it('shows the title, notifications and a count of unreadable lines', () => {
+    const state = run([
+      { kind: 'title', title: 'Fix the tests' },
+      { kind: 'notify', message: 'Turn finished', title: 'Claude' },
+      { kind: 'notify', message: 'Plain note' },
+      { kind: 'bad_line', problem: 'unknown line type "bogus"' },
+      { kind: 'bad_line', problem: 'unknown line type "bogus"' },
+    ]);
+    expect(state.title).toBe('Fix the tests');
+    expect(transcript(state)).toEqual(['[info] Claude: Turn finished', '[info] Plain note']);
+    expect(state.badLines).toBe(2);
+  });
+
+  it('shows an unexpected exit, cancels what was waiting, and comes back on resume', () => {
+    const error = { name: 'CliExited', message: 'The claude CLI exited with code 1.' };
+    let state = run([
+      ...promptStarts(P1, 'First'),
+      requesting(),
+      messageStart('msg_1'),
+      blockStart('msg_1', 0, { type: 'text', text: '' }),
+      textDelta('msg_1', 0, 'Half a'),
+      prompt(P2, 'Second'),
+      lifecycle(P2, 'queued'),
+      { kind: 'exit', error },
+    ]);
+    expect(state.status).toBe('exited');
+    expect(state.exitError).toEqual(error);
+    expect(state.pending).toEqual([]);
+    expect(assistantOf(state, 'msg_1').streaming).toBe(false);
+    expect(transcript(state)).toEqual([
+      'You: First (cancelled)',
+      'Claude: Half a',
+      'You: Second (cancelled)',
+    ]);
+
+    state = run([{ kind: 'resumed', snapshot: { ...SNAPSHOT, model: null } }], state);
+    expect(state).toMatchObject({ status: 'idle', exitError: null, sessionId: SID, model: MODEL });
+
+    state = run(turn(P3, 'Still there?', streamedReply('msg_2', [{ type: 'text', text: 'Yes.' }])), state);
+    expect(state.status).toBe('idle');
+    expect(transcript(state).slice(-2)).toEqual(['Claude: Yes.', 'result success']);
+  });
+
+  it('stops showing a tool as running once the CLI has exited', () => {
+    const state = run([
+      ...promptStarts(P1, 'Run the slow one'),
+      ...streamedReply('msg_1', [
+        { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'node slow.js' } },
+      ]),
+      heartbeat('toolu_01', 0, 30),
+      { kind: 'exit', error: { name: 'CliExited', message: 'The claude CLI exited with code 1.' } },
+    ]);
+    expect(toolOf(state, 'toolu_01').status).toBe('interrupted');
+  });
+
+  it('shows stop-hook feedback the CLI wrote in the user’s place as a notice', () => {
+    const state = run([
+      ...promptStarts(P1, 'Finish up'),
+      ...streamedReply('msg_1', [{ type: 'text', text: 'First stop attempt.' }]),
+      userLine([{ type: 'text', text: 'Stop hook feedback:\nkeep going' }], { isSynthetic: true }),
+      system('notification', {
+        key: 'stop-hook-error',
+        text: 'stop hook problem · ctrl+o to see',
+        priority: 'immediate',
+      }),
+    ]);
+    expect(transcript(state).slice(1)).toEqual([
+      'Claude: First stop attempt.',
+      '[info] Stop hook feedback:\nkeep going',
+    ]);
+  });
+
+  it('exits quietly when asked to', () => {
+    const state = run([
+      ...turn(P1, 'Hi', streamedReply('msg_1', [{ type: 'text', text: 'Hi.' }])),
+      { kind: 'exit' },
+    ]);
+    expect(state).toMatchObject({ status: 'exited', exitError: null, pending: [] });
+    expect(messageOf(state, `u:${P1}`, 'user').status).toBe('sent');
+  });
+});
+
+describe('state between batches', () => {
+  const firstTurn = (): ConversationEvent[] =>
+    turn(P1, 'Hi', streamedReply('msg_1', [{ type: 'text', text: 'Hello.' }]));
+
+  it('never mutates a state it was given', () => {
+    const before = run(firstTurn());
+    const copy = structuredClone(before);
+    deepFreeze(before);
+    const after = run(
+      [
+        ...promptStarts(P2, 'Run it'),
+        ...streamedReply('msg_2', [
+          { type: 'thinking', thinking: 'ok', signature: 's' },
+          { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'ls' } },
+        ]),
+        heartbeat('toolu_01', 0, 30),
+        toolResult('toolu_01', 'a.ts'),
+        userLine([{ type: 'text', text: '[Request interrupted by user]' }]),
+        interruptedResult('aborted_streaming'),
+        { kind: 'exit', error: { name: 'CliExited', message: 'gone' } },
+        { kind: 'resumed', snapshot: SNAPSHOT },
+      ],
+      before,
+    );
+    expect(before).toStrictEqual(copy);
+    expect(after.order.length).toBeGreaterThan(before.order.length);
+  });
+
+  it('keeps every other message object while one message streams', () => {
+    let state = run([
+      ...firstTurn(),
+      ...promptStarts(P2, 'More'),
+      requesting(),
+      messageStart('msg_2'),
+      blockStart('msg_2', 0, { type: 'text', text: '' }),
+    ]);
+    const earlier = state.messages['a:msg_1'];
+    const yourPrompt = state.messages[`u:${P1}`];
+    const order = state.order;
+    const tools = state.tools;
+    for (const piece of ['One ', 'two ', 'three']) {
+      const streaming = state.messages['a:msg_2'];
+      state = run([textDelta('msg_2', 0, piece)], state);
+      expect(state.messages['a:msg_1']).toBe(earlier);
+      expect(state.messages[`u:${P1}`]).toBe(yourPrompt);
+      expect(state.messages['a:msg_2']).not.toBe(streaming);
+      expect(state.order).toBe(order);
+      expect(state.tools).toBe(tools);
+    }
+  });
+
+  it('returns the same state when nothing changed', () => {
+    const state = run(firstTurn());
+    expect(applyEvents(state, [])).toBe(state);
+    expect(applyEvents(state, [requesting()])).toBe(state);
+  });
+
+  it('starts out waiting for the CLI, with nothing shown', () => {
+    const state = initialConversation();
+    expect(state).toMatchObject({ status: 'starting', order: [], pending: [], sessionId: null });
+    expect(run([systemInit()], state)).toMatchObject({ status: 'running', sessionId: SID, model: MODEL });
+  });
+});
