@@ -11,6 +11,9 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
+  // Every test runs the real CLI; on two busy cores a turn with a tool call can take several seconds.
+  timeout: 90_000,
+  expect: { timeout: 20_000 },
   reporter: [['list'], ['./e2e/skip-reporter.ts']],
   use: { trace: 'retain-on-failure' },
   projects: [

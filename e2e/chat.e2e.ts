@@ -1,0 +1,248 @@
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { isSubagentRequest, lastUserText } from './fake-model/server';
+import { expect, test } from './fixtures/web-host';
+
+/**
+ * The chat window in Chromium through the browser host, against the real CLI and the fake model. Each test
+ * types, clicks and reads the page as a person would.
+ */
+
+const words = (count: number, prefix = 'word'): string =>
+  Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(' ');
+
+async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
+const claude = (page: Page) => log(page).getByRole('article', { name: 'Claude' });
+
+test('streams a reply that is seen growing, then whole', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: words(40) }], deltaDelayMs: 60 });
+  await send(page, 'tell me forty words');
+  await expect(log(page).getByRole('article', { name: 'You' })).toHaveText(/tell me forty words/);
+  // Part of the reply is on screen while the rest is still coming.
+  await expect(claude(page)).toContainText('word5');
+  await expect(claude(page)).not.toContainText('word39');
+  await expect(claude(page)).toContainText('word39');
+  await expect(log(page).getByLabel('Turn finished')).toBeVisible();
+});
+
+test('shows a Bash call as a card with its command and output', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue(
+    {
+      blocks: [
+        { type: 'text', text: 'Let me run that.' },
+        {
+          type: 'tool_use',
+          name: 'Bash',
+          input: { command: 'echo byre-e2e-output', description: 'print a marker' },
+        },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'It printed the marker.' }] },
+  );
+  await send(page, 'run the marker command');
+  const card = log(page).getByRole('region', { name: 'Bash tool call' });
+  await expect(card).toContainText('print a marker');
+  await expect(card).toContainText('$ echo byre-e2e-output');
+  await expect(card.locator('.tool-output')).toHaveText('byre-e2e-output');
+  await expect(card).toContainText('done');
+  await expect(claude(page).last()).toContainText('It printed the marker.');
+});
+
+test('nests a subagent and its own tool calls inside the Agent card', async ({ page, webHost }) => {
+  const fake = webHost.world.fake;
+  fake.when(
+    isSubagentRequest,
+    {
+      blocks: [
+        {
+          type: 'tool_use',
+          name: 'Bash',
+          input: { command: 'echo from-the-subagent', description: 'sub step' },
+        },
+      ],
+    },
+    { times: 1 },
+  );
+  fake.when(isSubagentRequest, { blocks: [{ type: 'text', text: 'Subagent report: done.' }] });
+  fake.enqueue(
+    {
+      blocks: [
+        {
+          type: 'tool_use',
+          name: 'Agent',
+          input: {
+            description: 'inspect things',
+            prompt: 'Run one command.',
+            subagent_type: 'general-purpose',
+            run_in_background: false,
+          },
+        },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'The subagent finished.' }] },
+  );
+  await send(page, 'use a subagent');
+  const agent = log(page).getByRole('region', { name: 'general-purpose tool call' });
+  await expect(agent).toContainText('inspect things');
+  const inner = agent.getByRole('article', { name: 'general-purpose' });
+  await expect(inner.getByRole('region', { name: 'Bash tool call' })).toContainText('from-the-subagent');
+  await expect(agent).toContainText('Subagent report: done.');
+  await expect(claude(page).last()).toContainText('The subagent finished.');
+  // The subagent's messages are inside the card, not loose in the conversation.
+  await expect(log(page).getByRole('article', { name: 'general-purpose' })).toHaveCount(1);
+});
+
+test('stops a reply mid-stream, then takes another turn', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue(
+    { blocks: [{ type: 'text', text: words(60) }], deltaDelayMs: 100 },
+    { blocks: [{ type: 'text', text: 'Yes, still here.' }] },
+  );
+  await send(page, 'a long story please');
+  await expect(claude(page)).toContainText('word2');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(log(page).getByRole('alert')).toContainText('Stopped.');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+  await expect(claude(page)).not.toContainText('word59');
+
+  await send(page, 'are you still there?');
+  await expect(claude(page).last()).toContainText('Yes, still here.');
+});
+
+test('switches the model from the picker and uses it for the next turn', async ({ page, webHost }) => {
+  const fake = webHost.world.fake;
+  await send(page, 'first');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
+  const picker = page.getByRole('combobox', { name: 'Model' });
+  await expect(picker).toHaveValue('default');
+  await picker.selectOption({ label: 'Sonnet' });
+  await expect(log(page).getByRole('note').last()).toContainText('Set model to');
+  await expect(picker).toHaveValue('sonnet');
+
+  await send(page, 'second');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(2);
+  const requests = fake.messageRequests();
+  expect(requests.at(-1)!.model).toMatch(/sonnet/);
+  expect(requests[0]!.model).not.toMatch(/sonnet/);
+});
+
+test('shows a message sent meanwhile as queued, and cancels it', async ({ page, webHost }) => {
+  const fake = webHost.world.fake;
+  fake.enqueue({ blocks: [{ type: 'text', text: words(30) }], deltaDelayMs: 100 });
+  await send(page, 'the slow one');
+  await expect(claude(page)).toContainText('word1');
+  await send(page, 'please also do this later');
+  const queued = log(page)
+    .getByRole('article', { name: 'You' })
+    .filter({ hasText: 'please also do this later' });
+  await expect(queued).toContainText('Queued');
+  await queued.getByRole('button', { name: 'Cancel queued message' }).click();
+  await expect(queued).toContainText('Cancelled');
+  await expect(claude(page)).toContainText('word29');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
+  expect(
+    fake.requests.some((request) => JSON.stringify(request.body).includes('please also do this later')),
+  ).toBe(false);
+});
+
+test('runs two conversations in two tabs at once', async ({ page, webHost }) => {
+  const { world } = webHost;
+  const second = join(world.cwd, 'second-project');
+  mkdirSync(second);
+  world.fake.when((request) => lastUserText(request).includes('tab one'), {
+    blocks: [{ type: 'text', text: words(60, 'one') }],
+    deltaDelayMs: 150,
+  });
+  world.fake.when((request) => lastUserText(request).includes('tab two'), {
+    blocks: [{ type: 'text', text: words(60, 'two') }],
+    deltaDelayMs: 150,
+  });
+
+  await send(page, 'tab one');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByLabel('Working folder').fill(second);
+  await page.getByRole('button', { name: 'Start' }).click();
+  await expect(page.locator('.cwd')).toHaveText(second);
+  await send(page, 'tab two');
+
+  // Both replies were streaming at the same time.
+  const one = await world.fake.waitForRequest((request) => lastUserText(request).includes('tab one'));
+  const two = await world.fake.waitForRequest((request) => lastUserText(request).includes('tab two'));
+  expect(one.finished).toBe(false);
+  expect(two.finished).toBe(false);
+
+  await expect(claude(page)).toContainText('two59');
+  const tabs = page.getByRole('tab');
+  await expect(tabs).toHaveCount(2);
+  await tabs.first().click();
+  await expect(claude(page)).toContainText('one59');
+  await expect(claude(page)).not.toContainText('two0');
+});
+
+test('offers Resume when the CLI exits unexpectedly, and carries on', async ({ page, webHost }) => {
+  const { world } = webHost;
+  world.fake.enqueue(
+    { blocks: [{ type: 'text', text: 'Remembered: 42.' }] },
+    { blocks: [{ type: 'text', text: 'You said 42.' }] },
+  );
+  await send(page, 'remember 42');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
+  killCli(world.home);
+  const banner = page.getByRole('alert').filter({ hasText: 'Claude Code exited unexpectedly' });
+  await expect(banner).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeDisabled();
+  await banner.getByRole('button', { name: 'Resume' }).click();
+  await expect(banner).toBeHidden();
+  await send(page, 'what did I say?');
+  await expect(claude(page).last()).toContainText('You said 42.');
+  expect(JSON.stringify(world.fake.messageRequests().at(-1)!.body)).toContain('remember 42');
+});
+
+test('explains how to log in when the API refuses the request', async ({ page, webHost }) => {
+  webHost.world.fake.when(() => true, {
+    error: { status: 403, type: 'permission_error', message: 'Invalid authentication credentials' },
+  });
+  await send(page, 'hello?');
+  const alert = log(page).getByRole('alert');
+  await expect(alert).toContainText('API Error: 403');
+  await expect(alert).toContainText('Invalid authentication credentials');
+  await expect(alert).toContainText('Run claude in a terminal and sign in');
+  // The app still works: the composer is ready for the next message.
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+});
+
+test.describe('without the CLI', () => {
+  test.use({ hostEnv: { BYRE_CLAUDE_PATH: '/nonexistent/claude' } });
+
+  test('says the CLI was not found and how to install it', async ({ page }) => {
+    await expect(page.getByRole('heading', { name: 'Claude Code CLI not found' })).toBeVisible();
+    await expect(page.getByText('npm install -g @anthropic-ai/claude-code').first()).toBeVisible();
+    await page.getByText('Places Byre looked').click();
+    await expect(page.getByRole('listitem').filter({ hasText: '/nonexistent/claude' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Try again' })).toBeVisible();
+  });
+});
+
+/** Kills the claude process of this test (the one whose HOME is this test's), as a crash would. */
+function killCli(home: string): void {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (environ.includes(`HOME=${home}`) && cmdline.includes('--input-format')) {
+        process.kill(Number(entry), 'SIGKILL');
+        return;
+      }
+    } catch {
+      // A process that ended meanwhile, or one we may not read.
+    }
+  }
+  throw new Error(`No claude process found for HOME=${home}`);
+}
