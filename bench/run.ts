@@ -8,11 +8,15 @@ import { LineSplitter } from '../main/claude/lines';
 import { Session } from '../main/claude/session';
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../shared/protocol';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
+import { measureUiLongConversation } from './ui-long-conversation';
+import { measureUiStreaming } from './ui-streaming';
 
 /**
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
- * CLI's stdout. Each measurement is a function returning named figures; all are merged into one JSON
- * object printed last. MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up.
+ * CLI's stdout, then the UI in Chromium through the browser host (a fast streamed reply; a 10,000-message
+ * conversation). Each measurement is a function returning named figures; all are merged into one JSON
+ * object printed last. MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up; the
+ * UI figures are from one run each.
  */
 
 const BENCH_DIR = import.meta.dirname;
@@ -37,6 +41,8 @@ interface Context {
 interface Measurement {
   name: string;
   run(context: Context): Promise<Figures> | Figures;
+  /** PASS/FAIL lines for the measurement's goals, printed after its figures. */
+  verdicts?(figures: Figures): string[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -220,6 +226,12 @@ const byreDecodeMeasurement: Measurement = {
     }
     return out;
   },
+  verdicts: (figures) =>
+    typeof figures.goal_decode_half_of_json_parse === 'string'
+      ? [
+          `${figures.goal_decode_half_of_json_parse === 'pass' ? 'PASS' : 'FAIL'}: byre_decode is ${figures.ratio_byre_vs_json_parse}× JSON.parse (goal ≥ ${DECODE_GOAL}×)`,
+        ]
+      : [],
 };
 
 /** Where byre_decode's time goes: framing alone, then JSON.parse, then the zod schema per line kind. */
@@ -368,6 +380,59 @@ const byreEndToEnd: Measurement = {
   },
 };
 
+/** A UI measurement that fails to run reports why instead of ending the benchmark. */
+async function uiFigures(prefix: string, measure: () => Promise<Figures>): Promise<Figures> {
+  try {
+    return await measure();
+  } catch (error) {
+    return {
+      [`${prefix}_error`]: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '',
+    };
+  }
+}
+
+function verdict(figures: Figures, goal: string, text: string): string[] {
+  const value = figures[goal];
+  if (value !== 'pass' && value !== 'fail') return [];
+  return [`${value === 'pass' ? 'PASS' : 'FAIL'}: ${text}`];
+}
+
+/** 2,000 text deltas a second for 10 s into the chat in Chromium (bench/ui-streaming.ts). */
+const uiStreaming: Measurement = {
+  name: 'ui_streaming',
+  run: () => uiFigures('ui_streaming', measureUiStreaming),
+  verdicts: (figures) => [
+    ...verdict(
+      figures,
+      'goal_streaming_one_commit_per_frame',
+      `at most ${figures.ui_streaming_commits_per_frame_max} DOM commits in a frame while streaming (goal ≤ 1)`,
+    ),
+    ...verdict(
+      figures,
+      'goal_streaming_no_task_over_50ms',
+      `${figures.ui_streaming_tasks_over_50ms} tasks over 50 ms while streaming, longest ${figures.ui_streaming_longest_task_ms} ms (goal: none)`,
+    ),
+  ],
+};
+
+/** 10,000 assistant messages at once, then scrolling to the top (bench/ui-long-conversation.ts). */
+const uiLongConversation: Measurement = {
+  name: 'ui_long_conversation',
+  run: () => uiFigures('ui_long', measureUiLongConversation),
+  verdicts: (figures) => [
+    ...verdict(
+      figures,
+      'goal_long_first_screen_under_1s',
+      `10,000 messages on the first screen in ${figures.ui_long_first_screen_ms} ms (goal < 1000 ms)`,
+    ),
+    ...verdict(
+      figures,
+      'goal_long_scroll_no_dropped_frames',
+      `${figures.ui_long_scroll_frames_dropped} + ${figures.ui_long_wheel_frames_dropped} frames dropped scrolling to the top by scrollTop + wheel (goal 0)`,
+    ),
+  ],
+};
+
 /** In order; later ones may read earlier figures. Add new measurements here. */
 const measurements: Measurement[] = [
   streamInfo,
@@ -376,6 +441,8 @@ const measurements: Measurement[] = [
   decodeBreakdown,
   sdkEndToEnd,
   byreEndToEnd,
+  uiStreaming,
+  uiLongConversation,
 ];
 
 const units: [RegExp, string][] = [
@@ -410,12 +477,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_VERBOSE) {
       console.log(`  (${measurement.name} took ${round((performance.now() - started) / 1000)} s)`);
     }
-    if (measurement === byreDecodeMeasurement && typeof figures.goal_decode_half_of_json_parse === 'string') {
-      const pass = figures.goal_decode_half_of_json_parse === 'pass';
-      console.log(
-        `${pass ? 'PASS' : 'FAIL'}: byre_decode is ${figures.ratio_byre_vs_json_parse}× JSON.parse (goal ≥ ${DECODE_GOAL}×)`,
-      );
-    }
+    for (const line of measurement.verdicts?.(figures) ?? []) console.log(line);
   }
   console.log(JSON.stringify(figures));
 }

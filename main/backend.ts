@@ -30,6 +30,8 @@ export interface BackendOptions {
   /** The environment CLI processes inherit (CLAUDECODE is removed by the driver). */
   env: NodeJS.ProcessEnv;
   pickFolder?: () => Promise<string | null>;
+  /** Opens a URL in the system browser; only a desktop host has one to open. */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 type Handlers = {
@@ -143,6 +145,12 @@ export class Backend {
       return {};
     },
     pickFolder: async () => ({ path: this.options.pickFolder ? await this.options.pickFolder() : null }),
+    openLink: async ({ url }) => {
+      if (!this.options.openExternal)
+        throw new NotSupported('This host cannot open links; your browser opens them.');
+      await this.options.openExternal(url);
+      return {};
+    },
   };
 
   private findCli(): AppInfo['cli'] {
@@ -163,6 +171,10 @@ export class Backend {
   private emit<C extends EventChannel>(channel: C, payload: EventPayload<C>): void {
     for (const listener of this.listeners) listener(channel, payload);
   }
+}
+
+export class NotSupported extends Error {
+  override readonly name = 'NotSupported';
 }
 
 export class NotAFolder extends Error {

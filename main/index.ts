@@ -43,6 +43,8 @@ const backend = new Backend({
       : await dialog.showOpenDialog(options);
     return picked.canceled ? null : (picked.filePaths[0] ?? null);
   },
+  // Reached only from a click on a link (the openLink channel), with the URL checked to be http(s).
+  openExternal: (url) => shell.openExternal(url),
 });
 
 function isAppFrame(contents: WebContents, frameUrl: string | undefined): boolean {
@@ -104,11 +106,8 @@ app.on('web-contents-created', (_event, contents) => {
     if (url.split('#')[0] !== rendererIndex) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    // A clicked http(s) link opens in the system browser; the app never opens a window of its own.
-    if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
+  // The app never opens a window. Links open in the system browser only when clicked (openLink).
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 });
 
 void app.whenReady().then(() => {

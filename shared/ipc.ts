@@ -66,6 +66,11 @@ export const invokeChannels = {
   resume: { request: ConversationRef, response: ConversationSnapshot },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },
+  /** Opens an http(s) link the user clicked in the system browser (Electron; a browser opens its own tab). */
+  openLink: {
+    request: z.object({ url: z.url({ protocol: /^https?$/ }).max(8192) }),
+    response: Empty,
+  },
   /** The native folder picker (Electron only; a browser has none). */
   pickFolder: { request: Empty, response: z.object({ path: z.string().nullable() }) },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;

@@ -17,7 +17,17 @@ const rehypePlugins = [rehypeSanitize, [rehypeHighlight, { detect: false, ignore
 
 const components: Components = {
   a: ({ href, children }) => (
-    <a href={href} target="_blank" rel="noreferrer noopener">
+    <a
+      href={href}
+      target="_blank"
+      rel="noreferrer noopener"
+      onClick={(event) => {
+        // In Electron the click asks main to open the system browser; a plain browser opens a tab itself.
+        if (window.byre.host !== 'electron' || !href) return;
+        event.preventDefault();
+        if (/^https?:\/\//i.test(href)) void window.byre.openLink({ url: href });
+      }}
+    >
       {children}
     </a>
   ),

@@ -1,0 +1,252 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from '@playwright/test';
+
+/**
+ * What the UI benchmarks share: the built browser host started against bench/fake-cli-stream.mjs with a
+ * fresh HOME, working folder and data folder; Chromium (headless, Debian's) on the address it printed; and
+ * a bounded teardown of all of it.
+ */
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..');
+/** The browser host to measure; BENCH_WEB_HOST points at another build's web.js (e.g. to try a change). */
+export const WEB_HOST_ENTRY = process.env.BENCH_WEB_HOST
+  ? resolve(process.env.BENCH_WEB_HOST)
+  : join(REPO_ROOT, 'out', 'main', 'web.js');
+export const FAKE_CLI_STREAM = join(import.meta.dirname, 'fake-cli-stream.mjs');
+/** The last word of every reply fake-cli-stream.mjs writes. */
+export const END_MARKER = 'bench-final-word';
+/** The display's frame interval at 60 Hz, and the interval above which a frame counts as dropped. */
+export const FRAME_MS = 1000 / 60;
+export const DROPPED_FRAME_MS = 1.5 * FRAME_MS;
+
+const STARTUP_TIMEOUT_MS = 20_000;
+const STOP_GRACE_MS = 5_000;
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+export type Figure = number | string;
+export type Figures = Record<string, Figure>;
+
+export const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+/** Builds the app (out/) unless the browser host is already there. */
+export function ensureBuilt(): void {
+  if (existsSync(WEB_HOST_ENTRY) && existsSync(join(WEB_HOST_ENTRY, '..', '..', 'renderer', 'index.html')))
+    return;
+  if (process.env.BENCH_WEB_HOST) throw new Error(`BENCH_WEB_HOST: no built host at ${WEB_HOST_ENTRY}`);
+  console.error('bench: out/main/web.js is missing; running `npx electron-vite build`');
+  // Build output goes to stderr: stdout is the benchmark's figures.
+  const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 2, 2] });
+  if (built.status !== 0 || !existsSync(WEB_HOST_ENTRY)) {
+    throw new Error(`electron-vite build failed (exit ${built.status ?? built.signal})`);
+  }
+}
+
+export interface UiRun {
+  page: Page;
+  browser: Browser;
+  host: ChildProcess;
+  /** The stats file the fake CLI writes when its turn is written. */
+  statsPath: string;
+  output(): string;
+  close(): Promise<void>;
+}
+
+export interface UiRunOptions {
+  /** Environment for the host and so for the fake CLI (BENCH_UI_MODE …). */
+  env: Record<string, string>;
+  viewport?: { width: number; height: number };
+  /** Functions run in the page before the app's own scripts (serialized: they must be self-contained). */
+  initScripts?: (() => void)[];
+  /** Extra flags for the host's node, e.g. --cpu-prof. */
+  hostNodeArgs?: string[];
+}
+
+/** The environment for the host: this process's, minus tsx's loader flags and a developer's Claude settings. */
+function hostEnv(home: string, dataDir: string, statsPath: string, extra: Record<string, string>) {
+  const dropped = new Set([
+    'NODE_OPTIONS',
+    'CLAUDE_CONFIG_DIR',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+    'CLAUDECODE',
+  ]);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !dropped.has(key)) env[key] = value;
+  }
+  return {
+    ...env,
+    HOME: home,
+    BYRE_DATA_DIR: dataDir,
+    BYRE_CLAUDE_PATH: FAKE_CLI_STREAM,
+    BENCH_UI_STATS: statsPath,
+    ...extra,
+  };
+}
+
+/**
+ * Starts the host and opens its page; resolves once the conversation in the working folder is ready for a
+ * message. On any failure everything started so far is stopped again.
+ */
+export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
+  ensureBuilt();
+  const root = mkdtempSync(join(tmpdir(), 'byre-bench-ui-'));
+  const home = join(root, 'home');
+  const cwd = join(root, 'work');
+  const dataDir = join(root, 'data');
+  const statsPath = join(root, 'fake-cli-stats.json');
+  for (const dir of [home, cwd, dataDir]) mkdirSync(dir);
+  writeFileSync(join(home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+
+  const host = spawn(
+    process.execPath,
+    [...(options.hostNodeArgs ?? []), WEB_HOST_ENTRY, '--port', '0', cwd],
+    {
+      cwd: REPO_ROOT,
+      env: hostEnv(home, dataDir, statsPath, options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  host.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  host.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  let browser: Browser | undefined;
+  // If the benchmark itself is stopped, the host (and through its stdin, the fake CLI) must not outlive it.
+  // Playwright closes Chromium on these signals itself, and exits.
+  const onSignal = (signal: NodeJS.Signals) => {
+    host.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+    setTimeout(() => process.exit(signal === 'SIGINT' ? 130 : 143), 3_000).unref();
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, onSignal);
+
+  const close = async (): Promise<void> => {
+    if (browser) await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
+    await stopProcess(host);
+    for (const signal of signals) process.off(signal, onSignal);
+    rmSync(root, { recursive: true, force: true });
+  };
+
+  try {
+    const url = await addressLine(host, () => output);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions handed to the page
+    // (evaluate, addInitScript) carry those calls with them.
+    await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+    for (const script of options.initScripts ?? []) await page.addInitScript(script);
+    await page.goto(url);
+    await page.waitForURL(/\/app\/#token=/, { timeout: STARTUP_TIMEOUT_MS });
+    await page
+      .getByRole('textbox', { name: 'Message' })
+      .waitFor({ state: 'visible', timeout: STARTUP_TIMEOUT_MS });
+    const started = browser;
+    return { page, browser: started, host, statsPath, output: () => output, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The fake CLI's account of what it wrote, once it has finished its turn. */
+export function readStats<T>(statsPath: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(statsPath, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rounded ms, or 'n/a' when a timestamp was never taken. */
+export function msFigure(value: number): number | string {
+  return Number.isFinite(value) ? round(value) : 'n/a';
+}
+
+/** The promise, or a rejection after `ms`; a late rejection of the promise is then ignored, not unhandled. */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  promise.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for the host's one stdout line, `Byre: <address>`. */
+function addressLine(child: ChildProcess, output: () => string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => fail('did not print its address in time'), STARTUP_TIMEOUT_MS);
+    const onData = (chunk: string) => {
+      stdout += chunk;
+      const match = /^Byre: (http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)\n/m.exec(stdout);
+      if (match?.[1]) {
+        cleanup();
+        resolvePromise(match[1]);
+      }
+    };
+    const onExit = (code: number | null) => fail(`exited (${code}) before printing its address`);
+    function cleanup() {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+    }
+    function fail(why: string) {
+      cleanup();
+      reject(new Error(`The browser host ${why}. Its output:\n${output()}`));
+    }
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** SIGTERM (the host then closes its CLI processes), then SIGKILL if it has not gone after a grace period. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Frame statistics
+
+export interface FrameStats {
+  frames: number;
+  dropped: number;
+  longestMs: number;
+  medianMs: number;
+}
+
+export function frameStats(intervals: readonly number[]): FrameStats {
+  const sorted = [...intervals].sort((a, b) => a - b);
+  return {
+    frames: intervals.length,
+    dropped: intervals.filter((interval) => interval > DROPPED_FRAME_MS).length,
+    longestMs: round(sorted[sorted.length - 1] ?? 0),
+    medianMs: round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+  };
+}

@@ -1,0 +1,400 @@
+import {
+  END_MARKER,
+  frameStats,
+  msFigure,
+  readStats,
+  round,
+  startUiRun,
+  withTimeout,
+  type Figures,
+  type UiRun,
+} from './ui-harness';
+
+/**
+ * Long conversation: one prompt answered by 10,000 assistant messages of varied markdown, written as fast as
+ * the pipe takes them (bench/fake-cli-stream.mjs, BENCH_UI_MODE=long). Measured in the page:
+ *
+ * - time to first screen: from the first DOM mutation in the log after sending until the last message and
+ *   the "Turn finished" row are in the DOM and the log has had no mutation for 2 frames (the timestamp of
+ *   the second idle frame); also from the Enter keydown;
+ * - scrolling to the top, twice: by setting the log's scrollTop 1,500 px higher every animation frame, then
+ *   (from the bottom again) by mouse wheel events of 1,500 px about once a frame; for each, the frames
+ *   dropped (rAF interval above 1.5 × 16.7 ms), the longest frame, and the rows in the DOM at the end
+ *   (virtualization check). Each pass stops at the top or after 10 s, and reports the distance it covered
+ *   against the distance it asked for (rows measured taller than the list's estimate push the view down).
+ *
+ * Also a timeline of the load, to tell transport from rendering: when the fake CLI got the prompt and
+ * finished writing, and when the first assistant and the result event frames reached the page.
+ * If the conversation has not settled within 45 s, the scroll passes are skipped.
+ */
+
+const MESSAGES = 10_000;
+const SCROLL_STEP_PX = 1_500;
+const FIRST_SCREEN_GOAL_MS = 1_000;
+const LOAD_TIMEOUT_MS = 45_000;
+/** Per scroll pass; a pass that has not reached the top by then reports how far it got. */
+const SCROLL_PASS_MS = 10_000;
+const IDLE_FRAMES = 2;
+
+/** Installed before the app loads: when the conversation's event frames reach the page, and how big. */
+export function installWsTimeline(): void {
+  const timeline = { firstAssistantAt: NaN, resultAt: NaN, frames: 0, bytes: 0 };
+  Object.defineProperty(window, '__benchWsTimeline', { value: timeline });
+  const Native = window.WebSocket;
+  class TimedWebSocket extends Native {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (message: MessageEvent<unknown>) => {
+        const data = message.data;
+        if (typeof data !== 'string' || !data.startsWith('{"event":"conversationEvents"')) return;
+        timeline.frames++;
+        timeline.bytes += data.length;
+        if (Number.isNaN(timeline.firstAssistantAt) && data.includes('"type":"assistant"')) {
+          timeline.firstAssistantAt = performance.now();
+        }
+        if (data.includes('"type":"result"')) timeline.resultAt = performance.now();
+      });
+    }
+  }
+  window.WebSocket = TimedWebSocket;
+}
+
+interface WsTimeline {
+  firstAssistantAt: number;
+  resultAt: number;
+  frames: number;
+  bytes: number;
+}
+
+export interface LoadResult {
+  enterAt: number;
+  firstMutationAt: number;
+  firstAssistantAt: number;
+  lastMessageAt: number;
+  settledAt: number;
+  timedOut: boolean;
+  longTasks: { start: number; duration: number }[];
+  intervals: number[];
+}
+
+export interface ScrollResult {
+  intervals: number[];
+  startScrollTop: number;
+  endScrollTop: number;
+  scrollHeight: number;
+  durationMs: number;
+  rowsInDom: number;
+  /** Mean height of the rows in the DOM at the end (the list estimates 96 px for rows it has not measured). */
+  rowHeightMean: number;
+  /** What the pass asked for: the sum of the scrollTop steps it made. */
+  requestedPx: number;
+  reachedTop: boolean;
+  longTasks: { start: number; duration: number }[];
+}
+
+const LOG_SELECTOR = '[role="log"][aria-label="Conversation"]';
+
+/** Runs in the page: watches the log from before the message is sent until the conversation has settled. */
+export function startLoadProbe(args: { endMarker: string; idleFrames: number; maxMs: number }): void {
+  const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
+  if (!log) throw new Error('no Conversation log in the page');
+  const result: LoadResult = {
+    enterAt: NaN,
+    firstMutationAt: NaN,
+    firstAssistantAt: NaN,
+    lastMessageAt: NaN,
+    settledAt: NaN,
+    timedOut: false,
+    longTasks: [],
+    intervals: [],
+  };
+  document.addEventListener(
+    'keydown',
+    (event) => {
+      if (event.key === 'Enter' && Number.isNaN(result.enterAt)) result.enterAt = performance.now();
+    },
+    { capture: true },
+  );
+  let mutated = false;
+  const mutations = new MutationObserver(() => {
+    if (Number.isNaN(result.firstMutationAt)) result.firstMutationAt = performance.now();
+    mutated = true;
+  });
+  mutations.observe(log, { subtree: true, childList: true, characterData: true, attributes: true });
+  const tasks = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      result.longTasks.push({ start: entry.startTime, duration: entry.duration });
+  });
+  tasks.observe({ type: 'longtask' });
+
+  const done = new Promise<LoadResult>((resolve) => {
+    let previous = NaN;
+    let idle = 0;
+    const started = performance.now();
+    const frame = (now: number) => {
+      if (now - started > args.maxMs) {
+        result.timedOut = true;
+        mutations.disconnect();
+        tasks.disconnect();
+        resolve(result);
+        return;
+      }
+      if (!Number.isNaN(result.firstMutationAt) && !Number.isNaN(previous))
+        result.intervals.push(now - previous);
+      previous = now;
+      if (mutated) {
+        mutated = false;
+        idle = 0;
+        if (Number.isNaN(result.firstAssistantAt) && log.querySelector('article[aria-label="Claude"]')) {
+          result.firstAssistantAt = now;
+        }
+        if (
+          Number.isNaN(result.lastMessageAt) &&
+          log.querySelector('[aria-label="Turn finished"]') &&
+          (log.textContent ?? '').includes(args.endMarker)
+        ) {
+          result.lastMessageAt = now;
+        }
+      } else if (!Number.isNaN(result.lastMessageAt) && ++idle >= args.idleFrames) {
+        result.settledAt = now;
+        mutations.disconnect();
+        tasks.disconnect();
+        resolve(result);
+        return;
+      }
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+  Object.defineProperty(window, '__benchLoadDone', { value: done });
+}
+
+export function awaitLoad(): Promise<LoadResult> {
+  return (window as unknown as { __benchLoadDone: Promise<LoadResult> }).__benchLoadDone;
+}
+
+/** Runs in the page: records rAF intervals (and long tasks) until stopped, optionally driving scrollTop. */
+export function startScrollProbe(args: { stepPx: number; driveScrollTop: boolean; maxMs: number }): void {
+  const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
+  if (!log) throw new Error('no Conversation log in the page');
+  const result: ScrollResult = {
+    intervals: [],
+    startScrollTop: log.scrollTop,
+    endScrollTop: NaN,
+    scrollHeight: log.scrollHeight,
+    durationMs: 0,
+    rowsInDom: 0,
+    rowHeightMean: 0,
+    requestedPx: 0,
+    reachedTop: false,
+    longTasks: [],
+  };
+  const tasks = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      result.longTasks.push({ start: entry.startTime, duration: entry.duration });
+  });
+  tasks.observe({ type: 'longtask' });
+  let stop = false;
+  const done = new Promise<ScrollResult>((resolve) => {
+    let first = NaN;
+    let previous = NaN;
+    let atTopFrames = 0;
+    const frame = (now: number) => {
+      if (Number.isNaN(first)) first = now;
+      else result.intervals.push(now - previous);
+      previous = now;
+      atTopFrames = log.scrollTop <= 0 ? atTopFrames + 1 : 0;
+      // At the top for two frames in a row: a row measured above the viewport may still move it down.
+      const finished = atTopFrames >= 2 || stop || now - first > args.maxMs;
+      if (finished) {
+        result.reachedTop = log.scrollTop <= 0;
+        result.endScrollTop = log.scrollTop;
+        result.durationMs = now - first;
+        const rows = [...log.querySelectorAll<HTMLElement>('.message-row')];
+        result.rowsInDom = rows.length;
+        result.rowHeightMean =
+          rows.reduce((sum, row) => sum + row.offsetHeight, 0) / Math.max(1, rows.length);
+        // The last long tasks are delivered after the frame.
+        setTimeout(() => {
+          tasks.disconnect();
+          resolve(result);
+        }, 100);
+        return;
+      }
+      if (args.driveScrollTop) {
+        const step = Math.min(args.stepPx, log.scrollTop);
+        result.requestedPx += step;
+        log.scrollTop -= step;
+      }
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+  Object.defineProperty(window, '__benchScroll', {
+    value: { done, stop: () => (stop = true) },
+    configurable: true,
+  });
+}
+
+export function awaitScroll(): Promise<ScrollResult> {
+  return (window as unknown as { __benchScroll: { done: Promise<ScrollResult> } }).__benchScroll.done;
+}
+
+export function stopScroll(): void {
+  (window as unknown as { __benchScroll: { stop(): void } }).__benchScroll.stop();
+}
+
+export function scrollToBottom(): Promise<number> {
+  const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
+  if (!log) throw new Error('no Conversation log in the page');
+  return new Promise((resolve) => {
+    let frames = 0;
+    const frame = () => {
+      log.scrollTop = log.scrollHeight;
+      // Rows measured near the end may grow the list; keep at the bottom until it holds still.
+      if (++frames < 30 && log.scrollHeight - log.scrollTop - log.clientHeight > 1)
+        requestAnimationFrame(frame);
+      else if (frames < 5) requestAnimationFrame(frame);
+      else resolve(log.scrollTop);
+    };
+    requestAnimationFrame(frame);
+  });
+}
+
+function scrollFigures(prefix: string, scroll: ScrollResult): Figures {
+  const frames = frameStats(scroll.intervals);
+  const tasks = scroll.longTasks.filter((task) => task.duration > 50);
+  return {
+    [`${prefix}_frames`]: frames.frames,
+    [`${prefix}_frames_dropped`]: frames.dropped,
+    [`${prefix}_longest_frame_ms`]: frames.longestMs,
+    [`${prefix}_ms`]: round(scroll.durationMs),
+    [`${prefix}_distance_px`]: Math.round(scroll.startScrollTop - scroll.endScrollTop),
+    [`${prefix}_reached_top`]: scroll.reachedTop ? 'yes' : 'no',
+    [`${prefix}_rows_in_dom`]: scroll.rowsInDom,
+    [`${prefix}_row_height_mean_px`]: Math.round(scroll.rowHeightMean),
+    [`${prefix}_longest_task_ms`]: round(tasks.reduce((a, task) => Math.max(a, task.duration), 0)),
+  };
+}
+
+async function wheelToTop(run: UiRun): Promise<ScrollResult & { wheelEvents: number }> {
+  const { page } = run;
+  const box = await page.locator(LOG_SELECTOR).boundingBox();
+  if (!box) throw new Error('the log has no box');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.evaluate(startScrollProbe, {
+    stepPx: SCROLL_STEP_PX,
+    driveScrollTop: false,
+    maxMs: SCROLL_PASS_MS,
+  });
+  const deadline = Date.now() + SCROLL_PASS_MS;
+  const finished = page.evaluate(awaitScroll);
+  let settled = false;
+  finished.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  // One wheel event a frame, as a fast flick on a trackpad would send them.
+  let wheelEvents = 0;
+  while (!settled && Date.now() < deadline) {
+    await page.mouse.wheel(0, -SCROLL_STEP_PX);
+    wheelEvents++;
+    await new Promise((resolve) => setTimeout(resolve, 16));
+  }
+  if (!settled) await page.evaluate(stopScroll);
+  return { ...(await finished), wheelEvents };
+}
+
+export async function measureUiLongConversation(): Promise<Figures> {
+  const run = await startUiRun({
+    env: { BENCH_UI_MODE: 'long', BENCH_LONG_MESSAGES: String(MESSAGES) },
+    initScripts: [installWsTimeline],
+  });
+  try {
+    const { page } = run;
+    await page.evaluate(startLoadProbe, {
+      endMarker: END_MARKER,
+      idleFrames: IDLE_FRAMES,
+      maxMs: LOAD_TIMEOUT_MS,
+    });
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('show me ten thousand messages');
+    await box.press('Enter');
+    const load = await withTimeout(
+      page.evaluate(awaitLoad),
+      LOAD_TIMEOUT_MS + 15_000,
+      'the 10,000-message turn',
+    );
+    if (load.timedOut) {
+      return {
+        ui_long_first_screen_ms: `over ${LOAD_TIMEOUT_MS}`,
+        ui_long_note: 'the conversation had not settled in time; the scroll passes were skipped',
+        goal_long_first_screen_under_1s: 'fail',
+        goal_long_scroll_no_dropped_frames: 'not measured',
+      };
+    }
+    const stats = readStats<{
+      messages: number;
+      bytes: number;
+      writeMs: number;
+      userLineAt: number;
+      doneAt: number;
+    }>(run.statsPath);
+    // The page's clock and the fake CLI's, both as ms since the epoch.
+    const pageOrigin = await page.evaluate(() => performance.timeOrigin);
+    const enterEpoch = pageOrigin + load.enterAt;
+    const rowsAfterLoad = await page.locator(`${LOG_SELECTOR} .message-row`).count();
+    const ws = await page.evaluate(
+      () => (window as unknown as { __benchWsTimeline: WsTimeline }).__benchWsTimeline,
+    );
+    const firstScreen = load.settledAt - load.firstMutationAt;
+    const loadFrames = frameStats(load.intervals);
+
+    const figures: Figures = {
+      ui_long_messages_sent: stats?.messages ?? 'unknown',
+      ui_long_stream_mb: stats ? round(stats.bytes / 1e6) : 'unknown',
+      ui_long_cli_write_ms: stats ? round(stats.writeMs) : 'unknown',
+      ui_long_cli_got_prompt_from_enter_ms: stats ? msFigure(stats.userLineAt - enterEpoch) : 'unknown',
+      ui_long_cli_done_from_enter_ms: stats ? msFigure(stats.doneAt - enterEpoch) : 'unknown',
+      ui_long_first_screen_ms: msFigure(firstScreen),
+      ui_long_first_screen_from_enter_ms: msFigure(load.settledAt - load.enterAt),
+      ui_long_first_assistant_from_enter_ms: msFigure(load.firstAssistantAt - load.enterAt),
+      ui_long_first_assistant_frame_from_enter_ms: msFigure(ws.firstAssistantAt - load.enterAt),
+      ui_long_result_frame_from_enter_ms: msFigure(ws.resultAt - load.enterAt),
+      ui_long_event_frames: ws.frames,
+      ui_long_event_frames_mb: round(ws.bytes / 1e6),
+      ui_long_last_message_from_enter_ms: msFigure(load.lastMessageAt - load.enterAt),
+      ui_long_load_longest_task_ms: round(load.longTasks.reduce((a, task) => Math.max(a, task.duration), 0)),
+      ui_long_load_tasks_over_50ms: load.longTasks.filter((task) => task.duration > 50).length,
+      ui_long_load_frames_dropped: loadFrames.dropped,
+      ui_long_rows_in_dom_after_load: rowsAfterLoad,
+    };
+
+    await page.evaluate(scrollToBottom);
+    await page.evaluate(startScrollProbe, {
+      stepPx: SCROLL_STEP_PX,
+      driveScrollTop: true,
+      maxMs: SCROLL_PASS_MS,
+    });
+    const byScrollTop = await withTimeout(
+      page.evaluate(awaitScroll),
+      SCROLL_PASS_MS + 10_000,
+      'the scrollTop pass',
+    );
+    Object.assign(figures, scrollFigures('ui_long_scroll', byScrollTop));
+    figures.ui_long_scroll_requested_px = Math.round(byScrollTop.requestedPx);
+    figures.ui_long_scroll_height_px = byScrollTop.scrollHeight;
+
+    await page.evaluate(scrollToBottom);
+    const byWheel = await withTimeout(wheelToTop(run), SCROLL_PASS_MS + 10_000, 'the wheel pass');
+    Object.assign(figures, scrollFigures('ui_long_wheel', byWheel));
+    figures.ui_long_wheel_requested_px = byWheel.wheelEvents * SCROLL_STEP_PX;
+
+    figures.goal_long_first_screen_under_1s = firstScreen < FIRST_SCREEN_GOAL_MS ? 'pass' : 'fail';
+    const dropped = frameStats(byScrollTop.intervals).dropped + frameStats(byWheel.intervals).dropped;
+    figures.goal_long_scroll_no_dropped_frames = dropped === 0 ? 'pass' : 'fail';
+    return figures;
+  } finally {
+    await run.close();
+  }
+}

@@ -1,0 +1,37 @@
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { Markdown, splitBlocks } from './Markdown';
+
+const render = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
+
+describe('Markdown for streamed replies', () => {
+  it('renders an unclosed code fence mid-stream as code, highlighted', () => {
+    const html = render('Here it is:\n\n```ts\nconst answer = 42;\nfunction f(');
+    expect(html).toMatch(/<pre><code class="[^"]*language-ts[^"]*">/);
+    expect(html).toContain('hljs-keyword');
+    expect(html).toContain('answer');
+  });
+
+  it('renders GFM tables and strikethrough', () => {
+    const html = render('| a | b |\n|---|---|\n| 1 | 2 |\n\n~~gone~~');
+    expect(html).toContain('<table>');
+    expect(html).toContain('<td>2</td>');
+    expect(html).toContain('<del>gone</del>');
+  });
+
+  it('never renders raw HTML or script links', () => {
+    const html = render(
+      '<img src=x onerror="alert(1)"> <script>alert(2)</script>\n\n[click](javascript:alert(3))',
+    );
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('javascript:');
+  });
+
+  it('splits text into blocks so that only the last one changes while a reply streams', () => {
+    const done = 'First paragraph.\n\n- a\n- b\n\n';
+    const blocks = splitBlocks(`${done}Third is stream`);
+    expect(blocks).toHaveLength(3);
+    expect(splitBlocks(`${done}Third is streaming now`).slice(0, 2)).toEqual(blocks.slice(0, 2));
+  });
+});
