@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { IMAGE_LIMITS } from '../shared/images';
 
 /**
  * Where the app keeps its data: transcripts and settings. Electron passes its userData folder; the browser
@@ -16,6 +17,13 @@ export function resolveDataDir(env: NodeJS.ProcessEnv, electronUserData?: string
 
 const Settings = z.object({
   recentFolders: z.array(z.string()).default([]),
+  /** Images with a longer side are scaled down to it before sending (the size the model works at). */
+  imageMaxLongSide: z
+    .number()
+    .int()
+    .min(200)
+    .max(IMAGE_LIMITS.maxSide)
+    .default(IMAGE_LIMITS.defaultMaxLongSide),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -30,6 +38,10 @@ export class SettingsStore {
     mkdirSync(dataDir, { recursive: true });
     this.file = join(dataDir, 'settings.json');
     this.settings = this.load();
+  }
+
+  get imageMaxLongSide(): number {
+    return this.settings.imageMaxLongSide;
   }
 
   get recentFolders(): string[] {

@@ -16,6 +16,8 @@ import { SettingsStore } from './app-data';
 import { Conversation } from './conversation';
 import { EventBatcher } from './event-batcher';
 import { toIpcError } from './ipc-errors';
+import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
+import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -126,7 +128,28 @@ export class Backend {
       this.settings.addRecentFolder(folder);
       return conversation.snapshot();
     },
-    send: async ({ conversationId, text, uuid }) => ({ uuid: this.get(conversationId).send(text, uuid) }),
+    send: async ({ conversationId, text, images, uuid }) => {
+      const conversation = this.get(conversationId);
+      // The renderer sent back what prepareImage gave it; check it again, since main trusts no window.
+      for (const image of images) await checkOutgoingImage(image, images.length);
+      return { uuid: conversation.send(text, images, uuid) };
+    },
+    prepareImage: async ({ name, data, imagesInTurn }) => {
+      if (imagesInTurn > IMAGE_LIMITS.maxImagesPerTurn) {
+        return { ok: false, reason: 'too_many', message: refusalMessage({ name, reason: 'too_many' }) };
+      }
+      try {
+        const maxLongSide = maxLongSideFor(imagesInTurn, this.settings.imageMaxLongSide);
+        const apiMaxSide = apiMaxSideFor(imagesInTurn);
+        return {
+          ok: true,
+          image: await prepareImage(name, Buffer.from(data, 'base64'), { maxLongSide, apiMaxSide }),
+        };
+      } catch (error) {
+        if (!(error instanceof ImageRefused)) throw error;
+        return { ok: false, reason: error.refusal.reason, message: error.message };
+      }
+    },
     interrupt: async ({ conversationId }) => {
       await this.get(conversationId).interrupt();
       return {};

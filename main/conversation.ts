@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import type { ConversationEvent, ConversationSnapshot } from '../shared/ipc';
+import type { ConversationEvent, ConversationSnapshot, TurnImage } from '../shared/ipc';
+import type { OutgoingUserContent } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
 import { toIpcError } from './ipc-errors';
 
@@ -54,9 +55,9 @@ export class Conversation {
     };
   }
 
-  send(text: string, uuid?: string): string {
-    const turn = this.session.send(text, uuid ? { uuid } : {});
-    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text });
+  send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
+    const turn = this.session.send(userContent(text, images), uuid ? { uuid } : {});
+    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text, images: [...images] });
     return turn.uuid;
   }
 
@@ -145,4 +146,15 @@ export class Conversation {
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }
+}
+
+/** A user line's content: image blocks first, then the text block (claude-protocol.md); plain text alone. */
+export function userContent(text: string, images: readonly TurnImage[]): OutgoingUserContent {
+  if (images.length === 0) return text;
+  const blocks: Exclude<OutgoingUserContent, string> = images.map((image) => ({
+    type: 'image' as const,
+    source: { type: 'base64' as const, media_type: image.mediaType, data: image.data },
+  }));
+  if (text.trim().length > 0) blocks.push({ type: 'text', text });
+  return blocks;
 }

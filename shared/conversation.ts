@@ -6,7 +6,8 @@
  * streaming reply replaces only its own message object and a list of 10,000 messages is not rebuilt for
  * every delta.
  */
-import type { ConversationEvent, ConversationSnapshot, IpcError } from './ipc';
+import type { ConversationEvent, ConversationSnapshot, IpcError, TurnImage } from './ipc';
+import { ImageMediaType } from './protocol';
 import type {
   AssistantMessage,
   CliMessage,
@@ -30,6 +31,8 @@ export interface UserChatMessage {
   id: string;
   author: string;
   text: string;
+  /** Images the message carried, in order (shown before its text). */
+  images: TurnImage[];
   /** The uuid the CLI stores the message under, for rewinding. */
   uuid: string | null;
   status: PromptStatus;
@@ -189,6 +192,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         id,
         author: 'You',
         text: event.text,
+        images: event.images ?? [],
         uuid: event.uuid,
         status: 'sending',
         parentToolUseId: null,
@@ -273,7 +277,7 @@ function applyMessage(d: Draft, message: CliMessage): void {
         case 'task_started': {
           if (!message.tool_use_id) return;
           const tool = d.state.tools[message.tool_use_id];
-          d.set({ taskTools: { ...d.state.taskTools, [message.task_id]: message.tool_use_id } });
+          d.setEntry('taskTools', message.task_id, message.tool_use_id);
           if (!tool) return;
           d.setTool({
             ...tool,
@@ -400,7 +404,7 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
     }
     seen += 1;
   }
-  d.set({ blocksSeen: { ...d.state.blocksSeen, [line.message.id]: seen } });
+  d.setEntry('blocksSeen', line.message.id, seen);
   d.setMessage({
     ...message,
     parts,
@@ -420,6 +424,7 @@ function applyUser(d: Draft, line: UserMessage): void {
     return;
   }
   const texts: string[] = [];
+  const images: TurnImage[] = [];
   for (const block of content) {
     if (block.type === 'tool_result') {
       const tool = d.state.tools[block.tool_use_id];
@@ -434,12 +439,21 @@ function applyUser(d: Draft, line: UserMessage): void {
       });
     } else if (block.type === 'text') {
       texts.push(block.text);
+    } else if (block.type === 'image' && block.source.type === 'base64') {
+      const mediaType = ImageMediaType.safeParse(block.source.media_type);
+      if (mediaType.success) images.push({ mediaType: mediaType.data, data: block.source.data });
     }
   }
-  if (texts.length > 0) addUserText(d, line, texts.join('\n'), parent);
+  if (texts.length > 0 || images.length > 0) addUserText(d, line, texts.join('\n'), parent, images);
 }
 
-function addUserText(d: Draft, line: UserMessage, text: string, parent: string | null): void {
+function addUserText(
+  d: Draft,
+  line: UserMessage,
+  text: string,
+  parent: string | null,
+  images: TurnImage[] = [],
+): void {
   // Our own prompts are already shown (from the 'prompt' event); replays of them add nothing.
   if (line.uuid && d.state.messages[userId(line.uuid)]) return;
   if (INTERRUPTED.test(text)) {
@@ -464,6 +478,7 @@ function addUserText(d: Draft, line: UserMessage, text: string, parent: string |
     // Inside a subagent, the user turn is the prompt Claude wrote for it.
     author: parent ? 'Claude' : 'You',
     text,
+    images,
     uuid: line.uuid ?? null,
     status: 'sent',
     parentToolUseId: parent,
@@ -630,12 +645,19 @@ function addNotice(d: Draft, tone: 'info' | 'error', text: string): void {
 const userId = (uuid: string): string => `u:${uuid}`;
 const assistantId = (apiMessageId: string): string => `a:${apiMessageId}`;
 
+type EntryMaps = {
+  [
+    K in keyof ConversationState as ConversationState[K] extends Record<string, string | number> ? K : never
+  ]: ConversationState[K];
+};
+
 /** Copy-on-write over one batch: each collection is copied at most once, however many events touch it. */
 class Draft {
   state: ConversationState;
   private messagesCopied = false;
   private toolsCopied = false;
   private orderCopied = false;
+  private readonly entriesCopied = new Set<keyof EntryMaps>();
   private changed = false;
 
   constructor(private readonly original: ConversationState) {
@@ -644,6 +666,16 @@ class Draft {
 
   set(patch: Partial<ConversationState>): void {
     this.state = { ...this.state, ...patch };
+    this.changed = true;
+  }
+
+  /** Sets one entry of a bookkeeping map (copied once per batch, not once per event). */
+  setEntry<K extends keyof EntryMaps>(map: K, key: string, value: EntryMaps[K][string]): void {
+    if (!this.entriesCopied.has(map)) {
+      this.state = { ...this.state, [map]: { ...this.state[map] } };
+      this.entriesCopied.add(map);
+    }
+    (this.state[map] as Record<string, EntryMaps[K][string]>)[key] = value;
     this.changed = true;
   }
 

@@ -4,7 +4,8 @@
  * browser bridge and the renderer's types are all derived from this file.
  */
 import { z } from 'zod';
-import { ModelInfo, type CliMessage } from './protocol';
+import { IMAGE_LIMITS } from './images';
+import { ImageMediaType, ModelInfo, type CliMessage } from './protocol';
 
 const ConversationId = z.string().min(1).max(100);
 const Uuid = z.uuid();
@@ -36,6 +37,26 @@ export const AppInfo = z.object({
 export type AppInfo = z.infer<typeof AppInfo>;
 
 const ConversationRef = z.object({ conversationId: ConversationId });
+
+/** An image ready to send: checked and, where needed, scaled down by main. */
+export const PreparedImage = z.object({
+  name: z.string().max(1000),
+  mediaType: ImageMediaType,
+  data: z.base64().min(1),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  originalWidth: z.number().int().positive(),
+  originalHeight: z.number().int().positive(),
+  resized: z.boolean(),
+});
+export type PreparedImage = z.infer<typeof PreparedImage>;
+
+/** An image in a turn, as the user line carries it. */
+export const TurnImage = z.object({ mediaType: ImageMediaType, data: z.base64().min(1) });
+export type TurnImage = z.infer<typeof TurnImage>;
+
+/** The largest file the app reads for an image; anything bigger is refused before it is read. */
+export const MAX_IMAGE_FILE_BYTES = 40 * 1024 * 1024;
 const Empty = z.object({});
 
 export const invokeChannels = {
@@ -48,9 +69,34 @@ export const invokeChannels = {
     }),
     response: ConversationSnapshot,
   },
+  /** Images first, then the text; a turn may hold images without text, or text without images. */
   send: {
-    request: ConversationRef.extend({ text: z.string().min(1).max(1_000_000), uuid: Uuid.optional() }),
+    request: ConversationRef.extend({
+      text: z.string().max(1_000_000),
+      images: z.array(TurnImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
+      uuid: Uuid.optional(),
+    }).refine(
+      (request) => request.text.trim().length > 0 || request.images.length > 0,
+      'A message needs text or an image.',
+    ),
     response: z.object({ uuid: Uuid }),
+  },
+  /** Checks one image file by its content and scales it to fit; a refusal names the file and the reason. */
+  prepareImage: {
+    request: z.object({
+      name: z.string().min(1).max(1000),
+      data: z.base64().max(Math.ceil(MAX_IMAGE_FILE_BYTES / 3) * 4),
+      /** How many images the turn will hold with this one (the API allows fewer pixels for many). */
+      imagesInTurn: z.number().int().min(1),
+    }),
+    response: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), image: PreparedImage }),
+      z.object({
+        ok: z.literal(false),
+        reason: z.enum(['not_an_image', 'unreadable', 'too_many', 'too_large']),
+        message: z.string(),
+      }),
+    ]),
   },
   /** Stops the running turn; queued messages stay queued. */
   interrupt: { request: ConversationRef, response: Empty },
@@ -98,7 +144,12 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     message: z.custom<CliMessage>((value) => typeof value === 'object'),
   }),
   /** A prompt the user sent, echoed so every window shows it at once. */
-  z.object({ kind: z.literal('prompt'), uuid: Uuid, text: z.string() }),
+  z.object({
+    kind: z.literal('prompt'),
+    uuid: Uuid,
+    text: z.string(),
+    images: z.array(TurnImage).optional(),
+  }),
   z.object({ kind: z.literal('prompt_cancelled'), uuid: Uuid }),
   z.object({ kind: z.literal('title'), title: z.string() }),
   z.object({ kind: z.literal('notify'), message: z.string(), title: z.string().optional() }),

@@ -1,6 +1,13 @@
 import { create } from 'zustand';
 import { applyEvents, initialConversation, type ConversationState } from '../../shared/conversation';
-import type { AppInfo, ConversationEvent, IpcError } from '../../shared/ipc';
+import { IMAGE_LIMITS, refusalMessage } from '../../shared/images';
+import {
+  MAX_IMAGE_FILE_BYTES,
+  type AppInfo,
+  type ConversationEvent,
+  type IpcError,
+  type PreparedImage,
+} from '../../shared/ipc';
 import { call } from './api';
 
 /**
@@ -23,6 +30,21 @@ export interface Tab {
   actionError: string | null;
 }
 
+/** An image in the message being written: being checked, or ready to send. */
+export interface Attachment {
+  id: string;
+  name: string;
+  image: PreparedImage | null;
+}
+
+/** The message being written in a tab, besides its text: images, and why files were refused. */
+export interface Draft {
+  attachments: Attachment[];
+  refusals: string[];
+}
+
+const EMPTY_DRAFT: Draft = { attachments: [], refusals: [] };
+
 interface AppSlice {
   info: AppInfo | null;
   infoError: string | null;
@@ -39,6 +61,12 @@ interface ConversationsSlice {
   tabOrder: string[];
   startConversation(cwd: string, model?: string): Promise<void>;
   retryStart(tabId: string): Promise<void>;
+  drafts: Record<string, Draft>;
+  /** Checks files as images for the next message; refusals are kept, by file name and reason. */
+  attachFiles(tabId: string, files: readonly File[]): Promise<void>;
+  removeAttachment(tabId: string, attachmentId: string): void;
+  dismissRefusals(tabId: string): void;
+  /** Sends the text and the ready images; on failure both stay where they were. */
   send(tabId: string, text: string): Promise<boolean>;
   interrupt(tabId: string): Promise<void>;
   cancelQueued(tabId: string, uuid: string): Promise<void>;
@@ -51,6 +79,20 @@ interface ConversationsSlice {
 export type Store = AppSlice & ConversationsSlice;
 
 let localTabs = 0;
+let localAttachments = 0;
+
+/** The file's bytes as base64, read by the browser itself. */
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onerror = () => reject(reader.error ?? new Error('unreadable'));
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve(url.slice(url.indexOf(',') + 1));
+    };
+    reader.readAsDataURL(file);
+  });
+}
 
 export const useStore = create<Store>()((set, get) => {
   const patchTab = (tabId: string, patch: Partial<Tab> | ((tab: Tab) => Partial<Tab>)) =>
@@ -104,7 +146,74 @@ export const useStore = create<Store>()((set, get) => {
     }
   };
 
+  const patchDraft = (tabId: string, update: (draft: Draft) => Draft) =>
+    set((state) => ({ drafts: { ...state.drafts, [tabId]: update(state.drafts[tabId] ?? EMPTY_DRAFT) } }));
+
+  const prepare = async (tabId: string, attachment: Attachment, file: File, imagesInTurn: number) => {
+    let refusal: string | null = null;
+    let image: PreparedImage | null = null;
+    try {
+      if (file.size > MAX_IMAGE_FILE_BYTES) {
+        refusal = refusalMessage({ name: file.name, reason: 'too_large' });
+      } else {
+        const answer = await call('prepareImage', {
+          name: file.name,
+          data: await readBase64(file),
+          imagesInTurn,
+        });
+        if (answer.ok) image = answer.image;
+        else refusal = answer.message;
+      }
+    } catch (error) {
+      refusal = `${file.name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    patchDraft(tabId, (draft) => ({
+      refusals: refusal ? [...draft.refusals, refusal] : draft.refusals,
+      attachments: image
+        ? draft.attachments.map((existing) =>
+            existing.id === attachment.id ? { ...existing, image } : existing,
+          )
+        : draft.attachments.filter((existing) => existing.id !== attachment.id),
+    }));
+  };
+
   return {
+    drafts: {},
+
+    async attachFiles(tabId, files) {
+      const draft = get().drafts[tabId] ?? EMPTY_DRAFT;
+      const refusals: string[] = [];
+      const accepted: { attachment: Attachment; file: File }[] = [];
+      for (const file of files) {
+        const count = draft.attachments.length + accepted.length + 1;
+        if (count > IMAGE_LIMITS.maxImagesPerTurn) {
+          refusals.push(refusalMessage({ name: file.name, reason: 'too_many' }));
+          continue;
+        }
+        accepted.push({
+          attachment: { id: `image-${++localAttachments}`, name: file.name, image: null },
+          file,
+        });
+      }
+      patchDraft(tabId, (current) => ({
+        attachments: [...current.attachments, ...accepted.map((entry) => entry.attachment)],
+        refusals: [...current.refusals, ...refusals],
+      }));
+      const total = draft.attachments.length + accepted.length;
+      await Promise.all(accepted.map(({ attachment, file }) => prepare(tabId, attachment, file, total)));
+    },
+
+    removeAttachment(tabId, attachmentId) {
+      patchDraft(tabId, (draft) => ({
+        ...draft,
+        attachments: draft.attachments.filter((attachment) => attachment.id !== attachmentId),
+      }));
+    },
+
+    dismissRefusals(tabId) {
+      patchDraft(tabId, (draft) => ({ ...draft, refusals: [] }));
+    },
+
     info: null,
     infoError: null,
     activeTab: null,
@@ -161,11 +270,17 @@ export const useStore = create<Store>()((set, get) => {
     },
 
     async send(tabId, text) {
+      const draft = get().drafts[tabId] ?? EMPTY_DRAFT;
+      if (draft.attachments.some((attachment) => !attachment.image)) return false;
+      const images = draft.attachments.flatMap((attachment) =>
+        attachment.image ? [{ mediaType: attachment.image.mediaType, data: attachment.image.data }] : [],
+      );
       let sent = false;
       await guarded(tabId, async () => {
-        await call('send', { conversationId: tabId, text });
+        await call('send', { conversationId: tabId, text, images });
         sent = true;
       });
+      if (sent) patchDraft(tabId, () => EMPTY_DRAFT);
       return sent;
     },
 

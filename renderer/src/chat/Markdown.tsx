@@ -1,21 +1,33 @@
-import { marked } from 'marked';
-import { memo, useMemo } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
+import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
+import { Lexer } from 'marked';
+import { memo, useState, type ReactNode } from 'react';
+import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import remarkRehype from 'remark-rehype';
+import { unified } from 'unified';
 
 /**
  * Markdown for streamed replies: GFM, highlighted code, sanitized HTML. The text is split into top-level
- * blocks with marked's lexer and each block is memoized, so while a reply streams only its last block is
- * parsed again. An unclosed code fence is still a code block, so half a fence renders as code.
+ * blocks with marked's block lexer and each block is rendered once: while a reply streams, only its last
+ * block is lexed and rendered again. An unclosed code fence is still a code block, so half a fence renders
+ * as code.
  */
 
-const remarkPlugins = [remarkGfm];
-// Sanitize first: highlighting then only adds its own class names to what survived.
-const rehypePlugins = [rehypeSanitize, [rehypeHighlight, { detect: false, ignoreMissing: true }]] as const;
+// One processor for the whole app: building one (and registering highlight.js's languages) per render
+// costs more than rendering. Raw HTML is dropped by remark-rehype; sanitize then strips unsafe URLs and
+// attributes, and highlighting only adds its own class names to what survived.
+const processor = unified()
+  .use(remarkParse)
+  .use(remarkGfm)
+  .use(remarkRehype)
+  .use(rehypeSanitize)
+  .use(rehypeHighlight, { detect: false })
+  .freeze();
 
-const components: Components = {
+const components: Partial<Components> = {
   a: ({ href, children }) => (
     <a
       href={href}
@@ -33,32 +45,60 @@ const components: Components = {
   ),
 };
 
+/** Rendered blocks by their source, so a row that scrolls back into view does not parse again. */
+const rendered = new Map<string, ReactNode>();
+const RENDERED_MAX = 2_000;
+
+function renderBlock(source: string): ReactNode {
+  const cached = rendered.get(source);
+  if (cached !== undefined) return cached;
+  const tree = processor.runSync(processor.parse(source));
+  const node = toJsxRuntime(tree, {
+    Fragment,
+    jsx,
+    jsxs,
+    components,
+    ignoreInvalidStyle: true,
+    passKeys: true,
+  });
+  if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
+  rendered.set(source, node);
+  return node;
+}
+
 const Block = memo(function Block({ source }: { source: string }) {
-  return (
-    <ReactMarkdown
-      remarkPlugins={remarkPlugins}
-      rehypePlugins={rehypePlugins as unknown as Parameters<typeof ReactMarkdown>[0]['rehypePlugins']}
-      components={components}
-    >
-      {source}
-    </ReactMarkdown>
-  );
+  return <div className="md-block">{renderBlock(source)}</div>;
 });
 
+/** Top-level blocks of `text`; blank lines stay with the block before them, so blocks join back to text. */
 export function splitBlocks(text: string): string[] {
   const blocks: string[] = [];
-  for (const token of marked.lexer(text, { gfm: true })) {
-    if (token.type === 'space' && blocks.length > 0) {
-      blocks[blocks.length - 1] += token.raw;
-    } else {
-      blocks.push(token.raw);
-    }
+  for (const token of new Lexer({ gfm: true }).blockTokens(text)) {
+    if (token.type === 'space' && blocks.length > 0) blocks[blocks.length - 1] += token.raw;
+    else blocks.push(token.raw);
   }
   return blocks;
 }
 
+/**
+ * Splits a growing text, lexing again only from its last block: the blocks before it cannot change when
+ * text is appended (a setext underline or a list item can only join the block right before them).
+ */
+function splitGrowing(previous: { text: string; blocks: string[] } | null, text: string): string[] {
+  if (!previous || previous.blocks.length < 2 || !text.startsWith(previous.text)) return splitBlocks(text);
+  const stable = previous.blocks.slice(0, -1);
+  const offset = stable.reduce((sum, block) => sum + block.length, 0);
+  return [...stable, ...splitBlocks(text.slice(offset))];
+}
+
 export function Markdown({ text }: { text: string }) {
-  const blocks = useMemo(() => splitBlocks(text), [text]);
+  // Information from the previous render, kept the way React documents for it.
+  const [split, setSplit] = useState(() => ({ text, blocks: splitBlocks(text) }));
+  let blocks = split.blocks;
+  if (split.text !== text) {
+    blocks = splitGrowing(split, text);
+    setSplit({ text, blocks });
+  }
   return (
     <div className="markdown">
       {blocks.map((block, index) => (

@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef } from 'react';
+import type { ChatMessage } from '../../../shared/conversation';
 import { useStore } from '../store';
 import { MessageView } from './MessageView';
 
@@ -7,10 +8,19 @@ import { MessageView } from './MessageView';
  * The conversation as a virtualized log: only the rows on screen exist in the DOM, so a conversation of
  * 10,000 messages opens and scrolls like a short one. It follows new output while the reader is at the
  * bottom and leaves them alone when they have scrolled up.
+ *
+ * A reply that is streaming at the end of the log is not measured by the virtualizer: its growth would
+ * cost a second React commit every frame. It overflows its slot instead, and a ResizeObserver keeps the
+ * view at the bottom without React; once it is complete, it is measured like any other row.
  */
 export function MessageList({ tabId }: { tabId: string }) {
   const order = useStore((state) => state.tabs[tabId]?.conversation.order);
   const ids = order ?? [];
+  const lastId = ids[ids.length - 1];
+  const lastStreaming = useStore((state) => {
+    const message = lastId ? state.tabs[tabId]?.conversation.messages[lastId] : undefined;
+    return message?.role === 'assistant' && message.streaming;
+  });
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
 
@@ -18,8 +28,9 @@ export function MessageList({ tabId }: { tabId: string }) {
   const virtualizer = useVirtualizer({
     count: ids.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => 96,
-    overscan: 6,
+    estimateSize: (index) =>
+      estimateHeight(useStore.getState().tabs[tabId]?.conversation.messages[ids[index] ?? '']),
+    overscan: 4,
     getItemKey: (index) => ids[index] ?? index,
   });
 
@@ -28,6 +39,18 @@ export function MessageList({ tabId }: { tabId: string }) {
     const element = scroller.current;
     if (element && atBottom.current) element.scrollTop = element.scrollHeight;
   }, [total, ids.length]);
+
+  // Follow the streaming row as it grows, outside React.
+  useEffect(() => {
+    const element = scroller.current;
+    const inner = element?.querySelector('.message-list-inner');
+    if (!element || !inner || !lastStreaming) return;
+    const observer = new ResizeObserver(() => {
+      if (atBottom.current) element.scrollTop = element.scrollHeight;
+    });
+    for (const row of inner.children) observer.observe(row);
+    return () => observer.disconnect();
+  }, [lastStreaming, lastId]);
 
   // Open at the end of the conversation.
   useEffect(() => {
@@ -50,18 +73,47 @@ export function MessageList({ tabId }: { tabId: string }) {
     >
       {ids.length === 0 && <p className="empty">Send a message to start.</p>}
       <div className="message-list-inner" style={{ height: total }}>
-        {virtualizer.getVirtualItems().map((row) => (
-          <div
-            key={row.key}
-            data-index={row.index}
-            ref={virtualizer.measureElement}
-            className="message-row"
-            style={{ transform: `translateY(${row.start}px)` }}
-          >
-            <MessageView tabId={tabId} id={ids[row.index] ?? ''} />
-          </div>
-        ))}
+        {virtualizer.getVirtualItems().map((row) => {
+          const unmeasured = lastStreaming && row.index === ids.length - 1;
+          return (
+            <div
+              key={row.key}
+              data-index={row.index}
+              ref={unmeasured ? undefined : virtualizer.measureElement}
+              className="message-row"
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
+              <MessageView tabId={tabId} id={ids[row.index] ?? ''} />
+            </div>
+          );
+        })}
       </div>
     </div>
   );
+}
+
+/** A guess at a row's height before it is measured, from how much it holds; close guesses scroll smoothly. */
+function estimateHeight(message: ChatMessage | undefined): number {
+  const LINE = 22;
+  const CHARS_PER_LINE = 90;
+  const lines = (text: string) =>
+    text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / CHARS_PER_LINE)), 0);
+  switch (message?.role) {
+    case 'assistant':
+      return (
+        40 +
+        message.parts.reduce(
+          (sum, part) =>
+            sum + (part.kind === 'text' ? lines(part.text) * LINE + 16 : part.kind === 'tool' ? 52 : 30),
+          0,
+        )
+      );
+    case 'user':
+      return 52 + lines(message.text) * LINE + (message.images.length > 0 ? 84 : 0);
+    case 'result':
+    case 'notice':
+      return 30;
+    default:
+      return 80;
+  }
 }
