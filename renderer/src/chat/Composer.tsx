@@ -1,18 +1,37 @@
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 
-/** The message box: Enter sends, Shift+Enter adds a line; Stop interrupts the running turn. */
+const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
+
+/**
+ * The message box: Enter sends, Shift+Enter adds a line; Stop interrupts the running turn. Images come in
+ * by the Attach button, by paste, or by a drop anywhere on the conversation, and wait here as thumbnails.
+ */
 export function Composer({ tabId }: { tabId: string }) {
   const status = useStore((state) => state.tabs[tabId]?.conversation.status);
-  const send = useStore((state) => state.send);
-  const interrupt = useStore((state) => state.interrupt);
+  const { send, interrupt, attachFiles, removeAttachment, dismissRefusals } = useStore(
+    useShallow((state) => ({
+      send: state.send,
+      interrupt: state.interrupt,
+      attachFiles: state.attachFiles,
+      removeAttachment: state.removeAttachment,
+      dismissRefusals: state.dismissRefusals,
+    })),
+  );
+  const draft = useStore((state) => state.drafts[tabId]);
+  const attachments = draft?.attachments ?? [];
+  const refusals = draft?.refusals ?? [];
   const [text, setText] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
   const usable = status === 'idle' || status === 'running';
+  const preparing = attachments.some((attachment) => !attachment.image);
+  const canSend = usable && !preparing && (text.trim().length > 0 || attachments.length > 0);
 
   const submit = async () => {
+    if (!canSend) return;
     const message = text.trim();
-    if (!message || !usable) return;
     setText('');
     const sent = await send(tabId, message);
     // Nothing typed is lost: a message that could not be sent comes back into the box.
@@ -27,6 +46,13 @@ export function Composer({ tabId }: { tabId: string }) {
     }
   };
 
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = [...event.clipboardData.files];
+    if (files.length === 0) return;
+    event.preventDefault();
+    void attachFiles(tabId, files);
+  };
+
   return (
     <form
       className="composer"
@@ -35,30 +61,97 @@ export function Composer({ tabId }: { tabId: string }) {
         void submit();
       }}
     >
-      <textarea
-        ref={input}
-        aria-label="Message"
-        placeholder={
-          usable
-            ? 'Message Claude… (Enter to send, Shift+Enter for a new line)'
-            : 'This conversation has ended.'
-        }
-        value={text}
-        rows={3}
-        disabled={!usable}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={onKeyDown}
-        autoFocus
-      />
-      <div className="composer-actions">
-        {status === 'running' && (
-          <button type="button" className="button-secondary" onClick={() => void interrupt(tabId)}>
-            Stop
+      {refusals.length > 0 && (
+        <div className="refusals" role="alert">
+          <ul>
+            {refusals.map((refusal, index) => (
+              <li key={index}>{refusal}</li>
+            ))}
+          </ul>
+          <button type="button" className="link-button" onClick={() => dismissRefusals(tabId)}>
+            Dismiss
           </button>
-        )}
-        <button type="submit" className="button-primary" disabled={!usable || text.trim().length === 0}>
-          Send
-        </button>
+        </div>
+      )}
+      {attachments.length > 0 && (
+        <ul className="attachments" aria-label="Attached images">
+          {attachments.map((attachment) => (
+            <li key={attachment.id} className="attachment">
+              {attachment.image ? (
+                <img
+                  src={`data:${attachment.image.mediaType};base64,${attachment.image.data}`}
+                  alt={attachment.name}
+                  title={
+                    attachment.image.resized
+                      ? `${attachment.name}: scaled from ${attachment.image.originalWidth}×${attachment.image.originalHeight} to ${attachment.image.width}×${attachment.image.height}`
+                      : attachment.name
+                  }
+                />
+              ) : (
+                <span className="attachment-pending" role="status">
+                  Checking {attachment.name}…
+                </span>
+              )}
+              <button
+                type="button"
+                className="attachment-remove"
+                aria-label={`Remove ${attachment.name}`}
+                onClick={() => removeAttachment(tabId, attachment.id)}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="composer-row">
+        <textarea
+          ref={input}
+          aria-label="Message"
+          placeholder={
+            usable
+              ? 'Message Claude… (Enter to send, Shift+Enter for a new line)'
+              : 'This conversation has ended.'
+          }
+          value={text}
+          rows={3}
+          disabled={!usable}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={onKeyDown}
+          onPaste={onPaste}
+          autoFocus
+        />
+        <div className="composer-actions">
+          <input
+            ref={picker}
+            type="file"
+            accept={ACCEPT}
+            multiple
+            hidden
+            data-testid="image-picker"
+            onChange={(event) => {
+              const files = [...(event.target.files ?? [])];
+              event.target.value = '';
+              if (files.length > 0) void attachFiles(tabId, files);
+            }}
+          />
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={!usable}
+            onClick={() => picker.current?.click()}
+          >
+            Attach image
+          </button>
+          {status === 'running' && (
+            <button type="button" className="button-secondary" onClick={() => void interrupt(tabId)}>
+              Stop
+            </button>
+          )}
+          <button type="submit" className="button-primary" disabled={!canSend}>
+            Send
+          </button>
+        </div>
       </div>
     </form>
   );

@@ -1,5 +1,6 @@
 import type { ModelInfo } from '../../../shared/protocol';
 import type { IpcError } from '../../../shared/ipc';
+import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { Composer } from './Composer';
@@ -28,7 +29,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
   }
   if (tab.startError) return <StartFailure tabId={tabId} error={tab.startError} />;
   return (
-    <div className="conversation">
+    <DropZone tabId={tabId}>
       <ConversationHeader tabId={tabId} cwd={tab.cwd} />
       <ExitBanner tabId={tabId} />
       {tab.actionError && (
@@ -38,6 +39,49 @@ export function ConversationView({ tabId }: { tabId: string }) {
       )}
       <MessageList tabId={tab.id} />
       <Composer tabId={tab.id} />
+    </DropZone>
+  );
+}
+
+/** The whole conversation takes dropped image files; it lights up while files are dragged over it. */
+function DropZone({ tabId, children }: { tabId: string; children: ReactNode }) {
+  const attachFiles = useStore((state) => state.attachFiles);
+  const [over, setOver] = useState(false);
+  const depth = useRef(0);
+  const carriesFiles = (event: DragEvent) => event.dataTransfer.types.includes('Files');
+  return (
+    <div
+      className={`conversation${over ? ' drop-target' : ''}`}
+      onDragEnter={(event) => {
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        depth.current += 1;
+        setOver(true);
+      }}
+      onDragOver={(event) => {
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'copy';
+      }}
+      onDragLeave={() => {
+        depth.current = Math.max(0, depth.current - 1);
+        if (depth.current === 0) setOver(false);
+      }}
+      onDrop={(event) => {
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        depth.current = 0;
+        setOver(false);
+        const files = [...event.dataTransfer.files];
+        if (files.length > 0) void attachFiles(tabId, files);
+      }}
+    >
+      {children}
+      {over && (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop images to attach them
+        </div>
+      )}
     </div>
   );
 }

@@ -1,4 +1,5 @@
-import { memo, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
+import type { TurnImage } from '../../../shared/ipc';
 import type {
   AssistantChatMessage,
   ChatMessage,
@@ -45,7 +46,8 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
       aria-label={message.author}
     >
       <header className="author">{message.author}</header>
-      <div className="user-text">{message.text}</div>
+      {message.images.length > 0 && <ImageStrip images={message.images} />}
+      {message.text && <div className="user-text">{message.text}</div>}
       {message.status === 'queued' && (
         <div className="queued-row">
           <span className="badge">Queued</span>
@@ -63,6 +65,59 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
     </article>
   );
 }
+
+/** Thumbnails of a sent message's images; a click opens one at full size. */
+function ImageStrip({ images }: { images: TurnImage[] }) {
+  const [open, setOpen] = useState<number | null>(null);
+  const shown = open === null ? undefined : images[open];
+  return (
+    <>
+      <ul className="sent-images" aria-label="Images">
+        {images.map((image, index) => (
+          <li key={index}>
+            <button
+              type="button"
+              className="thumbnail"
+              onClick={() => setOpen(index)}
+              aria-label={`Open image ${index + 1} at full size`}
+            >
+              <img src={dataUrl(image)} alt={`Image ${index + 1}`} />
+            </button>
+          </li>
+        ))}
+      </ul>
+      {shown && <Lightbox image={shown} onClose={() => setOpen(null)} />}
+    </>
+  );
+}
+
+function Lightbox({ image, onClose }: { image: TurnImage; onClose: () => void }) {
+  const closeButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    closeButton.current?.focus();
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key === 'Escape') onClose();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return (
+    <div
+      className="lightbox"
+      role="dialog"
+      aria-modal="true"
+      aria-label="Image at full size"
+      onClick={onClose}
+    >
+      <img src={dataUrl(image)} alt="At full size" onClick={(event) => event.stopPropagation()} />
+      <button ref={closeButton} type="button" className="lightbox-close" onClick={onClose}>
+        Close
+      </button>
+    </div>
+  );
+}
+
+const dataUrl = (image: TurnImage) => `data:${image.mediaType};base64,${image.data}`;
 
 function AssistantMessageView({ tabId, message }: { tabId: string; message: AssistantChatMessage }) {
   return (
