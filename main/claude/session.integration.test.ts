@@ -148,7 +148,8 @@ describe('the claude driver against the real CLI', () => {
     const png =
       'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==';
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'A tiny image.' }] });
-    const session = await open('image-turn');
+    const transcript = world.transcriptPath('image-turn');
+    const session = await open('image-turn', { transcript });
     const turn = session.send([
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
       { type: 'text', text: 'What is in this image?' },
@@ -157,6 +158,18 @@ describe('the claude driver against the real CLI', () => {
     const request = world.fake.messageRequests()[0]!;
     expect(imageBlocks(request)).toEqual([{ media_type: 'image/png', data: png }]);
     expect(lastUserText(request)).toContain('What is in this image?');
+    // The transcript keeps the image itself, not a placeholder.
+    const sent = readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (line) => JSON.parse(line) as { dir: string; msg: { type: string; message?: { content: unknown } } },
+      )
+      .find((line) => line.dir === 'send' && line.msg.type === 'user');
+    expect(sent?.msg.message?.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+      { type: 'text', text: 'What is in this image?' },
+    ]);
   });
 
   it('interrupts a reply mid-stream, keeps the partial answer, and takes another turn', async () => {
