@@ -657,7 +657,8 @@ describe('subagents', () => {
       taskId: 'aac7',
       status: 'running',
       subagentType: 'general-purpose',
-      description: 'Running sub echo',
+      description: 'probe task',
+      progress: 'Running sub echo',
       lastToolName: 'Bash',
       backgrounded: false,
     });

@@ -89,6 +89,8 @@ export interface TaskInfo {
   subagentType: string | null;
   backgrounded: boolean;
   lastToolName: string | null;
+  /** What the task is doing now, from task_progress; the description stays what it was asked to do. */
+  progress: string | null;
   summary: string | null;
 }
 
@@ -289,6 +291,7 @@ function applyMessage(d: Draft, message: CliMessage): void {
               subagentType: message.subagent_type ?? null,
               backgrounded: message.is_backgrounded ?? false,
               lastToolName: null,
+              progress: null,
               summary: null,
             },
           });
@@ -297,7 +300,7 @@ function applyMessage(d: Draft, message: CliMessage): void {
         case 'task_progress':
           updateTask(d, message.task_id, (task) => ({
             ...task,
-            description: message.description ?? task.description,
+            progress: message.description ?? task.progress,
             lastToolName: message.last_tool_name ?? task.lastToolName,
           }));
           return;

@@ -189,8 +189,11 @@ function AgentDetails({ tool }: { tool: ToolCall }) {
   return (
     <div className="agent-details">
       {task?.backgrounded && <p className="agent-note">Runs in the background.</p>}
-      {task?.lastToolName && task.status === 'running' && (
-        <p className="agent-note">Using {task.lastToolName}…</p>
+      {task?.status === 'running' && (task.progress || task.lastToolName) && (
+        <p className="agent-note">
+          {task.progress ?? 'Working'}
+          {task.lastToolName ? ` (${task.lastToolName})` : ''}…
+        </p>
       )}
       {task?.summary && task.status !== 'running' && <p className="agent-summary">{task.summary}</p>}
     </div>
