@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, stopProcess, waitForAddress } from '../e2e/fixtures/host-process';
 
 /**
  * What the UI benchmarks share: the built browser host started against bench/fake-cli-stream.mjs with a
@@ -24,15 +25,6 @@ export const DROPPED_FRAME_MS = 1.5 * FRAME_MS;
 
 const STARTUP_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 export type Figure = number | string;
 export type Figures = Record<string, Figure>;
@@ -134,15 +126,15 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
 
   const close = async (): Promise<void> => {
     if (browser) await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
-    await stopProcess(host);
+    await stopProcess(host, STOP_GRACE_MS);
     for (const signal of signals) process.off(signal, onSignal);
     rmSync(root, { recursive: true, force: true });
   };
 
   try {
-    const url = await addressLine(host, () => output);
+    const url = await waitForAddress(host, () => output, STARTUP_TIMEOUT_MS);
     browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
+      executablePath: CHROMIUM_PATH,
       headless: true,
       args: CHROMIUM_ARGS,
     });
@@ -191,44 +183,6 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Waits for the host's one stdout line, `Byre: <address>`. */
-function addressLine(child: ChildProcess, output: () => string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => fail('did not print its address in time'), STARTUP_TIMEOUT_MS);
-    const onData = (chunk: string) => {
-      stdout += chunk;
-      const match = /^Byre: (http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)\n/m.exec(stdout);
-      if (match?.[1]) {
-        cleanup();
-        resolvePromise(match[1]);
-      }
-    };
-    const onExit = (code: number | null) => fail(`exited (${code}) before printing its address`);
-    function cleanup() {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-    }
-    function fail(why: string) {
-      cleanup();
-      reject(new Error(`The browser host ${why}. Its output:\n${output()}`));
-    }
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-  });
-}
-
-/** SIGTERM (the host then closes its CLI processes), then SIGKILL if it has not gone after a grace period. */
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }
 
 // ---------------------------------------------------------------------------------------------------
