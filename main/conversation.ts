@@ -23,6 +23,8 @@ export interface ConversationOptions {
 export class Conversation {
   private session: Session;
   private model: string | null;
+  private resuming: Promise<ConversationSnapshot> | undefined;
+  private closed = false;
 
   private constructor(
     private readonly options: ConversationOptions,
@@ -79,8 +81,16 @@ export class Conversation {
   }
 
   /** A new CLI process continuing this session, after the last one exited. */
-  async resume(): Promise<ConversationSnapshot> {
-    if (this.session.running) return this.snapshot();
+  resume(): Promise<ConversationSnapshot> {
+    if (this.session.running) return Promise.resolve(this.snapshot());
+    // A second click (or a second window) while the CLI starts joins the first attempt.
+    this.resuming ??= this.resumeNow().finally(() => {
+      this.resuming = undefined;
+    });
+    return this.resuming;
+  }
+
+  private async resumeNow(): Promise<ConversationSnapshot> {
     const previous = this.session;
     const base = Conversation.sessionOptions(this.options, previous.resumeOptions());
     let session: Session;
@@ -92,6 +102,11 @@ export class Conversation {
       const { resume: _resume, ...fresh } = base;
       session = await Session.start({ ...fresh, sessionId: previous.id });
     }
+    if (this.closed) {
+      // Closed while it was starting: nobody is left to talk to it.
+      await session.close();
+      throw new Error('The conversation was closed.');
+    }
     this.session = session;
     this.follow(session);
     const snapshot = this.snapshot();
@@ -100,6 +115,7 @@ export class Conversation {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.session.close();
   }
 
@@ -114,6 +130,8 @@ export class Conversation {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     return {
       ...launch,
+      // Every line the app could not read is reported (and the conversation goes on).
+      onBadLine: (bad) => options.emit({ kind: 'bad_line', problem: bad.problem }),
       env: options.env,
       appVersion: options.appVersion,
       transcript: join(options.transcriptDir, `${stamp}-${options.id}.jsonl`),
@@ -136,12 +154,15 @@ export class Conversation {
           this.model = event.message.model;
         return { kind: 'message', message: event.message };
       case 'raw':
-        return { kind: 'bad_line', problem: event.problem };
+        // Already reported through onBadLine.
+        return undefined;
       case 'title':
         return { kind: 'title', title: event.title };
       case 'notify':
         this.options.notify({ title: event.title ?? 'Claude', message: event.message });
         return { kind: 'notify', message: event.message, ...(event.title ? { title: event.title } : {}) };
+      case 'warning':
+        return { kind: 'warning', message: event.message };
       case 'exit':
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }

@@ -44,9 +44,22 @@ const FORMATS: Record<string, ImageMediaType> = {
 type Metadata = Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
 
 /** Beyond this many pixels a file is refused rather than decoded (a decompression bomb). */
-const MAX_INPUT_PIXELS = 400_000_000;
+const MAX_INPUT_PIXELS = 150_000_000;
 
-export async function prepareImage(
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Prepares images one at a time: several large files dropped at once must not all be decoded at once. */
+export function prepareImage(
+  name: string,
+  input: Buffer,
+  options: { maxLongSide: number; apiMaxSide?: number },
+): Promise<PreparedImage> {
+  const next = queue.then(() => prepareNow(name, input, options));
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+async function prepareNow(
   name: string,
   input: Buffer,
   options: { maxLongSide: number; /** The API's limit per side for this turn. */ apiMaxSide?: number },
@@ -67,7 +80,11 @@ export async function prepareImage(
   }
   try {
     // Decoding it whole is the only proof it is not damaged or cut short.
-    await sharp(input, { animated: true, limitInputPixels: MAX_INPUT_PIXELS }).raw().toBuffer();
+    // A shrinking pipeline reads every byte but holds only tiles, not the whole decoded image.
+    await sharp(input, { animated: true, limitInputPixels: MAX_INPUT_PIXELS })
+      .resize(64, 64, { fit: 'inside' })
+      .raw()
+      .toBuffer();
   } catch {
     throw new ImageRefused({ name, reason: 'unreadable' });
   }

@@ -94,6 +94,11 @@ function createWindow(): BrowserWindow {
     },
   });
   window.once('ready-to-show', () => window.show());
+  // A renderer that crashed (out of memory, say) would leave a white window: load the app again. The
+  // conversations live in main and go on.
+  window.webContents.on('render-process-gone', (_event, details) => {
+    if (details.reason !== 'clean-exit' && !window.isDestroyed()) void window.loadURL(rendererIndex);
+  });
   void window.loadURL(rendererIndex);
   return window;
 }

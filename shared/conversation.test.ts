@@ -1089,17 +1089,34 @@ describe('errors and notices', () => {
     expect(Object.values(state.messages).filter((message) => message.role === 'user')).toEqual([]);
   });
 
-  it('shows the title, notifications and a count of unreadable lines', () => {
+  it('shows the title, notifications, and unreadable lines (a few, then only a count)', () => {
+    const bad = { kind: 'bad_line', problem: 'unknown line type "bogus"' } as const;
     const state = run([
       { kind: 'title', title: 'Fix the tests' },
       { kind: 'notify', message: 'Turn finished', title: 'Claude' },
       { kind: 'notify', message: 'Plain note' },
-      { kind: 'bad_line', problem: 'unknown line type "bogus"' },
-      { kind: 'bad_line', problem: 'unknown line type "bogus"' },
+      bad,
+      bad,
+      bad,
+      bad,
+      bad,
     ]);
     expect(state.title).toBe('Fix the tests');
-    expect(transcript(state)).toEqual(['[info] Claude: Turn finished', '[info] Plain note']);
-    expect(state.badLines).toBe(2);
+    const skipped =
+      '[error] Byre skipped a line from Claude Code that it could not read: unknown line type "bogus"';
+    expect(transcript(state)).toEqual([
+      '[info] Claude: Turn finished',
+      '[info] Plain note',
+      skipped,
+      skipped,
+      skipped,
+    ]);
+    expect(state.badLines).toBe(5);
+  });
+
+  it('shows a warning that does not stop the conversation', () => {
+    const state = run([{ kind: 'warning', message: 'Byre stopped writing the transcript: disk full' }]);
+    expect(transcript(state)).toEqual(['[error] Byre stopped writing the transcript: disk full']);
   });
 
   it('shows an unexpected exit, cancels what was waiting, and comes back on resume', () => {

@@ -167,6 +167,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
   };
 }
 
+const MAX_BAD_LINE_NOTICES = 3;
 const INTERRUPTED = /^\[Request interrupted by user/;
 const STOPPED_TOOL = /doesn't want to proceed with this tool use|was stopped while running/;
 const LOCAL_COMMAND_OUTPUT = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/;
@@ -216,8 +217,19 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
     case 'notify':
       addNotice(d, 'info', event.title ? `${event.title}: ${event.message}` : event.message);
       return;
+    case 'warning':
+      addNotice(d, 'error', event.message);
+      return;
     case 'bad_line':
       d.set({ badLines: d.state.badLines + 1 });
+      // Say so, without flooding the conversation if a CLI keeps writing lines this app cannot read.
+      if (d.state.badLines <= MAX_BAD_LINE_NOTICES) {
+        addNotice(
+          d,
+          'error',
+          `Byre skipped a line from Claude Code that it could not read: ${event.problem}`,
+        );
+      }
       return;
     case 'exit':
       endStreams(d);

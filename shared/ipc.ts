@@ -153,6 +153,8 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('prompt_cancelled'), uuid: Uuid }),
   z.object({ kind: z.literal('title'), title: z.string() }),
   z.object({ kind: z.literal('notify'), message: z.string(), title: z.string().optional() }),
+  /** Something the user should know that does not stop the conversation. */
+  z.object({ kind: z.literal('warning'), message: z.string() }),
   /** A line the app could not understand; the conversation goes on. */
   z.object({ kind: z.literal('bad_line'), problem: z.string() }),
   z.object({ kind: z.literal('model'), model: z.string() }),

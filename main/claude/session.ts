@@ -52,6 +52,8 @@ export type SessionEvent =
   | { kind: 'raw'; line: JsonObject; problem: string }
   | { kind: 'title'; title: string }
   | { kind: 'notify'; message: string; title?: string }
+  /** Something the user should know that does not stop the conversation. */
+  | { kind: 'warning'; message: string }
   /** The process ended. `error` is set when it ended on its own, not because we closed it. */
   | { kind: 'exit'; info: ExitInfo; error?: CliExited };
 
@@ -126,7 +128,14 @@ export class Session {
     this.cwd = options.cwd;
     const launch = buildLaunch({ ...options, ...(sessionId ? { sessionId } : {}) }, options.env);
 
-    this.transcript = options.transcript ? new TranscriptWriter(options.transcript) : undefined;
+    this.transcript = options.transcript
+      ? new TranscriptWriter(options.transcript, (error) =>
+          this.emit({
+            kind: 'warning',
+            message: `Byre stopped writing this conversation's transcript (${options.transcript}): ${error.message}`,
+          }),
+        )
+      : undefined;
     this.mcp = new ByreMcpServer(
       {
         setTitle: (title) => this.emit({ kind: 'title', title }),
@@ -442,6 +451,8 @@ export class Session {
   }
 
   private badLine(bad: BadLine): void {
+    // Lines that were not JSON still belong in the record of what the CLI said.
+    if (bad.text !== undefined) this.transcript?.record('recv', { type: 'unparsed_line', text: bad.text });
     try {
       this.options.onBadLine?.(bad);
     } catch {

@@ -11,7 +11,11 @@ export class TranscriptWriter {
   private fd: number | undefined;
   private secret: string | undefined;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** Told once if writing fails (disk full, say); the transcript stops, the conversation does not. */
+    private readonly onError: (error: Error) => void = () => undefined,
+  ) {
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
   }
@@ -25,13 +29,23 @@ export class TranscriptWriter {
     if (this.fd === undefined || msg.type === 'stream_event') return;
     // Redact before escaping, so a match can never straddle a JSON escape; keys are scrubbed too.
     const line = JSON.stringify({ dir, msg: this.secret ? scrub(msg, this.secret) : msg });
-    writeSync(this.fd, `${line}\n`);
+    try {
+      writeSync(this.fd, `${line}\n`);
+    } catch (error) {
+      this.close();
+      this.onError(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   close(): void {
     if (this.fd === undefined) return;
-    closeSync(this.fd);
+    const fd = this.fd;
     this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing more can be written either way.
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { ConversationView, folderName } from './chat/ConversationView';
 import { NewConversation } from './chat/NewConversation';
+import { ErrorBoundary } from './ErrorBoundary';
 import { connectEvents } from './events';
 import { useStore } from './store';
 import './styles.css';
@@ -88,7 +89,9 @@ function Main() {
   if (composingNew || !active) return <NewConversation />;
   return (
     <main className="main" role="tabpanel">
-      <ConversationView key={active} tabId={active} />
+      <ErrorBoundary what="this conversation" key={active}>
+        <ConversationView tabId={active} />
+      </ErrorBoundary>
     </main>
   );
 }

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { ErrorBoundary } from './ErrorBoundary';
 import { installBridgeClient } from './bridge-client';
 
 // In Electron the preload has set window.byre; in a plain browser it comes over the bridge.
@@ -10,7 +11,9 @@ const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <App />
+      <ErrorBoundary what="the app">
+        <App />
+      </ErrorBoundary>
     </StrictMode>,
   );
 }

@@ -39,11 +39,13 @@ export interface Attachment {
 
 /** The message being written in a tab, besides its text: images, and why files were refused. */
 export interface Draft {
+  /** Kept in the store, so switching tabs loses nothing typed. */
+  text: string;
   attachments: Attachment[];
   refusals: string[];
 }
 
-const EMPTY_DRAFT: Draft = { attachments: [], refusals: [] };
+const EMPTY_DRAFT: Draft = { text: '', attachments: [], refusals: [] };
 
 interface AppSlice {
   info: AppInfo | null;
@@ -65,9 +67,10 @@ interface ConversationsSlice {
   /** Checks files as images for the next message; refusals are kept, by file name and reason. */
   attachFiles(tabId: string, files: readonly File[]): Promise<void>;
   removeAttachment(tabId: string, attachmentId: string): void;
+  setDraftText(tabId: string, text: string): void;
   dismissRefusals(tabId: string): void;
-  /** Sends the text and the ready images; on failure both stay where they were. */
-  send(tabId: string, text: string): Promise<boolean>;
+  /** Sends the draft's text and ready images; on failure both stay where they were. */
+  send(tabId: string): Promise<boolean>;
   interrupt(tabId: string): Promise<void>;
   cancelQueued(tabId: string, uuid: string): Promise<void>;
   setModel(tabId: string, model: string): Promise<void>;
@@ -116,6 +119,11 @@ export const useStore = create<Store>()((set, get) => {
   const launch = async (tabId: string, cwd: string, model: string | null) => {
     try {
       const snapshot = await call('startConversation', { cwd, ...(model ? { model } : {}) });
+      if (!get().tabs[tabId]) {
+        // The tab was closed while its CLI started: end that CLI rather than leave it running.
+        await call('closeConversation', { conversationId: snapshot.conversationId }).catch(() => undefined);
+        return;
+      }
       // The tab takes the conversation's id, so events addressed to it find it.
       set((state) => {
         const tab = state.tabs[tabId];
@@ -168,6 +176,7 @@ export const useStore = create<Store>()((set, get) => {
       refusal = `${file.name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }
     patchDraft(tabId, (draft) => ({
+      ...draft,
       refusals: refusal ? [...draft.refusals, refusal] : draft.refusals,
       attachments: image
         ? draft.attachments.map((existing) =>
@@ -196,6 +205,7 @@ export const useStore = create<Store>()((set, get) => {
         });
       }
       patchDraft(tabId, (current) => ({
+        ...current,
         attachments: [...current.attachments, ...accepted.map((entry) => entry.attachment)],
         refusals: [...current.refusals, ...refusals],
       }));
@@ -208,6 +218,10 @@ export const useStore = create<Store>()((set, get) => {
         ...draft,
         attachments: draft.attachments.filter((attachment) => attachment.id !== attachmentId),
       }));
+    },
+
+    setDraftText(tabId, text) {
+      patchDraft(tabId, (draft) => ({ ...draft, text }));
     },
 
     dismissRefusals(tabId) {
@@ -269,18 +283,37 @@ export const useStore = create<Store>()((set, get) => {
       await launch(tabId, tab.cwd, tab.requestedModel);
     },
 
-    async send(tabId, text) {
+    async send(tabId) {
       const draft = get().drafts[tabId] ?? EMPTY_DRAFT;
+      const text = draft.text.trim();
       if (draft.attachments.some((attachment) => !attachment.image)) return false;
+      if (!text && draft.attachments.length === 0) return false;
       const images = draft.attachments.flatMap((attachment) =>
         attachment.image ? [{ mediaType: attachment.image.mediaType, data: attachment.image.data }] : [],
       );
+      const sentIds = new Set(draft.attachments.map((attachment) => attachment.id));
+      // Clear at once, so a second Enter cannot send it twice; anything added meanwhile is kept.
+      patchDraft(tabId, (current) => ({
+        ...current,
+        text: current.text === draft.text ? '' : current.text,
+        attachments: current.attachments.filter((attachment) => !sentIds.has(attachment.id)),
+      }));
       let sent = false;
       await guarded(tabId, async () => {
         await call('send', { conversationId: tabId, text, images });
         sent = true;
       });
-      if (sent) patchDraft(tabId, () => EMPTY_DRAFT);
+      if (!sent) {
+        // Nothing is lost: the message and its images come back, ahead of anything typed since.
+        patchDraft(tabId, (current) => ({
+          ...current,
+          text: current.text ? `${draft.text}\n${current.text}` : draft.text,
+          attachments: [
+            ...draft.attachments,
+            ...current.attachments.filter((attachment) => !sentIds.has(attachment.id)),
+          ],
+        }));
+      }
       return sent;
     },
 
@@ -308,13 +341,14 @@ export const useStore = create<Store>()((set, get) => {
       const tab = get().tabs[tabId];
       set((state) => {
         const { [tabId]: _closed, ...tabs } = state.tabs;
+        const { [tabId]: _draft, ...drafts } = state.drafts;
         const tabOrder = state.tabOrder.filter((id) => id !== tabId);
         const index = state.tabOrder.indexOf(tabId);
         const activeTab =
           state.activeTab === tabId
             ? (tabOrder[Math.min(index, tabOrder.length - 1)] ?? null)
             : state.activeTab;
-        return { tabs, tabOrder, activeTab, composingNew: tabOrder.length === 0 };
+        return { tabs, drafts, tabOrder, activeTab, composingNew: tabOrder.length === 0 };
       });
       if (tab && !tab.starting && !tab.startError) {
         await call('closeConversation', { conversationId: tabId }).catch(() => undefined);

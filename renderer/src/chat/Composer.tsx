@@ -1,4 +1,4 @@
-import { useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useRef, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 
@@ -10,9 +10,10 @@ const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
  */
 export function Composer({ tabId }: { tabId: string }) {
   const status = useStore((state) => state.tabs[tabId]?.conversation.status);
-  const { send, interrupt, attachFiles, removeAttachment, dismissRefusals } = useStore(
+  const { send, interrupt, attachFiles, removeAttachment, dismissRefusals, setDraftText } = useStore(
     useShallow((state) => ({
       send: state.send,
+      setDraftText: state.setDraftText,
       interrupt: state.interrupt,
       attachFiles: state.attachFiles,
       removeAttachment: state.removeAttachment,
@@ -22,7 +23,7 @@ export function Composer({ tabId }: { tabId: string }) {
   const draft = useStore((state) => state.drafts[tabId]);
   const attachments = draft?.attachments ?? [];
   const refusals = draft?.refusals ?? [];
-  const [text, setText] = useState('');
+  const text = draft?.text ?? '';
   const input = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
   const usable = status === 'idle' || status === 'running';
@@ -31,11 +32,8 @@ export function Composer({ tabId }: { tabId: string }) {
 
   const submit = async () => {
     if (!canSend) return;
-    const message = text.trim();
-    setText('');
-    const sent = await send(tabId, message);
-    // Nothing typed is lost: a message that could not be sent comes back into the box.
-    if (!sent) setText((current) => (current ? current : message));
+    // The store clears the draft, and puts it back if the message could not be sent.
+    await send(tabId);
     input.current?.focus();
   };
 
@@ -116,7 +114,7 @@ export function Composer({ tabId }: { tabId: string }) {
           value={text}
           rows={3}
           disabled={!usable}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => setDraftText(tabId, event.target.value)}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
           autoFocus

@@ -149,15 +149,25 @@ function ExitBanner({ tabId }: { tabId: string }) {
   const resume = useStore((state) => state.resume);
   const status = useStore((state) => state.tabs[tabId]?.conversation.status);
   const exitError = useStore((state) => state.tabs[tabId]?.conversation.exitError);
+  const [resuming, setResuming] = useState(false);
   if (status !== 'exited') return null;
   return (
     <div className="banner banner-error" role="alert">
       <p>
-        <strong>Claude Code exited unexpectedly.</strong> Your conversation is saved; resume it to carry on.
+        <strong>{exitError ? 'Claude Code exited unexpectedly.' : 'Claude Code has stopped.'}</strong> Your
+        conversation is saved; resume it to carry on.
       </p>
       {exitError && <pre className="stderr">{exitError.message}</pre>}
-      <button type="button" className="button-primary" onClick={() => void resume(tabId)}>
-        Resume
+      <button
+        type="button"
+        className="button-primary"
+        disabled={resuming}
+        onClick={() => {
+          setResuming(true);
+          void resume(tabId).finally(() => setResuming(false));
+        }}
+      >
+        {resuming ? 'Resuming…' : 'Resume'}
       </button>
     </div>
   );

@@ -6,6 +6,7 @@ import type {
   ResultChatMessage,
   UserChatMessage,
 } from '../../../shared/conversation';
+import { ErrorBoundary } from '../ErrorBoundary';
 import { useStore } from '../store';
 import { Markdown } from './Markdown';
 import { ToolCard, formatSeconds } from './ToolCard';
@@ -17,7 +18,12 @@ import { ToolCard, formatSeconds } from './ToolCard';
 export const MessageView = memo(function MessageView({ tabId, id }: { tabId: string; id: string }) {
   const message = useStore((state) => state.tabs[tabId]?.conversation.messages[id]);
   if (!message) return null;
-  return <MessageBody tabId={tabId} message={message} />;
+  // A message whose content breaks rendering (the model's tool input is untrusted) costs only its row.
+  return (
+    <ErrorBoundary what="this message">
+      <MessageBody tabId={tabId} message={message} />
+    </ErrorBoundary>
+  );
 });
 
 function MessageBody({ tabId, message }: { tabId: string; message: ChatMessage }) {

@@ -74,8 +74,14 @@ export function NewConversation() {
           value={model}
           onChange={(event) => setModel(event.target.value)}
           placeholder="default"
+          list="model-aliases"
           spellCheck={false}
         />
+        <datalist id="model-aliases">
+          {['default', 'opus', 'sonnet', 'haiku'].map((alias) => (
+            <option key={alias} value={alias} />
+          ))}
+        </datalist>
       </label>
       <button type="submit" className="button-primary" disabled={!cwd.trim()}>
         Start

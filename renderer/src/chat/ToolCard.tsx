@@ -146,11 +146,9 @@ function ToolBody({ tool }: { tool: ToolCall }) {
       return (
         <>
           <FilePath path={str(input.file_path)} />
-          {(Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : []).map(
-            (edit, index) => (
-              <Diff key={index} before={str(edit.old_string) ?? ''} after={str(edit.new_string) ?? ''} />
-            ),
-          )}
+          {records(input.edits).map((edit, index) => (
+            <Diff key={index} before={str(edit.old_string) ?? ''} after={str(edit.new_string) ?? ''} />
+          ))}
           <Output tool={tool} onlyErrors />
         </>
       );
@@ -250,6 +248,12 @@ function Diff({ before, after }: { before: string; after: string }) {
       ))}
     </pre>
   );
+}
+
+/** The entries of a list in a tool's input that are objects; the model's input is not to be trusted. */
+function records(value: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
 }
 
 function str(value: unknown): string | undefined {

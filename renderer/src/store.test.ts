@@ -1,0 +1,117 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ByreApi, ConversationSnapshot, PreparedImage } from '../../shared/ipc';
+
+/** The store against a scripted window.byre: what a user keeps or loses when calls fail or race. */
+
+const snapshot: ConversationSnapshot = {
+  conversationId: 'c1',
+  sessionId: 's1',
+  cwd: '/work',
+  model: null,
+  models: [],
+  claudeCodeVersion: '2.1.332',
+};
+const image: PreparedImage = {
+  name: 'a.png',
+  mediaType: 'image/png',
+  data: 'iVBORw0KGgo=',
+  width: 2,
+  height: 2,
+  originalWidth: 2,
+  originalHeight: 2,
+  resized: false,
+};
+
+type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
+
+async function freshStore(calls: Calls) {
+  vi.resetModules();
+  (globalThis as { window?: unknown }).window = { byre: calls };
+  const { useStore } = await import('./store');
+  return useStore;
+}
+
+describe('the renderer store', () => {
+  beforeEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('puts the message and its images back when sending fails, ahead of anything typed since', async () => {
+    let fail: (() => void) | undefined;
+    const send = vi.fn(
+      () =>
+        new Promise((resolve) => {
+          fail = () =>
+            resolve({ ok: false, error: { name: 'CliExited', message: 'The claude CLI exited.' } });
+        }),
+    );
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      send,
+    });
+    await store.getState().startConversation('/work');
+    store.setState((state) => ({
+      drafts: {
+        ...state.drafts,
+        c1: { text: 'hello there', attachments: [{ id: 'i1', name: 'a.png', image }], refusals: [] },
+      },
+    }));
+    const sending = store.getState().send('c1');
+    expect(store.getState().drafts.c1).toMatchObject({ text: '', attachments: [] });
+    store.getState().setDraftText('c1', 'typed meanwhile');
+    fail?.();
+    expect(await sending).toBe(false);
+    expect(store.getState().drafts.c1).toMatchObject({
+      text: 'hello there\ntyped meanwhile',
+      attachments: [{ id: 'i1', name: 'a.png', image }],
+    });
+    expect(store.getState().tabs.c1?.actionError).toBe('The claude CLI exited.');
+    expect(send).toHaveBeenCalledWith({
+      conversationId: 'c1',
+      text: 'hello there',
+      images: [{ mediaType: 'image/png', data: image.data }],
+    });
+  });
+
+  it('keeps an image attached while a message was being sent', async () => {
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      send: vi.fn(async () => ({ ok: true, value: { uuid: '00000000-0000-4000-8000-000000000000' } })),
+    });
+    await store.getState().startConversation('/work');
+    store.setState((state) => ({
+      drafts: {
+        ...state.drafts,
+        c1: { text: 'one', attachments: [{ id: 'i1', name: 'a.png', image }], refusals: [] },
+      },
+    }));
+    const sending = store.getState().send('c1');
+    store.setState((state) => ({
+      drafts: {
+        ...state.drafts,
+        c1: {
+          ...state.drafts.c1!,
+          attachments: [...state.drafts.c1!.attachments, { id: 'i2', name: 'b.png', image }],
+        },
+      },
+    }));
+    expect(await sending).toBe(true);
+    expect(store.getState().drafts.c1?.attachments.map((attachment) => attachment.id)).toEqual(['i2']);
+  });
+
+  it('ends the CLI of a tab that was closed while it was starting', async () => {
+    let started: ((value: unknown) => void) | undefined;
+    const closeConversation = vi.fn(async () => ({ ok: true, value: {} }));
+    const store = await freshStore({
+      startConversation: vi.fn(() => new Promise((resolve) => (started = resolve))),
+      closeConversation,
+    });
+    const starting = store.getState().startConversation('/work');
+    const tabId = store.getState().tabOrder[0]!;
+    await store.getState().closeTab(tabId);
+    started?.({ ok: true, value: snapshot });
+    await starting;
+    expect(closeConversation).toHaveBeenCalledWith({ conversationId: 'c1' });
+    expect(store.getState().tabOrder).toEqual([]);
+  });
+});
