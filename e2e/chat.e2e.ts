@@ -204,6 +204,25 @@ test('offers Resume when the CLI exits unexpectedly, and carries on', async ({ p
   expect(JSON.stringify(world.fake.messageRequests().at(-1)!.body)).toContain('remember 42');
 });
 
+test('a reloaded page shows the open conversation as it stands, and starts no second CLI', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  world.fake.enqueue(
+    { blocks: [{ type: 'text', text: 'Noted: 42.' }] },
+    { blocks: [{ type: 'text', text: 'Still 42.' }] },
+  );
+  await send(page, 'remember 42');
+  await expect(claude(page)).toContainText('Noted: 42.');
+  await page.reload();
+  await expect(log(page).getByRole('article', { name: 'You' })).toContainText('remember 42');
+  await expect(claude(page)).toContainText('Noted: 42.');
+  expect(cliProcesses(world.home)).toHaveLength(1);
+  await send(page, 'and now?');
+  await expect(claude(page).last()).toContainText('Still 42.');
+});
+
 test('explains how to log in when the API refuses the request', async ({ page, webHost }) => {
   webHost.world.fake.when(() => true, {
     error: { status: 403, type: 'permission_error', message: 'Invalid authentication credentials' },
@@ -229,20 +248,25 @@ test.describe('without the CLI', () => {
   });
 });
 
-/** Kills the claude process of this test (the one whose HOME is this test's), as a crash would. */
-function killCli(home: string): void {
+/** The claude processes of this test: the ones whose HOME is this test's. */
+function cliProcesses(home: string): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (environ.includes(`HOME=${home}`) && cmdline.includes('--input-format')) {
-        process.kill(Number(entry), 'SIGKILL');
-        return;
-      }
+      if (environ.includes(`HOME=${home}`) && cmdline.includes('--input-format')) pids.push(Number(entry));
     } catch {
       // A process that ended meanwhile, or one we may not read.
     }
   }
-  throw new Error(`No claude process found for HOME=${home}`);
+  return pids;
+}
+
+/** Kills this test's claude process, as a crash would. */
+function killCli(home: string): void {
+  const [pid] = cliProcesses(home);
+  if (pid === undefined) throw new Error(`No claude process found for HOME=${home}`);
+  process.kill(pid, 'SIGKILL');
 }

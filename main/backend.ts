@@ -161,6 +161,12 @@ export class Backend {
       model: await this.get(conversationId).setModel(model),
     }),
     resume: async ({ conversationId }) => this.get(conversationId).resume(),
+    listConversations: async () => ({
+      conversations: [...this.conversations.values()].map((conversation) => ({
+        snapshot: conversation.snapshot(),
+        events: conversation.history(),
+      })),
+    }),
     closeConversation: async ({ conversationId }) => {
       const conversation = this.conversations.get(conversationId);
       this.conversations.delete(conversationId);

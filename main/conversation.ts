@@ -24,15 +24,29 @@ export class Conversation {
   private session: Session;
   private model: string | null;
   private resuming: Promise<ConversationSnapshot> | undefined;
+  /** Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines follow). */
+  private readonly log: ConversationEvent[] = [];
   private closed = false;
 
-  private constructor(
-    private readonly options: ConversationOptions,
-    session: Session,
-  ) {
+  private readonly options: ConversationOptions;
+
+  private constructor(options: ConversationOptions, session: Session) {
     this.session = session;
     this.model = options.model ?? null;
+    const emit = options.emit;
+    this.options = {
+      ...options,
+      emit: (event) => {
+        if (!(event.kind === 'message' && event.message.type === 'stream_event')) this.log.push(event);
+        emit(event);
+      },
+    };
     this.follow(session);
+  }
+
+  /** What a window needs to show this conversation as it stands. */
+  history(): ConversationEvent[] {
+    return [...this.log];
   }
 
   static async start(options: ConversationOptions): Promise<Conversation> {

@@ -110,6 +110,18 @@ export const invokeChannels = {
   },
   /** After the CLI exited unexpectedly: a new process that continues the same session. */
   resume: { request: ConversationRef, response: ConversationSnapshot },
+  /**
+   * The conversations open in main, with what has happened in each, so a window that reloads (or a
+   * second window) shows them instead of starting over.
+   */
+  listConversations: {
+    request: Empty,
+    response: z.object({
+      conversations: z.array(
+        z.object({ snapshot: ConversationSnapshot, events: z.array(z.lazy(() => ConversationEvent)) }),
+      ),
+    }),
+  },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },
   /** Opens an http(s) link the user clicked in the system browser (Electron; a browser opens its own tab). */

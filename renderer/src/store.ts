@@ -237,10 +237,35 @@ export const useStore = create<Store>()((set, get) => {
 
     async loadInfo() {
       try {
-        const info = await call('appInfo', {});
+        const [info, open] = await Promise.all([call('appInfo', {}), call('listConversations', {})]);
         set({ info, infoError: null });
-        if (info.initialCwd && get().tabOrder.length === 0) await get().startConversation(info.initialCwd);
-        else if (get().tabOrder.length === 0) set({ composingNew: true });
+        // Conversations already open in main (this window reloaded, or another one opened them) come back
+        // as they stand; the folder from the command line is opened only once.
+        if (open.conversations.length > 0) {
+          set((state) => {
+            const tabs = { ...state.tabs };
+            const tabOrder = [...state.tabOrder];
+            for (const { snapshot, events } of open.conversations) {
+              const id = snapshot.conversationId;
+              if (tabs[id]) continue;
+              tabs[id] = {
+                id,
+                cwd: snapshot.cwd,
+                starting: false,
+                startError: null,
+                requestedModel: null,
+                conversation: applyEvents(initialConversation(snapshot), events),
+                actionError: null,
+              };
+              tabOrder.push(id);
+            }
+            return { tabs, tabOrder, activeTab: state.activeTab ?? tabOrder[0] ?? null, composingNew: false };
+          });
+        } else if (info.initialCwd && get().tabOrder.length === 0) {
+          await get().startConversation(info.initialCwd);
+        } else if (get().tabOrder.length === 0) {
+          set({ composingNew: true });
+        }
       } catch (error) {
         set({ infoError: error instanceof Error ? error.message : String(error) });
       }
