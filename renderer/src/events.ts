@@ -1,18 +1,42 @@
 import type { ConversationEvent } from '../../shared/ipc';
 import { useStore } from './store';
 
+/** A batch this large is a burst (a long history arriving), not a reply streaming. */
+const BURST_EVENTS = 1_000;
+/** During a burst the screen is brought up to date at least this often. */
+const BURST_MAX_WAIT_MS = 200;
+
 /**
  * Carries events from main into the store, applying whatever arrived since the last frame in one update:
  * at most one store update (and so one React commit) per animation frame, however fast deltas come.
+ * While a burst of thousands of messages is still arriving, intermediate screens nobody can read are
+ * skipped: the update waits for the burst to pause, or for at most BURST_MAX_WAIT_MS.
  */
 export function connectEvents(): () => void {
   let pending = new Map<string, ConversationEvent[]>();
+  let pendingCount = 0;
   let frame: number | null = null;
+  let waitingSince: number | null = null;
+  let lastArrival = 0;
+
+  const schedule = () => {
+    // A hidden page gets no animation frames; a timer keeps it current for when it is shown again.
+    frame ??= document.hidden ? window.setTimeout(flush, 100) : requestAnimationFrame(flush);
+  };
 
   const flush = () => {
     frame = null;
+    const now = performance.now();
+    const stillArriving = now - lastArrival < 32;
+    if (pendingCount >= BURST_EVENTS && stillArriving && now - (waitingSince ?? now) < BURST_MAX_WAIT_MS) {
+      waitingSince ??= now;
+      schedule();
+      return;
+    }
+    waitingSince = null;
     const batches = pending;
     pending = new Map();
+    pendingCount = 0;
     useStore.getState().applyConversationEvents(batches);
   };
 
@@ -20,8 +44,9 @@ export function connectEvents(): () => void {
     const list = pending.get(conversationId);
     if (list) list.push(...events);
     else pending.set(conversationId, [...events]);
-    // A hidden page gets no animation frames; a timer keeps it current for when it is shown again.
-    frame ??= document.hidden ? window.setTimeout(flush, 100) : requestAnimationFrame(flush);
+    pendingCount += events.length;
+    lastArrival = performance.now();
+    schedule();
   });
   const offNotification = window.byre.on('notification', ({ title, message }) => {
     if (document.hasFocus() || typeof Notification === 'undefined') return;

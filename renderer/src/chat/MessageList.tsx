@@ -92,13 +92,26 @@ export function MessageList({ tabId }: { tabId: string }) {
   );
 }
 
+/** Guesses by message object: the virtualizer asks again for every row each time the list grows. */
+const estimates = new WeakMap<ChatMessage, number>();
+
 /** A guess at a row's height before it is measured, from how much it holds; close guesses scroll smoothly. */
 function estimateHeight(message: ChatMessage | undefined): number {
+  if (!message) return 80;
+  let estimate = estimates.get(message);
+  if (estimate === undefined) {
+    estimate = guessHeight(message);
+    estimates.set(message, estimate);
+  }
+  return estimate;
+}
+
+function guessHeight(message: ChatMessage): number {
   const LINE = 22;
   const CHARS_PER_LINE = 90;
   const lines = (text: string) =>
     text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / CHARS_PER_LINE)), 0);
-  switch (message?.role) {
+  switch (message.role) {
     case 'assistant':
       return (
         40 +
@@ -113,7 +126,5 @@ function estimateHeight(message: ChatMessage | undefined): number {
     case 'result':
     case 'notice':
       return 30;
-    default:
-      return 80;
   }
 }
