@@ -149,6 +149,12 @@ test('shows a message sent meanwhile as queued, and cancels it', async ({ page, 
   expect(
     fake.requests.some((request) => JSON.stringify(request.body).includes('please also do this later')),
   ).toBe(false);
+
+  // Changed their mind again: the cancelled message can be sent as it was.
+  fake.enqueue({ blocks: [{ type: 'text', text: 'Doing it now.' }] });
+  await queued.getByRole('button', { name: 'Send again' }).click();
+  await expect(claude(page).last()).toContainText('Doing it now.');
+  expect(lastUserText(fake.messageRequests().at(-1)!)).toContain('please also do this later');
 });
 
 test('runs two conversations in two tabs at once', async ({ page, webHost }) => {

@@ -7,6 +7,7 @@ import {
   type ConversationEvent,
   type IpcError,
   type PreparedImage,
+  type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
 
@@ -71,6 +72,8 @@ interface ConversationsSlice {
   dismissRefusals(tabId: string): void;
   /** Sends the draft's text and ready images; on failure both stay where they were. */
   send(tabId: string): Promise<boolean>;
+  /** Sends a message again as it was (one that was cancelled, or lost when the CLI stopped). */
+  sendAgain(tabId: string, text: string, images: readonly TurnImage[]): Promise<void>;
   interrupt(tabId: string): Promise<void>;
   cancelQueued(tabId: string, uuid: string): Promise<void>;
   setModel(tabId: string, model: string): Promise<void>;
@@ -341,6 +344,11 @@ export const useStore = create<Store>()((set, get) => {
       }
       return sent;
     },
+
+    sendAgain: (tabId, text, images) =>
+      guarded(tabId, async () => {
+        await call('send', { conversationId: tabId, text, images: [...images] });
+      }),
 
     interrupt: (tabId) =>
       guarded(tabId, async () => {

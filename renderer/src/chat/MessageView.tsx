@@ -45,6 +45,7 @@ function MessageBody({ tabId, message }: { tabId: string; message: ChatMessage }
 
 function UserMessageView({ tabId, message }: { tabId: string; message: UserChatMessage }) {
   const cancelQueued = useStore((state) => state.cancelQueued);
+  const sendAgain = useStore((state) => state.sendAgain);
   const queued = message.status === 'queued' || message.status === 'sending';
   return (
     <article
@@ -66,7 +67,20 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
           </button>
         </div>
       )}
-      {message.status === 'cancelled' && <span className="badge badge-muted">Cancelled</span>}
+      {message.status === 'cancelled' && (
+        <div className="queued-row">
+          <span className="badge badge-muted">Cancelled</span>
+          {!message.parentToolUseId && (
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => void sendAgain(tabId, message.text, message.images)}
+            >
+              Send again
+            </button>
+          )}
+        </div>
+      )}
       {queued && message.status === 'sending' && <span className="sr-only">Sending</span>}
     </article>
   );
