@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { decodeCliMessage, OutgoingLine, type CliMessage, type JsonObject } from './protocol';
+import { decodeCliMessage, lenientResult, OutgoingLine, type CliMessage, type JsonObject } from './protocol';
 
 /** Lines as the real CLI 2.1.332 wrote them (shared/reference/cli-facts.md), trimmed. */
 const SID = '5f0c2a9e-3b7d-4c1e-9a55-0d8e6f1b2c34';
@@ -474,5 +474,36 @@ describe('OutgoingLine', () => {
       OutgoingLine.safeParse({ type: 'control_request', request_id: 'req_2', request: { subtype: 'nope' } })
         .success,
     ).toBe(false);
+  });
+});
+
+describe('lenientResult', () => {
+  const line = {
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: 'Done.',
+    num_turns: 1,
+    duration_ms: 120,
+    usage: { input_tokens: 3, output_tokens: 4 },
+    session_id: 's-1',
+    uuid: 'u-1',
+  };
+
+  it('reads a result that lacks a field a newer CLI dropped, keeping what it has', () => {
+    expect(decodeCliMessage(line).ok).toBe(false);
+    expect(lenientResult(line, 's-1', 'fallback')).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      result: 'Done.',
+      total_cost_usd: 0,
+      duration_ms: 120,
+      uuid: 'u-1',
+    });
+  });
+
+  it('fills a field of the wrong kind too, and gives up on a line that is not a result at all', () => {
+    expect(lenientResult({ ...line, num_turns: 'one' }, 's-1', 'x')?.num_turns).toBe(0);
+    expect(lenientResult({ type: 'assistant' }, 's-1', 'x')).toBeNull();
   });
 });

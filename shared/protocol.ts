@@ -265,6 +265,31 @@ export const ResultMessage = z.looseObject({
 });
 export type ResultMessage = z.infer<typeof ResultMessage>;
 
+/**
+ * A result line that failed its schema, read with defaults for the fields it lacks (a newer CLI may drop
+ * one). A turn must end on its result even then; null when even that does not make sense of it.
+ */
+export function lenientResult(line: JsonObject, sessionId: string, uuid: string): ResultMessage | null {
+  const defaults: JsonObject = {
+    subtype: 'unknown',
+    is_error: false,
+    num_turns: 0,
+    duration_ms: 0,
+    total_cost_usd: 0,
+    usage: {},
+    session_id: sessionId,
+    uuid,
+  };
+  const shape = ResultMessage.shape;
+  const filled: JsonObject = { ...line };
+  for (const [key, fallback] of Object.entries(defaults)) {
+    const field = shape[key as keyof typeof shape];
+    if (!field.safeParse(filled[key]).success) filled[key] = fallback;
+  }
+  const parsed = ResultMessage.safeParse(filled);
+  return parsed.success ? parsed.data : null;
+}
+
 const StreamDelta = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text_delta'), text: z.string() }),
   z.looseObject({ type: z.literal('thinking_delta'), thinking: z.string() }),

@@ -483,6 +483,21 @@ describe('the claude driver against the real CLI', () => {
     expect(bad).toContainEqual(expect.objectContaining({ text: 'this line is not json' }));
   });
 
+  it('still ends a turn on a result line that fails its schema (as from a newer CLI)', async () => {
+    const wrapper = join(world.home, 'claude-newer');
+    const real = locateCli({ env: { PATH: '' } });
+    // Drop a field from every result line, as a future CLI might.
+    writeFileSync(wrapper, `#!/bin/sh\n"${real}" "$@" | sed -u 's/"total_cost_usd":[0-9.e-]*,//'\n`);
+    chmodSync(wrapper, 0o755);
+    const bad: BadLine[] = [];
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered anyway.' }] });
+    const session = await open('newer-result', { cliPath: wrapper, onBadLine: (line) => bad.push(line) });
+    const result = await session.send('hello').result;
+    expect(result.result).toBe('Answered anyway.');
+    expect(result.total_cost_usd).toBe(0);
+    expect(bad.some((line) => line.problem.startsWith('result line does not match its schema'))).toBe(true);
+  });
+
   it('turns a CLI killed mid-turn into CliExited, and the session can be resumed', async () => {
     world.fake.enqueue(
       { blocks: [{ type: 'text', text: words(50) }], deltaDelayMs: 150 },

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import {
   HookOutput,
   OutgoingLine,
+  lenientResult,
   PermissionResult,
   type CliControlRequestBody,
   type CliMessage,
@@ -368,6 +369,14 @@ export class Session {
 
   private onRawLine(line: JsonObject, problem: string): void {
     this.transcript?.record('recv', line);
+    // A turn must end on its result, even one this app cannot fully read.
+    if (line.type === 'result') {
+      const result = lenientResult(line, this.id, typeof line.uuid === 'string' ? line.uuid : randomUUID());
+      if (result) {
+        this.dispatch(result);
+        return;
+      }
+    }
     // The CLI waits for an answer to every control request, even one we do not understand.
     if (line.type === 'control_request' && typeof line.request_id === 'string') {
       this.control.refuse(line.request_id, `Byre cannot handle this control request: ${problem}`);
