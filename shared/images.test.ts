@@ -181,6 +181,7 @@ describe('refusalMessage', () => {
     unreadable: /could not be read|damaged/,
     too_many: /at most 100 images/,
     too_large: /too large/,
+    turn_too_large: /can total at most 24 MB/,
   };
 
   it.each(Object.keys(reasons) as RefusalReason[])('names the file and the reason for %s', (reason) => {

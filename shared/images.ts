@@ -14,6 +14,8 @@ export const IMAGE_LIMITS = {
   manyImages: 20,
   /** The API refuses a request with more images than this. */
   maxImagesPerTurn: 100,
+  /** The API refuses a request over 32 MB; the images of one message stay well under it. */
+  maxTurnBase64Length: 24 * 1024 * 1024,
   /** The size the model works at: a longer side is scaled down by default (configurable). */
   defaultMaxLongSide: 1568,
 } as const;
@@ -76,7 +78,7 @@ export function fitWithin(
   };
 }
 
-export type RefusalReason = 'not_an_image' | 'unreadable' | 'too_many' | 'too_large';
+export type RefusalReason = 'not_an_image' | 'unreadable' | 'too_many' | 'too_large' | 'turn_too_large';
 
 export interface ImageRefusal {
   name: string;
@@ -94,5 +96,7 @@ export function refusalMessage({ name, reason }: ImageRefusal): string {
       return `${name} was not added: a message can hold at most ${IMAGE_LIMITS.maxImagesPerTurn} images.`;
     case 'too_large':
       return `${name} is too large to send, even scaled down.`;
+    case 'turn_too_large':
+      return `${name} was not added: the images of one message can total at most ${IMAGE_LIMITS.maxTurnBase64Length / 1024 / 1024} MB.`;
   }
 }

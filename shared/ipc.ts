@@ -75,10 +75,17 @@ export const invokeChannels = {
       text: z.string().max(1_000_000),
       images: z.array(TurnImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
       uuid: Uuid.optional(),
-    }).refine(
-      (request) => request.text.trim().length > 0 || request.images.length > 0,
-      'A message needs text or an image.',
-    ),
+    })
+      .refine(
+        (request) => request.text.trim().length > 0 || request.images.length > 0,
+        'A message needs text or an image.',
+      )
+      .refine(
+        (request) =>
+          request.images.reduce((sum, image) => sum + image.data.length, 0) <=
+          IMAGE_LIMITS.maxTurnBase64Length,
+        'The images of one message are too large together.',
+      ),
     response: z.object({ uuid: Uuid }),
   },
   /** Checks one image file by its content and scales it to fit; a refusal names the file and the reason. */
@@ -93,7 +100,7 @@ export const invokeChannels = {
       z.object({ ok: z.literal(true), image: PreparedImage }),
       z.object({
         ok: z.literal(false),
-        reason: z.enum(['not_an_image', 'unreadable', 'too_many', 'too_large']),
+        reason: z.enum(['not_an_image', 'unreadable', 'too_many', 'too_large', 'turn_too_large']),
         message: z.string(),
       }),
     ]),

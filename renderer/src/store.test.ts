@@ -114,4 +114,28 @@ describe('the renderer store', () => {
     expect(closeConversation).toHaveBeenCalledWith({ conversationId: 'c1' });
     expect(store.getState().tabOrder).toEqual([]);
   });
+
+  it('refuses an image that would make the message too large for one request, keeping the others', async () => {
+    const big = (name: string): PreparedImage => ({ ...image, name, data: 'A'.repeat(10 * 1024 * 1024) });
+    const prepared = [big('one.png'), big('two.png'), big('three.png')];
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      prepareImage: vi.fn(async () => ({ ok: true, value: { ok: true, image: prepared.shift()! } })),
+    });
+    (globalThis as { FileReader?: unknown }).FileReader = class {
+      result = 'data:image/png;base64,AAAA';
+      onload: (() => void) | null = null;
+      readAsDataURL() {
+        queueMicrotask(() => this.onload?.());
+      }
+    };
+    await store.getState().startConversation('/work');
+    const file = (name: string) => ({ name, size: 100 }) as File;
+    await store.getState().attachFiles('c1', [file('one.png'), file('two.png'), file('three.png')]);
+    const draft = store.getState().drafts.c1!;
+    expect(draft.attachments.map((attachment) => attachment.name)).toEqual(['one.png', 'two.png']);
+    expect(draft.refusals).toEqual([
+      'three.png was not added: the images of one message can total at most 24 MB.',
+    ]);
+  });
 });

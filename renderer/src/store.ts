@@ -178,15 +178,29 @@ export const useStore = create<Store>()((set, get) => {
     } catch (error) {
       refusal = `${file.name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
     }
-    patchDraft(tabId, (draft) => ({
-      ...draft,
-      refusals: refusal ? [...draft.refusals, refusal] : draft.refusals,
-      attachments: image
-        ? draft.attachments.map((existing) =>
-            existing.id === attachment.id ? { ...existing, image } : existing,
-          )
-        : draft.attachments.filter((existing) => existing.id !== attachment.id),
-    }));
+    patchDraft(tabId, (draft) => {
+      let reason = refusal;
+      if (image) {
+        // One request to the API has a size limit: the images of a message must fit in it together.
+        const others = draft.attachments.reduce(
+          (sum, existing) => sum + (existing.image?.data.length ?? 0),
+          0,
+        );
+        if (others + image.data.length > IMAGE_LIMITS.maxTurnBase64Length) {
+          reason = refusalMessage({ name: file.name, reason: 'turn_too_large' });
+        }
+      }
+      const accepted = image && !reason ? image : null;
+      return {
+        ...draft,
+        refusals: reason ? [...draft.refusals, reason] : draft.refusals,
+        attachments: accepted
+          ? draft.attachments.map((existing) =>
+              existing.id === attachment.id ? { ...existing, image: accepted } : existing,
+            )
+          : draft.attachments.filter((existing) => existing.id !== attachment.id),
+      };
+    });
   };
 
   return {
