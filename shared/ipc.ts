@@ -206,7 +206,6 @@ export type ByreApi = {
 };
 
 export const invokeChannelNames = Object.keys(invokeChannels) as InvokeChannel[];
-export const eventChannelNames = Object.keys(eventChannels) as EventChannel[];
 
 /** The IPC channel string for a contract name; one namespace so nothing else can collide. */
 export const ipcChannel = (name: InvokeChannel | EventChannel): string => `byre:${name}`;

@@ -194,32 +194,6 @@ export class Session {
     return () => this.listeners.delete(listener);
   }
 
-  /** The events from now on as an async iterable, ending after the exit event. */
-  async *events(): AsyncGenerator<SessionEvent> {
-    const buffer: SessionEvent[] = [];
-    let wake: (() => void) | undefined;
-    const off = this.on((event) => {
-      buffer.push(event);
-      wake?.();
-    });
-    try {
-      for (;;) {
-        const event = buffer.shift();
-        if (event) {
-          yield event;
-          if (event.kind === 'exit') return;
-        } else if (!this.running) {
-          return;
-        } else {
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      }
-    } finally {
-      off();
-    }
-  }
-
   /**
    * Sends a user turn: a string, or image blocks followed by a text block. A turn sent while another runs
    * is queued by the CLI and runs after it.
