@@ -10,11 +10,13 @@ export default defineConfig({
   outputDir: 'test-results/playwright',
   // Every test has its own host, model and folders, so tests within a file run side by side too.
   fullyParallel: true,
-  workers: 2,
+  // Each test runs Chromium, a host and a real CLI: two at a time keep two busy cores green (.ci/run sets it).
+  workers: Number(process.env.BYRE_E2E_WORKERS) || 2,
   retries: 0,
-  // Every test runs the real CLI; on two busy cores a turn with a tool call can take several seconds.
-  timeout: 90_000,
-  expect: { timeout: 20_000 },
+  // Timeouts catch hangs; they are not for pacing. On two busy cores one turn of the real CLI can take many
+  // seconds, so each is sized for the slowest machine the suite runs on.
+  timeout: 150_000,
+  expect: { timeout: 45_000 },
   reporter: [['list'], ['./e2e/skip-reporter.ts']],
   use: { trace: 'retain-on-failure' },
   projects: [

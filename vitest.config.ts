@@ -14,10 +14,11 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['{main,e2e}/**/*.integration.test.ts'],
-          testTimeout: 90_000,
-          hookTimeout: 60_000,
-          // Each test runs a real CLI process; two cores leave room for two at once.
-          maxWorkers: 2,
+          // Timeouts catch hangs, sized for two busy cores; tests wait for states, never for time.
+          testTimeout: 150_000,
+          hookTimeout: 90_000,
+          // Each test runs a real CLI process; two cores leave room for two at once (.ci/run sets it).
+          maxWorkers: Number(process.env.BYRE_INTEGRATION_WORKERS) || 2,
         },
       },
     ],

@@ -179,7 +179,6 @@ test('paths that climb out of the app are refused', async ({ webHost }) => {
 });
 
 test('conversation events reach the page over the bridge', async ({ page, webHost }) => {
-  test.setTimeout(90_000);
   const outcome = await page.evaluate(async (cwd) => {
     const { byre } = globalThis as unknown as Byre;
     const finished = new Promise<string | undefined>((resolve) => {

@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { isSubagentRequest, lastUserText } from './fake-model/server';
+import { Gate, isSubagentRequest, lastUserText } from './fake-model/server';
+import { processesWithHome } from './fixtures/cli-env';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -22,12 +23,18 @@ const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 const claude = (page: Page) => log(page).getByRole('article', { name: 'Claude' });
 
 test('streams a reply that is seen growing, then whole', async ({ page, webHost }) => {
-  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: words(40) }], deltaDelayMs: 60 });
+  const rest = new Gate();
+  webHost.world.fake.enqueue({
+    blocks: [{ type: 'text', text: words(40) }],
+    hold: { after: 6, until: rest },
+  });
   await send(page, 'tell me forty words');
   await expect(log(page).getByRole('article', { name: 'You' })).toHaveText(/tell me forty words/);
   // Part of the reply is on screen while the rest is still coming.
   await expect(claude(page)).toContainText('word5');
-  await expect(claude(page)).not.toContainText('word39');
+  await expect(claude(page)).not.toContainText('word6');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(0);
+  rest.release();
   await expect(claude(page)).toContainText('word39');
   await expect(log(page).getByLabel('Turn finished')).toBeVisible();
 });
@@ -100,8 +107,10 @@ test('nests a subagent and its own tool calls inside the Agent card', async ({ p
 });
 
 test('stops a reply mid-stream, then takes another turn', async ({ page, webHost }) => {
-  webHost.world.fake.enqueue(
-    { blocks: [{ type: 'text', text: words(60) }], deltaDelayMs: 100 },
+  const fake = webHost.world.fake;
+  // The reply holds after three words, so it is certainly still streaming when Stop is pressed.
+  fake.enqueue(
+    { blocks: [{ type: 'text', text: words(60) }], hold: { after: 3, until: new Gate() } },
     { blocks: [{ type: 'text', text: 'Yes, still here.' }] },
   );
   await send(page, 'a long story please');
@@ -109,7 +118,9 @@ test('stops a reply mid-stream, then takes another turn', async ({ page, webHost
   await page.getByRole('button', { name: 'Stop' }).click();
   await expect(log(page).getByRole('alert')).toContainText('Stopped.');
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
-  await expect(claude(page)).not.toContainText('word59');
+  await expect(claude(page)).toContainText('word2');
+  await expect(claude(page)).not.toContainText('word3');
+  expect(fake.messageRequests()[0]!.closedEarly).toBe(true);
 
   await send(page, 'are you still there?');
   await expect(claude(page).last()).toContainText('Yes, still here.');
@@ -134,7 +145,9 @@ test('switches the model from the picker and uses it for the next turn', async (
 
 test('shows a message sent meanwhile as queued, and cancels it', async ({ page, webHost }) => {
   const fake = webHost.world.fake;
-  fake.enqueue({ blocks: [{ type: 'text', text: words(30) }], deltaDelayMs: 100 });
+  // The first reply holds after two words until the queued message has been cancelled.
+  const firstReply = new Gate();
+  fake.enqueue({ blocks: [{ type: 'text', text: words(30) }], hold: { after: 2, until: firstReply } });
   await send(page, 'the slow one');
   await expect(claude(page)).toContainText('word1');
   await send(page, 'please also do this later');
@@ -144,6 +157,7 @@ test('shows a message sent meanwhile as queued, and cancels it', async ({ page, 
   await expect(queued).toContainText('Queued');
   await queued.getByRole('button', { name: 'Cancel queued message' }).click();
   await expect(queued).toContainText('Cancelled');
+  firstReply.release();
   await expect(claude(page)).toContainText('word29');
   await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
   expect(
@@ -161,32 +175,41 @@ test('runs two conversations in two tabs at once', async ({ page, webHost }) => 
   const { world } = webHost;
   const second = join(world.cwd, 'second-project');
   mkdirSync(second);
+  // Each reply holds after its first word until the test lets it go: both are open at the same time.
+  const replyOne = new Gate();
+  const replyTwo = new Gate();
   world.fake.when((request) => lastUserText(request).includes('tab one'), {
     blocks: [{ type: 'text', text: words(60, 'one') }],
-    deltaDelayMs: 150,
+    hold: { after: 1, until: replyOne },
   });
   world.fake.when((request) => lastUserText(request).includes('tab two'), {
     blocks: [{ type: 'text', text: words(60, 'two') }],
-    deltaDelayMs: 150,
+    hold: { after: 1, until: replyTwo },
   });
 
   await send(page, 'tab one');
+  await expect(claude(page)).toContainText('one0');
   await page.getByRole('button', { name: 'New conversation' }).click();
   await page.getByLabel('Working folder').fill(second);
   await page.getByRole('button', { name: 'Start' }).click();
   await expect(page.locator('.cwd')).toHaveText(second);
   await send(page, 'tab two');
-
-  // Both replies were streaming at the same time.
+  // The second conversation streams while the first one's reply is still open.
+  await expect(claude(page)).toContainText('two0');
   const one = await world.fake.waitForRequest((request) => lastUserText(request).includes('tab one'));
-  const two = await world.fake.waitForRequest((request) => lastUserText(request).includes('tab two'));
   expect(one.finished).toBe(false);
-  expect(two.finished).toBe(false);
 
+  // Each finishes on its own: the second first, while the first still waits.
+  replyTwo.release();
   await expect(claude(page)).toContainText('two59');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
+  expect(one.finished).toBe(false);
   const tabs = page.getByRole('tab');
   await expect(tabs).toHaveCount(2);
   await tabs.first().click();
+  await expect(claude(page)).toContainText('one0');
+  await expect(claude(page)).not.toContainText('one59');
+  replyOne.release();
   await expect(claude(page)).toContainText('one59');
   await expect(claude(page)).not.toContainText('two0');
 });
@@ -255,20 +278,7 @@ test.describe('without the CLI', () => {
 });
 
 /** The claude processes of this test: the ones whose HOME is this test's. */
-function cliProcesses(home: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (environ.includes(`HOME=${home}`) && cmdline.includes('--input-format')) pids.push(Number(entry));
-    } catch {
-      // A process that ended meanwhile, or one we may not read.
-    }
-  }
-  return pids;
-}
+const cliProcesses = (home: string): number[] => processesWithHome(home, '--input-format');
 
 /** Kills this test's claude process, as a crash would. */
 function killCli(home: string): void {

@@ -29,6 +29,44 @@ export interface ScriptedReply {
   /** Answer with this HTTP error (Anthropic error JSON body) instead of a stream. */
   error?: ScriptedError;
   usage?: { input_tokens?: number; output_tokens?: number };
+  /**
+   * Hold the stream open after `after` deltas until the gate is released (or the client goes away), so a
+   * test can act while a reply is certainly still streaming, however slow the machine.
+   */
+  hold?: { after: number; until: Gate };
+}
+
+/**
+ * A signal a test gives the fake model: replies that hold on it wait until `release()`. Released once, it
+ * stays open.
+ */
+export class Gate {
+  private open = false;
+  private readonly waiting = new Set<() => void>();
+
+  get released(): boolean {
+    return this.open;
+  }
+
+  release(): void {
+    this.open = true;
+    for (const wake of this.waiting) wake();
+    this.waiting.clear();
+  }
+
+  /** Resolves on release, or early (without rejecting) when the signal aborts. */
+  wait(signal: AbortSignal): Promise<void> {
+    if (this.open || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.waiting.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiting.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
 }
 
 export interface RecordedRequest {
@@ -72,7 +110,8 @@ interface Waiter {
 
 const DEFAULT_TEXT = 'OK.';
 const DEFAULT_INPUT_TOKENS = 10;
-const DEFAULT_WAIT_MS = 20_000;
+// Long enough for a slow, busy machine: it catches a request that never comes, not a late one.
+const DEFAULT_WAIT_MS = 60_000;
 
 export class FakeModel {
   readonly url: string;
@@ -413,6 +452,7 @@ export class FakeModel {
       const sendDelta = async (index: number, delta: Record<string, unknown>): Promise<boolean> => {
         if (!firstDelta && delay > 0) await sleep(delay, ac.signal);
         firstDelta = false;
+        if (reply.hold && req.deltasSent === reply.hold.after) await reply.hold.until.wait(ac.signal);
         if (!send('content_block_delta', { type: 'content_block_delta', index, delta })) return false;
         req.deltasSent += 1;
         return true;

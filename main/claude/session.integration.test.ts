@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCliWorld, type CliWorld } from '../../e2e/fixtures/cli-env';
 import {
+  Gate,
   imageBlocks,
   isSubagentRequest,
   lastUserText,
@@ -97,7 +98,16 @@ function history(request: RecordedRequest): { role: string; text: string }[] {
   }));
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** The CLI's word that it queued the prompt with this uuid behind the running turn. */
+const queuedEvent =
+  (uuid: string) =>
+  (event: SessionEvent): boolean =>
+    event.kind === 'message' &&
+    event.message.type === 'command_lifecycle' &&
+    event.message.command_uuid === uuid &&
+    event.message.state === 'queued';
+
+async function until(condition: () => boolean, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -110,8 +120,9 @@ const words = (count: number): string =>
 
 describe('the claude driver against the real CLI', () => {
   it('runs two turns in one process, the second queued while the first streams, each settled on its own result', async () => {
+    const firstAnswer = new Gate();
     world.fake.enqueue(
-      { blocks: [{ type: 'text', text: 'The first answer.' }], deltaDelayMs: 60 },
+      { blocks: [{ type: 'text', text: 'The first answer.' }], hold: { after: 1, until: firstAnswer } },
       { blocks: [{ type: 'text', text: 'The second answer.' }] },
     );
     const session = await open('two-turns');
@@ -122,6 +133,8 @@ describe('the claude driver against the real CLI', () => {
     const first = session.send('turn one');
     await events.next(isTextDelta);
     const second = session.send('turn two');
+    await events.next(queuedEvent(second.uuid));
+    firstAnswer.release();
     const [r1, r2] = await Promise.all([first.result, second.result]);
 
     expect(r1.subtype).toBe('success');
@@ -174,7 +187,7 @@ describe('the claude driver against the real CLI', () => {
 
   it('interrupts a reply mid-stream, keeps the partial answer, and takes another turn', async () => {
     world.fake.enqueue(
-      { blocks: [{ type: 'text', text: words(40) }], deltaDelayMs: 150 },
+      { blocks: [{ type: 'text', text: words(40) }], hold: { after: 3, until: new Gate() } },
       { blocks: [{ type: 'text', text: 'Still here.' }] },
     );
     const session = await open('interrupt');
@@ -189,7 +202,7 @@ describe('the claude driver against the real CLI', () => {
     expect(result.is_error).toBe(true);
     const streamed = world.fake.messageRequests()[0]!;
     expect(streamed.closedEarly).toBe(true);
-    expect(streamed.deltasSent).toBeLessThan(40);
+    expect(streamed.deltasSent).toBe(3);
     const partial = events
       .messages()
       .find(
@@ -451,21 +464,20 @@ describe('the claude driver against the real CLI', () => {
   });
 
   it('cancels a queued prompt before the model ever sees it', async () => {
-    world.fake.enqueue({ blocks: [{ type: 'text', text: words(15) }], deltaDelayMs: 100 });
+    const firstAnswer = new Gate();
+    world.fake.enqueue({
+      blocks: [{ type: 'text', text: words(15) }],
+      hold: { after: 1, until: firstAnswer },
+    });
     const session = await open('cancel-queued');
     const events = watch(session);
     const first = session.send('a slow one');
     await events.next(isTextDelta);
     const queued = session.send('never mind this one');
-    await events.next(
-      (event) =>
-        event.kind === 'message' &&
-        event.message.type === 'command_lifecycle' &&
-        event.message.command_uuid === queued.uuid &&
-        event.message.state === 'queued',
-    );
+    await events.next(queuedEvent(queued.uuid));
     expect(await session.cancelQueued(queued.uuid)).toBe(true);
     await expect(queued.result).rejects.toBeInstanceOf(TurnCancelled);
+    firstAnswer.release();
     expect((await first.result).subtype).toBe('success');
     expect(
       world.fake.messageRequests().some((request) => JSON.stringify(request.body).includes('never mind')),
@@ -500,7 +512,7 @@ describe('the claude driver against the real CLI', () => {
 
   it('turns a CLI killed mid-turn into CliExited, and the session can be resumed', async () => {
     world.fake.enqueue(
-      { blocks: [{ type: 'text', text: words(50) }], deltaDelayMs: 150 },
+      { blocks: [{ type: 'text', text: words(50) }], hold: { after: 3, until: new Gate() } },
       { blocks: [{ type: 'text', text: 'Back again.' }] },
     );
     const session = await open('killed');
@@ -530,12 +542,14 @@ describe('the claude driver against the real CLI', () => {
   });
 
   it('finishes the running turn after stdin EOF, then the CLI exits cleanly', async () => {
-    world.fake.enqueue({ blocks: [{ type: 'text', text: words(8) }], deltaDelayMs: 80 });
+    const rest = new Gate();
+    world.fake.enqueue({ blocks: [{ type: 'text', text: words(8) }], hold: { after: 1, until: rest } });
     const session = await open('eof');
     const events = watch(session);
     const turn = session.send('finish even if I hang up');
     await events.next(isTextDelta);
     session.endInput();
+    rest.release();
     expect((await turn.result).result).toBe(words(8));
     const exit = await session.exited;
     expect(exit.code).toBe(0);
