@@ -8,9 +8,14 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      // Two hosts of one backend: the Electron app, and the browser host (`node out/main/web.js`).
+      // Two hosts of one backend: the Electron app, and the browser host (`node out/main/web.js`); and the
+      // library's index, which runs in a worker thread beside either of them.
       rollupOptions: {
-        input: { index: resolve(root, 'main/index.ts'), web: resolve(root, 'main/web.ts') },
+        input: {
+          index: resolve(root, 'main/index.ts'),
+          web: resolve(root, 'main/web.ts'),
+          'library-worker': resolve(root, 'main/library/worker.ts'),
+        },
       },
     },
   },

@@ -1,7 +1,7 @@
 // `npm start -- [dir]`: runs the built app in Electron, or, where Electron's binary is missing and cannot be
 // fetched (or there is no display to show a window on), the browser host, which prints an address to open.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,55 @@ function run(command, args, env = process.env) {
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 }
 
+/**
+ * better-sqlite3 as Electron can load it. `npm install` compiles it for Node, which the tests and the browser
+ * host use; Electron has an ABI of its own. So the first `npm start` with Electron compiles a second copy
+ * against Electron's headers, beside the first, and the app is told where it is (BYRE_SQLITE_BINDING). A
+ * packaged app needs none of this: electron-builder rebuilds the module for Electron (electron-builder.yml).
+ */
+function electronSqliteBinding() {
+  let version;
+  try {
+    version = JSON.parse(readFileSync(join(electronDir, 'package.json'), 'utf8')).version;
+  } catch {
+    return null;
+  }
+  const dir = join(root, 'node_modules', '.byre-electron', `better-sqlite3-electron-${version}`);
+  const binding = join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(binding)) return binding;
+  const gyp = process.env.npm_config_node_gyp;
+  if (!gyp) {
+    process.stderr.write(
+      'Byre: run this with `npm start` so that the search index can be built for Electron.\n',
+    );
+    return null;
+  }
+  process.stderr.write(
+    `Byre: building the search index's SQLite for Electron ${version} (once; a few minutes)…\n`,
+  );
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(join(root, 'node_modules', 'better-sqlite3'), dir, {
+    recursive: true,
+    filter: (source) => !source.includes(`${join('better-sqlite3', 'build')}`),
+  });
+  const built = spawnSync(
+    process.execPath,
+    [
+      gyp,
+      'rebuild',
+      `--target=${version}`,
+      '--runtime=electron',
+      '--dist-url=https://electronjs.org/headers',
+    ],
+    { cwd: dir, stdio: 'inherit' },
+  );
+  if (built.status !== 0 || !existsSync(binding)) {
+    process.stderr.write('Byre: SQLite could not be built for Electron; the library will say so.\n');
+    return null;
+  }
+  return binding;
+}
+
 function runBrowserHost(reason) {
   process.stderr.write(`Byre: ${reason}; opening the browser host instead.\n`);
   run(process.execPath, [join(root, 'out', 'main', 'web.js'), ...userArgs]);
@@ -62,6 +111,8 @@ if (!hasDisplay()) {
     // The app reads its arguments after the app path: `electron . <dir>`.
     const env = { ...process.env };
     delete env.ELECTRON_RUN_AS_NODE;
+    const sqlite = electronSqliteBinding();
+    if (sqlite) env.BYRE_SQLITE_BINDING = sqlite;
     run(binary, ['.', ...userArgs], env);
   } else {
     runBrowserHost('the Electron binary is not installed and could not be fetched');

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Library, LibraryUnavailable } from './library';
+import { append, byreRun, cli, conversation, createSessionWorld, type SessionWorld } from './test-support';
+
+/** These tests run the real worker thread (its TypeScript source, through tsx). */
+
+const WORKER = join(import.meta.dirname, 'worker.ts');
+
+let world: SessionWorld;
+const libraries: Library[] = [];
+
+beforeEach(() => {
+  world = createSessionWorld();
+});
+afterEach(async () => {
+  await Promise.all(libraries.splice(0).map((library) => library.close()));
+  world.dispose();
+});
+
+function start(workerPath = WORKER): Library {
+  const library = Library.start({
+    dataDir: world.dataDir,
+    env: { HOME: world.root, CLAUDE_CONFIG_DIR: world.configDir },
+    workerPath,
+  });
+  libraries.push(library);
+  return library;
+}
+
+/** Polls until `check` holds, with a deadline generous enough for a busy machine; never asserts on time. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Library (in its worker)', () => {
+  it('lists and searches, and shows a session written while it runs', async () => {
+    const id = randomUUID();
+    const path = world.writeCli(id, conversation(id, 'find the flaky test', 'It is timingSensitiveTest.'));
+    world.writeTranscript('run-1', byreRun(id, 'find the flaky test', 'It is timingSensitiveTest.'));
+    const library = start();
+    let changes = 0;
+    library.onChange(() => {
+      changes += 1;
+    });
+    await until(async () => (await library.status()).done, 'the first index is done');
+    expect(await library.list()).toMatchObject([{ sessionId: id, resumable: true, hasTranscript: true }]);
+    const [hit] = await library.search({ query: 'SensitiveTe' });
+    expect(hit).toMatchObject({ sessionId: id, title: 'find the flaky test' });
+
+    // The CLI goes on writing this session, and starts another in a new folder.
+    const before = changes;
+    append(path, [cli.user(id, 'and now appendedWordXyz'), cli.assistant(id, 'noted')]);
+    const other = randomUUID();
+    world.writeCli(other, conversation(other, 'a brand new project', 'hello'), '/new/project');
+    await until(
+      async () => (await library.search({ query: 'appendedWordXyz' })).length === 1,
+      'the append is found',
+    );
+    await until(async () => (await library.list()).length === 2, 'the new session is listed');
+    await until(async () => changes > before, 'onChange is called');
+
+    await library.rename(id, 'Flaky test hunt');
+    expect((await library.list({ folder: null })).find((row) => row.sessionId === id)?.title).toBe(
+      'Flaky test hunt',
+    );
+    const files = await library.files(id);
+    expect(files).toMatchObject({ cliFile: path, title: 'Flaky test hunt' });
+    expect(files?.transcripts).toHaveLength(1);
+    await library.hide(other);
+    expect((await library.list()).map((row) => row.sessionId)).toEqual([id]);
+    expect(await library.files('no-such-session')).toBeNull();
+  });
+
+  it("notices the CLI's projects folder once it is created", async () => {
+    const library = start();
+    await until(async () => (await library.status()).done, 'the empty index is done');
+    expect(await library.list()).toEqual([]);
+    const id = randomUUID();
+    world.writeCli(id, conversation(id, 'the very first session', 'hi'));
+    await until(async () => (await library.list()).length === 1, 'the first session is listed');
+  });
+
+  it('answers with an error, not a hang, when the worker cannot run', async () => {
+    const library = start(join(world.root, 'missing-worker.js'));
+    await expect(library.list()).rejects.toBeInstanceOf(LibraryUnavailable);
+    await library.close();
+    await expect(library.status()).rejects.toBeInstanceOf(LibraryUnavailable);
+  });
+});

@@ -1,0 +1,240 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { z } from 'zod';
+import type { LibraryRow, LibraryStatus, SearchHit } from '../../shared/library';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  FromWorker,
+  replies,
+  type LibraryRequest,
+  type SessionFiles,
+  type ToWorker,
+  type WorkerSetup,
+} from './protocol';
+
+/**
+ * The library of past conversations, as main uses it. The index lives in a worker thread (never on main's
+ * event loop): this class starts it, sends it requests and checks its answers. If the worker dies it is
+ * started again (a few times); the index it keeps on disk makes that cheap.
+ */
+
+export interface LibraryOptions {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** test hook: the worker script */
+  workerPath?: string;
+}
+
+/** The library's worker is not running (it failed to start, or the library was closed). */
+export class LibraryUnavailable extends Error {
+  override readonly name = 'LibraryUnavailable';
+}
+
+/** A request the worker could not answer. */
+export class LibraryFailure extends Error {
+  override readonly name = 'LibraryFailure';
+}
+
+/** The CLI's config folder: where its `projects/` and `settings.json` are. */
+export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
+  return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
+}
+
+const MAX_RESTARTS = 3;
+const RESTART_DELAY_MS = 1000;
+const CLOSE_TIMEOUT_MS = 5000;
+
+/**
+ * The built app runs the bundled worker. Under vitest the worker is TypeScript source: Node 20 does not apply
+ * `--import tsx` to a worker's entry file, so a one-line bootstrap registers tsx and then imports it.
+ */
+function startWorker(path: string, workerData: WorkerSetup): Worker {
+  if (!path.endsWith('.ts')) return new Worker(path, { workerData });
+  const entry = JSON.stringify(pathToFileURL(path).href);
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export class Library {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Set<() => void>();
+  private restarts = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | null = null;
+
+  private constructor(private readonly options: LibraryOptions) {}
+
+  /** Returns at once; scanning starts in the worker. */
+  static start(options: LibraryOptions): Library {
+    const library = new Library(options);
+    library.spawn();
+    return library;
+  }
+
+  /** All visible rows, newest first. */
+  list(request: { folder?: string | null } = {}): Promise<LibraryRow[]> {
+    return this.request({ op: 'list', folder: request.folder ?? null }, replies.list);
+  }
+
+  search(request: { query: string; folder?: string | null; limit?: number }): Promise<SearchHit[]> {
+    return this.request(
+      {
+        op: 'search',
+        query: request.query,
+        folder: request.folder ?? null,
+        limit: request.limit ?? DEFAULT_SEARCH_LIMIT,
+      },
+      replies.search,
+    );
+  }
+
+  status(): Promise<LibraryStatus> {
+    return this.request({ op: 'status' }, replies.status);
+  }
+
+  /** The files of one session, for opening / export / resume. Byre transcripts oldest first. */
+  files(sessionId: string): Promise<SessionFiles | null> {
+    return this.request({ op: 'files', sessionId }, replies.files);
+  }
+
+  async rename(sessionId: string, title: string): Promise<void> {
+    await this.request({ op: 'rename', sessionId, title }, replies.rename);
+  }
+
+  async hide(sessionId: string): Promise<void> {
+    await this.request({ op: 'hide', sessionId }, replies.hide);
+  }
+
+  /** Re-read now (e.g. after Byre wrote a transcript); normally the watcher does it. */
+  refresh(): void {
+    this.post({ type: 'refresh' });
+  }
+
+  /** Called (debounced, at most ~4 times a second) when rows or status changed. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    this.worker = null;
+    this.failPending(new LibraryUnavailable('The library was closed.'));
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      // The worker closes its index and says so; a worker that does not is stopped anyway.
+      const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.on('message', (raw: unknown) => {
+        if (FromWorker.safeParse(raw).data?.type === 'closed') void worker.terminate();
+      });
+      worker.postMessage({ type: 'close' } satisfies ToWorker);
+    });
+  }
+
+  private spawn(): void {
+    const path = this.options.workerPath ?? join(import.meta.dirname, 'library-worker.js');
+    const setup: WorkerSetup = {
+      dataDir: this.options.dataDir,
+      configDir: claudeConfigDir(this.options.env),
+    };
+    const worker = startWorker(path, setup);
+    // The worker never keeps the app running by itself.
+    worker.unref();
+    let failure: Error | undefined;
+    worker.on('message', (raw: unknown) => this.receive(raw));
+    worker.on('error', (error) => {
+      failure = error;
+      console.error('Byre: the library worker failed:', error);
+    });
+    worker.on('exit', () => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.failPending(
+        new LibraryUnavailable(`The library stopped${failure ? `: ${failure.message}` : '.'}`),
+      );
+      if (this.restarts >= MAX_RESTARTS) return;
+      this.restarts += 1;
+      this.restartTimer = setTimeout(() => this.spawn(), RESTART_DELAY_MS);
+      this.restartTimer.unref();
+    });
+    this.worker = worker;
+  }
+
+  private request<T>(request: LibraryRequest, reply: z.ZodType<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (!this.worker || this.closing) {
+        reject(new LibraryUnavailable('The library is not running.'));
+        return;
+      }
+      const id = this.nextId++;
+      this.pending.set(id, {
+        resolve: (value) => {
+          const parsed = reply.safeParse(value);
+          if (parsed.success) resolve(parsed.data);
+          else reject(new LibraryFailure(`The library answered ${request.op} with something unexpected.`));
+        },
+        reject,
+      });
+      this.post({ type: 'request', id, request });
+    });
+  }
+
+  private post(message: ToWorker): void {
+    this.worker?.postMessage(message);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = FromWorker.safeParse(raw);
+    if (!parsed.success) return;
+    const message = parsed.data;
+    switch (message.type) {
+      case 'reply':
+      case 'failure': {
+        const pending = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        if (!pending) return;
+        if (message.type === 'reply') pending.resolve(message.value);
+        else pending.reject(new LibraryFailure(message.error.message));
+        return;
+      }
+      case 'changed':
+        for (const listener of [...this.listeners]) {
+          try {
+            listener();
+          } catch (error) {
+            console.error('Byre: a library change listener failed:', error);
+          }
+        }
+        return;
+      case 'error':
+        console.error('Byre: the library index:', message.message);
+        return;
+      case 'closed':
+        return;
+    }
+  }
+
+  private failPending(error: Error): void {
+    for (const pending of this.pending.values()) pending.reject(error);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The library of past conversations, as it crosses from main to the renderer: one row per session id, from
+ * Byre's own transcripts and the CLI's session files together; search hits; how far indexing has got; and
+ * the files that could not be read. Pure schemas, no Node or DOM.
+ */
+import { z } from 'zod';
+
+export const SessionId = z.string().min(1).max(200);
+
+export const LibraryRow = z.object({
+  sessionId: SessionId,
+  /** By the title rules (main/library/titles.ts), or the user's own name for it. */
+  title: z.string(),
+  /** The folder the session ran in, from its entries' `cwd`; null where no entry says. */
+  cwd: z.string().nullable(),
+  gitBranch: z.string().nullable(),
+  /** When it was last active, ms since the epoch (the last entry's timestamp, else the file's mtime). */
+  lastActive: z.number(),
+  /** User and assistant messages of the main thread. */
+  messageCount: z.number().int().nonnegative(),
+  /** Bytes on disk, all of the session's files together. */
+  sizeBytes: z.number().int().nonnegative(),
+  /** The CLI's session file is there, so the session can be resumed. */
+  resumable: z.boolean(),
+  /** Byre has a transcript of it (it opens even after the CLI has cleaned its copy up). */
+  hasTranscript: z.boolean(),
+});
+export type LibraryRow = z.infer<typeof LibraryRow>;
+
+/** A file the library could not read (or read only in part), and why, in words a person understands. */
+export const LibraryProblem = z.object({ path: z.string(), reason: z.string() });
+export type LibraryProblem = z.infer<typeof LibraryProblem>;
+
+export const LibraryStatus = z.object({
+  /** Conversations whose full text is in the search index, of all that are listed. */
+  indexed: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** Every known file has been read to its end. */
+  done: z.boolean(),
+  problems: z.array(LibraryProblem),
+  /** The CLI's `cleanupPeriodDays` (30 when unset): how long it keeps its own session files. */
+  cleanupPeriodDays: z.number(),
+  /** Where the CLI's session files are read from. */
+  projectsDir: z.string(),
+});
+export type LibraryStatus = z.infer<typeof LibraryStatus>;
+
+/** Where a match is marked inside a snippet: the text between these is highlighted, nothing else is markup. */
+export const MATCH_START = '\u0002';
+export const MATCH_END = '\u0003';
+
+export const SearchHit = z.object({
+  sessionId: SessionId,
+  title: z.string(),
+  cwd: z.string().nullable(),
+  lastActive: z.number(),
+  /** The matching message's text around the match, with the match between MATCH_START and MATCH_END. */
+  snippet: z.string(),
+  /** The uuid of the message that matched, to open the conversation there; null if the title matched. */
+  messageUuid: z.string().nullable(),
+});
+export type SearchHit = z.infer<typeof SearchHit>;
+
+/** One file of an export, as the renderer saves it. */
+export const ExportFile = z.object({
+  name: z.string(),
+  mediaType: z.string(),
+  encoding: z.enum(['utf8', 'base64']),
+  data: z.string(),
+});
+export type ExportFile = z.infer<typeof ExportFile>;
