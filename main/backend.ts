@@ -18,6 +18,9 @@ import { EventBatcher } from './event-batcher';
 import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
+import { exportJsonl, exportMarkdown } from './library/export';
+import { Library } from './library/library';
+import { readLastPage, readPageBefore } from './library/read-session';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -34,6 +37,8 @@ export interface BackendOptions {
   pickFolder?: () => Promise<string | null>;
   /** Opens a URL in the system browser; only a desktop host has one to open. */
   openExternal?: (url: string) => Promise<void>;
+  /** The library's worker script: the build's `library-worker.js` beside the host's entry. */
+  libraryWorker: string;
 }
 
 type Handlers = {
@@ -55,9 +60,16 @@ export class Backend {
   private readonly batcher = new EventBatcher((conversationId, events) =>
     this.emit('conversationEvents', { conversationId, events }),
   );
+  private readonly library: Library;
 
   constructor(private readonly options: BackendOptions) {
     this.settings = new SettingsStore(options.dataDir);
+    this.library = Library.start({
+      dataDir: options.dataDir,
+      env: options.env,
+      workerPath: options.libraryWorker,
+    });
+    this.library.onChange(() => this.emit('libraryChanged', {}));
   }
 
   /** Validates a request against the contract, runs it, and returns a plain result or error. */
@@ -92,7 +104,10 @@ export class Backend {
   /** Ends every conversation's CLI process cleanly, in parallel. */
   async dispose(): Promise<void> {
     this.batcher.flush();
-    await Promise.all([...this.conversations.values()].map((conversation) => conversation.close()));
+    await Promise.all([
+      ...[...this.conversations.values()].map((conversation) => conversation.close()),
+      this.library.close(),
+    ]);
     this.conversations.clear();
   }
 
@@ -110,24 +125,7 @@ export class Backend {
       recentFolders: this.settings.recentFolders,
       cli: this.findCli(),
     }),
-    startConversation: async ({ cwd, model }) => {
-      const folder = resolve(cwd);
-      if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
-      const id = randomUUID();
-      const conversation = await Conversation.start({
-        id,
-        cwd: folder,
-        ...(model ? { model } : {}),
-        env: this.options.env,
-        transcriptDir: join(this.options.dataDir, 'transcripts'),
-        appVersion: this.options.version,
-        emit: (event) => this.batcher.push(id, event),
-        notify: ({ title, message }) => this.emit('notification', { conversationId: id, title, message }),
-      });
-      this.conversations.set(id, conversation);
-      this.settings.addRecentFolder(folder);
-      return conversation.snapshot();
-    },
+    startConversation: async ({ cwd, model }) => (await this.startConversation(cwd, { model })).snapshot(),
     send: async ({ conversationId, text, images, uuid }) => {
       const conversation = this.get(conversationId);
       // The renderer sent back what prepareImage gave it; check it again, since main trusts no window.
@@ -174,6 +172,60 @@ export class Backend {
       return {};
     },
     pickFolder: async () => ({ path: this.options.pickFolder ? await this.options.pickFolder() : null }),
+    libraryList: async ({ folder }) => ({ rows: await this.library.list({ folder: folder ?? null }) }),
+    libraryStatus: async () => this.library.status(),
+    librarySearch: async ({ query, folder }) => ({
+      hits: await this.library.search({ query, folder: folder ?? null }),
+    }),
+    openSaved: async ({ sessionId }) => {
+      const saved = await this.saved(sessionId);
+      const rows = await this.library.list({ folder: saved.cwd });
+      const row = rows.find((candidate) => candidate.sessionId === sessionId);
+      if (!row) throw new NoSuchSession('That conversation is no longer in the library.');
+      return { row, ...(await readLastPage(saved)) };
+    },
+    openSavedBefore: async ({ sessionId, before }) => readPageBefore(await this.saved(sessionId), before),
+    resumeSaved: async ({ sessionId }) => {
+      const open = [...this.conversations.values()].find(
+        (conversation) => conversation.snapshot().sessionId === sessionId,
+      );
+      if (open) return open.snapshot();
+      const saved = await this.saved(sessionId);
+      if (!saved.cliFile) {
+        throw new CliCopyGone(
+          'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), so it cannot be resumed. You can continue it in a new conversation instead.',
+        );
+      }
+      const cwd = this.existingFolder(saved.cwd);
+      return (await this.startConversation(cwd, { resume: sessionId })).snapshot();
+    },
+    continueSaved: async ({ sessionId }) => {
+      const saved = await this.saved(sessionId);
+      const cwd = this.existingFolder(saved.cwd);
+      const [markdown] = await exportMarkdown(saved, {
+        title: saved.title,
+        sessionId,
+        cwd: saved.cwd,
+      });
+      const conversation = await this.startConversation(cwd, {});
+      conversation.send(continuationPrompt(saved.title, markdown?.data ?? ''));
+      return conversation.snapshot();
+    },
+    renameSaved: async ({ sessionId, title }) => {
+      await this.library.rename(sessionId, title);
+      return {};
+    },
+    hideSaved: async ({ sessionId }) => {
+      await this.library.hide(sessionId);
+      return {};
+    },
+    exportSaved: async ({ sessionId, format }) => {
+      const saved = await this.saved(sessionId);
+      const meta = { title: saved.title, sessionId, cwd: saved.cwd };
+      return {
+        files: format === 'markdown' ? await exportMarkdown(saved, meta) : await exportJsonl(saved, meta),
+      };
+    },
     openLink: async ({ url }) => {
       if (!this.options.openExternal)
         throw new NotSupported('This host cannot open links; your browser opens them.');
@@ -181,6 +233,41 @@ export class Backend {
       return {};
     },
   };
+
+  private async startConversation(
+    cwd: string,
+    launch: { model?: string; resume?: string },
+  ): Promise<Conversation> {
+    const folder = resolve(cwd);
+    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
+    const id = randomUUID();
+    const conversation = await Conversation.start({
+      id,
+      cwd: folder,
+      ...launch,
+      env: this.options.env,
+      transcriptDir: join(this.options.dataDir, 'transcripts'),
+      appVersion: this.options.version,
+      emit: (event) => this.batcher.push(id, event),
+      notify: ({ title, message }) => this.emit('notification', { conversationId: id, title, message }),
+    });
+    this.conversations.set(id, conversation);
+    this.settings.addRecentFolder(folder);
+    return conversation;
+  }
+
+  /** A saved conversation's files, or a clear error. */
+  private async saved(sessionId: string) {
+    const files = await this.library.files(sessionId);
+    if (!files) throw new NoSuchSession('That conversation is no longer in the library.');
+    return files;
+  }
+
+  private existingFolder(cwd: string | null): string {
+    if (!cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
+    if (!isDirectory(cwd)) throw new NotAFolder(`The conversation's folder ${cwd} no longer exists.`);
+    return cwd;
+  }
 
   private findCli(): AppInfo['cli'] {
     try {
@@ -208,6 +295,34 @@ export class NotSupported extends Error {
 
 export class NotAFolder extends Error {
   override readonly name = 'NotAFolder';
+}
+
+export class NoSuchSession extends Error {
+  override readonly name = 'NoSuchSession';
+}
+
+/** The CLI cleaned up its session file: `--resume` has nothing to read. */
+export class CliCopyGone extends Error {
+  override readonly name = 'CliCopyGone';
+}
+
+/** The most of an old conversation that goes into a new one's first message (the end is kept). */
+const MAX_CONTINUATION_CHARS = 200_000;
+
+/** The first message of a conversation that carries on from one the CLI can no longer resume. */
+export function continuationPrompt(title: string, transcript: string): string {
+  const kept =
+    transcript.length > MAX_CONTINUATION_CHARS
+      ? `[… the start is left out …]\n${transcript.slice(-MAX_CONTINUATION_CHARS)}`
+      : transcript;
+  return [
+    `This conversation continues an earlier one, "${title}", which can no longer be resumed.`,
+    'Its transcript follows. Read it for context, say in one sentence where it left off, and wait for my next message.',
+    '',
+    '<earlier-conversation>',
+    kept,
+    '</earlier-conversation>',
+  ].join('\n');
 }
 
 function isDirectory(path: string): boolean {

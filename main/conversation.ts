@@ -13,6 +13,8 @@ export interface ConversationOptions {
   id: string;
   cwd: string;
   model?: string;
+  /** Continue this saved session (`--resume`) rather than start a new one. */
+  resume?: string;
   env: NodeJS.ProcessEnv;
   transcriptDir: string;
   appVersion: string;
@@ -51,7 +53,11 @@ export class Conversation {
 
   static async start(options: ConversationOptions): Promise<Conversation> {
     const session = await Session.start(
-      Conversation.sessionOptions(options, { cwd: options.cwd, model: options.model }),
+      Conversation.sessionOptions(options, {
+        cwd: options.cwd,
+        model: options.model,
+        ...(options.resume ? { resume: options.resume } : {}),
+      }),
     );
     return new Conversation(options, session);
   }

@@ -33,6 +33,7 @@ const backend = new Backend({
   dataDir: resolveDataDir(process.env, app.getPath('userData')),
   initialCwd: initialCwdFromArgs(userArgs),
   env: process.env,
+  libraryWorker: join(import.meta.dirname, 'library-worker.js'),
   pickFolder: async () => {
     const focused = BrowserWindow.getFocusedWindow();
     const options = {

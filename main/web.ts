@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     dataDir: resolveDataDir(process.env),
     initialCwd: initialCwdFromArgs(rest),
     env: process.env,
+    libraryWorker: join(import.meta.dirname, 'library-worker.js'),
   });
   const bridge = await startWebBridge({ backend, rendererDir, port });
   process.stdout.write(`Byre: ${bridge.url}\n`);

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { IMAGE_LIMITS } from './images';
+import { ExportFile, LibraryRow, LibraryStatus, SearchHit, SessionId } from './library';
 import { ImageMediaType, ModelInfo, type CliMessage } from './protocol';
 
 const ConversationId = z.string().min(1).max(100);
@@ -37,6 +38,14 @@ export const AppInfo = z.object({
 export type AppInfo = z.infer<typeof AppInfo>;
 
 const ConversationRef = z.object({ conversationId: ConversationId });
+
+/** A page of a saved conversation: its events in file order, and where the page before it ends (null: none). */
+const SavedPage = z.object({
+  events: z.array(z.lazy(() => ConversationEvent)),
+  before: z.string().nullable(),
+  /** Lines that could not be read and were left out. */
+  skipped: z.number().int().nonnegative(),
+});
 
 /** An image ready to send: checked and, where needed, scaled down by main. */
 export const PreparedImage = z.object({
@@ -138,6 +147,50 @@ export const invokeChannels = {
   },
   /** The native folder picker (Electron only; a browser has none). */
   pickFolder: { request: Empty, response: z.object({ path: z.string().nullable() }) },
+
+  /** Every past conversation Byre knows of, newest first; optionally only those of one folder. */
+  libraryList: {
+    request: z.object({ folder: z.string().max(4096).nullable().optional() }),
+    response: z.object({ rows: z.array(LibraryRow) }),
+  },
+  /** How far indexing has got, and the files that could not be read. */
+  libraryStatus: { request: Empty, response: LibraryStatus },
+  /** Full-text search across every conversation, best first. */
+  librarySearch: {
+    request: z.object({
+      query: z.string().min(1).max(500),
+      folder: z.string().max(4096).nullable().optional(),
+    }),
+    response: z.object({ hits: z.array(SearchHit) }),
+  },
+  /** A saved conversation's last screenful, read-only; `before` fetches the page before it. */
+  openSaved: {
+    request: z.object({ sessionId: SessionId }),
+    response: SavedPage.extend({ row: LibraryRow }),
+  },
+  /** The page of a saved conversation that ends where `before` says. */
+  openSavedBefore: {
+    request: z.object({ sessionId: SessionId, before: z.string().max(10_000) }),
+    response: SavedPage,
+  },
+  /** Continues a saved conversation in a new CLI process (`--resume`), in a tab of its own. */
+  resumeSaved: { request: z.object({ sessionId: SessionId }), response: ConversationSnapshot },
+  /**
+   * When the CLI's copy is gone and `--resume` cannot work: a new conversation in the same folder whose first
+   * message carries the old one as context.
+   */
+  continueSaved: { request: z.object({ sessionId: SessionId }), response: ConversationSnapshot },
+  /** Renames a conversation in Byre's own data; the CLI's files are never edited. */
+  renameSaved: {
+    request: z.object({ sessionId: SessionId, title: z.string().trim().min(1).max(200) }),
+    response: Empty,
+  },
+  /** Removes a conversation from Byre's list; its files stay where they are. */
+  hideSaved: { request: z.object({ sessionId: SessionId }), response: Empty },
+  exportSaved: {
+    request: z.object({ sessionId: SessionId, format: z.enum(['markdown', 'jsonl']) }),
+    response: z.object({ files: z.array(ExportFile) }),
+  },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -186,6 +239,8 @@ export type ConversationEvent = z.infer<typeof ConversationEvent>;
 
 export const eventChannels = {
   conversationEvents: z.object({ conversationId: ConversationId, events: z.array(ConversationEvent) }),
+  /** The library's rows or indexing status changed: fetch them again. */
+  libraryChanged: Empty,
   /** Something the user should notice even when the app is in the background. */
   notification: z.object({ conversationId: ConversationId, title: z.string(), message: z.string() }),
 } satisfies Record<string, z.ZodType>;

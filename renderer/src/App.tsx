@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { ConversationView, folderName } from './chat/ConversationView';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ErrorBoundary';
+import { Sidebar } from './library/Sidebar';
 import { connectEvents } from './events';
 import { useStore } from './store';
 import './styles.css';
@@ -26,10 +27,47 @@ export function App() {
   }
   return (
     <div className="app">
-      <TabBar />
-      <Main />
+      <Shortcuts />
+      <div className="app-body">
+        <SidebarSlot />
+        <div className="app-main">
+          <TabBar />
+          <Main />
+        </div>
+      </div>
     </div>
   );
+}
+
+function SidebarSlot() {
+  const open = useStore((state) => state.sidebarOpen);
+  if (!open) return null;
+  return (
+    <ErrorBoundary what="the conversation list">
+      <Sidebar />
+    </ErrorBoundary>
+  );
+}
+
+/** Keys that work anywhere in the window: Ctrl/Cmd+F finds in the conversation, Ctrl/Cmd+B shows the list. */
+function Shortcuts() {
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+      const key = event.key.toLowerCase();
+      const state = useStore.getState();
+      if (key === 'f' && state.activeTab && state.tabs[state.activeTab] && !state.composingNew) {
+        event.preventDefault();
+        state.openFind(state.activeTab);
+      } else if (key === 'b') {
+        event.preventDefault();
+        state.toggleSidebar();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+  return null;
 }
 
 function TabBar() {
@@ -39,9 +77,21 @@ function TabBar() {
   const activate = useStore((state) => state.activate);
   const closeTab = useStore((state) => state.closeTab);
   const showNew = useStore((state) => state.showNewConversation);
+  const sidebarOpen = useStore((state) => state.sidebarOpen);
+  const toggleSidebar = useStore((state) => state.toggleSidebar);
   return (
-    <nav className="tab-bar">
-      <div role="tablist" aria-label="Conversations" className="tabs">
+    <div className="tab-bar">
+      <button
+        type="button"
+        className="sidebar-toggle"
+        aria-pressed={sidebarOpen}
+        title={`${sidebarOpen ? 'Hide' : 'Show'} the conversation list (Ctrl+B)`}
+        onClick={toggleSidebar}
+      >
+        <span aria-hidden="true">☰</span>
+        <span className="sr-only">Conversation list</span>
+      </button>
+      <div role="tablist" aria-label="Open conversations" className="tabs">
         {tabOrder.map((id) => {
           const tab = tabs[id];
           if (!tab) return null;
@@ -75,7 +125,7 @@ function TabBar() {
       <button type="button" className="new-tab" onClick={showNew}>
         New conversation
       </button>
-    </nav>
+    </div>
   );
 }
 

@@ -52,8 +52,30 @@ export function connectEvents(): () => void {
     if (document.hasFocus() || typeof Notification === 'undefined') return;
     if (Notification.permission === 'granted') new Notification(title, { body: message });
   });
+  // The library says when its rows change; fetching them again at most once at a time is enough.
+  let refreshing: Promise<void> | null = null;
+  let again = false;
+  const refreshLibrary = () => {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = useStore
+      .getState()
+      .refreshLibrary()
+      .finally(() => {
+        refreshing = null;
+        if (again) {
+          again = false;
+          refreshLibrary();
+        }
+      });
+  };
+  const offLibrary = window.byre.on('libraryChanged', refreshLibrary);
+  refreshLibrary();
   return () => {
     offEvents();
     offNotification();
+    offLibrary();
   };
 }

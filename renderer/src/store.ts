@@ -1,5 +1,10 @@
 import { create } from 'zustand';
-import { applyEvents, initialConversation, type ConversationState } from '../../shared/conversation';
+import {
+  applyEvents,
+  initialConversation,
+  type ChatMessage,
+  type ConversationState,
+} from '../../shared/conversation';
 import { IMAGE_LIMITS, refusalMessage } from '../../shared/images';
 import {
   MAX_IMAGE_FILE_BYTES,
@@ -10,6 +15,7 @@ import {
   type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
+import { createLibrarySlice, type LibrarySlice, type SavedView } from './library/slice';
 
 /**
  * The renderer's one store, in two slices: the app (host info, which tab is open) and the open
@@ -29,6 +35,19 @@ export interface Tab {
   conversation: ConversationState;
   /** The last action that failed (send, stop, set model …), shown until the next one. */
   actionError: string | null;
+  /** Set while the tab shows a saved conversation, read-only, until it is resumed. */
+  saved: SavedView | null;
+  /** A message to bring into view (a search result, a find match); the nonce makes each request new. */
+  focus: { messageId: string; nonce: number } | null;
+}
+
+/** Find in conversation: the query, and which of its matches is current. */
+export interface FindState {
+  query: string;
+  /** Index into the matches of the query, as findMatches lists them. */
+  current: number;
+  /** Counts Ctrl+F presses, so the open bar takes the focus again. */
+  opened: number;
 }
 
 /** An image in the message being written: being checked, or ready to send. */
@@ -82,7 +101,19 @@ interface ConversationsSlice {
   applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
 }
 
-export type Store = AppSlice & ConversationsSlice;
+export type Store = AppSlice & ConversationsSlice & LibrarySlice & FindSlice;
+
+interface FindSlice {
+  /** Per tab, while its find bar is open. */
+  finds: Record<string, FindState>;
+  openFind(tabId: string): void;
+  setFindQuery(tabId: string, query: string): void;
+  /** Moves to the next (+1) or previous (-1) match, wrapping around, and brings it into view. */
+  stepFind(tabId: string, step: 1 | -1): void;
+  closeFind(tabId: string): void;
+  /** Brings a message of a tab into view. */
+  focusMessage(tabId: string, messageId: string): void;
+}
 
 let localTabs = 0;
 let localAttachments = 0;
@@ -100,7 +131,9 @@ function readBase64(file: File): Promise<string> {
   });
 }
 
-export const useStore = create<Store>()((set, get) => {
+let focusNonce = 0;
+
+export const useStore = create<Store>()((set, get, api) => {
   const patchTab = (tabId: string, patch: Partial<Tab> | ((tab: Tab) => Partial<Tab>)) =>
     set((state) => {
       const tab = state.tabs[tabId];
@@ -203,7 +236,54 @@ export const useStore = create<Store>()((set, get) => {
     });
   };
 
+  const focusMessage = (tabId: string, messageId: string) =>
+    patchTab(tabId, { focus: { messageId, nonce: ++focusNonce } });
+
+  /** Brings the current find match into view. */
+  const focusFind = (tabId: string) => {
+    const find = get().finds[tabId];
+    const conversation = get().tabs[tabId]?.conversation;
+    if (!find || !conversation) return;
+    const match = findMatches(conversation, find.query)[find.current];
+    if (match) focusMessage(tabId, match.messageId);
+  };
+
+  const patchFind = (tabId: string, update: (find: FindState) => FindState) =>
+    set((state) => ({
+      finds: { ...state.finds, [tabId]: update(state.finds[tabId] ?? { query: '', current: 0, opened: 0 }) },
+    }));
+
   return {
+    ...createLibrarySlice(set, get, api),
+    finds: {},
+    focusMessage,
+
+    openFind(tabId) {
+      patchFind(tabId, (find) => ({ ...find, opened: find.opened + 1 }));
+    },
+
+    setFindQuery(tabId, query) {
+      patchFind(tabId, (find) => ({ ...find, query, current: 0 }));
+      focusFind(tabId);
+    },
+
+    stepFind(tabId, step) {
+      const conversation = get().tabs[tabId]?.conversation;
+      const find = get().finds[tabId];
+      if (!conversation || !find) return;
+      const count = findMatches(conversation, find.query).length;
+      if (count === 0) return;
+      patchFind(tabId, (current) => ({ ...current, current: (current.current + step + count) % count }));
+      focusFind(tabId);
+    },
+
+    closeFind(tabId) {
+      set((state) => {
+        const { [tabId]: _closed, ...finds } = state.finds;
+        return { finds };
+      });
+    },
+
     drafts: {},
 
     async attachFiles(tabId, files) {
@@ -273,6 +353,8 @@ export const useStore = create<Store>()((set, get) => {
                 requestedModel: null,
                 conversation: applyEvents(initialConversation(snapshot), events),
                 actionError: null,
+                saved: null,
+                focus: null,
               };
               tabOrder.push(id);
             }
@@ -309,6 +391,8 @@ export const useStore = create<Store>()((set, get) => {
             requestedModel: model ?? null,
             conversation: initialConversation(),
             actionError: null,
+            saved: null,
+            focus: null,
           },
         },
         tabOrder: [...state.tabOrder, tabId],
@@ -389,15 +473,16 @@ export const useStore = create<Store>()((set, get) => {
       set((state) => {
         const { [tabId]: _closed, ...tabs } = state.tabs;
         const { [tabId]: _draft, ...drafts } = state.drafts;
+        const { [tabId]: _find, ...finds } = state.finds;
         const tabOrder = state.tabOrder.filter((id) => id !== tabId);
         const index = state.tabOrder.indexOf(tabId);
         const activeTab =
           state.activeTab === tabId
             ? (tabOrder[Math.min(index, tabOrder.length - 1)] ?? null)
             : state.activeTab;
-        return { tabs, drafts, tabOrder, activeTab, composingNew: tabOrder.length === 0 };
+        return { tabs, drafts, finds, tabOrder, activeTab, composingNew: tabOrder.length === 0 };
       });
-      if (tab && !tab.starting && !tab.startError) {
+      if (tab && !tab.starting && !tab.startError && !tab.saved) {
         await call('closeConversation', { conversationId: tabId }).catch(() => undefined);
       }
     },
@@ -417,3 +502,48 @@ export const useStore = create<Store>()((set, get) => {
     },
   };
 });
+
+/** One occurrence of the find query: in which message, and which occurrence within it. */
+export interface FindMatch {
+  messageId: string;
+  occurrence: number;
+}
+
+/** The text of a message as find searches it: what the reader sees written, not tool internals. */
+export function messageText(message: ChatMessage | undefined): string {
+  switch (message?.role) {
+    case 'user':
+      return message.text;
+    case 'assistant':
+      return message.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('\n');
+    case 'notice':
+      return message.text;
+    case 'result':
+      return message.errorText ?? '';
+    default:
+      return '';
+  }
+}
+
+const matchCache = new WeakMap<ConversationState, { query: string; matches: FindMatch[] }>();
+
+/**
+ * Every occurrence of `query` (case-insensitive) in the conversation, in order; it reaches every message,
+ * not only those the virtualized list has rendered.
+ */
+export function findMatches(conversation: ConversationState, query: string): FindMatch[] {
+  const needle = query.trim().toLowerCase();
+  if (!needle) return [];
+  const cached = matchCache.get(conversation);
+  if (cached?.query === needle) return cached.matches;
+  const matches: FindMatch[] = [];
+  for (const messageId of conversation.order) {
+    const text = messageText(conversation.messages[messageId]).toLowerCase();
+    let occurrence = 0;
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+      matches.push({ messageId, occurrence: occurrence++ });
+    }
+  }
+  matchCache.set(conversation, { query: needle, matches });
+  return matches;
+}

@@ -3,7 +3,9 @@ import type { IpcError } from '../../../shared/ipc';
 import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
+import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
 import { Composer } from './Composer';
+import { FindBar } from './FindBar';
 import { MessageList } from './MessageList';
 
 /** One conversation tab: its header (folder, model), the log, and the composer; or why it cannot run. */
@@ -17,26 +19,41 @@ export function ConversationView({ tabId }: { tabId: string }) {
         starting: found?.starting ?? false,
         startError: found?.startError ?? null,
         actionError: found?.actionError ?? null,
+        saved: found?.saved != null,
+        opening: tabId.startsWith('saved:'),
       };
     }),
   );
   if (tab.starting) {
     return (
       <div className="state-panel" role="status">
-        <p>Starting Claude Code in {tab.cwd}…</p>
+        <p>{tab.opening ? 'Opening the conversation…' : `Starting Claude Code in ${tab.cwd}…`}</p>
       </div>
     );
   }
   if (tab.startError) return <StartFailure tabId={tabId} error={tab.startError} />;
+  const banner = tab.actionError && (
+    <div className="banner banner-error" role="alert">
+      {tab.actionError}
+    </div>
+  );
+  if (tab.saved) {
+    return (
+      <div className="conversation">
+        <SavedHeader tabId={tabId} />
+        {banner}
+        <FindBar tabId={tabId} />
+        <MessageList tabId={tab.id} />
+        <SavedFooter tabId={tabId} />
+      </div>
+    );
+  }
   return (
     <DropZone tabId={tabId}>
       <ConversationHeader tabId={tabId} cwd={tab.cwd} />
       <ExitBanner tabId={tabId} />
-      {tab.actionError && (
-        <div className="banner banner-error" role="alert">
-          {tab.actionError}
-        </div>
-      )}
+      {banner}
+      <FindBar tabId={tabId} />
       <MessageList tabId={tab.id} />
       <Composer tabId={tab.id} />
     </DropZone>
@@ -88,7 +105,7 @@ function DropZone({ tabId, children }: { tabId: string; children: ReactNode }) {
 
 function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
   const setModel = useStore((state) => state.setModel);
-  const { model, models, status, title } = useStore(
+  const { model, models, status, title, sessionId } = useStore(
     useShallow((state) => {
       const conversation = state.tabs[tabId]?.conversation;
       return {
@@ -96,6 +113,8 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
         models: conversation?.models ?? [],
         status: conversation?.status ?? 'exited',
         title: conversation?.title ?? null,
+        // Once it has something to export.
+        sessionId: conversation?.order.length ? conversation.sessionId : null,
       };
     }),
   );
@@ -122,6 +141,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
           ))}
         </select>
       </label>
+      {sessionId && <ExportMenu sessionId={sessionId} />}
       <span className={`status-dot status-${status}`} aria-label={`Status: ${status}`} />
     </header>
   );
@@ -202,6 +222,14 @@ function StartFailure({ tabId, error }: { tabId: string; error: IpcError }) {
         <button type="button" className="button-primary" onClick={() => void retry(tabId)}>
           Try again
         </button>
+      </div>
+    );
+  }
+  if (tabId.startsWith('saved:')) {
+    return (
+      <div className="state-panel" role="alert">
+        <h2>This conversation could not be opened</h2>
+        <p>{error.message}</p>
       </div>
     );
   }

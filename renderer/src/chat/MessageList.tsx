@@ -1,7 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ChatMessage } from '../../../shared/conversation';
-import { useStore } from '../store';
+import { useShallow } from 'zustand/react/shallow';
+import { findMatches, useStore } from '../store';
+import { useFindHighlights } from './find-highlights';
 import { MessageView } from './MessageView';
 
 /**
@@ -23,6 +25,20 @@ export function MessageList({ tabId }: { tabId: string }) {
   });
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
+  const focus = useStore((state) => state.tabs[tabId]?.focus ?? null);
+  const savedEarlier = useStore(
+    useShallow((state) => {
+      const saved = state.tabs[tabId]?.saved;
+      return saved ? { more: saved.before !== null, loading: saved.loadingEarlier } : null;
+    }),
+  );
+  const loadEarlier = useStore((state) => state.loadEarlier);
+  const findCurrent = useStore((state) => {
+    const find = state.finds[tabId];
+    const conversation = state.tabs[tabId]?.conversation;
+    if (!find || !conversation) return null;
+    return findMatches(conversation, find.query)[find.current]?.messageId ?? null;
+  });
 
   // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; rows re-render by subscription
   const virtualizer = useVirtualizer({
@@ -52,12 +68,45 @@ export function MessageList({ tabId }: { tabId: string }) {
     return () => observer.disconnect();
   }, [lastStreaming, lastId]);
 
-  // Open at the end of the conversation.
+  // Open at the end of the conversation, unless a message is asked for.
   useEffect(() => {
-    if (ids.length > 0) virtualizer.scrollToIndex(ids.length - 1, { align: 'end' });
+    if (ids.length > 0 && !useStore.getState().tabs[tabId]?.focus)
+      virtualizer.scrollToIndex(ids.length - 1, { align: 'end' });
     // Only when the tab is first shown.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [tabId]);
+
+  // Bring a message into view when asked (a search result, a find match).
+  const focusIndex = focus ? ids.indexOf(focus.messageId) : -1;
+  useEffect(() => {
+    if (focusIndex < 0) return;
+    atBottom.current = false;
+    virtualizer.scrollToIndex(focusIndex, { align: 'center' });
+    // Once per request, when the message is in the list.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [focus?.nonce, focusIndex >= 0]);
+
+  // Earlier messages arrive at the front: keep the reader where they were.
+  const firstId = ids[0];
+  const previousFirst = useRef(firstId);
+  useLayoutEffect(() => {
+    const before = previousFirst.current;
+    previousFirst.current = firstId;
+    if (!before || before === firstId || atBottom.current) return;
+    const index = ids.indexOf(before);
+    if (index > 0) virtualizer.scrollToIndex(index, { align: 'start' });
+    // Only when the first message changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [firstId]);
+
+  // A saved conversation whose loaded part does not fill the view: fetch more, since there is no scrolling up.
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element || !savedEarlier?.more || savedEarlier.loading) return;
+    if (element.scrollHeight <= element.clientHeight) void loadEarlier(tabId);
+  }, [ids.length, savedEarlier?.more, savedEarlier?.loading, loadEarlier, tabId]);
+
+  useFindHighlights(tabId, scroller);
 
   return (
     <div
@@ -69,9 +118,20 @@ export function MessageList({ tabId }: { tabId: string }) {
       onScroll={(event) => {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+        // Near the top of a saved conversation: fetch the page before it.
+        if (element.scrollTop < 400 && savedEarlier?.more && !savedEarlier.loading) void loadEarlier(tabId);
       }}
     >
-      {ids.length === 0 && <p className="empty">Send a message to start.</p>}
+      {ids.length === 0 && (
+        <p className="empty">
+          {savedEarlier ? 'This conversation has no messages.' : 'Send a message to start.'}
+        </p>
+      )}
+      {savedEarlier?.more && (
+        <p className="load-earlier" role="status">
+          {savedEarlier.loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}
+        </p>
+      )}
       <div className="message-list-inner" style={{ height: total }}>
         {virtualizer.getVirtualItems().map((row) => {
           const unmeasured = lastStreaming && row.index === ids.length - 1;
@@ -81,6 +141,8 @@ export function MessageList({ tabId }: { tabId: string }) {
               data-index={row.index}
               ref={unmeasured ? undefined : virtualizer.measureElement}
               className="message-row"
+              data-message-id={ids[row.index]}
+              aria-current={ids[row.index] === findCurrent ? 'true' : undefined}
               style={{ transform: `translateY(${row.start}px)` }}
             >
               <MessageView tabId={tabId} id={ids[row.index] ?? ''} />

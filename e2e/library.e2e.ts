@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import type { Page } from '@playwright/test';
+import { lastUserText } from './fake-model/server';
+import { runInTerminal } from './fixtures/cli-env';
+import type { SessionTurn } from './fixtures/session-files';
+import { expect, test } from './fixtures/web-host';
+
+/**
+ * The library in Chromium through the browser host: past conversations, made by the real CLI in a
+ * "terminal" (`claude -p`) or written in its file format, listed, opened, searched, resumed and exported.
+ */
+
+const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Conversations' });
+const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
+const row = (page: Page, title: string | RegExp) => sidebar(page).getByRole('button', { name: title });
+
+/** A long saved conversation: turn n asks about "topic n"; one turn, far up, mentions the needle. */
+function longConversation(count: number, needleAt: number, needle: string): SessionTurn[] {
+  return Array.from({ length: count }, (_, index) => ({
+    prompt: index === 0 ? 'Plan the storage layer' : `Question ${index} about topic ${index}`,
+    reply:
+      index === needleAt
+        ? `The function to change is ${needle}, in the storage module.`
+        : `Answer ${index}: nothing unusual about topic ${index}.`,
+  }));
+}
+
+test.describe('with two conversations made in a terminal', () => {
+  test.use({
+    history: {
+      sessions: [
+        { terminal: 'Is the build green?', reply: 'The build is green.' },
+        { terminal: 'When is lunch?', reply: 'Lunch is at noon.' },
+      ],
+    },
+  });
+
+  test('lists them by their first prompt and opens one read-only', async ({ page, webHost }) => {
+    await expect(row(page, /Is the build green\?/)).toBeVisible();
+    await expect(row(page, /When is lunch\?/)).toBeVisible();
+    // Grouped under their folder.
+    await expect(sidebar(page).getByRole('heading', { name: /work/ })).toBeVisible();
+
+    await row(page, /Is the build green\?/).click();
+    await expect(log(page).getByRole('article', { name: 'You' })).toContainText('Is the build green?');
+    await expect(log(page).getByRole('article', { name: 'Claude' })).toContainText('The build is green.');
+    await expect(page.getByRole('button', { name: 'Resume' })).toBeVisible();
+    // Read-only until resumed: there is nothing to type in.
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
+    // The row says it is open now; clicking it again switches to its tab rather than opening another.
+    await expect(row(page, /Is the build green\?/).getByRole('img', { name: 'Open in a tab' })).toBeVisible();
+    await page.getByRole('tab').first().click();
+    await row(page, /Is the build green\?/).click();
+    await expect(page.getByRole('tab', { name: 'Is the build green?' })).toHaveCount(1);
+    await expect(page.getByRole('tab', { name: 'Is the build green?' })).toHaveAttribute(
+      'aria-selected',
+      'true',
+    );
+    expect(webHost.world.fake.messageRequests()).toHaveLength(2);
+  });
+
+  test('resumes one, and the model gets its history', async ({ page, webHost }) => {
+    const fake = webHost.world.fake;
+    await row(page, /When is lunch\?/).click();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await expect(message).toBeEnabled();
+    fake.enqueue({ blocks: [{ type: 'text', text: 'You asked about lunch.' }] });
+    await message.fill('What did I ask before?');
+    await message.press('Enter');
+    await expect(log(page).getByRole('article', { name: 'Claude' }).last()).toContainText(
+      'You asked about lunch.',
+    );
+    // The history stayed on screen, and it went to the model with the new question.
+    await expect(log(page).getByRole('article', { name: 'You' }).first()).toContainText('When is lunch?');
+    const last = fake.messageRequests().at(-1)!;
+    expect(lastUserText(last)).toContain('What did I ask before?');
+    expect(JSON.stringify(last.body)).toContain('When is lunch?');
+    expect(JSON.stringify(last.body)).toContain('Lunch is at noon.');
+  });
+
+  test('exports one as Markdown', async ({ page }) => {
+    await row(page, /Is the build green\?/).click();
+    await expect(log(page).getByRole('article', { name: 'Claude' })).toContainText('The build is green.');
+    await page.getByRole('button', { name: 'Export' }).click();
+    const download = page.waitForEvent('download');
+    await page.getByRole('menuitem', { name: 'Markdown' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/\.md$/);
+    const markdown = readFileSync(await file.path(), 'utf8');
+    expect(markdown).toContain('Is the build green?');
+    expect(markdown).toContain('The build is green.');
+    expect(markdown).toMatch(/\*\*You\*\*/);
+    expect(markdown).toMatch(/\*\*Claude\*\*/);
+  });
+});
+
+test('a conversation made in a terminal while the app runs appears without a reload', async ({
+  page,
+  webHost,
+}) => {
+  await expect(sidebar(page)).toBeVisible();
+  await expect(row(page, /Where are the logs\?/)).toHaveCount(0);
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'In /var/log.' }] });
+  await runInTerminal(webHost.world, 'Where are the logs?');
+  await expect(row(page, /Where are the logs\?/)).toBeVisible();
+});
+
+test.describe('with a long saved conversation', () => {
+  const needle = 'rebalanceShardWeights';
+  test.use({
+    history: {
+      sessions: [{ file: { turns: longConversation(400, 30, needle), gitBranch: 'storage-work' } }],
+    },
+  });
+
+  test('search finds a message far up and opens the conversation at it, highlighted', async ({ page }) => {
+    await expect(row(page, /Plan the storage layer/)).toBeVisible();
+    // A piece of an identifier is enough.
+    await sidebar(page).getByRole('searchbox', { name: 'Search conversations' }).fill('ShardWeigh');
+    const hit = sidebar(page).getByRole('button', { name: /Plan the storage layer/ });
+    await expect(hit).toContainText(needle);
+    await expect(hit.locator('mark')).toHaveText(/ShardWeigh/i);
+    await hit.click();
+
+    const target = log(page).getByRole('article', { name: 'Claude' }).filter({ hasText: needle });
+    await expect(target).toBeVisible();
+    await expect(page.getByRole('searchbox', { name: 'Find in conversation' })).toHaveValue('ShardWeigh');
+    await expect(page.getByText('1 of 1')).toBeVisible();
+    await expect.poll(() => currentHighlight(page)).toBe('shardweigh');
+  });
+
+  test('find in conversation reaches messages that are not rendered', async ({ page }) => {
+    await row(page, /Plan the storage layer/).click();
+    await expect(log(page).getByRole('article', { name: 'Claude' }).last()).toContainText('Answer 399');
+    // Loaded, but far above what the list has rendered.
+    await expect(log(page).getByText('Answer 385:')).toHaveCount(0);
+    await log(page).click();
+    await page.keyboard.press('Control+f');
+    const find = page.getByRole('searchbox', { name: 'Find in conversation' });
+    await expect(find).toBeFocused();
+    await find.fill('topic 385');
+    await expect(page.getByText(/^1 of \d+$/)).toBeVisible();
+    await expect(
+      log(page).getByRole('article', { name: 'You' }).filter({ hasText: 'topic 385' }),
+    ).toBeVisible();
+    await expect.poll(() => currentHighlight(page)).toBe('topic 385');
+    await find.press('Escape');
+    await expect(find).toHaveCount(0);
+  });
+});
+
+/** The text under the find bar's current-match highlight, lowercased. */
+function currentHighlight(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const current = CSS.highlights.get('find-current');
+    const range = current ? [...current.keys()][0] : undefined;
+    return range instanceof Range ? range.toString().toLowerCase() : '';
+  });
+}

@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lastUserText } from '../../e2e/fake-model/server';
+import { createCliWorld, runInTerminal, type CliWorld } from '../../e2e/fixtures/cli-env';
+import type { InvokeChannel, InvokeRequest, InvokeResponse } from '../../shared/ipc';
+import type { LibraryRow } from '../../shared/library';
+import { Backend } from '../backend';
+
+/** The library against the real CLI and the fake model, through the backend the UI talks to. */
+
+let world: CliWorld;
+let dataDir: string;
+let backend: Backend;
+
+beforeEach(async () => {
+  world = await createCliWorld();
+  dataDir = mkdtempSync(join(tmpdir(), 'byre-library-data-'));
+  backend = new Backend({
+    host: 'browser',
+    version: 'test',
+    dataDir,
+    initialCwd: null,
+    env: world.env,
+    libraryWorker: join(import.meta.dirname, 'worker.ts'),
+  });
+});
+
+afterEach(async () => {
+  await backend.dispose();
+  await world.dispose();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function invoke<C extends InvokeChannel>(
+  channel: C,
+  request: InvokeRequest<C>,
+): Promise<InvokeResponse<C>> {
+  const result = await backend.invoke(channel, request);
+  if (!result.ok) throw new Error(`${channel}: ${result.error.name}: ${result.error.message}`);
+  return result.value as InvokeResponse<C>;
+}
+
+/** Waits until the library lists rows that satisfy `done` (it reads files in its worker, as they change). */
+async function rowsWhen(done: (rows: LibraryRow[]) => boolean): Promise<LibraryRow[]> {
+  for (;;) {
+    const { rows } = await invoke('libraryList', {});
+    if (done(rows)) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the library with the real CLI', () => {
+  it('lists a session run with claude -p in a terminal, titled by its first prompt', async () => {
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Here are the notes.' }] });
+    const { session_id } = await runInTerminal(world, 'Summarise the release notes');
+    const rows = await rowsWhen((list) => list.some((row) => row.sessionId === session_id));
+    expect(rows.find((row) => row.sessionId === session_id)).toMatchObject({
+      title: 'Summarise the release notes',
+      cwd: world.cwd,
+      resumable: true,
+      hasTranscript: false,
+      messageCount: 2,
+    });
+  });
+
+  it('resumes a saved session, and the model gets its history', async () => {
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Noted: pelican.' }] });
+    const { session_id } = await runInTerminal(world, 'Remember the word pelican');
+    await rowsWhen((list) => list.some((row) => row.sessionId === session_id));
+
+    const opened = await invoke('openSaved', { sessionId: session_id });
+    expect(JSON.stringify(opened.events)).toContain('Noted: pelican.');
+    const snapshot = await invoke('resumeSaved', { sessionId: session_id });
+    expect(snapshot.sessionId).toBe(session_id);
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'The word was pelican.' }] });
+    await invoke('send', { conversationId: snapshot.conversationId, text: 'Which word was it?' });
+
+    const request = await world.fake.waitForRequest((r) => lastUserText(r).includes('Which word was it?'));
+    const body = JSON.stringify(request.body);
+    expect(body).toContain('Remember the word pelican');
+    expect(body).toContain('Noted: pelican.');
+  });
+
+  it('lists a session Byre ran as one row, from its transcript and the CLI file together', async () => {
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello back.' }] });
+    const snapshot = await invoke('startConversation', { cwd: world.cwd });
+    const finished = new Promise<void>((resolve) =>
+      backend.on((channel, payload) => {
+        if (channel !== 'conversationEvents' || !('events' in payload)) return;
+        if (payload.events.some((event) => event.kind === 'message' && event.message.type === 'result'))
+          resolve();
+      }),
+    );
+    await invoke('send', { conversationId: snapshot.conversationId, text: 'Hello from Byre' });
+    await finished;
+
+    const rows = await rowsWhen((list) =>
+      list.some((row) => row.sessionId === snapshot.sessionId && row.hasTranscript && row.resumable),
+    );
+    const mine = rows.filter((row) => row.sessionId === snapshot.sessionId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ title: 'Hello from Byre', cwd: world.cwd, messageCount: 2 });
+  });
+});

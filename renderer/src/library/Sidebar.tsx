@@ -1,0 +1,333 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
+import { folderName } from '../chat/ConversationView';
+import { useStore } from '../store';
+
+/**
+ * The library: every past conversation, grouped by folder, newest first; a search across all of them; and
+ * how far indexing has got. The list is virtualized, so ten thousand rows scroll like ten.
+ */
+export function Sidebar() {
+  const { rows, loaded, error, folder, hits, query } = useStore(
+    useShallow((state) => ({
+      rows: state.libraryRows,
+      loaded: state.libraryLoaded,
+      error: state.libraryError,
+      folder: state.libraryFolder,
+      hits: state.searchHits,
+      query: state.libraryQuery,
+    })),
+  );
+  const folders = useMemo(() => folderList(rows), [rows]);
+  const shown = useMemo(() => (folder ? rows.filter((row) => row.cwd === folder) : rows), [rows, folder]);
+  return (
+    <nav className="sidebar" aria-label="Conversations">
+      <SearchBox />
+      <FolderFilter folders={folders} />
+      <IndexingStatus />
+      {error && (
+        <p className="sidebar-error" role="alert">
+          {error}
+        </p>
+      )}
+      {hits ? (
+        <SearchResults hits={hits} query={query} />
+      ) : !loaded ? (
+        <p className="sidebar-empty">Loading conversations…</p>
+      ) : shown.length === 0 ? (
+        <p className="sidebar-empty">
+          {folder
+            ? 'No conversations in this folder.'
+            : 'No conversations yet. They appear here as you have them.'}
+        </p>
+      ) : (
+        <RowList rows={shown} />
+      )}
+      <CleanupNote />
+    </nav>
+  );
+}
+
+function SearchBox() {
+  const search = useStore((state) => state.searchLibrary);
+  const [text, setText] = useState(useStore.getState().libraryQuery);
+  // Search as the user types, once they pause.
+  useEffect(() => {
+    const timer = setTimeout(() => void search(text), 150);
+    return () => clearTimeout(timer);
+  }, [text, search]);
+  return (
+    <div className="sidebar-search">
+      <input
+        type="search"
+        role="searchbox"
+        aria-label="Search conversations"
+        placeholder="Search conversations"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') setText('');
+        }}
+      />
+    </div>
+  );
+}
+
+function FolderFilter({ folders }: { folders: string[] }) {
+  const folder = useStore((state) => state.libraryFolder);
+  const setFolder = useStore((state) => state.setLibraryFolder);
+  if (folders.length < 2 && !folder) return null;
+  return (
+    <label className="sidebar-folder">
+      <span className="sr-only">Folder</span>
+      <select
+        aria-label="Folder"
+        value={folder ?? ''}
+        onChange={(event) => setFolder(event.target.value || null)}
+      >
+        <option value="">All folders</option>
+        {folders.map((path) => (
+          <option key={path} value={path} title={path}>
+            {folderName(path)} — {path}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function IndexingStatus() {
+  const status = useStore((state) => state.libraryStatus);
+  if (!status) return null;
+  const problems = status.problems;
+  return (
+    <div className="sidebar-status">
+      {!status.done && (
+        <p role="status">
+          Indexing {status.indexed.toLocaleString()} of {status.total.toLocaleString()} conversations
+        </p>
+      )}
+      {problems.length > 0 && (
+        <details className="sidebar-problems">
+          <summary>
+            {problems.length === 1
+              ? '1 file could not be read'
+              : `${problems.length} files could not be read`}
+          </summary>
+          <ul>
+            {problems.map((problem) => (
+              <li key={`${problem.path}:${problem.reason}`}>
+                <span className="problem-path" title={problem.path}>
+                  {problem.path}
+                </span>
+                : {problem.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function CleanupNote() {
+  const status = useStore((state) => state.libraryStatus);
+  if (!status) return null;
+  return (
+    <details className="sidebar-note">
+      <summary>Where these come from</summary>
+      <p>
+        Conversations Byre ran, and those made with <code>claude</code> in a terminal ({status.projectsDir}).
+        Claude Code deletes its own copy of a conversation after{' '}
+        <strong>
+          {status.cleanupPeriodDays} {status.cleanupPeriodDays === 1 ? 'day' : 'days'}
+        </strong>{' '}
+        (<code>cleanupPeriodDays</code> in its settings). Byre keeps its own transcripts, so a conversation it
+        ran still opens here after that, and can be continued in a new conversation.
+      </p>
+    </details>
+  );
+}
+
+type Item = { kind: 'folder'; folder: string | null; count: number } | { kind: 'row'; row: LibraryRow };
+
+function RowList({ rows }: { rows: LibraryRow[] }) {
+  const items = useMemo(() => groupByFolder(rows), [rows]);
+  const scroller = useRef<HTMLDivElement>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (index) => (items[index]?.kind === 'folder' ? 30 : 58),
+    overscan: 8,
+    getItemKey: (index) => {
+      const item = items[index];
+      return item?.kind === 'row' ? item.row.sessionId : `folder:${item?.folder ?? ''}`;
+    },
+  });
+  return (
+    <div className="sidebar-list" ref={scroller}>
+      <ul className="sidebar-list-inner" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((virtual) => {
+          const item = items[virtual.index];
+          if (!item) return null;
+          return (
+            <li
+              key={virtual.key}
+              data-index={virtual.index}
+              ref={virtualizer.measureElement}
+              className="sidebar-item"
+              style={{ transform: `translateY(${virtual.start}px)` }}
+            >
+              {item.kind === 'folder' ? (
+                <h2 className="sidebar-folder-heading" title={item.folder ?? undefined}>
+                  {item.folder ? folderName(item.folder) : 'Unknown folder'}
+                  <span className="muted"> · {item.count}</span>
+                </h2>
+              ) : (
+                <RowButton row={item.row} />
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+function RowButton({ row }: { row: LibraryRow }) {
+  const openSaved = useStore((state) => state.openSaved);
+  const { open, current } = useStore(
+    useShallow((state) => {
+      const tabId = state.tabOrder.find((id) => state.tabs[id]?.conversation.sessionId === row.sessionId);
+      return { open: tabId !== undefined, current: tabId !== undefined && tabId === state.activeTab };
+    }),
+  );
+  return (
+    <button
+      type="button"
+      className={`library-row${current ? ' library-row-current' : ''}`}
+      aria-current={current ? 'page' : undefined}
+      title={row.cwd ?? undefined}
+      onClick={() => void openSaved(row.sessionId)}
+    >
+      <span className="library-row-title">
+        {open && <span className="open-dot" aria-label="Open in a tab" role="img" />}
+        {row.title}
+      </span>
+      <span className="library-row-meta">
+        {row.gitBranch && <span className="branch">⎇ {row.gitBranch}</span>}
+        <time dateTime={new Date(row.lastActive).toISOString()}>{relativeTime(row.lastActive)}</time>
+        <span>
+          {row.messageCount.toLocaleString()} {row.messageCount === 1 ? 'message' : 'messages'}
+        </span>
+        <span>{formatSize(row.sizeBytes)}</span>
+        {!row.resumable && <span className="badge badge-muted">saved by Byre</span>}
+      </span>
+    </button>
+  );
+}
+
+function SearchResults({ hits, query }: { hits: SearchHit[]; query: string }) {
+  const openSaved = useStore((state) => state.openSaved);
+  if (hits.length === 0) return <p className="sidebar-empty">No conversations mention “{query.trim()}”.</p>;
+  return (
+    <ul className="search-results" aria-label="Search results">
+      {hits.map((hit, index) => (
+        <li key={`${hit.sessionId}:${hit.messageUuid ?? ''}:${index}`}>
+          <button
+            type="button"
+            className="search-hit"
+            onClick={() =>
+              void openSaved(hit.sessionId, { messageUuid: hit.messageUuid, text: query.trim() })
+            }
+          >
+            <span className="library-row-title">{hit.title}</span>
+            <span className="library-row-meta">
+              {hit.cwd && <span>{folderName(hit.cwd)}</span>}
+              <time dateTime={new Date(hit.lastActive).toISOString()}>{relativeTime(hit.lastActive)}</time>
+            </span>
+            <Snippet text={hit.snippet} />
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A snippet with its matches highlighted; the markers are the only markup it has. */
+function Snippet({ text }: { text: string }) {
+  const pieces: { text: string; match: boolean }[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const start = rest.indexOf(MATCH_START);
+    if (start === -1) {
+      pieces.push({ text: rest, match: false });
+      break;
+    }
+    if (start > 0) pieces.push({ text: rest.slice(0, start), match: false });
+    const end = rest.indexOf(MATCH_END, start);
+    const stop = end === -1 ? rest.length : end;
+    pieces.push({ text: rest.slice(start + 1, stop), match: true });
+    rest = rest.slice(stop + 1);
+  }
+  return (
+    <span className="snippet">
+      {pieces.map((piece, index) => (piece.match ? <mark key={index}>{piece.text}</mark> : piece.text))}
+    </span>
+  );
+}
+
+/** Folders by their newest conversation, each followed by its conversations, newest first. */
+function groupByFolder(rows: LibraryRow[]): Item[] {
+  const groups = new Map<string | null, LibraryRow[]>();
+  for (const row of [...rows].sort((a, b) => b.lastActive - a.lastActive)) {
+    const list = groups.get(row.cwd);
+    if (list) list.push(row);
+    else groups.set(row.cwd, [row]);
+  }
+  const items: Item[] = [];
+  for (const [folder, list] of groups) {
+    items.push({ kind: 'folder', folder, count: list.length });
+    for (const row of list) items.push({ kind: 'row', row });
+  }
+  return items;
+}
+
+function folderList(rows: LibraryRow[]): string[] {
+  const folders = new Set<string>();
+  for (const row of rows) if (row.cwd) folders.add(row.cwd);
+  return [...folders].sort((a, b) => folderName(a).localeCompare(folderName(b)) || a.localeCompare(b));
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+export function relativeTime(ms: number, now = Date.now()): string {
+  const seconds = (ms - now) / 1000;
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  }
+  return 'just now';
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
