@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -51,6 +51,17 @@ async function rowsWhen(done: (rows: LibraryRow[]) => boolean): Promise<LibraryR
   }
 }
 
+/** Resolves when a conversation's turn ends (its result line arrives). */
+function turnFinished(): Promise<void> {
+  return new Promise((resolve) =>
+    backend.on((channel, payload) => {
+      if (channel !== 'conversationEvents' || !('events' in payload)) return;
+      if (payload.events.some((event) => event.kind === 'message' && event.message.type === 'result'))
+        resolve();
+    }),
+  );
+}
+
 describe('the library with the real CLI', () => {
   it('lists a session run with claude -p in a terminal, titled by its first prompt', async () => {
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Here are the notes.' }] });
@@ -86,13 +97,7 @@ describe('the library with the real CLI', () => {
   it('lists a session Byre ran as one row, from its transcript and the CLI file together', async () => {
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello back.' }] });
     const snapshot = await invoke('startConversation', { cwd: world.cwd });
-    const finished = new Promise<void>((resolve) =>
-      backend.on((channel, payload) => {
-        if (channel !== 'conversationEvents' || !('events' in payload)) return;
-        if (payload.events.some((event) => event.kind === 'message' && event.message.type === 'result'))
-          resolve();
-      }),
-    );
+    const finished = turnFinished();
     await invoke('send', { conversationId: snapshot.conversationId, text: 'Hello from Byre' });
     await finished;
 
@@ -102,5 +107,37 @@ describe('the library with the real CLI', () => {
     const mine = rows.filter((row) => row.sessionId === snapshot.sessionId);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ title: 'Hello from Byre', cwd: world.cwd, messageCount: 2 });
+  });
+
+  it('keeps a session Byre ran after the CLI deletes its copy, and continues it in a new conversation', async () => {
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'The answer is 42.' }] });
+    const snapshot = await invoke('startConversation', { cwd: world.cwd });
+    const finished = turnFinished();
+    await invoke('send', { conversationId: snapshot.conversationId, text: 'What is the answer?' });
+    await finished;
+    await invoke('closeConversation', { conversationId: snapshot.conversationId });
+    await rowsWhen((list) => list.some((row) => row.sessionId === snapshot.sessionId && row.resumable));
+
+    // As cleanupPeriodDays would.
+    unlinkSync(world.sessionFile(snapshot.sessionId));
+    const [row] = (
+      await rowsWhen((list) => list.some((r) => r.sessionId === snapshot.sessionId && !r.resumable))
+    ).filter((r) => r.sessionId === snapshot.sessionId);
+    expect(row).toMatchObject({ hasTranscript: true, title: 'What is the answer?' });
+
+    // It still opens, from Byre's own transcript; resuming says plainly why it cannot.
+    const opened = await invoke('openSaved', { sessionId: snapshot.sessionId });
+    expect(JSON.stringify(opened.events)).toContain('The answer is 42.');
+    const resumed = await backend.invoke('resumeSaved', { sessionId: snapshot.sessionId });
+    expect(resumed).toMatchObject({ ok: false, error: { name: 'CliCopyGone' } });
+
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'We had found the answer, 42.' }] });
+    const continued = await invoke('continueSaved', { sessionId: snapshot.sessionId });
+    expect(continued.sessionId).not.toBe(snapshot.sessionId);
+    const request = await world.fake.waitForRequest((r) =>
+      lastUserText(r).includes('<earlier-conversation>'),
+    );
+    expect(lastUserText(request)).toContain('What is the answer?');
+    expect(lastUserText(request)).toContain('The answer is 42.');
   });
 });
