@@ -18,7 +18,7 @@ import { EventBatcher } from './event-batcher';
 import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
-import { exportJsonl, exportMarkdown } from './library/export';
+import { exportJsonl, exportMarkdown, recentMarkdown } from './library/export';
 import { Library } from './library/library';
 import { readLastPage, readPageBefore } from './library/read-session';
 
@@ -61,6 +61,8 @@ export class Backend {
     this.emit('conversationEvents', { conversationId, events }),
   );
   private readonly library: Library;
+  /** Saved sessions whose CLI is starting, so a second resume joins the first. */
+  private readonly resuming = new Map<string, Promise<Conversation>>();
 
   constructor(private readonly options: BackendOptions) {
     this.settings = new SettingsStore(options.dataDir);
@@ -190,26 +192,28 @@ export class Backend {
         (conversation) => conversation.snapshot().sessionId === sessionId,
       );
       if (open) return open.snapshot();
-      const saved = await this.saved(sessionId);
-      if (!saved.cliFile) {
-        throw new CliCopyGone(
-          'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), so it cannot be resumed. You can continue it in a new conversation instead.',
-        );
+      // Two windows (or two clicks) resuming at once get one process, not two writing one session.
+      let resuming = this.resuming.get(sessionId);
+      if (!resuming) {
+        resuming = this.resumeNow(sessionId).finally(() => this.resuming.delete(sessionId));
+        this.resuming.set(sessionId, resuming);
       }
-      const cwd = this.existingFolder(saved.cwd);
-      return (await this.startConversation(cwd, { resume: sessionId })).snapshot();
+      return (await resuming).snapshot();
     },
     continueSaved: async ({ sessionId }) => {
       const saved = await this.saved(sessionId);
+      if (!saved.cliFile && saved.transcripts.length === 0) {
+        throw new NoSuchSession('Nothing of this conversation is left on disk to carry on from.');
+      }
       const cwd = this.existingFolder(saved.cwd);
-      const [markdown] = await exportMarkdown(saved, {
-        title: saved.title,
-        sessionId,
-        cwd: saved.cwd,
-      });
+      const meta = { title: saved.title, sessionId, cwd: saved.cwd };
+      const { markdown } = await recentMarkdown(saved, meta, MAX_CONTINUATION_CHARS);
       const conversation = await this.startConversation(cwd, {});
-      conversation.send(continuationPrompt(saved.title, markdown?.data ?? ''));
-      return conversation.snapshot();
+      conversation.send(continuationPrompt(saved.title, markdown));
+      const continued = conversation.snapshot();
+      // Listed under the old title rather than the boilerplate of its first message.
+      await this.library.rename(continued.sessionId, `${saved.title} (continued)`).catch(() => undefined);
+      return continued;
     },
     renameSaved: async ({ sessionId, title }) => {
       await this.library.rename(sessionId, title);
@@ -254,6 +258,16 @@ export class Backend {
     this.conversations.set(id, conversation);
     this.settings.addRecentFolder(folder);
     return conversation;
+  }
+
+  private async resumeNow(sessionId: string): Promise<Conversation> {
+    const saved = await this.saved(sessionId);
+    if (!saved.cliFile) {
+      throw new CliCopyGone(
+        'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), so it cannot be resumed. You can continue it in a new conversation instead.',
+      );
+    }
+    return this.startConversation(this.existingFolder(saved.cwd), { resume: sessionId });
   }
 
   /** A saved conversation's files, or a clear error. */

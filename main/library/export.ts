@@ -13,7 +13,7 @@ import {
 import type { ImageMediaType } from '../../shared/protocol';
 import { SavedSessionEvents, type SavedFormat } from '../../shared/saved-session';
 import type { ExportFile } from '../../shared/library';
-import { sessionFiles, type SessionSource } from './read-session';
+import { readLastPage, readPageBefore, sessionFiles, type SessionSource } from './read-session';
 
 /**
  * A saved conversation as files a person can keep: Markdown to read, or the transcript as it is. Export is
@@ -55,6 +55,27 @@ export async function exportMarkdown(source: SessionSource, meta: MarkdownMeta):
     { name: `${base}.md`, mediaType: 'text/markdown', encoding: 'utf8', data: text },
     ...markdown.images,
   ];
+}
+
+/**
+ * The end of a conversation as Markdown, at least `minChars` of it where there is that much: read a page at a
+ * time from the end, so a conversation of any size costs only what is kept. For carrying a conversation on.
+ */
+export async function recentMarkdown(
+  source: SessionSource,
+  meta: MarkdownMeta,
+  minChars: number,
+): Promise<{ markdown: string; complete: boolean }> {
+  let page = await readLastPage(source);
+  let events = page.events;
+  for (;;) {
+    const state = applyEvents(initialConversation(), events);
+    const markdown = new MarkdownWriter(state, fileBase(meta.title, meta.sessionId), meta.cwd).write(meta);
+    if (page.before === null || markdown.length >= minChars)
+      return { markdown, complete: page.before === null };
+    page = await readPageBefore(source, page.before);
+    events = [...page.events, ...events];
+  }
 }
 
 /** The transcript as it is: the CLI's file byte for byte when it exists, else Byre's transcripts joined. */

@@ -15,7 +15,8 @@ import {
   type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
-import { createLibrarySlice, type LibrarySlice, type SavedView } from './library/slice';
+import { createLibrarySlice, type LibrarySlice, type Paging, type SavedView } from './library/slice';
+import { newTab, tabActions } from './tabs';
 
 /**
  * The renderer's one store, in two slices: the app (host info, which tab is open) and the open
@@ -37,6 +38,8 @@ export interface Tab {
   actionError: string | null;
   /** Set while the tab shows a saved conversation, read-only, until it is resumed. */
   saved: SavedView | null;
+  /** Where the earlier part of a conversation opened from the library is read from (kept after Resume). */
+  paging: Paging | null;
   /** A message to bring into view (a search result, a find match); the nonce makes each request new. */
   focus: { messageId: string; nonce: number } | null;
 }
@@ -44,8 +47,8 @@ export interface Tab {
 /** Find in conversation: the query, and which of its matches is current. */
 export interface FindState {
   query: string;
-  /** Index into the matches of the query, as findMatches lists them. */
-  current: number;
+  /** The current match, by identity: it stays put when earlier messages load above it. */
+  current: FindMatch | null;
   /** Counts Ctrl+F presses, so the open bar takes the focus again. */
   opened: number;
 }
@@ -134,23 +137,7 @@ function readBase64(file: File): Promise<string> {
 let focusNonce = 0;
 
 export const useStore = create<Store>()((set, get, api) => {
-  const patchTab = (tabId: string, patch: Partial<Tab> | ((tab: Tab) => Partial<Tab>)) =>
-    set((state) => {
-      const tab = state.tabs[tabId];
-      if (!tab) return {};
-      const next = typeof patch === 'function' ? patch(tab) : patch;
-      return { tabs: { ...state.tabs, [tabId]: { ...tab, ...next } } };
-    });
-
-  /** Runs an action for a tab, turning a failure into a message on that tab instead of an exception. */
-  const guarded = async (tabId: string, action: () => Promise<void>) => {
-    patchTab(tabId, { actionError: null });
-    try {
-      await action();
-    } catch (error) {
-      patchTab(tabId, { actionError: error instanceof Error ? error.message : String(error) });
-    }
-  };
+  const { patchTab, guarded } = tabActions(set);
 
   const launch = async (tabId: string, cwd: string, model: string | null) => {
     try {
@@ -241,16 +228,16 @@ export const useStore = create<Store>()((set, get, api) => {
 
   /** Brings the current find match into view. */
   const focusFind = (tabId: string) => {
-    const find = get().finds[tabId];
-    const conversation = get().tabs[tabId]?.conversation;
-    if (!find || !conversation) return;
-    const match = findMatches(conversation, find.query)[find.current];
+    const match = get().finds[tabId]?.current;
     if (match) focusMessage(tabId, match.messageId);
   };
 
   const patchFind = (tabId: string, update: (find: FindState) => FindState) =>
     set((state) => ({
-      finds: { ...state.finds, [tabId]: update(state.finds[tabId] ?? { query: '', current: 0, opened: 0 }) },
+      finds: {
+        ...state.finds,
+        [tabId]: update(state.finds[tabId] ?? { query: '', current: null, opened: 0 }),
+      },
     }));
 
   return {
@@ -263,7 +250,9 @@ export const useStore = create<Store>()((set, get, api) => {
     },
 
     setFindQuery(tabId, query) {
-      patchFind(tabId, (find) => ({ ...find, query, current: 0 }));
+      const conversation = get().tabs[tabId]?.conversation;
+      const first = conversation ? (findMatches(conversation, query)[0] ?? null) : null;
+      patchFind(tabId, (find) => ({ ...find, query, current: first }));
       focusFind(tabId);
     },
 
@@ -271,9 +260,11 @@ export const useStore = create<Store>()((set, get, api) => {
       const conversation = get().tabs[tabId]?.conversation;
       const find = get().finds[tabId];
       if (!conversation || !find) return;
-      const count = findMatches(conversation, find.query).length;
-      if (count === 0) return;
-      patchFind(tabId, (current) => ({ ...current, current: (current.current + step + count) % count }));
+      const matches = findMatches(conversation, find.query);
+      if (matches.length === 0) return;
+      const at = currentMatchIndex(matches, find.current);
+      const next = matches[(at + step + matches.length) % matches.length] ?? null;
+      patchFind(tabId, (current) => ({ ...current, current: next }));
       focusFind(tabId);
     },
 
@@ -345,17 +336,9 @@ export const useStore = create<Store>()((set, get, api) => {
             for (const { snapshot, events } of open.conversations) {
               const id = snapshot.conversationId;
               if (tabs[id]) continue;
-              tabs[id] = {
-                id,
-                cwd: snapshot.cwd,
-                starting: false,
-                startError: null,
-                requestedModel: null,
+              tabs[id] = newTab(id, snapshot.cwd, {
                 conversation: applyEvents(initialConversation(snapshot), events),
-                actionError: null,
-                saved: null,
-                focus: null,
-              };
+              });
               tabOrder.push(id);
             }
             return { tabs, tabOrder, activeTab: state.activeTab ?? tabOrder[0] ?? null, composingNew: false };
@@ -383,17 +366,7 @@ export const useStore = create<Store>()((set, get, api) => {
       set((state) => ({
         tabs: {
           ...state.tabs,
-          [tabId]: {
-            id: tabId,
-            cwd,
-            starting: true,
-            startError: null,
-            requestedModel: model ?? null,
-            conversation: initialConversation(),
-            actionError: null,
-            saved: null,
-            focus: null,
-          },
+          [tabId]: newTab(tabId, cwd, { starting: true, requestedModel: model ?? null }),
         },
         tabOrder: [...state.tabOrder, tabId],
         activeTab: tabId,
@@ -546,4 +519,12 @@ export function findMatches(conversation: ConversationState, query: string): Fin
   }
   matchCache.set(conversation, { query: needle, matches });
   return matches;
+}
+
+/** Where the current match is among the matches; -1 when it is gone (or there is none). */
+export function currentMatchIndex(matches: readonly FindMatch[], current: FindMatch | null): number {
+  if (!current) return -1;
+  return matches.findIndex(
+    (match) => match.messageId === current.messageId && match.occurrence === current.occurrence,
+  );
 }

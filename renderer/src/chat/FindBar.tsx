@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { findMatches, useStore } from '../store';
+import { useShallow } from 'zustand/react/shallow';
+import { currentMatchIndex, findMatches, useStore } from '../store';
 
 /**
  * Find in conversation (Ctrl/Cmd+F): searches the conversation's messages themselves, so it reaches those
@@ -7,11 +8,14 @@ import { findMatches, useStore } from '../store';
  */
 export function FindBar({ tabId }: { tabId: string }) {
   const find = useStore((state) => state.finds[tabId]);
-  const count = useStore((state) => {
-    const current = state.finds[tabId];
-    const conversation = state.tabs[tabId]?.conversation;
-    return current && conversation ? findMatches(conversation, current.query).length : 0;
-  });
+  const { count, at } = useStore(
+    useShallow((state) => {
+      const current = state.finds[tabId];
+      const conversation = state.tabs[tabId]?.conversation;
+      const matches = current && conversation ? findMatches(conversation, current.query) : [];
+      return { count: matches.length, at: currentMatchIndex(matches, current?.current ?? null) };
+    }),
+  );
   const setQuery = useStore((state) => state.setFindQuery);
   const step = useStore((state) => state.stepFind);
   const close = useStore((state) => state.closeFind);
@@ -63,7 +67,7 @@ export function FindBar({ tabId }: { tabId: string }) {
         }}
       />
       <span className="find-count" aria-live="polite">
-        {!find.query.trim() ? '' : count === 0 ? 'No matches' : `${find.current + 1} of ${count}`}
+        {!find.query.trim() ? '' : count === 0 ? 'No matches' : `${at + 1} of ${count}`}
       </span>
       <button
         type="button"

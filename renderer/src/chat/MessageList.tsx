@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ChatMessage } from '../../../shared/conversation';
 import { useShallow } from 'zustand/react/shallow';
-import { findMatches, useStore } from '../store';
+import { useStore } from '../store';
 import { useFindHighlights } from './find-highlights';
 import { MessageView } from './MessageView';
 
@@ -26,19 +26,17 @@ export function MessageList({ tabId }: { tabId: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const focus = useStore((state) => state.tabs[tabId]?.focus ?? null);
-  const savedEarlier = useStore(
+  const earlier = useStore(
     useShallow((state) => {
-      const saved = state.tabs[tabId]?.saved;
-      return saved ? { more: saved.before !== null, loading: saved.loadingEarlier } : null;
+      const paging = state.tabs[tabId]?.paging;
+      return paging ? { more: paging.before !== null, loading: paging.loading, error: paging.error } : null;
     }),
   );
+  const saved = useStore((state) => state.tabs[tabId]?.saved != null);
+  // Fetched by itself (scrolling near the top, a short page) only while nothing has gone wrong.
+  const canFetch = !!earlier?.more && !earlier.loading && !earlier.error;
   const loadEarlier = useStore((state) => state.loadEarlier);
-  const findCurrent = useStore((state) => {
-    const find = state.finds[tabId];
-    const conversation = state.tabs[tabId]?.conversation;
-    if (!find || !conversation) return null;
-    return findMatches(conversation, find.query)[find.current]?.messageId ?? null;
-  });
+  const findCurrent = useStore((state) => state.finds[tabId]?.current?.messageId ?? null);
 
   // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; rows re-render by subscription
   const virtualizer = useVirtualizer({
@@ -102,9 +100,9 @@ export function MessageList({ tabId }: { tabId: string }) {
   // A saved conversation whose loaded part does not fill the view: fetch more, since there is no scrolling up.
   useEffect(() => {
     const element = scroller.current;
-    if (!element || !savedEarlier?.more || savedEarlier.loading) return;
+    if (!element || !canFetch) return;
     if (element.scrollHeight <= element.clientHeight) void loadEarlier(tabId);
-  }, [ids.length, savedEarlier?.more, savedEarlier?.loading, loadEarlier, tabId]);
+  }, [ids.length, canFetch, loadEarlier, tabId]);
 
   useFindHighlights(tabId, scroller);
 
@@ -119,17 +117,26 @@ export function MessageList({ tabId }: { tabId: string }) {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
         // Near the top of a saved conversation: fetch the page before it.
-        if (element.scrollTop < 400 && savedEarlier?.more && !savedEarlier.loading) void loadEarlier(tabId);
+        if (element.scrollTop < 400 && canFetch) void loadEarlier(tabId);
       }}
     >
-      {ids.length === 0 && (
-        <p className="empty">
-          {savedEarlier ? 'This conversation has no messages.' : 'Send a message to start.'}
-        </p>
+      {ids.length === 0 && !earlier?.more && (
+        <p className="empty">{saved ? 'This conversation has no messages.' : 'Send a message to start.'}</p>
       )}
-      {savedEarlier?.more && (
+      {earlier?.more && (
         <p className="load-earlier" role="status">
-          {savedEarlier.loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}
+          {earlier.error ? (
+            <>
+              Earlier messages could not be read: {earlier.error}{' '}
+              <button type="button" className="link-button" onClick={() => void loadEarlier(tabId)}>
+                Try again
+              </button>
+            </>
+          ) : earlier.loading ? (
+            'Loading earlier messages…'
+          ) : (
+            'Scroll up for earlier messages'
+          )}
         </p>
       )}
       <div className="message-list-inner" style={{ height: total }}>

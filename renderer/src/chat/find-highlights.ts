@@ -1,5 +1,5 @@
 import { useEffect, type RefObject } from 'react';
-import { findMatches, useStore } from '../store';
+import { useStore } from '../store';
 
 /** The names of the two highlights in styles.css: every match, and the current one. */
 const MATCHES = 'find-match';
@@ -12,12 +12,7 @@ const CURRENT = 'find-current';
  */
 export function useFindHighlights(tabId: string, scroller: RefObject<HTMLElement | null>): void {
   const query = useStore((state) => state.finds[tabId]?.query.trim() ?? '');
-  const current = useStore((state) => {
-    const find = state.finds[tabId];
-    const conversation = state.tabs[tabId]?.conversation;
-    if (!find || !conversation) return null;
-    return findMatches(conversation, find.query)[find.current] ?? null;
-  });
+  const current = useStore((state) => state.finds[tabId]?.current ?? null);
   const currentId = current?.messageId ?? null;
   const occurrence = current?.occurrence ?? 0;
 

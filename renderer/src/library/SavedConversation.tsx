@@ -192,10 +192,14 @@ function RemoveButton({ sessionId }: { sessionId: string }) {
 
 /** In place of the composer: resume the conversation, or carry it on in a new one where it cannot be. */
 export function SavedFooter({ tabId }: { tabId: string }) {
-  const { resumable, skipped } = useStore(
+  const { resumable, hasTranscript, skipped } = useStore(
     useShallow((state) => {
       const saved = state.tabs[tabId]?.saved;
-      return { resumable: saved?.row.resumable ?? false, skipped: saved?.skipped ?? 0 };
+      return {
+        resumable: saved?.row.resumable ?? false,
+        hasTranscript: saved?.row.hasTranscript ?? false,
+        skipped: saved?.skipped ?? 0,
+      };
     }),
   );
   const resume = useStore((state) => state.resumeSaved);
@@ -220,6 +224,11 @@ export function SavedFooter({ tabId }: { tabId: string }) {
             {busy ? 'Resuming…' : 'Resume'}
           </button>
         </>
+      ) : !hasTranscript ? (
+        <p role="note">
+          Claude Code has deleted this conversation’s files, and Byre has no transcript of it: it is listed so
+          that nothing disappears without a trace, but there is nothing left to open or continue.
+        </p>
       ) : (
         <>
           <p role="note">

@@ -224,7 +224,9 @@ function RowButton({ row }: { row: LibraryRow }) {
           {row.messageCount.toLocaleString()} {row.messageCount === 1 ? 'message' : 'messages'}
         </span>
         <span>{formatSize(row.sizeBytes)}</span>
-        {!row.resumable && <span className="badge badge-muted">saved by Byre</span>}
+        {!row.resumable && (
+          <span className="badge badge-muted">{row.hasTranscript ? 'saved by Byre' : 'files deleted'}</span>
+        )}
       </span>
     </button>
   );

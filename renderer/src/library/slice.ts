@@ -3,25 +3,33 @@ import { applyEvents, initialConversation, type ConversationState } from '../../
 import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 import { call } from '../api';
-import { findMatches, type Store, type Tab } from '../store';
+import { findMatches, messageText, type FindMatch, type Store } from '../store';
+import { newTab, tabActions } from '../tabs';
 
 /**
  * The library slice: the sidebar's rows and search, and saved conversations opened read-only in tabs. A
  * saved conversation is reduced by the same reducer as a live one, from the events main read out of its
- * files, a page at a time from the end.
+ * files, a page at a time from the end; each earlier page is reduced on its own and put in front.
  */
 
-/** A tab's saved conversation: what has been loaded of it so far, and where the page before that ends. */
+/** A tab showing a saved conversation, read-only until it is resumed. */
 export interface SavedView {
   sessionId: string;
   row: LibraryRow;
-  /** Every event loaded so far, in file order. */
-  events: ConversationEvent[];
-  /** Where the earlier page ends; null once the start is loaded. */
-  before: string | null;
-  loadingEarlier: boolean;
   /** Lines of its files that could not be read. */
   skipped: number;
+}
+
+/** Where the part of a conversation above what is loaded is read from. */
+export interface Paging {
+  sessionId: string;
+  /** Where the earlier page ends; null once the start is loaded. */
+  before: string | null;
+  loading: boolean;
+  /** Why the last page could not be read; no page is fetched by itself until the user asks again. */
+  error: string | null;
+  /** The message each loaded CLI line belongs to, by the line's uuid: a search hit names a line. */
+  anchors: Record<string, string>;
 }
 
 export interface LibrarySlice {
@@ -40,8 +48,9 @@ export interface LibrarySlice {
   refreshLibrary(): Promise<void>;
   setLibraryFolder(folder: string | null): void;
   searchLibrary(query: string): Promise<void>;
-  /** Opens a saved conversation (or switches to its tab), optionally at a message with `text` highlighted. */
+  /** Opens a saved conversation (or switches to its tab), optionally at a search hit's message. */
   openSaved(sessionId: string, jumpTo?: { messageUuid: string | null; text: string }): Promise<void>;
+  /** Fetches the page before what is loaded; a second call while one runs waits for the same page. */
   loadEarlier(tabId: string): Promise<void>;
   resumeSaved(tabId: string): Promise<void>;
   continueSaved(tabId: string): Promise<void>;
@@ -50,59 +59,86 @@ export interface LibrarySlice {
   exportSaved(sessionId: string, format: 'markdown' | 'jsonl'): Promise<void>;
 }
 
-/** Pages read back at most, looking for a search hit's message, before settling for what is loaded. */
-const MAX_PAGES_TO_FIND = 500;
-
 let listRequests = 0;
 let searchRequests = 0;
+/** Pages being fetched, by tab: a second request joins the first. */
+const loading = new Map<string, Promise<void>>();
 
 export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (set, get) => {
-  const patchTab = (tabId: string, patch: Partial<Tab>) =>
-    set((state) => {
-      const tab = state.tabs[tabId];
-      return tab ? { tabs: { ...state.tabs, [tabId]: { ...tab, ...patch } } } : {};
-    });
+  const { patchTab, guarded } = tabActions(set);
 
   const tabOfSession = (sessionId: string): string | undefined =>
-    get().tabOrder.find((id) => get().tabs[id]?.conversation.sessionId === sessionId);
+    get().tabOrder.find(
+      (id) => id === `saved:${sessionId}` || get().tabs[id]?.conversation.sessionId === sessionId,
+    );
 
-  const guarded = async (tabId: string, action: () => Promise<void>) => {
-    patchTab(tabId, { actionError: null });
-    try {
-      await action();
-    } catch (error) {
-      patchTab(tabId, { actionError: error instanceof Error ? error.message : String(error) });
-    }
-  };
-
-  /** Loads earlier pages until the message is there, then opens the find bar on it. */
+  /** Loads earlier pages until the hit's line is loaded, then shows its message with the match found. */
   const jump = async (tabId: string, jumpTo: { messageUuid: string | null; text: string }) => {
-    for (let pages = 0; pages <= MAX_PAGES_TO_FIND; pages++) {
+    // A title hit names no message: the conversation opens at its end.
+    if (!jumpTo.messageUuid) return;
+    for (;;) {
       const tab = get().tabs[tabId];
-      if (!tab) return;
-      const matches = findMatches(tab.conversation, jumpTo.text);
-      const byUuid = jumpTo.messageUuid ? messageIdOfUuid(tab.conversation, jumpTo.messageUuid) : null;
-      const index = byUuid
-        ? matches.findIndex((match) => match.messageId === byUuid)
-        : matches.length > 0 && !tab.saved?.before
-          ? matches.length - 1
-          : -1;
-      if (index !== -1 || byUuid || !tab.saved?.before) {
-        set((state) => ({
-          finds: {
-            ...state.finds,
-            [tabId]: {
-              query: jumpTo.text,
-              current: Math.max(0, index),
-              opened: (state.finds[tabId]?.opened ?? 0) + 1,
-            },
-          },
-        }));
-        const target = matches[index]?.messageId ?? byUuid;
-        if (target) get().focusMessage(tabId, target);
+      if (!tab?.paging) return;
+      const messageId = tab.paging.anchors[jumpTo.messageUuid];
+      if (messageId) {
+        showMatch(tabId, messageId, jumpTo.text);
+        return;
+      }
+      if (!tab.paging.before || tab.paging.error) {
+        patchTab(tabId, { actionError: 'That message is no longer in this conversation.' });
         return;
       }
       await get().loadEarlier(tabId);
+    }
+  };
+
+  /** Opens the find bar on the message, with the words of the search that it contains. */
+  const showMatch = (tabId: string, messageId: string, text: string) => {
+    const conversation = get().tabs[tabId]?.conversation;
+    if (!conversation) return;
+    const query = findQueryFor(conversation, messageId, text);
+    const current: FindMatch | null =
+      findMatches(conversation, query).find((match) => match.messageId === messageId) ?? null;
+    set((state) => ({
+      finds: {
+        ...state.finds,
+        [tabId]: { query, current, opened: (state.finds[tabId]?.opened ?? 0) + 1 },
+      },
+    }));
+    get().focusMessage(tabId, messageId);
+  };
+
+  const fetchEarlier = async (tabId: string) => {
+    const paging = get().tabs[tabId]?.paging;
+    if (!paging?.before) return;
+    patchTab(tabId, { paging: { ...paging, loading: true, error: null } });
+    try {
+      const page = await call('openSavedBefore', { sessionId: paging.sessionId, before: paging.before });
+      set((state) => {
+        const tab = state.tabs[tabId];
+        if (!tab?.paging) return {};
+        const merged = prependPage(tab.conversation, page.events);
+        return {
+          tabs: {
+            ...state.tabs,
+            [tabId]: {
+              ...tab,
+              conversation: merged.conversation,
+              saved: tab.saved ? { ...tab.saved, skipped: tab.saved.skipped + page.skipped } : null,
+              paging: {
+                ...tab.paging,
+                before: page.before,
+                loading: false,
+                anchors: { ...merged.anchors, ...tab.paging.anchors },
+              },
+            },
+          },
+        };
+      });
+    } catch (error) {
+      const current = get().tabs[tabId]?.paging;
+      const message = error instanceof Error ? error.message : String(error);
+      if (current) patchTab(tabId, { paging: { ...current, loading: false, error: message } });
     }
   };
 
@@ -125,7 +161,28 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       try {
         const [list, status] = await Promise.all([call('libraryList', {}), call('libraryStatus', {})]);
         if (request !== listRequests) return;
-        set({ libraryRows: list.rows, libraryStatus: status, libraryError: null, libraryLoaded: true });
+        const byId = new Map(list.rows.map((row) => [row.sessionId, row]));
+        set((state) => {
+          // Open saved conversations follow their rows: a rename elsewhere, the CLI deleting its copy.
+          let tabs = state.tabs;
+          for (const [id, tab] of Object.entries(state.tabs)) {
+            const row = tab.saved && byId.get(tab.saved.sessionId);
+            if (!tab.saved || !row || row === tab.saved.row) continue;
+            if (tabs === state.tabs) tabs = { ...state.tabs };
+            tabs[id] = {
+              ...tab,
+              saved: { ...tab.saved, row },
+              conversation: { ...tab.conversation, title: row.title },
+            };
+          }
+          return {
+            tabs,
+            libraryRows: list.rows,
+            libraryStatus: status,
+            libraryError: null,
+            libraryLoaded: true,
+          };
+        });
       } catch (error) {
         if (request !== listRequests) return;
         set({ libraryError: error instanceof Error ? error.message : String(error) });
@@ -161,26 +218,13 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       const existing = tabOfSession(sessionId);
       if (existing) {
         get().activate(existing);
-        if (jumpTo) await jump(existing, jumpTo);
+        if (jumpTo && !get().tabs[existing]?.starting) await jump(existing, jumpTo);
         return;
       }
       const tabId = `saved:${sessionId}`;
       const row = get().libraryRows.find((candidate) => candidate.sessionId === sessionId);
       set((state) => ({
-        tabs: {
-          ...state.tabs,
-          [tabId]: {
-            id: tabId,
-            cwd: row?.cwd ?? '',
-            starting: true,
-            startError: null,
-            requestedModel: null,
-            conversation: initialConversation(),
-            actionError: null,
-            saved: null,
-            focus: null,
-          },
-        },
+        tabs: { ...state.tabs, [tabId]: newTab(tabId, row?.cwd ?? '', { starting: true }) },
         tabOrder: [...state.tabOrder, tabId],
         activeTab: tabId,
         composingNew: false,
@@ -188,19 +232,13 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       try {
         const page = await call('openSaved', { sessionId });
         if (!get().tabs[tabId]) return;
-        const saved: SavedView = {
-          sessionId,
-          row: page.row,
-          events: page.events,
-          before: page.before,
-          loadingEarlier: false,
-          skipped: page.skipped,
-        };
+        const reduced = reducePage(initialConversation({ sessionId, cwd: page.row.cwd ?? '' }), page.events);
         patchTab(tabId, {
           starting: false,
           cwd: page.row.cwd ?? '',
-          saved,
-          conversation: savedConversation(saved),
+          saved: { sessionId, row: page.row, skipped: page.skipped },
+          paging: { sessionId, before: page.before, loading: false, error: null, anchors: reduced.anchors },
+          conversation: settled(reduced.conversation, page.row.title),
         });
       } catch (error) {
         patchTab(tabId, { starting: false, startError: asIpcError(error) });
@@ -209,35 +247,30 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       if (jumpTo) await jump(tabId, jumpTo);
     },
 
-    async loadEarlier(tabId) {
-      const saved = get().tabs[tabId]?.saved;
-      if (!saved?.before || saved.loadingEarlier) return;
-      patchTab(tabId, { saved: { ...saved, loadingEarlier: true } });
-      try {
-        const page = await call('openSavedBefore', { sessionId: saved.sessionId, before: saved.before });
-        const current = get().tabs[tabId]?.saved;
-        if (!current) return;
-        const next: SavedView = {
-          ...current,
-          events: [...page.events, ...current.events],
-          before: page.before,
-          loadingEarlier: false,
-          skipped: current.skipped + page.skipped,
-        };
-        patchTab(tabId, { saved: next, conversation: savedConversation(next) });
-      } catch (error) {
-        const current = get().tabs[tabId]?.saved;
-        if (current) patchTab(tabId, { saved: { ...current, loadingEarlier: false } });
-        patchTab(tabId, { actionError: error instanceof Error ? error.message : String(error) });
-      }
+    loadEarlier(tabId) {
+      const running = loading.get(tabId);
+      if (running) return running;
+      const next = fetchEarlier(tabId).finally(() => loading.delete(tabId));
+      loading.set(tabId, next);
+      return next;
     },
 
     resumeSaved: (tabId) =>
       guarded(tabId, async () => {
         const saved = get().tabs[tabId]?.saved;
         if (!saved) return;
-        const snapshot = await call('resumeSaved', { sessionId: saved.sessionId });
-        becomeLive(tabId, snapshot);
+        try {
+          const snapshot = await call('resumeSaved', { sessionId: saved.sessionId });
+          await becomeLive(tabId, snapshot);
+        } catch (error) {
+          // The CLI deleted its copy since the tab opened: say so, and offer what still works.
+          if (error instanceof Error && error.name === 'CliCopyGone') {
+            const tab = get().tabs[tabId];
+            if (tab?.saved)
+              patchTab(tabId, { saved: { ...tab.saved, row: { ...tab.saved.row, resumable: false } } });
+          }
+          throw error;
+        }
       }),
 
     continueSaved: (tabId) =>
@@ -249,17 +282,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
         set((state) => ({
           tabs: {
             ...state.tabs,
-            [id]: {
-              id,
-              cwd: snapshot.cwd,
-              starting: false,
-              startError: null,
-              requestedModel: null,
-              conversation: initialConversation(snapshot),
-              actionError: null,
-              saved: null,
-              focus: null,
-            },
+            [id]: newTab(id, snapshot.cwd, { conversation: initialConversation(snapshot) }),
           },
           tabOrder: [...state.tabOrder, id],
           activeTab: id,
@@ -300,18 +323,26 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
     },
   };
 
-  /** A saved tab that was resumed: it takes the live conversation's id, and keeps its history on screen. */
-  function becomeLive(tabId: string, snapshot: ConversationSnapshot): void {
+  /**
+   * A saved tab that was resumed: it takes the live conversation's id and keeps its history (and the way to
+   * the rest of it) on screen. A tab closed meanwhile ends the process that was started for it.
+   */
+  async function becomeLive(tabId: string, snapshot: ConversationSnapshot): Promise<void> {
+    const id = snapshot.conversationId;
+    if (!get().tabs[tabId]) {
+      if (!get().tabs[id]) await call('closeConversation', { conversationId: id }).catch(() => undefined);
+      return;
+    }
     set((state) => {
       const tab = state.tabs[tabId];
       if (!tab) return {};
-      const id = snapshot.conversationId;
       if (state.tabs[id] && id !== tabId) {
         // Main already had it open (in another window, say): show that tab instead.
         const { [tabId]: _saved, ...tabs } = state.tabs;
         return { tabs, tabOrder: state.tabOrder.filter((existing) => existing !== tabId), activeTab: id };
       }
       const { [tabId]: _old, ...rest } = state.tabs;
+      const { [tabId]: find, ...finds } = state.finds;
       return {
         tabs: {
           ...rest,
@@ -323,6 +354,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
             conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
           },
         },
+        finds: find ? { ...finds, [id]: find } : finds,
         tabOrder: state.tabOrder.map((existing) => (existing === tabId ? id : existing)),
         activeTab: state.activeTab === tabId ? id : state.activeTab,
       };
@@ -330,29 +362,97 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
   }
 };
 
-/** The conversation as far as it is loaded, settled, under the library's title for it. */
-function savedConversation(saved: SavedView): ConversationState {
-  const state = applyEvents(
-    initialConversation({ sessionId: saved.sessionId, cwd: saved.row.cwd ?? '' }),
-    saved.events,
-  );
-  // Nothing runs in a saved conversation: a tool call whose result was never written did not finish.
+/** One page reduced on its own, and the message each of its lines belongs to. */
+function reducePage(
+  base: ConversationState,
+  events: readonly ConversationEvent[],
+): { conversation: ConversationState; anchors: Record<string, string> } {
+  const conversation = applyEvents(base, events);
+  const toolOwner = new Map<string, string>();
+  for (const message of Object.values(conversation.messages)) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.parts) if (part.kind === 'tool') toolOwner.set(part.toolUseId, message.id);
+  }
+  const anchors: Record<string, string> = {};
+  for (const event of events) {
+    if (event.kind === 'prompt') {
+      anchors[event.uuid] = `u:${event.uuid}`;
+      continue;
+    }
+    if (event.kind !== 'message') continue;
+    const line = event.message;
+    if (line.type === 'assistant' && line.uuid) {
+      // The CLI writes one line per content block; they are one message.
+      anchors[line.uuid] = `a:${line.message.id}`;
+    } else if (line.type === 'user' && line.uuid) {
+      const content = line.message.content;
+      if (conversation.messages[`u:${line.uuid}`]) anchors[line.uuid] = `u:${line.uuid}`;
+      else if (Array.isArray(content)) {
+        // A tool's result: shown in the card of the reply that called the tool.
+        for (const block of content) {
+          const owner = block.type === 'tool_result' ? toolOwner.get(block.tool_use_id) : undefined;
+          if (owner) anchors[line.uuid] = owner;
+        }
+      }
+    }
+  }
+  return { conversation, anchors };
+}
+
+/**
+ * An earlier page put in front of what is loaded. Pages are cut where a conversation can be reduced in
+ * parts (a tool call keeps its result), so the page is reduced on its own rather than everything again.
+ */
+function prependPage(
+  later: ConversationState,
+  events: readonly ConversationEvent[],
+): { conversation: ConversationState; anchors: Record<string, string> } {
+  // Local ids (notices) of the page start where the later part's end, so none collide.
+  const page = reducePage({ ...initialConversation(), localIds: later.localIds }, events);
+  const earlier = page.conversation;
+  return {
+    anchors: page.anchors,
+    conversation: {
+      ...later,
+      messages: { ...earlier.messages, ...later.messages },
+      order: [...earlier.order, ...later.order],
+      tools: { ...finishedTools(earlier).tools, ...later.tools },
+      blocksSeen: { ...earlier.blocksSeen, ...later.blocksSeen },
+      taskTools: { ...earlier.taskTools, ...later.taskTools },
+      badLines: later.badLines + earlier.badLines,
+      localIds: earlier.localIds,
+    },
+  };
+}
+
+/** Nothing runs in a saved conversation: a tool call whose result was never written did not finish. */
+function finishedTools(state: ConversationState): ConversationState {
   let tools = state.tools;
   for (const tool of Object.values(state.tools)) {
     if (tool.status !== 'running') continue;
     if (tools === state.tools) tools = { ...state.tools };
     tools[tool.id] = { ...tool, status: 'interrupted' };
   }
-  return { ...state, tools, title: saved.row.title, status: 'idle', exitError: null, pending: [] };
+  return tools === state.tools ? state : { ...state, tools };
 }
 
-/** The message a CLI entry uuid belongs to: a prompt's own id, or the reply whose last line it is. */
-function messageIdOfUuid(conversation: ConversationState, uuid: string): string | null {
-  if (conversation.messages[`u:${uuid}`]) return `u:${uuid}`;
-  for (const id of conversation.order) {
-    if (conversation.messages[id]?.role === 'assistant' && conversation.messages[id].uuid === uuid) return id;
-  }
-  return null;
+/** The last page of a saved conversation, settled, under the library's title for it. */
+function settled(state: ConversationState, title: string): ConversationState {
+  return { ...finishedTools(state), title, status: 'idle', exitError: null, pending: [] };
+}
+
+/**
+ * What the find bar looks for when a search hit opens a message: the whole query where the message has it
+ * as written, else the longest of its words that the message has (search matches words in any order).
+ */
+function findQueryFor(conversation: ConversationState, messageId: string, query: string): string {
+  const text = messageText(conversation.messages[messageId]).toLowerCase();
+  if (text.includes(query.toLowerCase())) return query;
+  const words = query
+    .split(/\s+/)
+    .filter((word) => word && text.includes(word.toLowerCase()))
+    .sort((a, b) => b.length - a.length);
+  return words[0] ?? query;
 }
 
 function asIpcError(error: unknown): IpcError {
