@@ -24,6 +24,8 @@ function start(workerPath = WORKER): Library {
     dataDir: world.dataDir,
     env: { HOME: world.root, CLAUDE_CONFIG_DIR: world.configDir },
     workerPath,
+    // Far beyond the test's own deadline: what it sees comes from the folder watchers.
+    rescanMs: 3_600_000,
   });
   libraries.push(library);
   return library;

@@ -25,6 +25,8 @@ export interface LibraryOptions {
   env: NodeJS.ProcessEnv;
   /** test hook: the worker script */
   workerPath?: string;
+  /** test hook: how often everything is looked at again (so a test sees the watchers, not the rescan) */
+  rescanMs?: number;
 }
 
 /** The library's worker is not running (it failed to start, or the library was closed). */
@@ -155,6 +157,7 @@ export class Library {
     const setup: WorkerSetup = {
       dataDir: this.options.dataDir,
       configDir: claudeConfigDir(this.options.env),
+      ...(this.options.rescanMs ? { rescanMs: this.options.rescanMs } : {}),
     };
     const worker = startWorker(path, setup);
     // The worker never keeps the app running by itself.

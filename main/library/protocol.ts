@@ -10,6 +10,8 @@ export const WorkerSetup = z.object({
   dataDir: z.string().min(1),
   /** The CLI's config folder ($CLAUDE_CONFIG_DIR or ~/.claude). */
   configDir: z.string().min(1),
+  /** How often everything is looked at again, in case a watcher missed a change (default a minute). */
+  rescanMs: z.number().int().positive().optional(),
 });
 export type WorkerSetup = z.infer<typeof WorkerSetup>;
 

@@ -15,6 +15,7 @@ const setup = WorkerSetup.parse(workerData);
 const post = (message: FromWorker) => port.postMessage(message);
 const index = new LibraryIndex(setup);
 const live = new LiveIndex(index, {
+  ...(setup.rescanMs ? { rescanMs: setup.rescanMs } : {}),
   onChange: () => post({ type: 'changed' }),
   onError: (error) => post({ type: 'error', message: messageOf(error) }),
 });
