@@ -143,7 +143,8 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
   };
 
   return {
-    sidebarOpen: true,
+    // A narrow window keeps its width for the conversation; the list is a click (or Ctrl+B) away.
+    sidebarOpen: typeof window === 'undefined' || !window.innerWidth || window.innerWidth >= 900,
     libraryRows: [],
     libraryStatus: null,
     libraryError: null,
