@@ -7,6 +7,7 @@ import { decodingLineSink, type DecodedSink } from '../main/claude/decode';
 import { LineSplitter } from '../main/claude/lines';
 import { Session } from '../main/claude/session';
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../shared/protocol';
+import { libraryVerdicts, measureLibrary } from './library';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
 import { measureUiLongConversation } from './ui-long-conversation';
 import { measureUiStreaming } from './ui-streaming';
@@ -14,9 +15,13 @@ import { measureUiStreaming } from './ui-streaming';
 /**
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
  * CLI's stdout, then the UI in Chromium through the browser host (a fast streamed reply; a 10,000-message
- * conversation). Each measurement is a function returning named figures; all are merged into one JSON
- * object printed last. MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up; the
- * UI figures are from one run each.
+ * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts). Each
+ * measurement is a function returning named figures; all are merged into one JSON object printed last.
+ * MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up; the UI figures are from one
+ * run each.
+ *
+ * `npm run bench -- <name>…` runs only the measurements whose names start with one of the names (e.g.
+ * `npm run bench -- library`); the recorded stream is only loaded if one of them needs it.
  */
 
 const BENCH_DIR = import.meta.dirname;
@@ -40,6 +45,8 @@ interface Context {
 
 interface Measurement {
   name: string;
+  /** It does not use the recorded stream (the context's stream fields are then empty). */
+  standalone?: boolean;
   run(context: Context): Promise<Figures> | Figures;
   /** PASS/FAIL lines for the measurement's goals, printed after its figures. */
   verdicts?(figures: Figures): string[];
@@ -433,6 +440,14 @@ const uiLongConversation: Measurement = {
   ],
 };
 
+/** The library over 1,000 sessions of 1 GB plus one of 100 MB (bench/library.ts). */
+const library: Measurement = {
+  name: 'library',
+  standalone: true,
+  run: () => uiFigures('library', measureLibrary),
+  verdicts: libraryVerdicts,
+};
+
 /** In order; later ones may read earlier figures. Add new measurements here. */
 const measurements: Measurement[] = [
   streamInfo,
@@ -443,14 +458,18 @@ const measurements: Measurement[] = [
   byreEndToEnd,
   uiStreaming,
   uiLongConversation,
+  library,
 ];
 
 const units: [RegExp, string][] = [
   [/_mb_s$/, 'MB/s'],
   [/_lines_s$/, 'lines/s'],
   [/_ms$/, 'ms'],
+  [/_s$/, 's'],
   [/_mb$/, 'MB'],
+  [/_kb$/, 'kB'],
   [/^ratio_/, '×'],
+  [/_ratio$/, '×'],
 ];
 
 function printFigure(name: string, value: Figure): void {
@@ -458,16 +477,32 @@ function printFigure(name: string, value: Figure): void {
   console.log(`${name}: ${value}${unit ? ` ${unit}` : ''}`);
 }
 
-async function main(): Promise<void> {
+/** The recorded stream (recorded first if it is not there yet). */
+async function streamContext(figures: Figures): Promise<Context> {
   const streamPath = resolve(STREAM_PATH);
   if (!existsSync(streamPath) || !existsSync(metaPath(streamPath))) await recordStream(streamPath);
   const meta = JSON.parse(readFileSync(metaPath(streamPath), 'utf8')) as StreamMeta;
   const bytes = readFileSync(streamPath);
   let lines = 0;
   forEachLine(bytes, () => lines++);
+  return { streamPath, bytes, meta, lines, figures };
+}
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const selected = names.length
+    ? measurements.filter((measurement) => names.some((name) => measurement.name.startsWith(name)))
+    : measurements;
+  if (selected.length === 0) {
+    throw new Error(
+      `No measurement is named ${names.join(', ')}; there are ${measurements.map((m) => m.name).join(', ')}.`,
+    );
+  }
   const figures: Figures = {};
-  const context: Context = { streamPath, bytes, meta, lines, figures };
-  for (const measurement of measurements) {
+  const context: Context = selected.every((measurement) => measurement.standalone)
+    ? { streamPath: '', bytes: Buffer.alloc(0), meta: {} as StreamMeta, lines: 0, figures }
+    : await streamContext(figures);
+  for (const measurement of selected) {
     const started = performance.now();
     const result = await measurement.run(context);
     for (const [name, value] of Object.entries(result)) {

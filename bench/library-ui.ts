@@ -1,0 +1,237 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, stopProcess, waitForAddress } from '../e2e/fixtures/host-process';
+import type { CorpusManifest } from './library-corpus';
+import {
+  ensureBuilt,
+  FAKE_CLI_STREAM,
+  REPO_ROOT,
+  round,
+  WEB_HOST_ENTRY,
+  withTimeout,
+  type Figures,
+} from './ui-harness';
+
+/**
+ * Opening the 100 MB session in Chromium through the browser host: "from the click to the first messages
+ * painted". The host (out/main/web.js) runs with HOME at the corpus's small `ui/` folder (the 100 MB session
+ * and a few small ones) and a fresh data folder. In the page: the time of the click on the session's row in
+ * the sidebar, and the first animation frame after an `article` first appears in the conversation log (taken
+ * in a task queued from that frame's rAF callback, i.e. after the frame is painted); also when the largest
+ * WebSocket frame after the click (the openSaved reply) arrived, and its size.
+ *
+ * First once while the host is still indexing the corpus (the row is clicked as soon as it is listed), then,
+ * once the index is complete, three times, reloading the page before each: their median is the figure.
+ */
+
+const RUNS = 3;
+const STARTUP_TIMEOUT_MS = 30_000;
+const ROW_TIMEOUT_MS = 30_000;
+const OPEN_TIMEOUT_MS = 30_000;
+const INDEX_TIMEOUT_MS = 180_000;
+
+interface OpenTiming {
+  clickAt: number;
+  articleAt: number;
+  paintedAt: number;
+  replyAt: number;
+  replyBytes: number;
+}
+
+/** Installed before the app's scripts on every load. Self-contained: it is serialized into the page. */
+function installOpenTimer(): void {
+  const timing = { clickAt: NaN, articleAt: NaN, paintedAt: NaN, replyAt: NaN, replyBytes: 0 };
+  Object.defineProperty(window, '__benchOpen', { value: timing });
+  document.addEventListener(
+    'click',
+    (event) => {
+      const target = event.target;
+      if (!Number.isNaN(timing.clickAt) || !(target instanceof Element)) return;
+      if (target.closest('nav[aria-label="Conversations"]')) timing.clickAt = performance.now();
+    },
+    true,
+  );
+  const Native = window.WebSocket;
+  class TimedWebSocket extends Native {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (message: MessageEvent<unknown>) => {
+        const data = message.data;
+        if (Number.isNaN(timing.clickAt) || typeof data !== 'string' || !data.startsWith('{"id":')) return;
+        if (data.length > timing.replyBytes) {
+          timing.replyBytes = data.length;
+          timing.replyAt = performance.now();
+        }
+      });
+    }
+  }
+  window.WebSocket = TimedWebSocket;
+  const check = () => {
+    if (Number.isNaN(timing.clickAt) || !Number.isNaN(timing.articleAt)) return;
+    if (!document.querySelector('[role="log"][aria-label="Conversation"] article')) return;
+    timing.articleAt = performance.now();
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        timing.paintedAt = performance.now();
+      };
+      channel.port2.postMessage(null);
+    });
+  };
+  new MutationObserver(check).observe(document, { childList: true, subtree: true });
+}
+
+/** Newest modification time under a folder (files only), ms. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether out/ is older than the sources it is built from; the figures then say so. */
+function buildNote(): string | null {
+  try {
+    const built = Math.min(
+      statSync(WEB_HOST_ENTRY).mtimeMs,
+      statSync(join(WEB_HOST_ENTRY, '..', 'library-worker.js')).mtimeMs,
+    );
+    const sources = Math.max(
+      ...['main', 'renderer/src', 'shared'].map((dir) => newestMtime(join(REPO_ROOT, dir))),
+    );
+    return sources > built
+      ? `out/ was built ${round((sources - built) / 1000, 0)} s before the newest source change; run npm run build for figures of the current code`
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function hostEnv(home: string, dataDir: string): Record<string, string> {
+  const dropped = new Set([
+    'NODE_OPTIONS',
+    'CLAUDE_CONFIG_DIR',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+    'CLAUDECODE',
+  ]);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !dropped.has(key)) env[key] = value;
+  }
+  return { ...env, HOME: home, BYRE_DATA_DIR: dataDir, BYRE_CLAUDE_PATH: FAKE_CLI_STREAM };
+}
+
+async function libraryStatus(page: Page): Promise<{ done: boolean; indexed: number; total: number } | null> {
+  return page.evaluate(async () => {
+    const result = await window.byre.libraryStatus({});
+    return result.ok
+      ? { done: result.value.done, indexed: result.value.indexed, total: result.value.total }
+      : null;
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Clicks the big session's row and waits for its first message to be painted. */
+async function openOnce(page: Page, title: string): Promise<OpenTiming> {
+  const sidebar = page.getByRole('navigation', { name: 'Conversations' });
+  const row = sidebar.getByRole('button', { name: new RegExp(escapeRegExp(title)) }).first();
+  await row.waitFor({ state: 'visible', timeout: ROW_TIMEOUT_MS });
+  const log = page.getByRole('log', { name: 'Conversation' });
+  if ((await log.locator('article').count()) > 0)
+    throw new Error('a conversation was already on screen before the click');
+  await row.click();
+  await log.locator('article').first().waitFor({ state: 'visible', timeout: OPEN_TIMEOUT_MS });
+  const deadline = performance.now() + 5_000;
+  for (;;) {
+    const timing = await page.evaluate(() => ({
+      ...(window as unknown as { __benchOpen: OpenTiming }).__benchOpen,
+    }));
+    if (!Number.isNaN(timing.paintedAt)) return timing;
+    if (performance.now() > deadline) throw new Error('the first message was never painted');
+    await page.waitForTimeout(20);
+  }
+}
+
+export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Figures> {
+  ensureBuilt();
+  const figures: Figures = {};
+  const note = buildNote();
+  if (note) figures.library_ui_build_note = note;
+  const root = mkdtempSync(join(tmpdir(), 'byre-bench-library-ui-'));
+  const dataDir = join(root, 'data');
+  const host = spawn(process.execPath, [WEB_HOST_ENTRY, '--port', '0'], {
+    cwd: REPO_ROOT,
+    env: hostEnv(manifest.uiHome, dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  host.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  host.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  let browser: Browser | undefined;
+  try {
+    const url = await waitForAddress(host, () => output, STARTUP_TIMEOUT_MS);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions handed to the page
+    // carry those calls with them.
+    await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+    await page.addInitScript(installOpenTimer);
+    await page.goto(url);
+    await page.waitForURL(/\/app\/#token=/, { timeout: STARTUP_TIMEOUT_MS });
+
+    // While the host indexes the corpus (the 100 MB file takes a while).
+    const first = await openOnce(page, manifest.big.title);
+    figures.library_open_100mb_first_paint_indexing_ms = round(first.paintedAt - first.clickAt);
+
+    const indexStart = performance.now();
+    for (;;) {
+      const status = await libraryStatus(page);
+      if (status?.done) break;
+      if (performance.now() - indexStart > INDEX_TIMEOUT_MS)
+        throw new Error(`the host's index was not done after ${INDEX_TIMEOUT_MS / 1000} s`);
+      await page.waitForTimeout(250);
+    }
+
+    const runs: OpenTiming[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      await page.reload();
+      await page.waitForURL(/\/app\/#token=/, { timeout: STARTUP_TIMEOUT_MS });
+      runs.push(await openOnce(page, manifest.big.title));
+    }
+    const paints = runs.map((timing) => timing.paintedAt - timing.clickAt);
+    const replies = runs.map((timing) => timing.replyAt - timing.clickAt);
+    figures.library_open_100mb_first_paint_ms = round(median(paints));
+    figures.library_open_100mb_first_paint_runs = paints.map((ms) => round(ms)).join(', ');
+    figures.library_open_100mb_reply_ms = round(median(replies));
+    figures.library_open_100mb_reply_kb = round(Math.max(...runs.map((timing) => timing.replyBytes)) / 1000);
+    figures.library_open_100mb_article_to_paint_ms = round(
+      median(runs.map((timing) => timing.paintedAt - timing.articleAt)),
+    );
+  } catch (error) {
+    figures.library_ui_error = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  } finally {
+    if (browser) await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
+    await stopProcess(host, 5_000);
+    rmSync(root, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? NaN)
+    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
