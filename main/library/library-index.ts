@@ -663,7 +663,13 @@ export class LibraryIndex {
     const found: MessageCandidateRow[] = [];
     let before = Number.MAX_SAFE_INTEGER;
     for (let scanned = 0; scanned < MAX_CANDIDATES && found.length < RANKED_MATCHES;) {
-      const page = this.store.candidates({ match: query.match, folder, before, limit: CANDIDATE_PAGE });
+      const page = this.store.candidates({
+        match: query.match,
+        folder,
+        before,
+        limit: CANDIDATE_PAGE,
+        words: query.terms,
+      });
       for (const row of page) if (containsAll(row.text, query.terms)) found.push(row);
       scanned += page.length;
       const last = page.at(-1);

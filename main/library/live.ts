@@ -1,5 +1,5 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { join, sep } from 'node:path';
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
 import type { LibraryIndex } from './library-index';
 
 /**
@@ -27,6 +27,8 @@ export interface LiveIndexOptions {
 
 export class LiveIndex {
   private readonly watchers: FSWatcher[] = [];
+  /** Project folders being watched. */
+  private readonly projects = new Map<string, FSWatcher>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly noticed = new Set<string>();
   private scanWanted = false;
@@ -44,12 +46,19 @@ export class LiveIndex {
   start(): void {
     this.refresh();
     if (this.options.watch === false) return;
-    this.watchFolder(this.index.transcriptsDir, false, (name) => [join(this.index.transcriptsDir, name)]);
-    this.watchFolder(this.index.projectsDir, true, (name) => {
-      const parts = name.split(sep);
-      // <project>/<session>.jsonl is a session file; a new <project> folder needs a scan of it.
-      if (parts.length === 2) return [join(this.index.projectsDir, name)];
-      return parts.length === 1 ? 'scan' : [];
+    this.watchFolder(this.index.transcriptsDir, (name) => [join(this.index.transcriptsDir, name)], {
+      retry: true,
+    });
+    // Session files lie two levels down (<project>/<session>.jsonl): the projects folder and each project
+    // folder are watched on their own. A recursive watch would also watch every subagent file, one inotify
+    // watch each, and take long to set up on a large ~/.claude.
+    const projects = this.index.projectsDir;
+    // An event here is a project folder made or removed (rare): watch it afresh, and look at it.
+    this.watchFolder(projects, (name) => (this.watchProject(join(projects, name), true), 'scan'), {
+      retry: true,
+      onWatching: () => {
+        for (const entry of listFolders(projects)) this.watchProject(join(projects, entry));
+      },
     });
     const rescan = setInterval(() => this.refresh(), this.options.rescanMs ?? 60_000);
     rescan.unref();
@@ -60,6 +69,31 @@ export class LiveIndex {
   refresh(): void {
     this.scanWanted = true;
     this.schedule();
+  }
+
+  /** Watches one project folder for its session files (again, with `afresh`: it may be a new one). */
+  private watchProject(folder: string, afresh = false): void {
+    const existing = this.projects.get(folder);
+    if (existing && !afresh) return;
+    if (existing) {
+      existing.close();
+      this.forget(existing);
+      this.projects.delete(folder);
+    }
+    const watcher = this.watchFolder(
+      folder,
+      (name) => (name.endsWith('.jsonl') ? [join(folder, name)] : []),
+      {
+        retry: false,
+        onGone: () => this.projects.delete(folder),
+      },
+    );
+    if (watcher) this.projects.set(folder, watcher);
+  }
+
+  private forget(watcher: FSWatcher): void {
+    const at = this.watchers.indexOf(watcher);
+    if (at !== -1) this.watchers.splice(at, 1);
   }
 
   close(): void {
@@ -119,39 +153,46 @@ export class LiveIndex {
   }
 
   /**
-   * Watches a folder; `paths` turns an event's file name into the files to look at ('scan' for all). A
-   * folder that is missing (the CLI has not run yet) or goes away is watched again once it is back.
+   * Watches a folder (not its subfolders); `paths` turns an event's file name into the files to look at
+   * ('scan' for all). With `retry`, a folder that is missing (the CLI has not run yet) or goes away is
+   * watched again once it is back; `onWatching` runs each time the watch starts.
    */
   private watchFolder(
     folder: string,
-    recursive: boolean,
     paths: (name: string) => string[] | 'scan',
-  ): boolean {
-    if (this.closed) return false;
+    how: { retry: boolean; onWatching?: () => void; onGone?: () => void },
+  ): FSWatcher | null {
+    if (this.closed) return null;
     let watcher: FSWatcher;
     try {
-      watcher = watch(folder, { recursive, persistent: false }, (_event, name) => {
+      watcher = watch(folder, { persistent: false }, (_event, name) => {
         const found = name ? paths(name.toString()) : 'scan';
         if (found === 'scan') this.scanWanted = true;
         else for (const path of found) this.noticed.add(path);
         this.gather();
       });
     } catch {
+      if (!how.retry) return null;
       const retry = setTimeout(() => {
         this.timers.delete(retry);
         // It may have appeared with files in it already.
-        if (this.watchFolder(folder, recursive, paths)) this.refresh();
+        if (this.watchFolder(folder, paths, how)) this.refresh();
       }, this.options.retryWatchMs ?? 1000);
       this.timers.add(retry);
-      return false;
+      return null;
     }
     this.watchers.push(watcher);
+    how.onWatching?.();
     watcher.on('error', () => {
       watcher.close();
-      this.watchers.splice(this.watchers.indexOf(watcher), 1);
-      if (this.watchFolder(folder, recursive, paths)) this.refresh();
+      this.forget(watcher);
+      if (!how.retry) {
+        how.onGone?.();
+        return;
+      }
+      if (this.watchFolder(folder, paths, how)) this.refresh();
     });
-    return true;
+    return watcher;
   }
 
   /** Events come in bursts (a line written is several); they are looked at together, a moment later. */
@@ -164,5 +205,16 @@ export class LiveIndex {
       this.schedule();
     }, this.options.gatherMs ?? 100);
     this.timers.add(timer);
+  }
+}
+
+/** The folders directly inside `folder`; none if it cannot be read. */
+function listFolders(folder: string): string[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
   }
 }

@@ -156,11 +156,21 @@ export interface CandidateQuery {
   /** Only messages with a smaller id (older), to page back through the candidates. */
   before: number;
   limit: number;
+  /**
+   * Words every candidate must hold, checked by SQLite (LIKE, which ignores the case of ASCII letters only),
+   * so that messages holding a word's trigrams but not the word never leave the database.
+   */
+  words: string[];
 }
 
 export class IndexStore {
   private readonly db: Database.Database;
   private readonly patchStatements = new Map<string, Database.Statement>();
+  /** Candidate queries by folder filter and number of words checked. */
+  private readonly candidateStatements = new Map<
+    string,
+    Database.Statement<[Record<string, unknown>], MessageCandidateRow>
+  >();
   private sequence = 0;
   private readonly statements;
 
@@ -197,12 +207,6 @@ export class IndexStore {
       ),
       appendMessage: db.prepare('INSERT INTO messages (file_id, session_id, uuid, text) VALUES (?, ?, ?, ?)'),
       insertText: db.prepare('INSERT INTO message_text (rowid, text) VALUES (?, ?)'),
-      candidates: db.prepare<[CandidateQuery], MessageCandidateRow>(
-        `${CANDIDATES} ORDER BY message_text.rowid DESC LIMIT @limit`,
-      ),
-      candidatesIn: db.prepare<[CandidateQuery], MessageCandidateRow>(
-        `${CANDIDATES} AND s.cwd = @folder ORDER BY message_text.rowid DESC LIMIT @limit`,
-      ),
       deleteMessages: db.prepare('DELETE FROM messages WHERE file_id = ?'),
       deleteUuids: db.prepare('DELETE FROM uuids WHERE file_id = ?'),
       session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
@@ -382,9 +386,24 @@ export class IndexStore {
    * than `before`. The caller checks each one.
    */
   candidates(query: CandidateQuery): MessageCandidateRow[] {
-    return query.folder === null
-      ? this.statements.candidates.all(query)
-      : this.statements.candidatesIn.all(query);
+    // Words with letters beyond ASCII are left to the caller's check: LIKE would miss their other case.
+    const words = query.words.filter((word) => /^[\x20-\x7e]+$/.test(word));
+    const key = `${query.folder === null ? 'all' : 'folder'}:${words.length}`;
+    let statement = this.candidateStatements.get(key);
+    if (!statement) {
+      const likes = words.map((_, n) => ` AND m.text LIKE @word${n} ESCAPE '\\'`).join('');
+      const inFolder = query.folder === null ? '' : ' AND s.cwd = @folder';
+      statement = this.db.prepare<[Record<string, unknown>], MessageCandidateRow>(
+        `${CANDIDATES}${inFolder}${likes} ORDER BY message_text.rowid DESC LIMIT @limit`,
+      );
+      this.candidateStatements.set(key, statement);
+    }
+    const params: Record<string, unknown> = { match: query.match, before: query.before, limit: query.limit };
+    if (query.folder !== null) params.folder = query.folder;
+    words.forEach((word, n) => {
+      params[`word${n}`] = `%${word.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    });
+    return statement.all(params);
   }
 }
 
