@@ -8,7 +8,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, stopProcess, waitForAddress } from '../e2
 import type { CorpusManifest } from './library-corpus';
 import {
   ensureBuilt,
-  FAKE_CLI_STREAM,
+  hostEnv,
   REPO_ROOT,
   round,
   WEB_HOST_ENTRY,
@@ -111,21 +111,6 @@ function buildNote(): string | null {
   } catch {
     return null;
   }
-}
-
-function hostEnv(home: string, dataDir: string): Record<string, string> {
-  const dropped = new Set([
-    'NODE_OPTIONS',
-    'CLAUDE_CONFIG_DIR',
-    'ANTHROPIC_AUTH_TOKEN',
-    'CLAUDE_CODE_OAUTH_TOKEN',
-    'CLAUDECODE',
-  ]);
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !dropped.has(key)) env[key] = value;
-  }
-  return { ...env, HOME: home, BYRE_DATA_DIR: dataDir, BYRE_CLAUDE_PATH: FAKE_CLI_STREAM };
 }
 
 async function libraryStatus(page: Page): Promise<{ done: boolean; indexed: number; total: number } | null> {

@@ -65,7 +65,11 @@ export interface UiRunOptions {
 }
 
 /** The environment for the host: this process's, minus tsx's loader flags and a developer's Claude settings. */
-function hostEnv(home: string, dataDir: string, statsPath: string, extra: Record<string, string>) {
+export function hostEnv(
+  home: string,
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const dropped = new Set([
     'NODE_OPTIONS',
     'CLAUDE_CONFIG_DIR',
@@ -82,7 +86,6 @@ function hostEnv(home: string, dataDir: string, statsPath: string, extra: Record
     HOME: home,
     BYRE_DATA_DIR: dataDir,
     BYRE_CLAUDE_PATH: FAKE_CLI_STREAM,
-    BENCH_UI_STATS: statsPath,
     ...extra,
   };
 }
@@ -106,7 +109,7 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
     [...(options.hostNodeArgs ?? []), WEB_HOST_ENTRY, '--port', '0', cwd],
     {
       cwd: REPO_ROOT,
-      env: hostEnv(home, dataDir, statsPath, options.env),
+      env: hostEnv(home, dataDir, { BENCH_UI_STATS: statsPath, ...options.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
