@@ -7,6 +7,7 @@ import {
   type SavedFormat,
   type SavedLine,
 } from '../../shared/saved-session';
+import { CHUNK_BYTES, MAX_LINE_BYTES } from './files';
 
 /**
  * A saved conversation crosses to the renderer as its last screenful, and earlier pages as the user scrolls
@@ -42,9 +43,6 @@ export interface SessionFiles {
 const DEFAULT_MIN_MESSAGES = 60;
 /** Reads start small (most pages need a few kilobytes) and double up to CHUNK_BYTES. */
 const FIRST_READ_BYTES = 64 * 1024;
-const CHUNK_BYTES = 1024 * 1024;
-/** A longer line is skipped (and counted): no single line may take the host's memory. */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** Past this much, a page may begin inside a long turn, at a message that splits no tool call from its result. */
 const PAGE_SOFT_BYTES = 4 * 1024 * 1024;
 /** Past this much, a page begins at the next message whatever it splits (a subagent that ran for hours). */
