@@ -350,14 +350,7 @@ export class LibraryIndex {
    * activity, and a message count estimated from their density. The full read replaces it.
    */
   private preview(row: FileRow): void {
-    let fd: number;
-    try {
-      fd = this.fs.open(row.path);
-    } catch (error) {
-      this.readFailed(row, error);
-      return;
-    }
-    try {
+    this.withFile(row, (fd) => {
       const lines = this.sampleLines(fd, row);
       const facts = emptyFacts(row.kind === 'cli' ? row.session_id : null);
       const uuids = new Set<string>();
@@ -381,6 +374,20 @@ export class LibraryIndex {
         });
       });
       this.touch(sessionId);
+    });
+  }
+
+  /** Runs `read` on the open file; a file that cannot be opened or read is marked with why. */
+  private withFile(row: FileRow, read: (fd: number) => void): void {
+    let fd: number;
+    try {
+      fd = this.fs.open(row.path);
+    } catch (error) {
+      this.readFailed(row, error);
+      return;
+    }
+    try {
+      read(fd);
     } catch (error) {
       this.readFailed(row, error);
     } finally {
@@ -416,20 +423,7 @@ export class LibraryIndex {
 
   /** The full read: a few MB from where the last step stopped, each message into the full-text index. */
   private readMore(row: FileRow): void {
-    let fd: number;
-    try {
-      fd = this.fs.open(row.path);
-    } catch (error) {
-      this.readFailed(row, error);
-      return;
-    }
-    try {
-      this.store.transaction(() => this.readWindow(fd, row));
-    } catch (error) {
-      this.readFailed(row, error);
-    } finally {
-      this.fs.close(fd);
-    }
+    this.withFile(row, (fd) => this.store.transaction(() => this.readWindow(fd, row)));
   }
 
   private readWindow(fd: number, row: FileRow): void {
