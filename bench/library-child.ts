@@ -147,6 +147,7 @@ async function start(args: StartArgs): Promise<StartReport> {
 
   let listing = false;
   let again = false;
+  let closing = false;
   const refresh = async (): Promise<void> => {
     if (listing) {
       again = true;
@@ -173,7 +174,8 @@ async function start(args: StartArgs): Promise<StartReport> {
         check();
       } while (again);
     } catch (error) {
-      report.error ??= error instanceof Error ? error.message : String(error);
+      // A list still on its way when the measurement ends is cut off by the close: not an error.
+      if (!closing) report.error ??= error instanceof Error ? error.message : String(error);
     } finally {
       listing = false;
     }
@@ -196,7 +198,9 @@ async function start(args: StartArgs): Promise<StartReport> {
         }
         check();
       },
-      (error: unknown) => (report.error ??= error instanceof Error ? error.message : String(error)),
+      (error: unknown) => {
+        if (!closing) report.error ??= error instanceof Error ? error.message : String(error);
+      },
     );
   }, STATUS_POLL_MS);
   const progress = setInterval(() => {
@@ -234,6 +238,7 @@ async function start(args: StartArgs): Promise<StartReport> {
   report.peakRssMb = procStatusMb('VmHWM');
   const cpu = process.cpuUsage(cpuStart);
   report.cpuSeconds = Number(((cpu.user + cpu.system) / 1e6).toFixed(1));
+  closing = true;
   await library.close();
   return report;
 }

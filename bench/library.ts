@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
+import { shardFiles } from '../main/library/text-store';
 import type { ChildArgs, OpenReport, SdkReport, StartArgs, StartReport } from './library-child';
 import { CORPUS_SCALE, corpusRoot, ensureCorpus, type CorpusManifest } from './library-corpus';
 import { measureLibraryOpenUi } from './library-ui';
@@ -189,22 +190,30 @@ function startArgs(
   };
 }
 
-/** Bytes of the index on disk (the database and its WAL). */
+/** The index's databases: the main one and its text shards. */
+function indexFiles(dataDir: string): string[] {
+  return [join(dataDir, 'library.sqlite'), ...shardFiles(dataDir)];
+}
+
+/** Bytes of the index on disk (each database and its WAL). */
 function indexBytes(dataDir: string): number {
-  return ['library.sqlite', 'library.sqlite-wal'].reduce((sum, name) => {
-    const path = join(dataDir, name);
-    return sum + (existsSync(path) ? statSync(path).size : 0);
-  }, 0);
+  return indexFiles(dataDir)
+    .flatMap((path) => [path, `${path}-wal`])
+    .reduce((sum, path) => sum + (existsSync(path) ? statSync(path).size : 0), 0);
 }
 
 function indexedMessages(dataDir: string): number | string {
   try {
-    const db = new Database(join(dataDir, 'library.sqlite'), { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
+    return indexFiles(dataDir)
+      .slice(1)
+      .reduce((sum, path) => {
+        const db = new Database(path, { readonly: true, fileMustExist: true });
+        try {
+          return sum + (db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      }, 0);
   } catch (error) {
     return `n/a (${error instanceof Error ? error.message : String(error)})`;
   }

@@ -14,6 +14,7 @@ import {
   ftruncateSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MATCH_END, MATCH_START } from '../../shared/library';
 import { CHUNK_BYTES, MAX_LINE_BYTES, nodeFs, type LibraryFs } from './files';
@@ -30,6 +31,7 @@ import {
   jsonl,
   type SessionWorld,
 } from './test-support';
+import { shardFiles } from './text-store';
 import { UNTITLED } from './titles';
 
 let world: SessionWorld;
@@ -659,5 +661,62 @@ describe('status', () => {
     writeFileSync(join(world.configDir, 'settings.json'), JSON.stringify({ cleanupPeriodDays: 99 }));
     index.scan();
     expect(index.status().cleanupPeriodDays).toBe(99);
+  });
+});
+
+describe('text shards', () => {
+  /** Sessions enough that both shards hold some: each answer (not the title) says its own word. */
+  function sessionsSaying(words: string[]): void {
+    for (const word of words) {
+      const id = randomUUID();
+      world.writeCli(id, [cli.user(id, 'what parses lines?'), cli.assistant(id, `${word} parses lines.`)]);
+    }
+  }
+  const WORDS = ['alphaTokenizer', 'betaTokenizer', 'gammaTokenizer', 'deltaTokenizer'];
+  const found = (index: LibraryIndex) =>
+    WORDS.filter((word) => index.search({ query: word }).some((hit) => hit.snippet.includes(word)));
+
+  it('spreads the messages over every shard', () => {
+    sessionsSaying(WORDS);
+    const index = world.open();
+    indexAll(index);
+    expect(found(index)).toEqual(WORDS);
+    expect(shardFiles(world.dataDir)).toHaveLength(2);
+    for (const path of shardFiles(world.dataDir)) {
+      const db = new Database(path, { readonly: true });
+      expect(db.prepare('SELECT COUNT(*) AS n FROM messages').get()).not.toEqual({ n: 0 });
+      db.close();
+    }
+  });
+
+  it('reads a file again when its shard did not write what the index had read (the app stopped)', () => {
+    sessionsSaying(WORDS);
+    const first = world.open();
+    indexAll(first);
+    void first.close();
+    // The main index says every file was read; the shards lost it all, as if their writers never ran.
+    for (const path of shardFiles(world.dataDir)) {
+      const db = new Database(path);
+      db.exec('DELETE FROM messages; DELETE FROM marks;');
+      db.close();
+    }
+    const again = world.open();
+    indexAll(again);
+    expect(found(again)).toEqual(WORDS);
+  });
+
+  it('starts the whole index anew when a shard is damaged', () => {
+    sessionsSaying(WORDS);
+    const first = world.open();
+    indexAll(first);
+    void first.close();
+    const damaged = shardFiles(world.dataDir)[1];
+    if (!damaged) throw new Error('expected two shards');
+    writeFileSync(damaged, 'this is not a database');
+    const again = world.open();
+    expect(again.list()).toEqual([]);
+    indexAll(again);
+    expect(again.list()).toHaveLength(WORDS.length);
+    expect(found(again)).toEqual(WORDS);
   });
 });

@@ -35,13 +35,14 @@ import { DEFAULT_SEARCH_LIMIT, type SessionFiles } from './protocol';
 import { containsAll, markMatches, occurrences, parseQuery, snippetAround, type ParsedQuery } from './query';
 import {
   IndexStore,
-  messageTime,
   type FilePatch,
   type FileRow,
   type FileState,
   type MessageCandidateRow,
   type SessionRow,
 } from './store';
+import { InlineShards, type TextShards } from './text-shards';
+import { defaultShardCount, messageTime, shardOf, type TextOp } from './text-store';
 import { chooseTitle } from './titles';
 
 /**
@@ -57,6 +58,10 @@ export interface LibraryIndexOptions {
   configDir: string;
   fs?: LibraryFs;
   now?: () => number;
+  /** Where message texts are written (the full-text index); by default, inline in this thread. */
+  textShards?: (dataDir: string, shards: number) => TextShards;
+  /** How many text shards a new index gets (default: one for each core but one). */
+  textShardCount?: number;
 }
 
 export interface SearchRequest {
@@ -108,6 +113,10 @@ export class LibraryIndex {
   readonly transcriptsDir: string;
   readonly projectsDir: string;
   private readonly store: IndexStore;
+  private readonly text: TextShards;
+  /** What the current transaction has for each text shard, sent once it commits. */
+  private outbox: TextOp[][];
+  private textWasIdle = true;
   private readonly choices: LibraryChoices;
   private readonly fs: LibraryFs;
   private readonly now: () => number;
@@ -124,9 +133,13 @@ export class LibraryIndex {
     this.fs = options.fs ?? nodeFs;
     this.now = options.now ?? Date.now;
     this.choices = new LibraryChoices(options.dataDir);
-    this.store = new IndexStore(join(options.dataDir, 'library.sqlite'));
+    this.store = new IndexStore(options.dataDir, options.textShardCount ?? defaultShardCount());
+    const shards = this.store.textShards;
+    this.outbox = emptyOutbox(shards);
+    this.text = options.textShards?.(options.dataDir, shards) ?? new InlineShards(options.dataDir, shards);
     // library.json is the truth for renames and hidden sessions; the index may be older or newer.
-    this.store.transaction(() => {
+    this.transaction(() => {
+      this.resetFilesAheadOfShards();
       for (const id of new Set([...this.choices.sessionIds(), ...this.store.customizedSessions()])) {
         this.dirty.add(id);
       }
@@ -134,12 +147,60 @@ export class LibraryIndex {
     });
   }
 
-  close(): void {
+  /** Closes the index at once; the promise settles once the text shards have written what they were sent. */
+  close(): Promise<void> {
     this.store.close();
+    return this.text.close();
+  }
+
+  /** Runs `work` in one transaction of the main index; what it gave the text shards is sent once it commits. */
+  private transaction<T>(work: () => T): T {
+    let result: T;
+    try {
+      result = this.store.transaction(work);
+    } catch (error) {
+      this.outbox = emptyOutbox(this.store.textShards);
+      throw error;
+    }
+    const ops = this.outbox;
+    this.outbox = emptyOutbox(this.store.textShards);
+    if (ops.some((batch) => batch.length > 0)) this.text.send(ops);
+    return result;
+  }
+
+  /**
+   * Files read further than their shard has written (the app stopped, or a shard's writer failed, before it
+   * caught up) are read again from the start.
+   */
+  private resetFilesAheadOfShards(): void {
+    for (const row of this.store.filesAheadOfShards()) this.reset(row, false);
+  }
+
+  /** A shard's writer lost what it had been sent: check every file against the shards again. */
+  repairText(): void {
+    this.transaction(() => {
+      this.resetFilesAheadOfShards();
+      this.recomputeDirty();
+    });
+  }
+
+  private addMessage(fileId: number, sessionId: string, message: TimedMessage): void {
+    if (!this.store.claimMessage(fileId, sessionId, message.uuid) || message.text === null) return;
+    this.outbox[shardOf(fileId, this.store.textShards)]?.push({
+      op: 'add',
+      fileId,
+      sessionId,
+      uuid: message.uuid,
+      text: message.text,
+      time: message.time,
+    });
   }
 
   /** Whether rows or status changed since the last call. */
   takeChanged(): boolean {
+    const textIdle = this.text.idle();
+    if (textIdle !== this.textWasIdle) this.changed = true;
+    this.textWasIdle = textIdle;
     const changed = this.changed;
     this.changed = false;
     return changed;
@@ -164,7 +225,7 @@ export class LibraryIndex {
       }
     }
     this.cleanupPeriodDays = readCleanupPeriodDays(this.options.configDir);
-    this.store.transaction(() => {
+    this.transaction(() => {
       for (const [path, kind] of found) this.noticeFile(path, kind);
       for (const known of this.store.presentFiles()) {
         if (!found.has(known.path)) this.noticeFile(known.path, known.kind);
@@ -179,7 +240,7 @@ export class LibraryIndex {
 
   /** Stats just these paths (a watcher saw them change); paths that are not session files are ignored. */
   notice(paths: Iterable<string>): void {
-    this.store.transaction(() => {
+    this.transaction(() => {
       for (const path of paths) {
         const kind = this.kindOf(path);
         if (kind) this.noticeFile(path, kind);
@@ -265,7 +326,8 @@ export class LibraryIndex {
 
   /** Forgets what was read from a file, to read it again from the start. */
   private reset(row: FileRow, withSiblings: boolean): void {
-    this.store.deleteFileData(row.id);
+    this.store.forgetUuids(row.id);
+    this.outbox[shardOf(row.id, this.store.textShards)]?.push({ op: 'forget', fileId: row.id });
     this.store.updateFile(row.id, {
       offset: 0,
       head_len: 0,
@@ -308,7 +370,7 @@ export class LibraryIndex {
   }
 
   private readFailed(row: FileRow, error: unknown): void {
-    this.store.transaction(() => {
+    this.transaction(() => {
       if (isGone(error)) this.markGone(row);
       else this.markUnreadable(row, error);
       this.recomputeDirty();
@@ -333,10 +395,12 @@ export class LibraryIndex {
 
   /** Does one bounded piece of work: previews of a few new files, or a few MB of one file. */
   step(): boolean {
+    // The shards' writers are behind: wait for them (they wake the loop) rather than pile up text.
+    if (this.text.backlogged()) return false;
     const previews = this.store.previewQueue(PREVIEWS_PER_STEP);
     if (previews.length > 0) {
       for (const row of previews) this.preview(row);
-      this.store.transaction(() => this.recomputeDirty());
+      this.transaction(() => this.recomputeDirty());
       return true;
     }
     const next = this.store.nextRead(SMALL_REMAINDER);
@@ -365,7 +429,7 @@ export class LibraryIndex {
         .map((summary) => ({ ...summary, verified: true }));
       const preview: Preview = { facts, sizeAt: row.size, sampled: lines.bytes };
       const sessionId = row.session_id ?? facts.sessionId;
-      this.store.transaction(() => {
+      this.transaction(() => {
         this.store.updateFile(row.id, {
           needs_preview: 0,
           preview: JSON.stringify(preview),
@@ -423,7 +487,7 @@ export class LibraryIndex {
 
   /** The full read: a few MB from where the last step stopped, each message into the full-text index. */
   private readMore(row: FileRow): void {
-    this.withFile(row, (fd) => this.store.transaction(() => this.readWindow(fd, row)));
+    this.withFile(row, (fd) => this.transaction(() => this.readWindow(fd, row)));
   }
 
   private readWindow(fd: number, row: FileRow): void {
@@ -439,8 +503,8 @@ export class LibraryIndex {
         held.push(message);
         return;
       }
-      for (const earlier of held.splice(0)) this.store.addMessage(row.id, facts.sessionId, earlier);
-      this.store.addMessage(row.id, facts.sessionId, message);
+      for (const earlier of held.splice(0)) this.addMessage(row.id, facts.sessionId, earlier);
+      this.addMessage(row.id, facts.sessionId, message);
     };
     const window = readLines(
       {
@@ -484,7 +548,7 @@ export class LibraryIndex {
       this.changed = true;
       return;
     }
-    for (const earlier of held.splice(0)) this.store.addMessage(row.id, facts.sessionId, earlier);
+    for (const earlier of held.splice(0)) this.addMessage(row.id, facts.sessionId, earlier);
     const hashLength = Math.min(HASH_BYTES, window.end);
     const patch: FilePatch = {
       offset: window.end,
@@ -500,6 +564,11 @@ export class LibraryIndex {
         : {}),
     };
     this.store.updateFile(row.id, patch);
+    this.outbox[shardOf(row.id, this.store.textShards)]?.push({
+      op: 'mark',
+      fileId: row.id,
+      offset: window.end,
+    });
     if (row.session_id !== null && row.session_id !== facts.sessionId) this.touch(row.session_id);
     this.touch(facts.sessionId);
     this.recomputeDirty();
@@ -691,7 +760,7 @@ export class LibraryIndex {
     return {
       indexed: counts.indexed,
       total: counts.total,
-      done: this.scanned && !this.store.hasPendingWork(),
+      done: this.scanned && !this.store.hasPendingWork() && this.text.idle(),
       problems: problems.slice(0, MAX_PROBLEMS),
       cleanupPeriodDays: this.cleanupPeriodDays,
       projectsDir: this.projectsDir,
@@ -748,15 +817,19 @@ export class LibraryIndex {
   rename(sessionId: string, title: string): void {
     this.choices.setRename(sessionId, title);
     this.touch(sessionId);
-    this.store.transaction(() => this.recomputeDirty());
+    this.transaction(() => this.recomputeDirty());
   }
 
   /** Takes a session off Byre's list; its files stay where they are. */
   hide(sessionId: string): void {
     this.choices.hide(sessionId);
     this.touch(sessionId);
-    this.store.transaction(() => this.recomputeDirty());
+    this.transaction(() => this.recomputeDirty());
   }
+}
+
+function emptyOutbox(shards: number): TextOp[][] {
+  return Array.from({ length: shards }, () => []);
 }
 
 /**

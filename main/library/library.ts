@@ -1,7 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import type { z } from 'zod';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../shared/library';
 import {
@@ -13,6 +12,7 @@ import {
   type ToWorker,
   type WorkerSetup,
 } from './protocol';
+import { startWorker } from './start-worker';
 
 /**
  * The library of past conversations, as main uses it. The index lives in a worker thread (never on main's
@@ -44,20 +44,11 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
   return env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
 }
 
+/** The index's garbage is short-lived (lines parsed and dropped): a small young generation keeps memory low. */
+const INDEX_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 const MAX_RESTARTS = 3;
 const RESTART_DELAY_MS = 1000;
 const CLOSE_TIMEOUT_MS = 5000;
-
-/**
- * The built app runs the bundled worker. Under vitest the worker is TypeScript source: Node 20 does not apply
- * `--import tsx` to a worker's entry file, so a one-line bootstrap registers tsx and then imports it.
- */
-function startWorker(path: string, workerData: WorkerSetup): Worker {
-  if (!path.endsWith('.ts')) return new Worker(path, { workerData });
-  const entry = JSON.stringify(pathToFileURL(path).href);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -159,7 +150,7 @@ export class Library {
       configDir: claudeConfigDir(this.options.env),
       ...(this.options.rescanMs ? { rescanMs: this.options.rescanMs } : {}),
     };
-    const worker = startWorker(path, setup);
+    const worker = startWorker(path, setup, INDEX_WORKER_LIMITS);
     // The worker never keeps the app running by itself.
     worker.unref();
     let failure: Error | undefined;

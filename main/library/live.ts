@@ -65,6 +65,11 @@ export class LiveIndex {
     this.timers.add(rescan);
   }
 
+  /** Goes on with the index's steps (they had stopped: nothing to do, or waiting for the text shards). */
+  wake(): void {
+    this.schedule();
+  }
+
   /** Looks at every file again (stat only for those unchanged) and reads what is new. */
   refresh(): void {
     this.scanWanted = true;

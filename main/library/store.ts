@@ -1,6 +1,7 @@
-import { rmSync } from 'node:fs';
-import Database from 'better-sqlite3';
-import type { FileKind, MessageRead } from './entries';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { FileKind } from './entries';
+import { openDatabase, prepareShards, removeDatabase, removeShards, shardPath } from './text-store';
 
 /**
  * The library's index on disk: SQLite (WAL) through better-sqlite3. Everything in it is rebuilt from the
@@ -9,15 +10,13 @@ import type { FileKind, MessageRead } from './entries';
  * - `files`: each session file with how far it has been read (offset, a hash of its head to notice a
  *   rewrite) and what it says about its session so far (`facts`, and `preview` from its head and tail).
  * - `sessions`: one row per session id, what the list shows, recomputed from its files.
- * - `messages` + `message_text`: each message's text and its FTS5 trigram index. The index only finds
- *   candidates (detail=none: which messages hold every trigram of a word, half the size and build time of a
- *   full index); the search checks and ranks them. A message's id is its time (ms × 1000 + a sequence
- *   number), so the newest candidates come first straight from the index.
+ * - the messages' texts and their full-text index are in shards of their own (text-store.ts), attached here
+ *   as `text0`, `text1`, … to search them.
  * - `uuids`: each message uuid of a session once, so a message both a transcript and the CLI's file hold is
  *   indexed once, and a summary's leaf can be checked.
  */
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE files (
@@ -56,20 +55,7 @@ CREATE TABLE sessions (
   renamed INTEGER NOT NULL
 );
 CREATE INDEX sessions_recent ON sessions(hidden, last_active DESC);
-CREATE TABLE messages (
-  id INTEGER PRIMARY KEY,
-  file_id INTEGER NOT NULL,
-  session_id TEXT NOT NULL,
-  uuid TEXT,
-  text TEXT NOT NULL
-);
-CREATE INDEX messages_file ON messages(file_id);
-CREATE VIRTUAL TABLE message_text USING fts5(
-  text, content='messages', content_rowid='id', tokenize='trigram', detail=none
-);
-CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
-  INSERT INTO message_text (message_text, rowid, text) VALUES ('delete', old.id, old.text);
-END;
+CREATE TABLE layout (text_shards INTEGER NOT NULL);
 CREATE TABLE uuids (
   session_id TEXT NOT NULL,
   uuid TEXT NOT NULL,
@@ -171,12 +157,20 @@ export class IndexStore {
     string,
     Database.Statement<[Record<string, unknown>], MessageCandidateRow>
   >();
-  private sequence = 0;
   private readonly statements;
 
-  constructor(readonly path: string) {
-    this.db = openIndex(path);
+  /** How many text shards the index has (decided when it was made). */
+  readonly textShards: number;
+
+  /** `textShards`: how many shards a new index gets. */
+  constructor(
+    readonly dataDir: string,
+    textShards: number,
+  ) {
+    this.db = openIndex(dataDir, textShards);
     const db = this.db;
+    this.textShards = shardCount(db);
+    const shards = shardNames(this.textShards);
     this.statements = {
       fileByPath: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
       fileById: db.prepare<[number], FileRow>('SELECT * FROM files WHERE id = ?'),
@@ -202,13 +196,16 @@ export class IndexStore {
       hasUuid: db.prepare<[string, string], { one: number }>(
         'SELECT 1 AS one FROM uuids WHERE session_id = ? AND uuid = ?',
       ),
-      insertMessage: db.prepare(
-        'INSERT OR IGNORE INTO messages (id, file_id, session_id, uuid, text) VALUES (?, ?, ?, ?, ?)',
-      ),
-      appendMessage: db.prepare('INSERT INTO messages (file_id, session_id, uuid, text) VALUES (?, ?, ?, ?)'),
-      insertText: db.prepare('INSERT INTO message_text (rowid, text) VALUES (?, ?)'),
-      deleteMessages: db.prepare('DELETE FROM messages WHERE file_id = ?'),
       deleteUuids: db.prepare('DELETE FROM uuids WHERE file_id = ?'),
+      aheadOfShards: db.prepare<[], FileRow>(
+        shards
+          .map(
+            (shard) => `SELECT f.* FROM files f LEFT JOIN ${shard}.marks k ON k.file_id = f.id
+              WHERE f.id % ${shards.length} = ${shards.indexOf(shard)} AND f.offset > 0
+                AND (k.offset IS NULL OR k.offset < f.offset)`,
+          )
+          .join(' UNION ALL '),
+      ),
       session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
       upsertSession: db.prepare(
         `INSERT OR REPLACE INTO sessions (session_id, title, cwd, git_branch, last_active, message_count,
@@ -312,32 +309,23 @@ export class IndexStore {
     return this.statements.pendingWork.get() !== undefined;
   }
 
-  /** Indexes a message once per session: a uuid already seen (from another file of it) is skipped. */
-  addMessage(fileId: number, sessionId: string, message: MessageRead & { time: number }): void {
-    if (message.uuid !== null) {
-      const fresh = this.statements.insertUuid.run(sessionId, message.uuid, fileId).changes > 0;
-      if (!fresh) return;
-    }
-    if (message.text === null) return;
-    const id = this.insertMessage(fileId, sessionId, message.uuid, message.text, message.time);
-    this.statements.insertText.run(id, message.text);
+  /**
+   * Whether a message is new to its session (a uuid already seen, from another file of it, is not); it is
+   * remembered as seen. A message without a uuid is always new.
+   */
+  claimMessage(fileId: number, sessionId: string, uuid: string | null): boolean {
+    if (uuid === null) return true;
+    return this.statements.insertUuid.run(sessionId, uuid, fileId).changes > 0;
   }
 
-  private insertMessage(fileId: number, sessionId: string, uuid: string | null, text: string, time: number) {
-    const ms = Math.min(Math.max(0, Math.floor(time)), LATEST_TIME);
-    for (let attempt = 0; attempt < 4; attempt += 1) {
-      const id = ms * IDS_PER_MS + (this.sequence++ % IDS_PER_MS);
-      if (this.statements.insertMessage.run(id, fileId, sessionId, uuid, text).changes > 0) return id;
-    }
-    // A thousand messages in one millisecond: any free id will do.
-    return this.statements.appendMessage.run(fileId, sessionId, uuid, text).lastInsertRowid;
-  }
-
-  /** Forgets everything read from a file (before it is read again from the start). */
-  deleteFileData(fileId: number): void {
-    // A trigger takes each message out of the full-text index too.
-    this.statements.deleteMessages.run(fileId);
+  /** Forgets which messages a file held (before it is read again from the start). */
+  forgetUuids(fileId: number): void {
     this.statements.deleteUuids.run(fileId);
+  }
+
+  /** Files whose messages were read further than their shard has written (the app stopped in between). */
+  filesAheadOfShards(): FileRow[] {
+    return this.statements.aheadOfShards.all();
   }
 
   hasUuid(sessionId: string, uuid: string): boolean {
@@ -388,73 +376,88 @@ export class IndexStore {
   candidates(query: CandidateQuery): MessageCandidateRow[] {
     // Words with letters beyond ASCII are left to the caller's check: LIKE would miss their other case.
     const words = query.words.filter((word) => /^[\x20-\x7e]+$/.test(word));
-    const key = `${query.folder === null ? 'all' : 'folder'}:${words.length}`;
-    let statement = this.candidateStatements.get(key);
-    if (!statement) {
-      const likes = words.map((_, n) => ` AND m.text LIKE @word${n} ESCAPE '\\'`).join('');
-      const inFolder = query.folder === null ? '' : ' AND s.cwd = @folder';
-      statement = this.db.prepare<[Record<string, unknown>], MessageCandidateRow>(
-        `${CANDIDATES}${inFolder}${likes} ORDER BY message_text.rowid DESC LIMIT @limit`,
-      );
-      this.candidateStatements.set(key, statement);
-    }
     const params: Record<string, unknown> = { match: query.match, before: query.before, limit: query.limit };
     if (query.folder !== null) params.folder = query.folder;
     words.forEach((word, n) => {
       params[`word${n}`] = `%${word.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     });
-    return statement.all(params);
+    // Each shard's newest candidates, then the newest of them all (ids never repeat across shards).
+    const rows = shardNames(this.textShards).flatMap((shard) =>
+      this.candidateStatement(shard, query.folder, words.length).all(params),
+    );
+    return rows.sort((a, b) => b.id - a.id).slice(0, query.limit);
+  }
+
+  private candidateStatement(shard: string, folder: string | null, words: number) {
+    const key = `${shard}:${folder === null ? 'all' : 'folder'}:${words}`;
+    let statement = this.candidateStatements.get(key);
+    if (!statement) {
+      const likes = Array.from({ length: words }, (_, n) => ` AND m.text LIKE @word${n} ESCAPE '\\'`).join(
+        '',
+      );
+      const inFolder = folder === null ? '' : ' AND s.cwd = @folder';
+      statement = this.db.prepare<[Record<string, unknown>], MessageCandidateRow>(
+        `SELECT m.id AS id, m.session_id AS session_id, m.uuid AS uuid, m.text AS text
+         FROM ${shard}.message_text t
+           JOIN ${shard}.messages m ON m.id = t.rowid
+           JOIN main.sessions s ON s.session_id = m.session_id
+         WHERE t.message_text MATCH @match AND t.rowid < @before AND s.hidden = 0${inFolder}${likes}
+         ORDER BY t.rowid DESC LIMIT @limit`,
+      );
+      this.candidateStatements.set(key, statement);
+    }
+    return statement;
   }
 }
 
-/** When a message was written, from its id. */
-export function messageTime(id: number): number {
-  return Math.floor(id / IDS_PER_MS);
+/** The shards' names as attached to the main index. */
+function shardNames(count: number): string[] {
+  return Array.from({ length: count }, (_, shard) => `text${shard}`);
 }
 
-const IDS_PER_MS = 1000;
-/** Ids stay exact in a JavaScript number up to here (the year 2096). */
-const LATEST_TIME = 4e12;
-
-const CANDIDATES = `
-  SELECT m.id AS id, m.session_id AS session_id, m.uuid AS uuid, m.text AS text
-  FROM message_text
-    JOIN messages m ON m.id = message_text.rowid
-    JOIN sessions s ON s.session_id = m.session_id
-  WHERE message_text MATCH @match AND message_text.rowid < @before AND s.hidden = 0`;
-
-/** Opens the index, or, if it is damaged or of an older layout, deletes it and starts a new one. */
-function openIndex(path: string): Database.Database {
-  try {
-    return openAs(path);
-  } catch {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-    return openAs(path);
+function shardCount(db: Database.Database): number {
+  const row = db.prepare<[], { text_shards: number }>('SELECT text_shards FROM layout').get();
+  if (!row || !Number.isInteger(row.text_shards) || row.text_shards < 1) {
+    throw new Error('The index does not say how many text shards it has.');
   }
+  return row.text_shards;
 }
 
 /**
- * Under `npm start` with Electron, better-sqlite3 as compiled for Electron's ABI (scripts/start.mjs); elsewhere
- * the module's own build.
+ * Opens the index and attaches its shards. A new index starts new shards; if any part is damaged or of an
+ * older layout, all of it is deleted and started anew (it is all rebuilt from the session files).
  */
-const NATIVE_BINDING: Database.Options = process.env.BYRE_SQLITE_BINDING
-  ? { nativeBinding: process.env.BYRE_SQLITE_BINDING }
-  : {};
-
-function openAs(path: string): Database.Database {
-  let db = new Database(path, NATIVE_BINDING);
+function openIndex(dataDir: string, textShards: number): Database.Database {
   try {
-    if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
-      db.close();
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-      db = new Database(path, NATIVE_BINDING);
-      db.pragma('journal_mode = WAL');
-      db.exec(SCHEMA);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }
-    db.pragma('journal_mode = WAL');
-    // The index can always be rebuilt: a crash may lose its last moments, never corrupt it.
-    db.pragma('synchronous = NORMAL');
+    return openAll(dataDir, textShards);
+  } catch {
+    removeDatabase(join(dataDir, MAIN_FILE));
+    removeShards(dataDir);
+    return openAll(dataDir, textShards);
+  }
+}
+
+const MAIN_FILE = 'library.sqlite';
+/** Page caches: better-sqlite3's default is 16 MB a database, more than these tables need. */
+const MAIN_CACHE_KB = 8192;
+const SHARD_SEARCH_CACHE_KB = 4096;
+
+function openAll(dataDir: string, textShards: number): Database.Database {
+  let created = false;
+  const db = openDatabase(join(dataDir, MAIN_FILE), SCHEMA, SCHEMA_VERSION, () => {
+    created = true;
+    removeShards(dataDir);
+  });
+  try {
+    if (created) db.prepare('INSERT INTO layout (text_shards) VALUES (?)').run(textShards);
+    const count = shardCount(db);
+    db.pragma(`cache_size = ${-MAIN_CACHE_KB}`);
+    prepareShards(dataDir, count);
+    shardNames(count).forEach((name, shard) => {
+      db.prepare('ATTACH DATABASE ? AS ' + name).run(shardPath(dataDir, shard));
+      // Here the shards are only searched.
+      db.pragma(`${name}.cache_size = ${-SHARD_SEARCH_CACHE_KB}`);
+    });
     return db;
   } catch (error) {
     db.close();

@@ -54,14 +54,15 @@ export function createSessionWorld(): SessionWorld {
       return path;
     },
     open(options = {}) {
-      const index = new LibraryIndex({ dataDir, configDir, ...options });
+      // Two text shards whatever the machine, so that every test goes through more than one.
+      const index = new LibraryIndex({ dataDir, configDir, textShardCount: 2, ...options });
       opened.push(index);
       return index;
     },
     dispose() {
       for (const index of opened.splice(0)) {
         try {
-          index.close();
+          void index.close();
         } catch {
           // Closed by the test already.
         }

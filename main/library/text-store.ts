@@ -1,0 +1,223 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+
+/**
+ * The library's message texts and their full-text index, in shards beside the main index (library.sqlite):
+ * `library-text-<k>.sqlite`, each written by one writer, so that on a machine with more than one core the
+ * shards are built in parallel (the trigram index costs ~4 MB of text a second a core; it is most of the
+ * index's work). A file's messages all go to one shard, chosen by its id. How many shards is decided when
+ * the index is made: a writer for each core beyond the one that reads the files, but at least two (the
+ * reader needs less than half a core of a two-core machine) and at most three (each writer thread holds
+ * some 20 MB while it works).
+ *
+ * Each shard holds:
+ * - `messages` + `message_text`: each message's text and its FTS5 trigram index. The index only finds
+ *   candidates (detail=none: which messages hold every trigram of a word, half the size and build time of a
+ *   full index); the search checks and ranks them. A message's id is its time (ms × 1000 + a sequence
+ *   number, its remainder by the shard count being the shard), so the newest candidates come first straight
+ *   from the index and the shards' ids never meet.
+ * - `marks`: how far each file's messages have been written. The main index says how far each file was read;
+ *   a file whose mark is behind (the app stopped before its shard caught up) is read again.
+ */
+
+export const MAX_TEXT_SHARDS = 3;
+
+export function defaultShardCount(): number {
+  return Math.min(MAX_TEXT_SHARDS, Math.max(2, availableParallelism() - 1));
+}
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE messages (
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL,
+  session_id TEXT NOT NULL,
+  uuid TEXT,
+  text TEXT NOT NULL
+);
+CREATE INDEX messages_file ON messages(file_id);
+CREATE VIRTUAL TABLE message_text USING fts5(
+  text, content='messages', content_rowid='id', tokenize='trigram', detail=none
+);
+CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
+  INSERT INTO message_text (message_text, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TABLE marks (file_id INTEGER PRIMARY KEY, offset INTEGER NOT NULL);
+INSERT INTO message_text (message_text, rank) VALUES ('automerge', 0);
+`;
+
+const FileId = z.number().int().nonnegative();
+
+/** What a shard's writer is told, in order. */
+export const TextOp = z.discriminatedUnion('op', [
+  z.object({
+    op: z.literal('add'),
+    fileId: FileId,
+    sessionId: z.string(),
+    uuid: z.string().nullable(),
+    text: z.string(),
+    time: z.number(),
+  }),
+  /** Forget everything written for a file (it is read again from the start). */
+  z.object({ op: z.literal('forget'), fileId: FileId }),
+  /** The file's messages up to this offset are all written. */
+  z.object({ op: z.literal('mark'), fileId: FileId, offset: z.number().int().nonnegative() }),
+]);
+export type TextOp = z.infer<typeof TextOp>;
+
+export function shardOf(fileId: number, shards: number): number {
+  return fileId % shards;
+}
+
+export function shardPath(dataDir: string, shard: number): string {
+  return join(dataDir, `library-text-${shard}.sqlite`);
+}
+
+/** Every shard file in the data folder, whatever count made them. */
+export function shardFiles(dataDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => /^library-text-\d+\.sqlite$/.test(name)).map((name) => join(dataDir, name));
+}
+
+export function removeShards(dataDir: string): void {
+  for (const path of shardFiles(dataDir)) removeDatabase(path);
+}
+
+export function removeDatabase(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/**
+ * Under `npm start` with Electron, better-sqlite3 as compiled for Electron's ABI (scripts/start.mjs); elsewhere
+ * the module's own build.
+ */
+export const NATIVE_BINDING: Database.Options = process.env.BYRE_SQLITE_BINDING
+  ? { nativeBinding: process.env.BYRE_SQLITE_BINDING }
+  : {};
+
+/**
+ * Opens a database of the given layout, creating it if it is new (`onCreate` runs first). One that is damaged
+ * or of another layout throws: the caller decides what to rebuild.
+ */
+export function openDatabase(
+  path: string,
+  schema: string,
+  version: number,
+  onCreate?: () => void,
+): Database.Database {
+  const db = new Database(path, NATIVE_BINDING);
+  try {
+    const found = db.pragma('user_version', { simple: true });
+    if (found === 0) {
+      onCreate?.();
+      db.pragma('journal_mode = WAL');
+      db.transaction(() => {
+        db.exec(schema);
+        db.pragma(`user_version = ${version}`);
+      })();
+    } else if (found !== version) {
+      throw new Error(`${path} has layout ${String(found)}, not ${version}.`);
+    }
+    db.pragma('journal_mode = WAL');
+    // The index can always be rebuilt: a crash may lose its last moments, never corrupt it.
+    db.pragma('synchronous = NORMAL');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Creates the shards that are missing; throws if one is damaged or of another layout. */
+export function prepareShards(dataDir: string, shards: number): void {
+  for (let shard = 0; shard < shards; shard += 1) {
+    openDatabase(shardPath(dataDir, shard), SCHEMA, SCHEMA_VERSION).close();
+  }
+}
+
+const WRITER_CACHE_KB = 4096;
+const IDS_PER_MS = 1000;
+/** Ids stay exact in a JavaScript number up to here (the year 2096). */
+const LATEST_TIME = 4e12;
+
+/** When a message was written, from its id. */
+export function messageTime(id: number): number {
+  return Math.floor(id / IDS_PER_MS);
+}
+
+/** Writes one shard: each batch of ops in one transaction. */
+export class TextShardWriter {
+  private readonly db: Database.Database;
+  private sequence = 0;
+  private readonly statements;
+
+  constructor(
+    path: string,
+    private readonly shard: number,
+    private readonly shards: number,
+  ) {
+    this.db = openDatabase(path, SCHEMA, SCHEMA_VERSION);
+    // Writing mostly appends; better-sqlite3's default page cache (16 MB) buys little here but memory.
+    this.db.pragma(`cache_size = ${-WRITER_CACHE_KB}`);
+    const db = this.db;
+    this.statements = {
+      insert: db.prepare(
+        'INSERT OR IGNORE INTO messages (id, file_id, session_id, uuid, text) VALUES (?, ?, ?, ?, ?)',
+      ),
+      insertText: db.prepare('INSERT INTO message_text (rowid, text) VALUES (?, ?)'),
+      forget: db.prepare('DELETE FROM messages WHERE file_id = ?'),
+      forgetMark: db.prepare('DELETE FROM marks WHERE file_id = ?'),
+      mark: db.prepare('INSERT OR REPLACE INTO marks (file_id, offset) VALUES (?, ?)'),
+      lastId: db.prepare<[], { id: number | null }>('SELECT MAX(id) AS id FROM messages'),
+    };
+  }
+
+  apply(ops: readonly TextOp[]): void {
+    this.db.transaction(() => {
+      for (const op of ops) {
+        switch (op.op) {
+          case 'add':
+            this.add(op);
+            break;
+          case 'forget':
+            // A trigger takes each message out of the full-text index too.
+            this.statements.forget.run(op.fileId);
+            this.statements.forgetMark.run(op.fileId);
+            break;
+          case 'mark':
+            this.statements.mark.run(op.fileId, op.offset);
+            break;
+        }
+      }
+    })();
+  }
+
+  private add(op: Extract<TextOp, { op: 'add' }>): void {
+    const ms = Math.min(Math.max(0, Math.floor(op.time)), LATEST_TIME);
+    const slots = Math.floor(IDS_PER_MS / this.shards);
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const id = ms * IDS_PER_MS + (this.sequence++ % slots) * this.shards + this.shard;
+      if (this.statements.insert.run(id, op.fileId, op.sessionId, op.uuid, op.text).changes > 0) {
+        this.statements.insertText.run(id, op.text);
+        return;
+      }
+    }
+    // Hundreds of messages in one millisecond: the shard's next id after its last (a little later in time).
+    const last = Math.max(this.statements.lastId.get()?.id ?? 0, ms * IDS_PER_MS);
+    const id = last - (last % this.shards) + this.shards + this.shard;
+    this.statements.insert.run(id, op.fileId, op.sessionId, op.uuid, op.text);
+    this.statements.insertText.run(id, op.text);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
