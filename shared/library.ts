@@ -1,7 +1,7 @@
 /**
- * The library of past conversations, as it crosses from main to the renderer: one row per session id, from
- * Byre's own transcripts and the CLI's session files together; search hits; how far indexing has got; and
- * the files that could not be read. Pure schemas, no Node or DOM.
+ * The library of past conversations, as it crosses from main to the renderer: a row per session (the list
+ * shows one per family of branches), from Byre's own transcripts and the CLI's session files together;
+ * search hits; how far indexing has got; and the files that could not be read. Pure schemas, no Node or DOM.
  */
 import { z } from 'zod';
 
@@ -24,6 +24,13 @@ export const LibraryRow = z.object({
   resumable: z.boolean(),
   /** Byre has a transcript of it (it opens even after the CLI has cleaned its copy up). */
   hasTranscript: z.boolean(),
+  /**
+   * Branches in its family (forks, and rewinds inside a CLI file); 1 for a lone session. The list shows a
+   * family once, as its most recently active branch.
+   */
+  branchCount: z.number().int().positive(),
+  /** The family it belongs to: the session id of the family's root. */
+  familyKey: SessionId,
 });
 export type LibraryRow = z.infer<typeof LibraryRow>;
 

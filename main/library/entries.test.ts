@@ -7,7 +7,7 @@ import {
   type FileKind,
   type MessageRead,
 } from './entries';
-import { byre, byreRun, cli, conversation, CWD, type Entry } from './test-support';
+import { attachment, byre, byreRun, cli, conversation, CWD, linked, type Entry } from './test-support';
 
 function readAll(kind: FileKind, entries: Entry[], sessionId: string | null = null) {
   const facts = emptyFacts(sessionId);
@@ -51,6 +51,34 @@ describe("the CLI's session files", () => {
     const second = cli.assistant(ID, [{ type: 'tool_use', id: 't', name: 'Bash', input: {} }]);
     (second.message as Entry).id = (first.message as Entry).id;
     expect(readAll('cli', [first, second], ID).facts.messages).toBe(1);
+  });
+
+  it('count a prompt that goes on from an earlier entry as a rewind, and keep the last forkedFrom', () => {
+    const call = cli.assistant(ID, [{ type: 'tool_use', id: 't', name: 'Bash', input: {} }]);
+    const entries = linked([
+      cli.user(ID, 'first', { forkedFrom: { sessionId: 'parent', messageUuid: 'p1' } }),
+      attachment(ID),
+      call,
+      { type: 'progress', uuid: 'progress-1', parentUuid: call.uuid, sessionId: ID },
+      // A tool result goes on from its call, whatever came between: no rewind.
+      cli.user(ID, [{ tool_use_id: 't', type: 'tool_result', content: 'ok' }], { parentUuid: call.uuid }),
+      {
+        type: 'system',
+        subtype: 'compact_boundary',
+        uuid: 'boundary',
+        logicalParentUuid: 'x',
+        sessionId: ID,
+      },
+      cli.user(ID, 'after the boundary', {
+        parentUuid: 'boundary',
+        forkedFrom: { sessionId: 'parent', messageUuid: 'p2' },
+      }),
+    ]);
+    const straight = readAll('cli', entries, ID).facts;
+    expect(straight.rewinds).toBe(0);
+    expect(straight.forkedFrom).toEqual({ sessionId: 'parent', messageUuid: 'p2' });
+    const rewound = readAll('cli', [...entries, cli.user(ID, 'again', { parentUuid: call.uuid })], ID).facts;
+    expect(rewound.rewinds).toBe(1);
   });
 
   it('give the last custom-title and ai-title, and summaries with their leaf', () => {

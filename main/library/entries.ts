@@ -35,6 +35,18 @@ export const FileFacts = z.object({
   messages: z.number().int().nonnegative(),
   /** The CLI writes one entry per content block; they share the API message's id. */
   lastAssistantId: z.string().nullable(),
+  /**
+   * The last `forkedFrom` of a main-thread entry: the CLI's `/branch` copies the parent's entries into the
+   * new session's file, each marked with the parent session and its own uuid.
+   */
+  forkedFrom: z.object({ sessionId: z.string(), messageUuid: z.string() }).nullable(),
+  /** The uuid of the main thread's latest entry (of any kind), to notice a prompt that goes on from elsewhere. */
+  chainLeaf: z.string().nullable(),
+  /**
+   * Prompts that go on from an entry other than the latest: the CLI rewound in place, and the chain it left
+   * ends in a leaf of its own (a read-only branch). Counted by the full read only.
+   */
+  rewinds: z.number().int().nonnegative(),
 });
 export type FileFacts = z.infer<typeof FileFacts>;
 
@@ -63,6 +75,9 @@ export function emptyFacts(sessionId: string | null = null): FileFacts {
     summaries: [],
     messages: 0,
     lastAssistantId: null,
+    forkedFrom: null,
+    chainLeaf: null,
+    rewinds: 0,
   };
 }
 
@@ -89,6 +104,8 @@ export function isSidechainStart(kind: FileKind, value: unknown): boolean {
 function readCliEntry(value: unknown, facts: FileFacts): Read | null {
   const entry = record(value);
   if (!entry) return null;
+  const latest = facts.chainLeaf;
+  noteChain(facts, entry);
   facts.cwd ??= text(entry.cwd);
   facts.gitBranch = text(entry.gitBranch) ?? facts.gitBranch;
   noteTime(facts, timestamp(entry.timestamp));
@@ -108,15 +125,40 @@ function readCliEntry(value: unknown, facts: FileFacts): Read | null {
     case 'user':
     case 'assistant': {
       if (entry.isSidechain === true) return null;
+      facts.forkedFrom = readForkedFrom(entry.forkedFrom) ?? facts.forkedFrom;
       const message = record(entry.message);
       const read = { uuid: text(entry.uuid), text: null };
       if (!message) return read;
-      if (entry.type === 'user') return { ...read, ...readUser(facts, message.content, entry) };
-      return { ...read, text: readAssistant(facts, message) };
+      if (entry.type === 'assistant') return { ...read, text: readAssistant(facts, message) };
+      const before = facts.messages;
+      const user = readUser(facts, message.content, entry);
+      if (facts.messages > before && latest !== null && chainParent(entry) !== latest) facts.rewinds += 1;
+      return { ...read, ...user };
     }
     default:
       return null;
   }
+}
+
+/**
+ * The entry a main-thread entry goes on from. A compact boundary starts a chain anew (no `parentUuid`) but
+ * names the entry it logically follows.
+ */
+export function chainParent(entry: JsonRecord): string | null {
+  return text(entry.parentUuid) ?? text(entry.logicalParentUuid);
+}
+
+/** Progress lines hang off the chain without becoming part of it: the next entry goes on from before them. */
+function noteChain(facts: FileFacts, entry: JsonRecord): void {
+  if (entry.isSidechain === true || entry.type === 'progress') return;
+  facts.chainLeaf = text(entry.uuid) ?? facts.chainLeaf;
+}
+
+export function readForkedFrom(value: unknown): FileFacts['forkedFrom'] {
+  const from = record(value);
+  const sessionId = text(from?.sessionId);
+  const messageUuid = text(from?.messageUuid);
+  return sessionId && messageUuid ? { sessionId, messageUuid } : null;
 }
 
 function readTranscriptLine(value: unknown, facts: FileFacts): Read | null {

@@ -3,6 +3,8 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
+import { familyRoot, sessionParents } from '../../shared/branch-model';
+import type { Family, ForkRecord } from '../../shared/branches';
 import {
   MATCH_END,
   MATCH_START,
@@ -11,6 +13,7 @@ import {
   type LibraryStatus,
   type SearchHit,
 } from '../../shared/library';
+import { ForkRecords } from '../branches';
 import { LibraryChoices } from './choices';
 import {
   emptyFacts,
@@ -31,7 +34,8 @@ import {
   type FileStat,
   type LibraryFs,
 } from './files';
-import { DEFAULT_SEARCH_LIMIT, type SessionFiles } from './protocol';
+import { readFamily, type FamilySource } from './family';
+import { DEFAULT_SEARCH_LIMIT, NoSuchSession, type SessionFiles } from './protocol';
 import { containsAll, markMatches, occurrences, parseQuery, snippetAround, type ParsedQuery } from './query';
 import {
   IndexStore,
@@ -48,8 +52,9 @@ import { chooseTitle } from './titles';
 /**
  * The library's index, in one plain synchronous class: it finds the session files, reads what is cheap first
  * (each file's head and tail, so rows are listable at once), then reads every file to its end in bounded
- * steps for the full-text index, and answers list, search and status from SQLite. It never holds a whole
- * file in memory and never edits one. The worker drives it (`scan`, `notice`, `step`) between requests.
+ * steps for the full-text index, and answers list, search and status from SQLite (the list a row per family
+ * of branches; a family's tree is read from its files on request). It never holds a whole file in memory and
+ * never edits one. The worker drives it (`scan`, `notice`, `step`) between requests.
  */
 
 export interface LibraryIndexOptions {
@@ -109,6 +114,12 @@ interface SessionFile {
   facts: FileFacts;
 }
 
+/** Which family each session belongs to (by its root's session id), and how many branches each family has. */
+interface Families {
+  rootOf: Map<string, string>;
+  branchCount: Map<string, number>;
+}
+
 export class LibraryIndex {
   readonly transcriptsDir: string;
   readonly projectsDir: string;
@@ -118,6 +129,9 @@ export class LibraryIndex {
   private outbox: TextOp[][];
   private textWasIdle = true;
   private readonly choices: LibraryChoices;
+  private readonly forks: ForkRecords;
+  /** Byre's records of its forks, as `branches.json` said at the last scan. */
+  private forkRecords: ForkRecord[];
   private readonly fs: LibraryFs;
   private readonly now: () => number;
   private scanProblems: LibraryProblem[] = [];
@@ -133,6 +147,8 @@ export class LibraryIndex {
     this.fs = options.fs ?? nodeFs;
     this.now = options.now ?? Date.now;
     this.choices = new LibraryChoices(options.dataDir);
+    this.forks = new ForkRecords(options.dataDir);
+    this.forkRecords = this.readForkRecords();
     this.store = new IndexStore(options.dataDir, options.textShardCount ?? defaultShardCount());
     const shards = this.store.textShards;
     this.outbox = emptyOutbox(shards);
@@ -225,6 +241,10 @@ export class LibraryIndex {
       }
     }
     this.cleanupPeriodDays = readCleanupPeriodDays(this.options.configDir);
+    // Byre records a fork, then asks for a refresh: the list's families may have changed.
+    const records = this.readForkRecords();
+    if (JSON.stringify(records) !== JSON.stringify(this.forkRecords)) this.changed = true;
+    this.forkRecords = records;
     this.transaction(() => {
       for (const [path, kind] of found) this.noticeFile(path, kind);
       for (const known of this.store.presentFiles()) {
@@ -247,6 +267,15 @@ export class LibraryIndex {
       }
       this.recomputeDirty();
     });
+  }
+
+  /** `branches.json`: none when it is missing, cannot be read or is damaged (the files still make families). */
+  private readForkRecords(): ForkRecord[] {
+    try {
+      return this.forks.list();
+    } catch {
+      return [];
+    }
   }
 
   private kindOf(path: string): FileKind | null {
@@ -631,6 +660,8 @@ export class LibraryIndex {
       indexed: present.every((file) => isRead(file.row)) ? 1 : 0,
       hidden: this.choices.isHidden(sessionId) ? 1 : 0,
       renamed: rename === null ? 0 : 1,
+      forked_from: primary?.facts.forkedFrom?.sessionId ?? null,
+      rewinds: primary?.facts.rewinds ?? 0,
     };
     const before = this.store.session(sessionId);
     if (before && sameRow(before, row)) return;
@@ -667,8 +698,73 @@ export class LibraryIndex {
 
   // Answers
 
+  /**
+   * A row per family, newest first: the family's most recently active branch, so that opening it carries on
+   * where the user was.
+   */
   list(folder: string | null = null): LibraryRow[] {
-    return this.store.visibleSessions(folder).map(toLibraryRow);
+    const families = this.families();
+    const shown = new Set<string>();
+    const rows: LibraryRow[] = [];
+    for (const session of this.store.visibleSessions(folder)) {
+      const row = toLibraryRow(session, families);
+      if (shown.has(row.familyKey)) continue;
+      shown.add(row.familyKey);
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  /** One session's row, whichever branch of its family it is (the list shows only the newest). */
+  row(sessionId: string): LibraryRow | null {
+    const session = this.store.session(sessionId);
+    return session ? toLibraryRow(session, this.families()) : null;
+  }
+
+  /** Every branch of the family `sessionId` belongs to, read from its sessions' files. */
+  async family(sessionId: string): Promise<Family> {
+    return readFamily(this.familySource(sessionId), this.fs);
+  }
+
+  private familySource(sessionId: string): FamilySource {
+    const { rootOf } = this.families();
+    const root = rootOf.get(sessionId);
+    if (root === undefined) throw new NoSuchSession('That conversation is not in the library.');
+    const members = [...rootOf].filter(([, rootId]) => rootId === root).map(([member]) => member);
+    const sessions = members.flatMap((member) => {
+      const session = this.store.session(member);
+      if (!session) return [];
+      const files = this.sessionFiles(member).filter((file) => file.row.present === 1);
+      return [
+        {
+          sessionId: member,
+          title: session.title,
+          resumable: session.resumable === 1,
+          lastActive: session.last_active,
+          cliFile: files.find((file) => file.row.kind === 'cli')?.row.path ?? null,
+          transcripts: files.filter((file) => file.row.kind === 'transcript').map((file) => file.row.path),
+        },
+      ];
+    });
+    const inFamily = new Set(members);
+    return { sessionId, sessions, records: this.forkRecords.filter((fork) => inFamily.has(fork.sessionId)) };
+  }
+
+  /** Families from Byre's records and the CLI's `forkedFrom`; hidden sessions still link their family. */
+  private families(): Families {
+    const links = this.store.familyLinks();
+    const parents = sessionParents(
+      links.map((link) => ({ sessionId: link.session_id, forkedFromSessionId: link.forked_from })),
+      this.forkRecords,
+    );
+    const rootOf = new Map<string, string>();
+    const branchCount = new Map<string, number>();
+    for (const link of links) {
+      const root = familyRoot(parents, link.session_id);
+      rootOf.set(link.session_id, root);
+      branchCount.set(root, (branchCount.get(root) ?? 0) + 1 + link.rewinds);
+    }
+    return { rootOf, branchCount };
   }
 
   /**
@@ -857,6 +953,10 @@ export function effectiveFacts(row: Pick<FileRow, 'facts' | 'preview' | 'offset'
     summaries: [...full.summaries, ...sampled.summaries],
     messages: full.messages + Math.round(density * (row.size - row.offset)),
     lastAssistantId: full.lastAssistantId,
+    forkedFrom: full.forkedFrom ?? sampled.forkedFrom,
+    // A preview's lines are not contiguous: only the full read follows the chain.
+    chainLeaf: full.chainLeaf,
+    rewinds: full.rewinds,
   };
 }
 
@@ -902,7 +1002,8 @@ function sameRow(a: SessionRow, b: SessionRow): boolean {
   return (Object.keys(b) as (keyof SessionRow)[]).every((key) => a[key] === b[key]);
 }
 
-function toLibraryRow(row: SessionRow): LibraryRow {
+function toLibraryRow(row: SessionRow, families: Families): LibraryRow {
+  const familyKey = families.rootOf.get(row.session_id) ?? row.session_id;
   return {
     sessionId: row.session_id,
     title: row.title,
@@ -913,6 +1014,8 @@ function toLibraryRow(row: SessionRow): LibraryRow {
     sizeBytes: row.size_bytes,
     resumable: row.resumable === 1,
     hasTranscript: row.has_transcript === 1,
+    branchCount: families.branchCount.get(familyKey) ?? 1,
+    familyKey,
   };
 }
 

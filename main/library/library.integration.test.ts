@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText } from '../../e2e/fake-model/server';
 import { createCliWorld, runInTerminal, type CliWorld } from '../../e2e/fixtures/cli-env';
-import type { InvokeChannel, InvokeRequest, InvokeResponse } from '../../shared/ipc';
+import type { InvokeChannel, InvokeRequest } from '../../shared/ipc';
 import type { LibraryRow } from '../../shared/library';
 import { Backend } from '../backend';
+import { invokeOk } from '../invoke-test-support';
 
 /** The library against the real CLI and the fake model, through the backend the UI talks to. */
 
@@ -33,14 +34,8 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function invoke<C extends InvokeChannel>(
-  channel: C,
-  request: InvokeRequest<C>,
-): Promise<InvokeResponse<C>> {
-  const result = await backend.invoke(channel, request);
-  if (!result.ok) throw new Error(`${channel}: ${result.error.name}: ${result.error.message}`);
-  return result.value as InvokeResponse<C>;
-}
+const invoke = <C extends InvokeChannel>(channel: C, request: InvokeRequest<C>) =>
+  invokeOk(backend, channel, request);
 
 /** Waits until the library lists rows that satisfy `done` (it reads files in its worker, as they change). */
 async function rowsWhen(done: (rows: LibraryRow[]) => boolean): Promise<LibraryRow[]> {

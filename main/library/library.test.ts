@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Library, LibraryUnavailable } from './library';
-import { append, byreRun, cli, conversation, createSessionWorld, type SessionWorld } from './test-support';
+import { Library, LibraryUnavailable, NoSuchSession } from './library';
+import {
+  append,
+  byreRun,
+  cli,
+  conversation,
+  createSessionWorld,
+  linked,
+  type SessionWorld,
+} from './test-support';
 
 /** These tests run the real worker thread (its TypeScript source, through tsx). */
 
@@ -77,6 +85,33 @@ describe('Library (in its worker)', () => {
     await library.hide(other);
     expect((await library.list()).map((row) => row.sessionId)).toEqual([id]);
     expect(await library.files('no-such-session')).toBeNull();
+  });
+
+  it('groups a fork Byre recorded, once told to refresh, and reads its family', async () => {
+    const root = randomUUID();
+    const fork = randomUUID();
+    const rootEntries = linked(conversation(root, 'draft the release notes', 'Here is a draft.'));
+    const forkPoint = String(rootEntries[2]?.uuid);
+    world.writeCli(root, rootEntries);
+    world.writeCli(fork, [
+      ...rootEntries.slice(0, 3).map((entry) => ({ ...entry, sessionId: fork })),
+      ...linked([cli.user(fork, 'shorter, please'), cli.assistant(fork, 'A short draft.')], forkPoint),
+    ]);
+    const library = start();
+    await until(async () => (await library.list()).length === 2, 'both sessions are listed');
+    world.writeForkRecords([
+      { sessionId: fork, parentSessionId: root, forkPointUuid: forkPoint, createdAt: 1 },
+    ]);
+    library.refresh();
+    await until(async () => (await library.list()).length === 1, 'the family is listed once');
+    expect(await library.list()).toMatchObject([{ sessionId: fork, familyKey: root, branchCount: 2 }]);
+    expect(await library.row(root)).toMatchObject({ sessionId: root, familyKey: root });
+    const family = await library.family(root);
+    expect(family.branches.map((branch) => [branch.key, branch.parentKey, branch.firstMessage])).toEqual([
+      [root, null, 'draft the release notes'],
+      [fork, root, 'shorter, please'],
+    ]);
+    await expect(library.family('no-such-session')).rejects.toBeInstanceOf(NoSuchSession);
   });
 
   it("notices the CLI's projects folder once it is created", async () => {

@@ -2,10 +2,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import type { z } from 'zod';
+import type { Family } from '../../shared/branches';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../shared/library';
 import {
   DEFAULT_SEARCH_LIMIT,
   FromWorker,
+  NoSuchSession,
   replies,
   type LibraryRequest,
   type SessionFiles,
@@ -13,6 +15,8 @@ import {
   type WorkerSetup,
 } from './protocol';
 import { startWorker } from './start-worker';
+
+export { NoSuchSession };
 
 /**
  * The library of past conversations, as main uses it. The index lives in a worker thread (never on main's
@@ -73,9 +77,22 @@ export class Library {
     return library;
   }
 
-  /** All visible rows, newest first. */
+  /** A row per family of branches (its most recently active one), newest first; hidden sessions left out. */
   list(request: { folder?: string | null } = {}): Promise<LibraryRow[]> {
     return this.request({ op: 'list', folder: request.folder ?? null }, replies.list);
+  }
+
+  /** One session's row, whichever branch of its family it is; null if the library does not know it. */
+  row(sessionId: string): Promise<LibraryRow | null> {
+    return this.request({ op: 'row', sessionId }, replies.row);
+  }
+
+  /**
+   * Every branch of the family the session belongs to, read from its sessions' files. Rejects with
+   * NoSuchSession if the library does not know the session.
+   */
+  family(sessionId: string): Promise<Family> {
+    return this.request({ op: 'family', sessionId }, replies.family);
   }
 
   search(request: { query: string; folder?: string | null; limit?: number }): Promise<SearchHit[]> {
@@ -207,6 +224,8 @@ export class Library {
         this.pending.delete(message.id);
         if (!pending) return;
         if (message.type === 'reply') pending.resolve(message.value);
+        else if (message.error.name === 'NoSuchSession')
+          pending.reject(new NoSuchSession(message.error.message));
         else pending.reject(new LibraryFailure(message.error.message));
         return;
       }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Family } from '../../shared/branches';
 import { LibraryRow, LibraryStatus, SearchHit, SessionId } from '../../shared/library';
 
 /**
@@ -31,6 +32,8 @@ export const LibraryRequest = z.discriminatedUnion('op', [
   z.object({ op: z.literal('files'), sessionId: SessionId }),
   z.object({ op: z.literal('rename'), sessionId: SessionId, title: z.string().max(1000) }),
   z.object({ op: z.literal('hide'), sessionId: SessionId }),
+  z.object({ op: z.literal('row'), sessionId: SessionId }),
+  z.object({ op: z.literal('family'), sessionId: SessionId }),
 ]);
 export type LibraryRequest = z.infer<typeof LibraryRequest>;
 export type LibraryOp = LibraryRequest['op'];
@@ -51,8 +54,15 @@ export const replies = {
   files: SessionFiles.nullable(),
   rename: z.null(),
   hide: z.null(),
+  row: LibraryRow.nullable(),
+  family: Family,
 } satisfies Record<LibraryOp, z.ZodType>;
 export type Reply<Op extends LibraryOp> = z.infer<(typeof replies)[Op]>;
+
+/** The library knows no session by that id. Its name crosses from the worker, and on to the renderer. */
+export class NoSuchSession extends Error {
+  override readonly name = 'NoSuchSession';
+}
 
 export const ToWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('request'), id: z.number().int(), request: LibraryRequest }),

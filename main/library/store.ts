@@ -16,7 +16,7 @@ import { openDatabase, prepareShards, removeDatabase, removeShards, shardPath } 
  *   indexed once, and a summary's leaf can be checked.
  */
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE files (
@@ -52,7 +52,9 @@ CREATE TABLE sessions (
   has_transcript INTEGER NOT NULL,
   indexed INTEGER NOT NULL,
   hidden INTEGER NOT NULL,
-  renamed INTEGER NOT NULL
+  renamed INTEGER NOT NULL,
+  forked_from TEXT,
+  rewinds INTEGER NOT NULL
 );
 CREATE INDEX sessions_recent ON sessions(hidden, last_active DESC);
 CREATE TABLE layout (text_shards INTEGER NOT NULL);
@@ -117,7 +119,14 @@ export interface SessionRow {
   indexed: number;
   hidden: number;
   renamed: number;
+  /** The session the CLI says this one was forked from (`forkedFrom` in its file), if any. */
+  forked_from: string | null;
+  /** Rewinds in place in its CLI file: each leaves a read-only branch. */
+  rewinds: number;
 }
+
+/** What the list needs to put a session in its family. */
+export type FamilyLinkRow = Pick<SessionRow, 'session_id' | 'forked_from' | 'rewinds'>;
 
 export interface MessageCandidateRow {
   id: number;
@@ -209,9 +218,9 @@ export class IndexStore {
       session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
       upsertSession: db.prepare(
         `INSERT OR REPLACE INTO sessions (session_id, title, cwd, git_branch, last_active, message_count,
-           size_bytes, resumable, has_transcript, indexed, hidden, renamed)
+           size_bytes, resumable, has_transcript, indexed, hidden, renamed, forked_from, rewinds)
          VALUES (@session_id, @title, @cwd, @git_branch, @last_active, @message_count, @size_bytes, @resumable,
-           @has_transcript, @indexed, @hidden, @renamed)`,
+           @has_transcript, @indexed, @hidden, @renamed, @forked_from, @rewinds)`,
       ),
       deleteSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
       visibleSessions: db.prepare<[], SessionRow>(
@@ -220,6 +229,7 @@ export class IndexStore {
       visibleSessionsIn: db.prepare<[string], SessionRow>(
         'SELECT * FROM sessions WHERE hidden = 0 AND cwd = ? ORDER BY last_active DESC',
       ),
+      familyLinks: db.prepare<[], FamilyLinkRow>('SELECT session_id, forked_from, rewinds FROM sessions'),
       customizedSessions: db.prepare<[], { session_id: string }>(
         'SELECT session_id FROM sessions WHERE hidden = 1 OR renamed = 1',
       ),
@@ -348,6 +358,11 @@ export class IndexStore {
     return folder === null
       ? this.statements.visibleSessions.all()
       : this.statements.visibleSessionsIn.all(folder);
+  }
+
+  /** Every session, hidden ones too (a hidden session still links its family's branches). */
+  familyLinks(): FamilyLinkRow[] {
+    return this.statements.familyLinks.all();
   }
 
   /** Sessions the index marks as renamed or hidden (to check against library.json when it opens). */

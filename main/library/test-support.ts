@@ -2,6 +2,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import type { ForkRecord } from '../../shared/branches';
+import { FORK_RECORDS_FILE } from '../branches';
 import { LibraryIndex, type LibraryIndexOptions } from './library-index';
 
 /**
@@ -21,6 +23,8 @@ export interface SessionWorld {
   writeCli(sessionId: string, entries: Entry[], cwd?: string): string;
   /** Writes one of Byre's transcripts and returns its path. */
   writeTranscript(name: string, lines: Entry[]): string;
+  /** Writes Byre's `branches.json`: its records of forks, or any text (a damaged file). */
+  writeForkRecords(forks: ForkRecord[] | string): void;
   open(options?: Partial<LibraryIndexOptions>): LibraryIndex;
   dispose(): void;
 }
@@ -52,6 +56,11 @@ export function createSessionWorld(): SessionWorld {
       const path = join(transcriptsDir, `${name}.jsonl`);
       writeFileSync(path, jsonl(lines));
       return path;
+    },
+    writeForkRecords(forks) {
+      mkdirSync(dataDir, { recursive: true });
+      const text = typeof forks === 'string' ? forks : JSON.stringify({ version: 1, forks });
+      writeFileSync(join(dataDir, FORK_RECORDS_FILE), text);
     },
     open(options = {}) {
       // Two text shards whatever the machine, so that every test goes through more than one.
@@ -153,6 +162,36 @@ export const cli = {
     return { type: 'summary', summary, leafUuid };
   },
 };
+
+/**
+ * Links entries into one chain as the CLI writes it: each entry with a uuid goes on from the one before
+ * (from `parentUuid`, for the first), unless it names its parent already.
+ */
+export function linked(entries: Entry[], parentUuid: string | null = null): Entry[] {
+  let parent = parentUuid;
+  return entries.map((entry) => {
+    if (typeof entry.uuid !== 'string') return entry;
+    const withParent =
+      entry.parentUuid === null || entry.parentUuid === undefined ? { ...entry, parentUuid: parent } : entry;
+    parent = entry.uuid;
+    return withParent;
+  });
+}
+
+/** A note the CLI puts between a prompt and its answer, as an entry of the chain. */
+export function attachment(sessionId: string, extra: Entry = {}): Entry {
+  return {
+    parentUuid: null,
+    isSidechain: false,
+    attachment: { type: 'date', date: '2026-11-30' },
+    type: 'attachment',
+    uuid: randomUUID(),
+    timestamp: nextTime(),
+    cwd: CWD,
+    sessionId,
+    ...extra,
+  };
+}
 
 /** A plain conversation: a prompt and an answer. */
 export function conversation(sessionId: string, prompt: string, answer: string, extra: Entry = {}): Entry[] {

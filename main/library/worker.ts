@@ -21,7 +21,11 @@ if (textSetup.success) runTextWorker(textSetup.data, port);
 else runIndex(port, WorkerSetup.parse(workerData));
 
 function runIndex(port: MessagePort, setup: WorkerSetup): void {
-  const post = (message: FromWorker) => port.postMessage(message);
+  let closed = false;
+  // A family still being read when the worker closes has no one left to answer.
+  const post = (message: FromWorker) => {
+    if (!closed) port.postMessage(message);
+  };
   const self = new URL(import.meta.url);
   // The loop is made after the index; the shards call back only once it is going.
   let wake = () => {};
@@ -48,6 +52,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
   wake = () => live.wake();
   live.start();
 
+  /** Most answers are at once; a family is read from its files, a few megabytes at a time. */
   function answer(request: LibraryRequest): unknown {
     switch (request.op) {
       case 'list':
@@ -64,6 +69,19 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
       case 'hide':
         index.hide(request.sessionId);
         return null;
+      case 'row':
+        return index.row(request.sessionId);
+      case 'family':
+        return index.family(request.sessionId);
+    }
+  }
+
+  async function reply(id: number, request: LibraryRequest): Promise<void> {
+    try {
+      post({ type: 'reply', id, value: await answer(request) });
+    } catch (error) {
+      const name = error instanceof Error ? error.name : 'Error';
+      post({ type: 'failure', id, error: { name, message: messageOf(error) } });
     }
   }
 
@@ -79,12 +97,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
     const message = parsed.data;
     switch (message.type) {
       case 'request':
-        try {
-          post({ type: 'reply', id: message.id, value: answer(message.request) });
-        } catch (error) {
-          const name = error instanceof Error ? error.name : 'Error';
-          post({ type: 'failure', id: message.id, error: { name, message: messageOf(error) } });
-        }
+        void reply(message.id, message.request);
         return;
       case 'refresh':
         live.refresh();
@@ -93,6 +106,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
         live.close();
         void index.close().finally(() => {
           post({ type: 'closed' });
+          closed = true;
           port.close();
         });
         return;

@@ -1,0 +1,214 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { buildFamily, shortText, type ChainEntry, type FamilySession } from '../../shared/branch-model';
+import type { Family, ForkRecord } from '../../shared/branches';
+import { chainParent, emptyFacts, readEntry, type FileFacts } from './entries';
+import { CHUNK_BYTES, readLines, type LibraryFs } from './files';
+import { isRecord, record, text, timestamp, type JsonRecord } from './json';
+
+/**
+ * A family of branches, read from its sessions' files: each file is streamed entry by entry, keeping only
+ * what the branch model needs of each (uuid, parent, role, a short text, time), and the model
+ * (shared/branch-model.ts) puts them together with Byre's records. Between reads of a few megabytes it
+ * yields, so the worker answers other requests while a long file is read.
+ */
+
+/** A session of the family, as the index knows it. */
+export interface MemberSource {
+  sessionId: string;
+  title: string;
+  resumable: boolean;
+  lastActive: number;
+  /** The CLI's session file, if it is there: it holds every entry with its parent. */
+  cliFile: string | null;
+  /** Byre's transcripts of it, oldest first: read when the CLI's file is gone. */
+  transcripts: string[];
+}
+
+export interface FamilySource {
+  /** The session whose family is wanted. */
+  sessionId: string;
+  sessions: MemberSource[];
+  /** Byre's records of the forks among them. */
+  records: ForkRecord[];
+}
+
+/** How much is read before the worker turns to other requests. */
+const READ_BYTES = 2 * CHUNK_BYTES;
+
+export async function readFamily(source: FamilySource, fs: LibraryFs): Promise<Family> {
+  const sessions: FamilySession[] = [];
+  let records = source.records;
+  for (const member of source.sessions) {
+    // Byre records a fork point as the uuid the app knew; where the file has it as a note between messages
+    // (which the model does not see), the message it hangs off stands in for it.
+    const chain = await readChain(fs, member);
+    records = records.map((fork) =>
+      fork.parentSessionId === member.sessionId
+        ? { ...fork, forkPointUuid: chain.resolve(fork.forkPointUuid) }
+        : fork,
+    );
+    sessions.push({
+      sessionId: member.sessionId,
+      title: member.title,
+      resumable: member.resumable,
+      lastActive: member.lastActive,
+      entries: chain.entries,
+      forkedFrom: chain.forkedFrom,
+    });
+  }
+  return buildFamily(source.sessionId, sessions, records);
+}
+
+interface Chain {
+  entries: ChainEntry[];
+  forkedFrom: FileFacts['forkedFrom'];
+  /** The user or assistant entry a uuid stands for (itself, or the one a note of the CLI's hangs off). */
+  resolve(uuid: string | null): string | null;
+}
+
+/** The CLI's file if it is there (it has every entry and its parent); else Byre's transcripts, one chain. */
+async function readChain(fs: LibraryFs, member: MemberSource): Promise<Chain> {
+  if (member.cliFile !== null) {
+    const reader = new CliChain();
+    if (await eachLine(fs, member.cliFile, (value) => reader.line(value))) return reader.chain();
+  }
+  const reader = new TranscriptChain();
+  for (const path of member.transcripts) {
+    await eachLine(fs, path, (value, start) => reader.line(value, `${path}:${start}`));
+  }
+  return reader.chain();
+}
+
+/**
+ * The CLI's session file: main-thread user and assistant entries. Other entries of the chain (attachments,
+ * system notes, a compact boundary) are not kept: an entry that goes on from one goes on from the message
+ * it hangs off. Progress lines are not part of the chain at all.
+ */
+class CliChain {
+  private readonly entries: ChainEntry[] = [];
+  /** Each note's uuid, and the message it hangs off. */
+  private readonly notes = new Map<string, string | null>();
+  /** Counts messages as the index does, so the family's counts and the list's agree. */
+  private readonly facts = emptyFacts();
+
+  line(value: JsonRecord): void {
+    const counted = this.facts.messages;
+    const read = readEntry('cli', value, this.facts);
+    const uuid = text(value.uuid);
+    if (uuid === null || value.isSidechain === true || value.type === 'progress') return;
+    const parentUuid = this.resolve(chainParent(value));
+    if (read === null || (value.type !== 'user' && value.type !== 'assistant')) {
+      this.notes.set(uuid, parentUuid);
+      return;
+    }
+    const isMessage = this.facts.messages > counted;
+    this.entries.push(
+      entryOf(value.type, uuid, parentUuid, read.text, isMessage, timestamp(value.timestamp)),
+    );
+  }
+
+  resolve(uuid: string | null): string | null {
+    return uuid !== null && this.notes.has(uuid) ? (this.notes.get(uuid) ?? null) : uuid;
+  }
+
+  chain(): Chain {
+    const from = this.facts.forkedFrom;
+    return {
+      entries: this.entries,
+      forkedFrom: from && { ...from, messageUuid: this.resolve(from.messageUuid) ?? from.messageUuid },
+      resolve: (uuid) => this.resolve(uuid),
+    };
+  }
+}
+
+/** Byre's transcripts: the prompts it sent and what the CLI answered, in order, one line of descent. */
+class TranscriptChain {
+  private readonly entries: ChainEntry[] = [];
+  private readonly seen = new Set<string>();
+  private readonly facts = emptyFacts();
+
+  /** `place` names the line, for a message that has no uuid (Byre kept none before it sent them). */
+  line(value: JsonRecord, place: string): void {
+    const counted = this.facts.messages;
+    const read = readEntry('transcript', value, this.facts);
+    if (read === null) return;
+    const uuid = read.uuid ?? place;
+    // The CLI may echo a prompt back: one entry.
+    if (this.seen.has(uuid)) return;
+    this.seen.add(uuid);
+    const role = record(value.msg)?.type === 'assistant' ? 'assistant' : 'user';
+    const isMessage = this.facts.messages > counted;
+    this.entries.push(
+      entryOf(role, uuid, this.entries.at(-1)?.uuid ?? null, read.text, isMessage, read.time),
+    );
+  }
+
+  chain(): Chain {
+    return { entries: this.entries, forkedFrom: null, resolve: (uuid) => uuid };
+  }
+}
+
+function entryOf(
+  role: 'user' | 'assistant',
+  uuid: string,
+  parentUuid: string | null,
+  said: string | null,
+  isMessage: boolean,
+  time: number | null,
+): ChainEntry {
+  return {
+    uuid,
+    parentUuid,
+    role,
+    isMessage,
+    // A tool's result or a note to the model is not what a person reads as the branch's first message.
+    text: isMessage || role === 'assistant' ? shortText(said ?? '') : '',
+    timestamp: time,
+  };
+}
+
+/**
+ * Calls `onLine` with each parsed line of a file, a few megabytes at a time. Resolves false if the file
+ * cannot be opened (it is gone); a file that fails part way keeps what was read of it.
+ */
+async function eachLine(
+  fs: LibraryFs,
+  path: string,
+  onLine: (value: JsonRecord, start: number) => void,
+): Promise<boolean> {
+  let fd: number;
+  try {
+    fd = fs.open(path);
+  } catch {
+    return false;
+  }
+  try {
+    let from = 0;
+    let skipping = false;
+    for (;;) {
+      const window = readLines({ fs, fd, from, budget: READ_BYTES, skipping }, (line, start) => {
+        const value = parse(line.toString('utf8'));
+        if (value) onLine(value, start);
+        return true;
+      });
+      if (window.eof) return true;
+      from = window.end;
+      skipping = window.skipping;
+      await nextTurn();
+    }
+  } catch {
+    return true;
+  } finally {
+    fs.close(fd);
+  }
+}
+
+function parse(line: string): JsonRecord | null {
+  if (line.trim() === '') return null;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
