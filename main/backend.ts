@@ -9,11 +9,14 @@ import {
   type InvokeChannel,
   type InvokeResponse,
   type IpcResult,
+  type SessionTarget,
+  type TurnImage,
 } from '../shared/ipc';
 import type { z } from 'zod';
-import { CliNotFound, killAllCliProcesses, locateCli } from './claude';
+import { CliExited, CliNotFound, killAllCliProcesses, locateCli } from './claude';
 import { SettingsStore } from './app-data';
-import { Conversation } from './conversation';
+import { ForkRecords } from './branches';
+import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
 import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
@@ -57,6 +60,7 @@ export class Backend {
   private readonly conversations = new Map<string, Conversation>();
   private readonly listeners = new Set<EventListener>();
   private readonly settings: SettingsStore;
+  private readonly forks: ForkRecords;
   private readonly batcher = new EventBatcher((conversationId, events) =>
     this.emit('conversationEvents', { conversationId, events }),
   );
@@ -66,6 +70,7 @@ export class Backend {
 
   constructor(private readonly options: BackendOptions) {
     this.settings = new SettingsStore(options.dataDir);
+    this.forks = new ForkRecords(options.dataDir);
     this.library = Library.start({
       dataDir: options.dataDir,
       env: options.env,
@@ -181,16 +186,14 @@ export class Backend {
     }),
     openSaved: async ({ sessionId }) => {
       const saved = await this.saved(sessionId);
-      const rows = await this.library.list({ folder: saved.cwd });
-      const row = rows.find((candidate) => candidate.sessionId === sessionId);
+      // Any branch of a family opens, though the list shows each family once.
+      const row = await this.library.row(sessionId);
       if (!row) throw new NoSuchSession('That conversation is no longer in the library.');
       return { row, ...(await readLastPage(saved)) };
     },
     openSavedBefore: async ({ sessionId, before }) => readPageBefore(await this.saved(sessionId), before),
     resumeSaved: async ({ sessionId }) => {
-      const open = [...this.conversations.values()].find(
-        (conversation) => conversation.snapshot().sessionId === sessionId,
-      );
+      const open = this.openWithSession(sessionId);
       if (open) return open.snapshot();
       // Two windows (or two clicks) resuming at once get one process, not two writing one session.
       let resuming = this.resuming.get(sessionId);
@@ -215,6 +218,18 @@ export class Backend {
       await this.library.rename(continued.sessionId, `${saved.title} (continued)`).catch(() => undefined);
       return continued;
     },
+    libraryFamily: async ({ sessionId }) => this.library.family(sessionId),
+    forkConversation: async ({ from, at, message }) => this.fork(from, at, message),
+    rewindFiles: async ({ target, userMessageUuid, dryRun }) => {
+      if ('conversationId' in target) {
+        return this.get(target.conversationId).rewindFiles(userMessageUuid, dryRun);
+      }
+      const open = this.openWithSession(target.sessionId) ?? (await this.resuming.get(target.sessionId));
+      if (open) return open.rewindFiles(userMessageUuid, dryRun);
+      return this.inTemporaryProcess(target.sessionId, (conversation) =>
+        conversation.rewindFiles(userMessageUuid, dryRun),
+      );
+    },
     renameSaved: async ({ sessionId, title }) => {
       await this.library.rename(sessionId, title);
       return {};
@@ -238,26 +253,111 @@ export class Backend {
     },
   };
 
-  private async startConversation(
-    cwd: string,
-    launch: { model?: string; resume?: string },
-  ): Promise<Conversation> {
-    const folder = resolve(cwd);
-    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
+  /** A conversation the UI can show in a tab: its events reach every window. */
+  private async startConversation(cwd: string, launch: Launch): Promise<Conversation> {
     const id = randomUUID();
-    const conversation = await Conversation.start({
+    const conversation = await this.launch(cwd, launch, {
       id,
-      cwd: folder,
-      ...launch,
-      env: this.options.env,
-      transcriptDir: join(this.options.dataDir, 'transcripts'),
-      appVersion: this.options.version,
       emit: (event) => this.batcher.push(id, event),
       notify: ({ title, message }) => this.emit('notification', { conversationId: id, title, message }),
     });
     this.conversations.set(id, conversation);
-    this.settings.addRecentFolder(folder);
+    this.settings.addRecentFolder(conversation.snapshot().cwd);
     return conversation;
+  }
+
+  private launch(
+    cwd: string,
+    launch: Launch,
+    wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
+  ): Promise<Conversation> {
+    const folder = resolve(cwd);
+    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
+    return Conversation.start({
+      cwd: folder,
+      ...launch,
+      ...wiring,
+      env: this.options.env,
+      transcriptDir: join(this.options.dataDir, 'transcripts'),
+      appVersion: this.options.version,
+    });
+  }
+
+  /**
+   * Runs `work` in a CLI resumed for it alone, for a saved session with no process: no tab and no events,
+   * and the process is closed afterwards, whatever happened.
+   */
+  private async inTemporaryProcess<T>(sessionId: string, work: (conversation: Conversation) => Promise<T>) {
+    const saved = await this.saved(sessionId);
+    if (!saved.cliFile) {
+      throw new CliCopyGone(
+        'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), and its copies of the files went with it, so nothing can be restored.',
+      );
+    }
+    const conversation = await this.launch(
+      this.existingFolder(saved.cwd),
+      { resume: sessionId },
+      { id: randomUUID(), emit: () => undefined, notify: () => undefined },
+    );
+    try {
+      return await work(conversation);
+    } finally {
+      await conversation.close();
+    }
+  }
+
+  /**
+   * A new branch: `from` carried on after its entry `at` in a conversation of its own (at null: a fresh one in
+   * the same folder), recorded in branches.json, and sent its first message.
+   */
+  private async fork(from: SessionTarget, at: string | null, message: { text: string; images: TurnImage[] }) {
+    for (const image of message.images) await checkOutgoingImage(image, message.images.length);
+    const parent = await this.forkParent(from, at !== null);
+    const conversation = await this.startConversation(
+      parent.cwd,
+      at === null ? {} : { fork: { parentSessionId: parent.sessionId, at } },
+    ).catch((error: unknown) => {
+      throw explainForkFailure(error);
+    });
+    try {
+      this.forks.add({
+        sessionId: conversation.snapshot().sessionId,
+        parentSessionId: parent.sessionId,
+        forkPointUuid: at,
+        createdAt: Date.now(),
+      });
+    } catch (error) {
+      // Unrecorded, the branch would be lost from its family: better no fork than a stray one.
+      this.conversations.delete(conversation.id);
+      await conversation.close();
+      throw error;
+    }
+    this.library.refresh();
+    const uuid = conversation.send(message.text, message.images);
+    return { snapshot: conversation.snapshot(), uuid, parentSessionId: parent.sessionId };
+  }
+
+  /** The session a fork parts from and its folder; `resumed` when the fork keeps part of it (needs its CLI file). */
+  private async forkParent(
+    from: SessionTarget,
+    resumed: boolean,
+  ): Promise<{ sessionId: string; cwd: string }> {
+    if ('conversationId' in from) return this.get(from.conversationId).snapshot();
+    const open = this.openWithSession(from.sessionId);
+    if (open) return open.snapshot();
+    const saved = await this.saved(from.sessionId);
+    if (resumed && !saved.cliFile) {
+      throw new CliCopyGone(
+        'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), so it cannot be forked. You can still continue it in a new conversation.',
+      );
+    }
+    return { sessionId: from.sessionId, cwd: this.existingFolder(saved.cwd) };
+  }
+
+  private openWithSession(sessionId: string): Conversation | undefined {
+    return [...this.conversations.values()].find(
+      (conversation) => conversation.snapshot().sessionId === sessionId,
+    );
   }
 
   private async resumeNow(sessionId: string): Promise<Conversation> {
@@ -318,6 +418,30 @@ export class NoSuchSession extends Error {
 /** The CLI cleaned up its session file: `--resume` has nothing to read. */
 export class CliCopyGone extends Error {
   override readonly name = 'CliCopyGone';
+}
+
+/** A fork point that is not an entry of the saved session. */
+export class UnknownMessage extends Error {
+  override readonly name = 'UnknownMessage';
+}
+
+/** How a new conversation starts: afresh, resuming a saved session, or as a fork of one. */
+type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'>;
+
+/** A fork whose CLI would not start, in words a person understands (from the CLI's stderr, 2.1.332). */
+function explainForkFailure(error: unknown): unknown {
+  if (!(error instanceof CliExited)) return error;
+  if (/No message found with message\.uuid/i.test(error.stderrTail)) {
+    return new UnknownMessage(
+      'That message is not in the saved conversation (it may not have been saved yet, or it comes from before Byre kept message ids), so the conversation cannot be rewound to it.',
+    );
+  }
+  if (/No conversation found/i.test(error.stderrTail)) {
+    return new CliCopyGone(
+      'Claude Code has no saved copy of this conversation (nothing was saved in it yet, or it was deleted after cleanupPeriodDays), so it cannot be forked. You can still continue it in a new conversation.',
+    );
+  }
+  return error;
 }
 
 /** The most of an old conversation that goes into a new one's first message (the end is kept). */

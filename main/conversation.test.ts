@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import type { TurnImage } from '../shared/ipc';
 import { OutgoingLine, OutgoingUserMessage, type OutgoingUserContent } from '../shared/protocol';
-import { userContent } from './conversation';
+import { fileRewind, userContent } from './conversation';
 
 const SESSION_ID = '5f0c2a9e-3b7d-4c1e-9a55-0d8e6f1b2c34';
 
@@ -76,5 +76,51 @@ describe('userContent', () => {
     expect(OutgoingUserMessage.safeParse(userLine([])).success).toBe(false);
     const { uuid: _uuid, ...withoutUuid } = userLine('hi');
     expect(OutgoingLine.safeParse(withoutUuid).success).toBe(false);
+  });
+});
+
+describe('fileRewind', () => {
+  it("keeps a dry run's files and counts, with no reason", () => {
+    expect(
+      fileRewind({ canRewind: true, filesChanged: ['/w/a.txt', '/w/b.txt'], insertions: 2, deletions: 3 }),
+    ).toEqual({
+      canRewind: true,
+      filesChanged: ['/w/a.txt', '/w/b.txt'],
+      insertions: 2,
+      deletions: 3,
+      reason: null,
+    });
+  });
+
+  it('fills in what the CLI leaves out', () => {
+    expect(fileRewind({ canRewind: true, skippedLinks: 0 })).toEqual({
+      canRewind: true,
+      filesChanged: [],
+      insertions: 0,
+      deletions: 0,
+      reason: null,
+    });
+  });
+
+  it('says in plain words why nothing can be restored', () => {
+    const noCheckpoint = fileRewind({
+      canRewind: false,
+      error: 'No file checkpoint found for this message.',
+    });
+    expect(noCheckpoint).toMatchObject({ canRewind: false, filesChanged: [], insertions: 0, deletions: 0 });
+    expect(noCheckpoint.reason).toMatch(/kept no copy of the files for this message/);
+    expect(noCheckpoint.reason).toMatch(/Write, Edit, NotebookEdit/);
+    expect(noCheckpoint.reason).toMatch(/not of changes made through Bash/);
+
+    expect(fileRewind({ canRewind: false, error: 'File rewinding is not enabled.' }).reason).toMatch(
+      /was not keeping copies of files/,
+    );
+    expect(
+      fileRewind({ canRewind: false, error: 'Failed to rewind: EACCES: permission denied' }).reason,
+    ).toBe('Restoring the files failed: EACCES: permission denied');
+    expect(fileRewind({ canRewind: false, error: 'Something new.' }).reason).toBe(
+      'Claude Code cannot restore the files: Something new.',
+    );
+    expect(fileRewind({ canRewind: false }).reason).toBe('Claude Code cannot restore the files.');
   });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { ConversationEvent, ConversationSnapshot, TurnImage } from '../shared/ipc';
-import type { OutgoingUserContent } from '../shared/protocol';
+import type { ConversationEvent, ConversationSnapshot, FileRewind, TurnImage } from '../shared/ipc';
+import type { OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
 import { toIpcError } from './ipc-errors';
 
@@ -15,11 +15,21 @@ export interface ConversationOptions {
   model?: string;
   /** Continue this saved session (`--resume`) rather than start a new one. */
   resume?: string;
+  /**
+   * Start as a fork (not with `resume`): a new session that carries on `parentSessionId` after its entry
+   * `at`, leaving the parent untouched.
+   */
+  fork?: Fork;
   env: NodeJS.ProcessEnv;
   transcriptDir: string;
   appVersion: string;
   emit(event: ConversationEvent): void;
   notify(notification: { title: string; message: string }): void;
+}
+
+export interface Fork {
+  parentSessionId: string;
+  at: string;
 }
 
 export class Conversation {
@@ -56,7 +66,7 @@ export class Conversation {
       Conversation.sessionOptions(options, {
         cwd: options.cwd,
         model: options.model,
-        ...(options.resume ? { resume: options.resume } : {}),
+        ...(options.fork ? forkLaunch(options.fork) : options.resume ? { resume: options.resume } : {}),
       }),
     );
     return new Conversation(options, session);
@@ -100,6 +110,20 @@ export class Conversation {
     return this.model;
   }
 
+  /**
+   * Restores the files Claude Code's file tools changed to their state just before the user message
+   * `userMessageUuid`; with `dryRun`, only says what that would change. Runs in this session, which made the
+   * checkpoints, starting its CLI again if it exited.
+   */
+  async rewindFiles(userMessageUuid: string, dryRun: boolean): Promise<FileRewind> {
+    if (!this.session.running) await this.resume();
+    // A restore answers only whether it worked: the preview says which files it changes.
+    const preview = fileRewind(await this.session.rewindFiles(userMessageUuid, true));
+    if (dryRun || !preview.canRewind) return preview;
+    const restored = fileRewind(await this.session.rewindFiles(userMessageUuid, false));
+    return restored.canRewind ? preview : { ...preview, canRewind: false, reason: restored.reason };
+  }
+
   /** A new CLI process continuing this session, after the last one exited. */
   resume(): Promise<ConversationSnapshot> {
     if (this.session.running) return Promise.resolve(this.snapshot());
@@ -117,10 +141,12 @@ export class Conversation {
     try {
       session = await Session.start(base);
     } catch (error) {
-      // A CLI killed before it saved the first prompt left nothing to resume: start the same id afresh.
+      // A CLI killed before it saved the first prompt left nothing to resume: start the same id afresh. A fork
+      // writes its file (the parent's entries with it) only with that prompt, so it forks again, to its own id.
       if (!(error instanceof CliExited) || !/No conversation found/i.test(error.stderrTail)) throw error;
       const { resume: _resume, ...fresh } = base;
-      session = await Session.start({ ...fresh, sessionId: previous.id });
+      const origin = this.options.fork ? forkLaunch(this.options.fork) : {};
+      session = await Session.start({ ...fresh, ...origin, sessionId: previous.id });
     }
     if (this.closed) {
       // Closed while it was starting: nobody is left to talk to it.
@@ -187,6 +213,35 @@ export class Conversation {
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }
+}
+
+/** The launch options of a fork; the new session's id is chosen by the driver unless given. */
+function forkLaunch(fork: Fork): Partial<SessionOptions> {
+  return { resume: fork.parentSessionId, resumeSessionAt: fork.at, forkSession: true };
+}
+
+/** The CLI's answer to rewind_files, in the contract's terms. */
+export function fileRewind(answer: RewindFilesResponse): FileRewind {
+  return {
+    canRewind: answer.canRewind,
+    filesChanged: answer.filesChanged ?? [],
+    insertions: answer.insertions ?? 0,
+    deletions: answer.deletions ?? 0,
+    reason: answer.canRewind ? null : rewindRefusal(answer.error),
+  };
+}
+
+/** Why files cannot be restored, in words a person understands, from the CLI's own (2.1.332) error. */
+function rewindRefusal(error: string | undefined): string {
+  if (error === 'No file checkpoint found for this message.') {
+    return 'Claude Code kept no copy of the files for this message, so there is nothing to restore. It keeps copies only of changes made with its file tools (Write, Edit, NotebookEdit), not of changes made through Bash, and only for messages it has on record.';
+  }
+  if (error === 'File rewinding is not enabled.') {
+    return 'Claude Code was not keeping copies of files in this conversation, so there is nothing to restore.';
+  }
+  const failed = error?.match(/^Failed to rewind: (.*)$/s);
+  if (failed) return `Restoring the files failed: ${failed[1]}`;
+  return error ? `Claude Code cannot restore the files: ${error}` : 'Claude Code cannot restore the files.';
 }
 
 /** A user line's content: image blocks first, then the text block (claude-protocol.md); plain text alone. */

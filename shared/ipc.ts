@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { IMAGE_LIMITS } from './images';
+import { Family } from './branches';
 import { ExportFile, LibraryRow, LibraryStatus, SearchHit, SessionId } from './library';
 import { ImageMediaType, ModelInfo, type CliMessage } from './protocol';
 
@@ -63,6 +64,38 @@ export type PreparedImage = z.infer<typeof PreparedImage>;
 /** An image in a turn, as the user line carries it. */
 export const TurnImage = z.object({ mediaType: ImageMediaType, data: z.base64().min(1) });
 export type TurnImage = z.infer<typeof TurnImage>;
+
+/** Which session a request is about: a conversation open in main, or a saved one with no process. */
+export const SessionTarget = z.union([ConversationRef, z.object({ sessionId: SessionId })]);
+export type SessionTarget = z.infer<typeof SessionTarget>;
+
+/** What restoring files to just before a user message would change (a dry run), or did change. */
+export const FileRewind = z.object({
+  canRewind: z.boolean(),
+  /** Absolute paths. */
+  filesChanged: z.array(z.string()),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+  /** Why nothing can be restored, in words a person understands; null when it can. */
+  reason: z.string().nullable(),
+});
+export type FileRewind = z.infer<typeof FileRewind>;
+
+/** A message's text and images, as the first message of a turn carries them. */
+const MessageBody = z
+  .object({
+    text: z.string().max(1_000_000),
+    images: z.array(TurnImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
+  })
+  .refine(
+    (request) => request.text.trim().length > 0 || request.images.length > 0,
+    'A message needs text or an image.',
+  )
+  .refine(
+    (request) =>
+      request.images.reduce((sum, image) => sum + image.data.length, 0) <= IMAGE_LIMITS.maxTurnBase64Length,
+    'The images of one message are too large together.',
+  );
 
 /** The largest file the app reads for an image; anything bigger is refused before it is read. */
 export const MAX_IMAGE_FILE_BYTES = 40 * 1024 * 1024;
@@ -155,6 +188,25 @@ export const invokeChannels = {
   },
   /** How far indexing has got, and the files that could not be read. */
   libraryStatus: { request: Empty, response: LibraryStatus },
+  /** Every branch of the family a saved conversation belongs to (Byre's forks, the CLI's, in-file rewinds). */
+  libraryFamily: { request: z.object({ sessionId: SessionId }), response: Family },
+  /**
+   * Restores files to just before a user message, in the session that made their checkpoints (with
+   * `dryRun`, only says what it would change). A saved session with no process gets one for the call.
+   */
+  rewindFiles: {
+    request: z.object({ target: SessionTarget, userMessageUuid: Uuid, dryRun: z.boolean() }),
+    response: FileRewind,
+  },
+  /**
+   * A new branch: a new CLI process that carries on `from` after the entry `at` (`--resume
+   * --resume-session-at --fork-session`; `at` null starts afresh in the same folder), in a conversation of
+   * its own, and sends it its first message. The original session is left untouched.
+   */
+  forkConversation: {
+    request: z.object({ from: SessionTarget, at: Uuid.nullable(), message: MessageBody }),
+    response: z.object({ snapshot: ConversationSnapshot, uuid: Uuid, parentSessionId: SessionId }),
+  },
   /** Full-text search across every conversation, best first. */
   librarySearch: {
     request: z.object({

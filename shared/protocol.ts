@@ -575,6 +575,20 @@ export const CancelAsyncMessageResponse = z.looseObject({
   cancelled: z.boolean(),
   message_uuid: z.string().optional(),
 });
+/**
+ * rewind_files. A dry run answers what a restore would change; a restore answers `skippedLinks`. A message
+ * with nothing to restore is still a success response, with `canRewind:false` and the reason in `error`.
+ */
+export const RewindFilesResponse = z.looseObject({
+  canRewind: z.boolean(),
+  error: z.string().optional(),
+  /** Absolute paths. */
+  filesChanged: z.array(z.string()).optional(),
+  insertions: z.number().int().nonnegative().optional(),
+  deletions: z.number().int().nonnegative().optional(),
+  skippedLinks: z.number().int().nonnegative().optional(),
+});
+export type RewindFilesResponse = z.infer<typeof RewindFilesResponse>;
 export const OpaqueResponse = z.record(z.string(), z.unknown());
 
 /** The response schema for each host control request. */
@@ -585,7 +599,7 @@ export const hostControlResponses = {
   set_permission_mode: OpaqueResponse,
   mcp_status: McpStatusResponse,
   get_context_usage: OpaqueResponse,
-  rewind_files: OpaqueResponse,
+  rewind_files: RewindFilesResponse,
   stop_task: OpaqueResponse,
   cancel_async_message: CancelAsyncMessageResponse,
 } satisfies Record<HostControlSubtype, z.ZodType>;

@@ -97,6 +97,28 @@ describe('ControlChannel: host requests', () => {
     await expect(pending).rejects.toBeInstanceOf(ControlRequestFailed);
   });
 
+  it('reads the three answers rewind_files gives: a dry run, a restore, and nothing to restore', async () => {
+    const answers = [
+      { canRewind: true, filesChanged: ['/w/notes.txt'], insertions: 1, deletions: 1 },
+      { canRewind: true, skippedLinks: 0 },
+      { canRewind: false, error: 'No file checkpoint found for this message.' },
+    ];
+    for (const answer of answers) {
+      const { control, sent } = channel();
+      const pending = control.request({ subtype: 'rewind_files', user_message_id: 'u1', dry_run: true });
+      control.handleResponse({ subtype: 'success', request_id: requestIdOf(sent[0]), response: answer });
+      await expect(pending).resolves.toEqual(answer);
+    }
+    const { control, sent } = channel();
+    const pending = control.request({ subtype: 'rewind_files', user_message_id: 'u1' });
+    control.handleResponse({
+      subtype: 'success',
+      request_id: requestIdOf(sent[0]),
+      response: { filesChanged: ['/w/notes.txt'] },
+    });
+    await expect(pending).rejects.toBeInstanceOf(ControlRequestFailed);
+  });
+
   it("rejects an error response with ControlRequestFailed carrying the CLI's message", async () => {
     const { control, sent } = channel();
     const pending = control.request({ subtype: 'stop_task', task_id: 'b3l46stq2' });

@@ -77,8 +77,25 @@ describe('buildLaunch', () => {
   it('removes CLAUDECODE from the environment and keeps the rest, without touching the base', () => {
     const base = { PATH: '/usr/bin', HOME: '/home/u', CLAUDECODE: '1', ANTHROPIC_API_KEY: 'sk-test' };
     const { env } = buildLaunch({ cwd: '/w' }, base);
-    expect(env).toEqual({ PATH: '/usr/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk-test' });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      ANTHROPIC_API_KEY: 'sk-test',
+      CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true',
+    });
     expect(base.CLAUDECODE).toBe('1');
+  });
+
+  it('turns file checkpoints on for every process, whatever the base says', () => {
+    for (const options of [
+      { cwd: '/w' },
+      { cwd: '/w', resume: SID },
+      { cwd: '/w', permissionMode: 'default' as const },
+    ]) {
+      expect(buildLaunch(options, {}).env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING).toBe('true');
+    }
+    const off = { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'false' };
+    expect(buildLaunch({ cwd: '/w' }, off).env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING).toBe('true');
   });
 
   it('sets the git identity only when given one', () => {
@@ -90,6 +107,7 @@ describe('buildLaunch', () => {
     ).env;
     expect(withIdentity).toEqual({
       PATH: '/usr/bin',
+      CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true',
       GIT_AUTHOR_NAME: 'Ada Lovelace',
       GIT_AUTHOR_EMAIL: 'ada@example.com',
       GIT_COMMITTER_NAME: 'Ada Lovelace',

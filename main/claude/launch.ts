@@ -70,6 +70,8 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
   const env: NodeJS.ProcessEnv = { ...baseEnv };
   // The child must not think it runs nested inside another Claude Code.
   delete env.CLAUDECODE;
+  // Without it the CLI keeps no copies of the files its tools change, and rewind_files has nothing to restore.
+  env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = 'true';
   if (options.identity) {
     env.GIT_AUTHOR_NAME = options.identity.name;
     env.GIT_AUTHOR_EMAIL = options.identity.email;

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationEvent } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
+import { turn } from '../test-lines';
 
 /** The library slice against a scripted window.byre: opening, paging and jumping to a search hit. */
 
@@ -14,42 +15,9 @@ const row: LibraryRow = {
   sizeBytes: 100,
   resumable: true,
   hasTranscript: false,
+  branchCount: 1,
+  familyKey: 's1',
 };
-
-/** A turn as the CLI file gives it: the prompt line and the reply line, each with its uuid. */
-function turn(n: number): ConversationEvent[] {
-  return [
-    {
-      kind: 'message',
-      message: {
-        type: 'user',
-        message: { role: 'user', content: `question ${n}` },
-        uuid: `user-${n}`,
-        session_id: 's1',
-        parent_tool_use_id: null,
-      },
-    },
-    {
-      kind: 'message',
-      message: {
-        type: 'assistant',
-        message: {
-          id: `msg-${n}`,
-          type: 'message',
-          role: 'assistant',
-          model: 'claude',
-          content: [{ type: 'text', text: `answer ${n}` }],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-        uuid: `reply-${n}`,
-        session_id: 's1',
-        parent_tool_use_id: null,
-      },
-    },
-  ] as ConversationEvent[];
-}
 
 type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
 
