@@ -96,7 +96,10 @@ function TabBar() {
           const tab = tabs[id];
           if (!tab) return null;
           const label = tab.conversation.title ?? folderName(tab.cwd);
-          const running = tab.conversation.status === 'running';
+          // A branch that is not shown may still be working: the tab says so.
+          const running =
+            tab.conversation.status === 'running' ||
+            !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running');
           return (
             <div key={id} className={`tab${id === active ? ' tab-active' : ''}`}>
               <button
@@ -108,6 +111,7 @@ function TabBar() {
                 onClick={() => activate(id)}
               >
                 {running && <span className="tab-spinner" aria-hidden="true" />}
+                {running && <span className="sr-only">Busy: </span>}
                 {label}
               </button>
               <button

@@ -15,6 +15,9 @@ import {
   type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
+import type { Branch } from './branches/model';
+import { isPending } from './branches/model';
+import { createBranchSlice, liveConversationId, type BranchSlice, type RewindDialog } from './branches/slice';
 import { createLibrarySlice, type LibrarySlice, type Paging, type SavedView } from './library/slice';
 import { newTab, tabActions } from './tabs';
 
@@ -42,6 +45,14 @@ export interface Tab {
   paging: Paging | null;
   /** A message to bring into view (a search result, a find match); the nonce makes each request new. */
   focus: { messageId: string; nonce: number } | null;
+  /** The family's branches once it has more than one (or a rewind waits to be sent); null until then. */
+  branches: Branch[] | null;
+  /** The key of the branch shown (its view is this tab's conversation, saved and paging). */
+  branch: string | null;
+  /** The Rewind dialog, while it is open. */
+  rewind: RewindDialog | null;
+  /** What the last file restore did ("3 files restored"). */
+  branchNotice: string | null;
 }
 
 /** Find in conversation: the query, and which of its matches is current. */
@@ -94,6 +105,8 @@ interface ConversationsSlice {
   dismissRefusals(tabId: string): void;
   /** Sends the draft's text and ready images; on failure both stay where they were. */
   send(tabId: string): Promise<boolean>;
+  /** Puts a message back into the composer (a rewound one), replacing what was there. */
+  restoreDraft(tabId: string, text: string, images: readonly TurnImage[]): void;
   /** Sends a message again as it was (one that was cancelled, or lost when the CLI stopped). */
   sendAgain(tabId: string, text: string, images: readonly TurnImage[]): Promise<void>;
   interrupt(tabId: string): Promise<void>;
@@ -104,7 +117,7 @@ interface ConversationsSlice {
   applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
 }
 
-export type Store = AppSlice & ConversationsSlice & LibrarySlice & FindSlice;
+export type Store = AppSlice & ConversationsSlice & LibrarySlice & FindSlice & BranchSlice;
 
 interface FindSlice {
   /** Per tab, while its find bar is open. */
@@ -240,8 +253,17 @@ export const useStore = create<Store>()((set, get, api) => {
       },
     }));
 
+  /** Where a tab's actions go: the conversation of the branch it shows. */
+  const conversationOf = (tabId: string): string => {
+    const tab = get().tabs[tabId];
+    const id = tab ? liveConversationId(tab) : tabId;
+    if (!id) throw new Error('This branch is not running; resume it to carry on in it.');
+    return id;
+  };
+
   return {
     ...createLibrarySlice(set, get, api),
+    ...createBranchSlice(set, get, api),
     finds: {},
     focusMessage,
 
@@ -310,6 +332,28 @@ export const useStore = create<Store>()((set, get, api) => {
 
     setDraftText(tabId, text) {
       patchDraft(tabId, (draft) => ({ ...draft, text }));
+    },
+
+    restoreDraft(tabId, text, images) {
+      patchDraft(tabId, (draft) => ({
+        ...draft,
+        text,
+        attachments: images.map((image, index) => ({
+          id: `image-${++localAttachments}`,
+          name: `image ${index + 1}`,
+          image: {
+            name: `image ${index + 1}`,
+            mediaType: image.mediaType,
+            data: image.data,
+            // Already prepared when it was first sent; its size is not needed again.
+            width: 1,
+            height: 1,
+            originalWidth: 1,
+            originalHeight: 1,
+            resized: false,
+          },
+        })),
+      }));
     },
 
     dismissRefusals(tabId) {
@@ -398,8 +442,12 @@ export const useStore = create<Store>()((set, get, api) => {
         attachments: current.attachments.filter((attachment) => !sentIds.has(attachment.id)),
       }));
       let sent = false;
+      const shown = get().tabs[tabId];
+      const pending = isPending(shown?.branches?.find((branch) => branch.key === shown.branch));
       await guarded(tabId, async () => {
-        await call('send', { conversationId: tabId, text, images });
+        // The first message of a rewound branch starts its fork.
+        if (pending) await get().sendInPendingBranch(tabId, text, images);
+        else await call('send', { conversationId: conversationOf(tabId), text, images });
         sent = true;
       });
       if (!sent) {
@@ -418,27 +466,27 @@ export const useStore = create<Store>()((set, get, api) => {
 
     sendAgain: (tabId, text, images) =>
       guarded(tabId, async () => {
-        await call('send', { conversationId: tabId, text, images: [...images] });
+        await call('send', { conversationId: conversationOf(tabId), text, images: [...images] });
       }),
 
     interrupt: (tabId) =>
       guarded(tabId, async () => {
-        await call('interrupt', { conversationId: tabId });
+        await call('interrupt', { conversationId: conversationOf(tabId) });
       }),
 
     cancelQueued: (tabId, uuid) =>
       guarded(tabId, async () => {
-        await call('cancelQueued', { conversationId: tabId, uuid });
+        await call('cancelQueued', { conversationId: conversationOf(tabId), uuid });
       }),
 
     setModel: (tabId, model) =>
       guarded(tabId, async () => {
-        await call('setModel', { conversationId: tabId, model });
+        await call('setModel', { conversationId: conversationOf(tabId), model });
       }),
 
     resume: (tabId) =>
       guarded(tabId, async () => {
-        await call('resume', { conversationId: tabId });
+        await call('resume', { conversationId: conversationOf(tabId) });
       }),
 
     async closeTab(tabId) {
@@ -455,12 +503,24 @@ export const useStore = create<Store>()((set, get, api) => {
             : state.activeTab;
         return { tabs, drafts, finds, tabOrder, activeTab, composingNew: tabOrder.length === 0 };
       });
-      if (tab && !tab.starting && !tab.startError && !tab.saved) {
+      if (tab?.branches) {
+        // Every branch running in this tab ends with it.
+        const running = tab.branches.flatMap((branch) =>
+          branch.conversationId ? [branch.conversationId] : [],
+        );
+        await Promise.all(
+          running.map((conversationId) =>
+            call('closeConversation', { conversationId }).catch(() => undefined),
+          ),
+        );
+      } else if (tab && !tab.starting && !tab.startError && !tab.saved) {
         await call('closeConversation', { conversationId: tabId }).catch(() => undefined);
       }
     },
 
-    applyConversationEvents(batches) {
+    applyConversationEvents(all) {
+      // Branches' conversations first (their events go to the branch, shown or not); the rest by tab.
+      const batches = get().routeBranchEvents(all);
       set((state) => {
         let tabs = state.tabs;
         for (const [conversationId, events] of batches) {

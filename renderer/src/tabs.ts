@@ -16,6 +16,10 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
     saved: null,
     paging: null,
     focus: null,
+    branches: null,
+    branch: null,
+    rewind: null,
+    branchNotice: null,
     ...patch,
   };
 }

@@ -4,6 +4,7 @@ import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
+import { BranchBanner, BranchTree, RewindDialogView, useBranchCount } from '../branches/BranchViews';
 import { Composer } from './Composer';
 import { FindBar } from './FindBar';
 import { MessageList } from './MessageList';
@@ -20,6 +21,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
         startError: found?.startError ?? null,
         actionError: found?.actionError ?? null,
         saved: found?.saved != null,
+        branch: found?.branch ?? null,
         opening: tabId.startsWith('saved:'),
       };
     }),
@@ -39,24 +41,55 @@ export function ConversationView({ tabId }: { tabId: string }) {
   );
   if (tab.saved) {
     return (
-      <div className="conversation">
-        <SavedHeader tabId={tabId} />
-        {banner}
-        <FindBar tabId={tabId} />
-        <MessageList tabId={tab.id} />
-        <SavedFooter tabId={tabId} />
-      </div>
+      <WithBranches tabId={tabId}>
+        <div className="conversation">
+          <SavedHeader tabId={tabId} />
+          {banner}
+          <BranchBanner tabId={tabId} />
+          <FindBar tabId={tabId} />
+          <MessageList key={tab.branch ?? ''} tabId={tab.id} />
+          <SavedFooter tabId={tabId} />
+          <RewindDialogView tabId={tabId} />
+        </div>
+      </WithBranches>
     );
   }
   return (
-    <DropZone tabId={tabId}>
-      <ConversationHeader tabId={tabId} cwd={tab.cwd} />
-      <ExitBanner tabId={tabId} />
-      {banner}
-      <FindBar tabId={tabId} />
-      <MessageList tabId={tab.id} />
-      <Composer tabId={tab.id} />
-    </DropZone>
+    <WithBranches tabId={tabId}>
+      <DropZone tabId={tabId}>
+        <ConversationHeader tabId={tabId} cwd={tab.cwd} />
+        <ExitBanner tabId={tabId} />
+        {banner}
+        <BranchBanner tabId={tabId} />
+        <FindBar tabId={tabId} />
+        <MessageList key={tab.branch ?? ''} tabId={tab.id} />
+        <Composer tabId={tab.id} />
+        <RewindDialogView tabId={tabId} />
+      </DropZone>
+    </WithBranches>
+  );
+}
+
+/** The conversation, and beside it the tree of its family's branches once there is more than one. */
+function WithBranches({ tabId, children }: { tabId: string; children: ReactNode }) {
+  const count = useBranchCount(tabId);
+  const [open, setOpen] = useState(true);
+  if (count < 2) return <>{children}</>;
+  return (
+    <div className="with-branches">
+      {children}
+      <div className="branch-column">
+        <button
+          type="button"
+          className="link-button branch-toggle"
+          aria-expanded={open}
+          onClick={() => setOpen((value) => !value)}
+        >
+          {open ? 'Hide branches' : `Show branches (${count})`}
+        </button>
+        {open && <BranchTree tabId={tabId} />}
+      </div>
+    </div>
   );
 }
 

@@ -6,6 +6,7 @@ import type {
   ResultChatMessage,
   UserChatMessage,
 } from '../../../shared/conversation';
+import { BranchSwitcher } from '../branches/BranchViews';
 import { ErrorBoundary } from '../ErrorBoundary';
 import { useStore } from '../store';
 import { Markdown } from './Markdown';
@@ -21,6 +22,9 @@ export const MessageView = memo(function MessageView({ tabId, id }: { tabId: str
   // A message whose content breaks rendering (the model's tool input is untrusted) costs only its row.
   return (
     <ErrorBoundary what="this message">
+      {!('parentToolUseId' in message && message.parentToolUseId) && (
+        <BranchSwitcher tabId={tabId} messageId={id} />
+      )}
       <MessageBody tabId={tabId} message={message} />
     </ErrorBoundary>
   );
@@ -46,13 +50,24 @@ function MessageBody({ tabId, message }: { tabId: string; message: ChatMessage }
 function UserMessageView({ tabId, message }: { tabId: string; message: UserChatMessage }) {
   const cancelQueued = useStore((state) => state.cancelQueued);
   const sendAgain = useStore((state) => state.sendAgain);
+  const openRewind = useStore((state) => state.openRewind);
   const queued = message.status === 'queued' || message.status === 'sending';
+  const rewindable = !message.parentToolUseId && message.status === 'sent' && !!message.uuid;
   return (
     <article
       className={`message message-user status-${message.status}${message.parentToolUseId ? ' message-nested' : ''}`}
       aria-label={message.author}
     >
-      <header className="author">{message.author}</header>
+      <header className="author">
+        {message.author}
+        {rewindable && (
+          <MessageAction
+            label="Rewind"
+            title="Go back to just before this message: edit it, restore files, or both"
+            onClick={() => void openRewind(tabId, message.id)}
+          />
+        )}
+      </header>
       {message.images.length > 0 && <ImageStrip images={message.images} />}
       {message.text && <div className="user-text">{message.text}</div>}
       {message.status === 'queued' && (
@@ -83,6 +98,17 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
       )}
       {queued && message.status === 'sending' && <span className="sr-only">Sending</span>}
     </article>
+  );
+}
+
+/** A button in a message's header, shown on hover and on keyboard focus. */
+function MessageAction({ label, title, onClick }: { label: string; title: string; onClick: () => void }) {
+  return (
+    <span className="message-actions">
+      <button type="button" className="link-button" title={title} onClick={onClick}>
+        {label}
+      </button>
+    </span>
   );
 }
 
@@ -140,13 +166,24 @@ function Lightbox({ image, onClose }: { image: TurnImage; onClose: () => void })
 const dataUrl = (image: TurnImage) => `data:${image.mediaType};base64,${image.data}`;
 
 function AssistantMessageView({ tabId, message }: { tabId: string; message: AssistantChatMessage }) {
+  const forkFromHere = useStore((state) => state.forkFromHere);
+  const forkable = !message.parentToolUseId && !message.streaming && !!message.uuid;
   return (
     <article
       className={`message message-assistant${message.streaming ? ' streaming' : ''}${message.parentToolUseId ? ' message-nested' : ''}`}
       aria-label={message.author}
       aria-busy={message.streaming}
     >
-      <header className="author">{message.author}</header>
+      <header className="author">
+        {message.author}
+        {forkable && (
+          <MessageAction
+            label="Fork from here"
+            title="Carry on after this reply in a new branch"
+            onClick={() => forkFromHere(tabId, message.id)}
+          />
+        )}
+      </header>
       {message.parts.map((part, index) => {
         switch (part.kind) {
           case 'text':

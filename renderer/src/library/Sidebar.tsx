@@ -224,6 +224,7 @@ function RowButton({ row }: { row: LibraryRow }) {
           {row.messageCount.toLocaleString()} {row.messageCount === 1 ? 'message' : 'messages'}
         </span>
         <span>{formatSize(row.sizeBytes)}</span>
+        {row.branchCount > 1 && <span className="badge">{row.branchCount} branches</span>}
         {!row.resumable && (
           <span className="badge badge-muted">{row.hasTranscript ? 'saved by Byre' : 'files deleted'}</span>
         )}

@@ -4,6 +4,7 @@ import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../..
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 import { call } from '../api';
 import { findMatches, messageText, type FindMatch, type Store } from '../store';
+import type { BranchView } from '../branches/model';
 import { newTab, tabActions } from '../tabs';
 
 /**
@@ -245,6 +246,8 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
         patchTab(tabId, { starting: false, startError: asIpcError(error) });
         return;
       }
+      // Its branches, if it has any, come from the library beside it.
+      void get().loadFamily(tabId);
       if (jumpTo) await jump(tabId, jumpTo);
     },
 
@@ -337,6 +340,22 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
     set((state) => {
       const tab = state.tabs[tabId];
       if (!tab) return {};
+      if (tab.branches) {
+        // A branch of a family resumed: the tab stays, and the branch is live from now on.
+        return {
+          tabs: {
+            ...state.tabs,
+            [tabId]: {
+              ...tab,
+              saved: null,
+              branches: tab.branches.map((branch) =>
+                branch.key === tab.branch ? { ...branch, conversationId: id } : branch,
+              ),
+              conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
+            },
+          },
+        };
+      }
       if (state.tabs[id] && id !== tabId) {
         // Main already had it open (in another window, say): show that tab instead.
         const { [tabId]: _saved, ...tabs } = state.tabs;
@@ -362,6 +381,17 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
     });
   }
 };
+
+/** A saved conversation's last page as a branch's view (read-only until it is resumed). */
+export async function loadSavedView(sessionId: string): Promise<BranchView> {
+  const page = await call('openSaved', { sessionId });
+  const reduced = reducePage(initialConversation({ sessionId, cwd: page.row.cwd ?? '' }), page.events);
+  return {
+    conversation: settled(reduced.conversation, page.row.title),
+    saved: { sessionId, row: page.row, skipped: page.skipped },
+    paging: { sessionId, before: page.before, loading: false, error: null, anchors: reduced.anchors },
+  };
+}
 
 /** One page reduced on its own, and the message each of its lines belongs to. */
 function reducePage(

@@ -1,0 +1,291 @@
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useStore, type Tab } from '../store';
+import { isPending, partPoints, type Branch, type PartGroup } from './model';
+
+/**
+ * What rewind and branches put on screen: the Rewind dialog, the line under the header while a rewind waits
+ * to be sent, the "Branch 2 of 3" switcher where branches part, and the tree of a family's branches.
+ */
+
+const groupCache = new WeakMap<object, { branch: string; order: string[]; points: Map<string, PartGroup> }>();
+
+/** Where the shown branch parts from others, computed once per change of the branches or the messages. */
+function partGroups(tab: Tab | undefined): Map<string, PartGroup> | null {
+  if (!tab?.branches || !tab.branch) return null;
+  const cached = groupCache.get(tab.branches);
+  if (cached && cached.branch === tab.branch && cached.order === tab.conversation.order) return cached.points;
+  const points = partPoints(tab.branches, tab.branch, tab.conversation);
+  groupCache.set(tab.branches, { branch: tab.branch, order: tab.conversation.order, points });
+  return points;
+}
+
+/** "Branch 2 of 3", with Previous and Next, on the message where branches part. */
+export function BranchSwitcher({ tabId, messageId }: { tabId: string; messageId: string }) {
+  const group = useStore(
+    useShallow((state) => {
+      const found = partGroups(state.tabs[tabId])?.get(messageId);
+      return found
+        ? {
+            at: found.at,
+            count: found.keys.length,
+            keys: found.keys.join('\n'),
+            forkPoint: found.forkPointUuid,
+          }
+        : null;
+    }),
+  );
+  const switchBranch = useStore((state) => state.switchBranch);
+  if (!group) return null;
+  const keys = group.keys.split('\n');
+  const go = (step: number) => {
+    const key = keys[group.at + step];
+    if (key) void switchBranch(tabId, key, group.forkPoint);
+  };
+  return (
+    <div className="branch-switcher" role="group" aria-label="Branches here">
+      <button
+        type="button"
+        className="icon-button"
+        aria-label="Previous branch"
+        disabled={group.at === 0}
+        onClick={() => go(-1)}
+      >
+        ‹
+      </button>
+      <span className="branch-count">
+        Branch {group.at + 1} of {group.count}
+      </span>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label="Next branch"
+        disabled={group.at === group.count - 1}
+        onClick={() => go(1)}
+      >
+        ›
+      </button>
+    </div>
+  );
+}
+
+/** The Rewind dialog: what restoring files would change (a dry run, before anything is done), and the choices. */
+export function RewindDialogView({ tabId }: { tabId: string }) {
+  const dialog = useStore((state) => state.tabs[tabId]?.rewind ?? null);
+  const close = useStore((state) => state.closeRewind);
+  const apply = useStore((state) => state.applyRewind);
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!dialog) return;
+    panel.current?.querySelector<HTMLButtonElement>('button:not([disabled])')?.focus();
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key === 'Escape') close(tabId);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+    // Focus once when it opens.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [dialog === null, close, tabId]);
+  if (!dialog) return null;
+  const preview = dialog.preview;
+  const filesReady = !!preview?.canRewind && preview.filesChanged.length > 0 && !dialog.busy;
+  return (
+    <div className="modal-backdrop" onClick={() => close(tabId)}>
+      <div
+        ref={panel}
+        className="modal rewind-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Rewind"
+        onClick={(event) => event.stopPropagation()}
+      >
+        <h2>Rewind</h2>
+        <p>
+          Go back to just before this message. The conversation so far is kept as it is: what you send next
+          starts a new branch.
+        </p>
+        <section aria-label="Files" className="rewind-files">
+          <h3>Files</h3>
+          {!preview && !dialog.error && <p role="status">Checking which files would change…</p>}
+          {preview?.canRewind && preview.filesChanged.length > 0 && (
+            <>
+              <p>Restoring files would change:</p>
+              <ul className="rewind-file-list" aria-label="Files to restore">
+                {preview.filesChanged.map((path) => (
+                  <li key={path}>
+                    <code>{path}</code>
+                  </li>
+                ))}
+              </ul>
+              <p className="muted">
+                <span className="diff-plus">+{preview.insertions}</span>{' '}
+                <span className="diff-minus">−{preview.deletions}</span> lines in all
+              </p>
+            </>
+          )}
+          {preview?.canRewind && preview.filesChanged.length === 0 && (
+            <p>No file has changed since this message: there is nothing to restore.</p>
+          )}
+          {preview && !preview.canRewind && <p>There are no files to restore: {preview.reason}</p>}
+          <p className="muted">
+            Only changes made with Claude&apos;s file tools (Write, Edit) can be restored; changes made by
+            shell commands are not tracked.
+          </p>
+        </section>
+        {dialog.error && (
+          <p className="inline-error" role="alert">
+            {dialog.error}
+          </p>
+        )}
+        <div className="modal-actions">
+          <button
+            type="button"
+            className="button-primary"
+            disabled={!filesReady}
+            onClick={() => void apply(tabId, 'both')}
+          >
+            Conversation and files
+          </button>
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={dialog.busy}
+            onClick={() => void apply(tabId, 'conversation')}
+          >
+            Conversation only
+          </button>
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={!filesReady}
+            onClick={() => void apply(tabId, 'files')}
+          >
+            Files only
+          </button>
+          <button type="button" className="button-secondary" onClick={() => close(tabId)}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** Under the header: a rewind waiting for its message (and the way back), and what a file restore did. */
+export function BranchBanner({ tabId }: { tabId: string }) {
+  const { pending, notice } = useStore(
+    useShallow((state) => {
+      const tab = state.tabs[tabId];
+      const current = tab?.branches?.find((branch) => branch.key === tab.branch);
+      return { pending: isPending(current), notice: tab?.branchNotice ?? null };
+    }),
+  );
+  const cancel = useStore((state) => state.cancelPendingRewind);
+  return (
+    <>
+      {notice && (
+        <div className="banner banner-info" role="status">
+          {notice}
+        </div>
+      )}
+      {pending && (
+        <div className="banner banner-info rewind-banner" role="status">
+          <span>
+            Rewound. Edit the message and send it to carry on in a new branch; the original is kept.
+          </span>
+          <button type="button" className="link-button" onClick={() => cancel(tabId)}>
+            Back to the original
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** How many branches the tab's family has (a rewind not yet sent is not one). */
+export function useBranchCount(tabId: string): number {
+  return useStore((state) => state.tabs[tabId]?.branches?.filter((branch) => !isPending(branch)).length ?? 0);
+}
+
+/** The family's branches as a tree: each with its first differing message, last activity and size. */
+export function BranchTree({ tabId }: { tabId: string }) {
+  const { branches, current } = useStore(
+    useShallow((state) => {
+      const tab = state.tabs[tabId];
+      return { branches: tab?.branches ?? null, current: tab?.branch ?? null };
+    }),
+  );
+  const switchBranch = useStore((state) => state.switchBranch);
+  const [focused, setFocused] = useState<string | null>(null);
+  const tree = useRef<HTMLUListElement>(null);
+  if (!branches) return null;
+  const shown = branches.filter((branch) => !isPending(branch));
+  const byParent = new Map<string | null, Branch[]>();
+  for (const branch of shown) {
+    const parent = shown.some((other) => other.key === branch.parentKey) ? branch.parentKey : null;
+    byParent.set(parent, [...(byParent.get(parent) ?? []), branch]);
+  }
+  const flat: string[] = [];
+  const walk = (parent: string | null) => {
+    for (const branch of byParent.get(parent) ?? []) {
+      flat.push(branch.key);
+      walk(branch.key);
+    }
+  };
+  walk(null);
+  const active = focused && flat.includes(focused) ? focused : (current ?? flat[0]);
+  const onKeyDown = (event: KeyboardEvent) => {
+    const at = flat.indexOf(active ?? '');
+    let next: string | undefined;
+    if (event.key === 'ArrowDown') next = flat[at + 1];
+    else if (event.key === 'ArrowUp') next = flat[at - 1];
+    else if (event.key === 'Home') next = flat[0];
+    else if (event.key === 'End') next = flat[flat.length - 1];
+    else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      if (active) void switchBranch(tabId, active);
+      return;
+    } else return;
+    event.preventDefault();
+    if (!next) return;
+    setFocused(next);
+    tree.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(next)}"]`)?.focus();
+  };
+  const item = (branch: Branch, level: number) => {
+    const children = byParent.get(branch.key) ?? [];
+    return (
+      <li
+        key={branch.key}
+        role="treeitem"
+        // Its own name: a nested item's text would otherwise be part of its parent's.
+        aria-label={branch.firstMessage || '(no messages yet)'}
+        data-key={branch.key}
+        aria-level={level}
+        aria-selected={branch.key === current}
+        aria-expanded={children.length > 0 ? true : undefined}
+        tabIndex={branch.key === active ? 0 : -1}
+        className={`branch-item${branch.key === current ? ' branch-current' : ''}`}
+        onClick={(event) => {
+          event.stopPropagation();
+          setFocused(branch.key);
+          void switchBranch(tabId, branch.key);
+        }}
+      >
+        <span className="branch-first">{branch.firstMessage || '(no messages yet)'}</span>
+        <span className="branch-meta">
+          {branch.messageCount} messages · {new Date(branch.lastActive).toLocaleString()}
+          {!branch.resumable && ' · read-only'}
+        </span>
+        {children.length > 0 && <ul role="group">{children.map((child) => item(child, level + 1))}</ul>}
+      </li>
+    );
+  };
+  return (
+    <aside className="branch-panel">
+      <h2 id={`branches-${tabId}`}>Branches</h2>
+      <ul ref={tree} role="tree" aria-label="Branches" onKeyDown={onKeyDown}>
+        {(byParent.get(null) ?? []).map((branch) => item(branch, 1))}
+      </ul>
+    </aside>
+  );
+}

@@ -1,0 +1,446 @@
+import type { StateCreator } from 'zustand';
+import { applyEvents, type ConversationState } from '../../../shared/conversation';
+import type { ConversationEvent, FileRewind, SessionTarget, TurnImage } from '../../../shared/ipc';
+import type { Family } from '../../../shared/branches';
+import { call } from '../api';
+import { loadSavedView } from '../library/slice';
+import type { Store, Tab } from '../store';
+import { tabActions } from '../tabs';
+import {
+  checkpointOwner,
+  forkAfter,
+  indexOfUuid,
+  isPending,
+  PENDING_PREFIX,
+  rewindPoint,
+  summary,
+  targetOf,
+  truncateConversation,
+  type Branch,
+  type BranchView,
+} from './model';
+
+/**
+ * Rewind and branches, as the store does them: the Rewind dialog (a dry run first, then conversation, files
+ * or both), "Fork from here", switching between branches, and sending the first message of a rewound branch,
+ * which is when its fork starts. A branch that is not shown keeps its view (and keeps streaming into it).
+ */
+
+export type RewindChoice = 'both' | 'conversation' | 'files';
+
+export interface RewindDialog {
+  messageId: string;
+  /** The dry run's answer; null while it runs. */
+  preview: FileRewind | null;
+  /** Why the dry run (or the restore) failed. */
+  error: string | null;
+  busy: boolean;
+}
+
+export interface BranchSlice {
+  openRewind(tabId: string, messageId: string): Promise<void>;
+  closeRewind(tabId: string): void;
+  applyRewind(tabId: string, choice: RewindChoice): Promise<void>;
+  forkFromHere(tabId: string, messageId: string): void;
+  /**
+   * Shows another branch of the tab's family; a branch not read yet is read first. With `partAt` (the
+   * fork point a switcher stands at), the view opens where the branches part.
+   */
+  switchBranch(tabId: string, key: string, partAt?: string | null): Promise<void>;
+  /** Leaves a rewind that was never sent, back to the branch it was made from. */
+  cancelPendingRewind(tabId: string): void;
+  /** The first message of a rewound branch: starts its fork. Throws if it could not start. */
+  sendInPendingBranch(tabId: string, text: string, images: TurnImage[]): Promise<void>;
+  /** A saved conversation's family, read from the library, becomes the tab's branches. */
+  loadFamily(tabId: string): Promise<void>;
+  /** Events of conversations that are branches (of any tab), routed to the branch they belong to. */
+  routeBranchEvents(
+    batches: ReadonlyMap<string, ConversationEvent[]>,
+  ): ReadonlyMap<string, ConversationEvent[]>;
+}
+
+let pendingIds = 0;
+/** Events of a conversation no tab knows yet (a fork whose answer has not arrived), by conversation id. */
+const orphans = new Map<string, ConversationEvent[]>();
+const MAX_ORPHAN_EVENTS = 5000;
+
+/** The conversation id a tab's actions (send, stop …) go to: its shown branch's, or its own. */
+export function liveConversationId(tab: Tab): string | null {
+  if (tab.branches && tab.branch) {
+    const current = tab.branches.find((branch) => branch.key === tab.branch);
+    return current?.conversationId ?? null;
+  }
+  return tab.saved ? null : tab.id;
+}
+
+/** The tab's branches, made from what it shows when it has none yet (its one conversation is the root). */
+function withRoot(tab: Tab): { branches: Branch[]; current: string } {
+  if (tab.branches && tab.branch) return { branches: tab.branches, current: tab.branch };
+  const state = tab.conversation;
+  const key = state.sessionId ?? tab.id;
+  const root: Branch = {
+    key,
+    sessionId: state.sessionId,
+    conversationId: tab.saved ? null : tab.id,
+    parentKey: null,
+    forkPointUuid: null,
+    createdAt: 0,
+    firstMessage: firstText(state, 0),
+    lastActive: Date.now(),
+    messageCount: countMessages(state),
+    resumable: tab.saved ? tab.saved.row.resumable : true,
+    view: null,
+  };
+  return { branches: [root], current: key };
+}
+
+function firstText(state: ConversationState, from: number): string {
+  for (const id of state.order.slice(from)) {
+    const message = state.messages[id];
+    if (message?.role === 'user') return summary(message.text);
+    if (message?.role === 'assistant') {
+      const text = message.parts.find((part) => part.kind === 'text');
+      if (text?.kind === 'text') return summary(text.text);
+    }
+  }
+  return '';
+}
+
+function countMessages(state: ConversationState): number {
+  return state.order.filter((id) => {
+    const role = state.messages[id]?.role;
+    return role === 'user' || role === 'assistant';
+  }).length;
+}
+
+export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set, get) => {
+  const { patchTab } = tabActions(set);
+
+  const viewOf = (tab: Tab): BranchView => ({
+    conversation: tab.conversation,
+    saved: tab.saved,
+    paging: tab.paging,
+  });
+
+  /** Shows `key` in the tab: the shown branch keeps its view, the new one's becomes the tab's. */
+  const show = (
+    tab: Tab,
+    branches: Branch[],
+    current: string,
+    key: string,
+    view: BranchView,
+  ): Partial<Tab> => {
+    const leaving = branches.find((branch) => branch.key === current);
+    const next = branches
+      // A rewind never sent is dropped when it is left: no empty branch is made.
+      .filter((branch) => branch.key === key || !(isPending(branch) && branch.key === current))
+      .map((branch) => {
+        if (branch.key === key) return { ...branch, view: null };
+        if (branch === leaving) return { ...branch, view: viewOf(tab) };
+        return branch;
+      });
+    return {
+      branches: next,
+      branch: key,
+      conversation: view.conversation,
+      saved: view.saved,
+      paging: view.paging,
+      focus: null,
+      rewind: null,
+    };
+  };
+
+  /** Starts a rewound branch that waits for its first message: the view is cut at `keep`. */
+  const startPending = (tabId: string, at: string | null, keep: number, parentKey?: string) => {
+    const tab = get().tabs[tabId];
+    if (!tab) return;
+    const { branches, current } = withRoot(tab);
+    const key = `${PENDING_PREFIX}${++pendingIds}`;
+    const conversation = truncateConversation(tab.conversation, keep);
+    const pending: Branch = {
+      key,
+      sessionId: null,
+      conversationId: null,
+      parentKey: parentKey ?? current,
+      forkPointUuid: at,
+      createdAt: Date.now(),
+      firstMessage: '',
+      lastActive: Date.now(),
+      messageCount: countMessages(conversation),
+      resumable: true,
+      view: null,
+    };
+    patchTab(tabId, {
+      ...show(tab, [...branches, pending], current, key, { conversation, saved: null, paging: tab.paging }),
+      branchNotice: null,
+      actionError: null,
+    });
+  };
+
+  /** The session the files of a user message were checkpointed by. */
+  const filesTarget = (tab: Tab, messageId: string): SessionTarget | null => {
+    const { branches, current } = withRoot(tab);
+    const owner = checkpointOwner(branches, current, tab.conversation, messageId);
+    return owner ? targetOf(owner) : null;
+  };
+
+  const messageUuid = (tab: Tab, messageId: string): string | null => {
+    const message = tab.conversation.messages[messageId];
+    return message?.role === 'user' ? message.uuid : null;
+  };
+
+  const patchRewind = (tabId: string, patch: Partial<RewindDialog>) =>
+    patchTab(tabId, (tab) => (tab.rewind ? { rewind: { ...tab.rewind, ...patch } } : {}));
+
+  return {
+    async openRewind(tabId, messageId) {
+      const tab = get().tabs[tabId];
+      if (!tab) return;
+      patchTab(tabId, { rewind: { messageId, preview: null, error: null, busy: false }, branchNotice: null });
+      const uuid = messageUuid(tab, messageId);
+      const target = filesTarget(tab, messageId);
+      if (!uuid || !target) {
+        patchRewind(tabId, {
+          error:
+            'Claude Code does not know this message yet (it is still queued), so no files can be restored to it.',
+        });
+        return;
+      }
+      try {
+        const preview = await call('rewindFiles', { target, userMessageUuid: uuid, dryRun: true });
+        patchRewind(tabId, { preview });
+      } catch (error) {
+        patchRewind(tabId, { error: `The files could not be checked: ${messageOf(error)}` });
+      }
+    },
+
+    closeRewind(tabId) {
+      patchTab(tabId, { rewind: null });
+    },
+
+    async applyRewind(tabId, choice) {
+      const tab = get().tabs[tabId];
+      const dialog = tab?.rewind;
+      if (!tab || !dialog) return;
+      const point = rewindPoint(tab.conversation, dialog.messageId);
+      if (choice !== 'files' && !point.ok) {
+        patchRewind(tabId, { error: point.reason });
+        return;
+      }
+      let notice: string | null = null;
+      if (choice !== 'conversation') {
+        const uuid = messageUuid(tab, dialog.messageId);
+        const target = filesTarget(tab, dialog.messageId);
+        if (!uuid || !target || !dialog.preview?.canRewind) {
+          patchRewind(tabId, { error: dialog.preview?.reason ?? 'There are no files to restore.' });
+          return;
+        }
+        patchRewind(tabId, { busy: true, error: null });
+        try {
+          const done = await call('rewindFiles', { target, userMessageUuid: uuid, dryRun: false });
+          if (!done.canRewind) {
+            patchRewind(tabId, { busy: false, error: done.reason ?? 'The files could not be restored.' });
+            return;
+          }
+          const count = dialog.preview.filesChanged.length;
+          notice = `${count} ${count === 1 ? 'file' : 'files'} restored`;
+        } catch (error) {
+          patchRewind(tabId, { busy: false, error: `The files could not be restored: ${messageOf(error)}` });
+          return;
+        }
+      }
+      patchTab(tabId, { rewind: null, branchNotice: notice });
+      if (choice === 'files' || !point.ok) return;
+      const message = tab.conversation.messages[dialog.messageId];
+      startPending(tabId, point.at, point.keep);
+      // The rewound message goes back into the composer, to edit and send.
+      if (message?.role === 'user') get().restoreDraft(tabId, message.text, message.images);
+      patchTab(tabId, { branchNotice: notice });
+    },
+
+    forkFromHere(tabId, messageId) {
+      const tab = get().tabs[tabId];
+      if (!tab) return;
+      const point = forkAfter(tab.conversation, messageId);
+      if (!point.ok) {
+        patchTab(tabId, { actionError: point.reason });
+        return;
+      }
+      startPending(tabId, point.at, point.keep);
+    },
+
+    async switchBranch(tabId, key, partAt) {
+      const tab = get().tabs[tabId];
+      if (!tab?.branches || !tab.branch || tab.branch === key) return;
+      const target = tab.branches.find((branch) => branch.key === key);
+      if (!target) return;
+      let view = target.view;
+      if (!view) {
+        if (!target.sessionId) return;
+        try {
+          view = await loadSavedView(target.sessionId);
+        } catch (error) {
+          patchTab(tabId, { actionError: `That branch could not be opened: ${messageOf(error)}` });
+          return;
+        }
+      }
+      const now = get().tabs[tabId];
+      if (!now?.branches || !now.branch) return;
+      const shown = show(now, now.branches, now.branch, key, view);
+      if (partAt !== undefined) {
+        const partIndex = partAt === null ? 0 : indexOfUuid(view.conversation, partAt) + 1;
+        const messageId = view.conversation.order[partIndex];
+        if (messageId) shown.focus = { messageId, nonce: Date.now() };
+      }
+      patchTab(tabId, shown);
+    },
+
+    cancelPendingRewind(tabId) {
+      const tab = get().tabs[tabId];
+      const current = tab?.branches?.find((branch) => branch.key === tab.branch);
+      if (!tab?.branches || !current || !isPending(current) || !current.parentKey) return;
+      void get().switchBranch(tabId, current.parentKey);
+    },
+
+    async sendInPendingBranch(tabId, text, images) {
+      const tab = get().tabs[tabId];
+      const pending = tab?.branches?.find((branch) => branch.key === tab.branch);
+      if (!tab?.branches || !pending || !isPending(pending)) throw new Error('Nothing is rewound here.');
+      const parent = tab.branches.find((branch) => branch.key === pending.parentKey);
+      const from = parent ? targetOf(parent) : null;
+      if (!parent || !from) throw new Error('The conversation this was rewound from is gone.');
+      if (!parent.resumable) {
+        throw new Error(
+          'Claude Code no longer has its copy of this conversation, so it cannot be forked. You can continue it in a new conversation instead.',
+        );
+      }
+      const answer = await call('forkConversation', {
+        from,
+        at: pending.forkPointUuid,
+        message: { text, images },
+      });
+      const { snapshot } = answer;
+      const id = snapshot.conversationId;
+      set((state) => {
+        const current = state.tabs[tabId];
+        if (!current?.branches) return {};
+        const early = orphans.get(id) ?? [];
+        orphans.delete(id);
+        const branches = current.branches.map((branch) =>
+          branch.key === pending.key
+            ? {
+                ...branch,
+                key: snapshot.sessionId,
+                sessionId: snapshot.sessionId,
+                conversationId: id,
+                firstMessage: summary(text),
+                lastActive: Date.now(),
+              }
+            : branch,
+        );
+        const shown = current.branch === pending.key;
+        const resumed = (state: ConversationState) =>
+          applyEvents(state, [{ kind: 'resumed', snapshot }, ...early]);
+        return {
+          tabs: {
+            ...state.tabs,
+            [tabId]: {
+              ...current,
+              branches: shown
+                ? branches
+                : branches.map((branch) =>
+                    branch.sessionId === snapshot.sessionId && branch.view
+                      ? {
+                          ...branch,
+                          view: { ...branch.view, conversation: resumed(branch.view.conversation) },
+                        }
+                      : branch,
+                  ),
+              branch: shown ? snapshot.sessionId : current.branch,
+              conversation: shown ? resumed(current.conversation) : current.conversation,
+            },
+          },
+        };
+      });
+    },
+
+    async loadFamily(tabId) {
+      const tab = get().tabs[tabId];
+      const sessionId = tab?.saved?.sessionId;
+      if (!tab || !sessionId) return;
+      let family: Family;
+      try {
+        family = await call('libraryFamily', { sessionId });
+      } catch {
+        // The family is extra: the conversation itself is shown all the same.
+        return;
+      }
+      if (family.branches.length < 2) return;
+      const now = get().tabs[tabId];
+      if (!now || now.saved?.sessionId !== sessionId) return;
+      const branches: Branch[] = family.branches.map((info) => ({
+        key: info.key,
+        sessionId: info.leafUuid ? null : info.sessionId,
+        conversationId: null,
+        parentKey: info.parentKey,
+        forkPointUuid: info.forkPointUuid,
+        createdAt: info.partedAt,
+        firstMessage: info.firstMessage,
+        lastActive: info.lastActive,
+        messageCount: info.messageCount,
+        resumable: info.resumable,
+        view: null,
+      }));
+      const shown =
+        branches.find((branch) => branch.key === sessionId) ??
+        branches.find((b) => b.sessionId === sessionId);
+      if (!shown) return;
+      patchTab(tabId, { branches, branch: shown.key });
+    },
+
+    routeBranchEvents(batches) {
+      const rest = new Map<string, ConversationEvent[]>();
+      const tabs = get().tabs;
+      let changed: Record<string, Tab> | null = null;
+      for (const [conversationId, events] of batches) {
+        const owner = Object.values(tabs).find((tab) =>
+          tab.branches?.some((branch) => branch.conversationId === conversationId),
+        );
+        if (!owner) {
+          if (tabs[conversationId]) rest.set(conversationId, events);
+          else {
+            // A fork whose answer has not come back yet: kept until it does.
+            const kept = orphans.get(conversationId) ?? [];
+            if (kept.length + events.length <= MAX_ORPHAN_EVENTS)
+              orphans.set(conversationId, [...kept, ...events]);
+          }
+          continue;
+        }
+        const tab = changed?.[owner.id] ?? owner;
+        const branch = tab.branches?.find((candidate) => candidate.conversationId === conversationId);
+        if (!branch) continue;
+        changed ??= {};
+        if (branch.key === tab.branch) {
+          changed[tab.id] = { ...tab, conversation: applyEvents(tab.conversation, events) };
+        } else if (branch.view) {
+          const view = { ...branch.view, conversation: applyEvents(branch.view.conversation, events) };
+          changed[tab.id] = {
+            ...tab,
+            branches: (tab.branches ?? []).map((candidate) =>
+              candidate === branch ? { ...candidate, view, lastActive: Date.now() } : candidate,
+            ),
+          };
+        }
+      }
+      if (changed) {
+        const updates = changed;
+        set((state) => ({ tabs: { ...state.tabs, ...updates } }));
+      }
+      return rest;
+    },
+  };
+};
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
