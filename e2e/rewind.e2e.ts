@@ -88,6 +88,15 @@ test('rewinds a message, sends it edited as a new branch, and switches back to t
   await expect(
     log(page).getByRole('group', { name: 'Branches here' }).getByRole('button', { name: 'Next branch' }),
   ).toBeDisabled();
+
+  // The two side by side, from where they part.
+  await tree.getByRole('button', { name: 'Compare with first question' }).click();
+  const compare = page.getByRole('region', { name: 'Compare branches' });
+  await expect(compare).toContainText('Answer to the edit.');
+  await expect(compare).toContainText('Second answer.');
+  await expect(compare).not.toContainText('First answer.');
+  await compare.getByRole('button', { name: 'Close comparison' }).click();
+  await expect(log(page)).toContainText('Answer to the edit.');
 });
 
 test('restores files through the Rewind dialog after showing what would change', async ({

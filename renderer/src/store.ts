@@ -53,6 +53,8 @@ export interface Tab {
   rewind: RewindDialog | null;
   /** What the last file restore did ("3 files restored"). */
   branchNotice: string | null;
+  /** Another branch shown beside this one from where they part, by key. */
+  compare: string | null;
 }
 
 /** Find in conversation: the query, and which of its matches is current. */

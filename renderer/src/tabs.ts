@@ -20,6 +20,7 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
     branch: null,
     rewind: null,
     branchNotice: null,
+    compare: null,
     ...patch,
   };
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useStore, type Tab } from '../store';
+import { messageText, useStore, type Tab } from '../store';
 import { isPending, partPoints, type Branch, type PartGroup } from './model';
 
 /**
@@ -216,6 +216,7 @@ export function BranchTree({ tabId }: { tabId: string }) {
     }),
   );
   const switchBranch = useStore((state) => state.switchBranch);
+  const compareWith = useStore((state) => state.compareWith);
   const [focused, setFocused] = useState<string | null>(null);
   const tree = useRef<HTMLUListElement>(null);
   if (!branches) return null;
@@ -276,6 +277,20 @@ export function BranchTree({ tabId }: { tabId: string }) {
           {branch.messageCount} messages · {new Date(branch.lastActive).toLocaleString()}
           {!branch.resumable && ' · read-only'}
         </span>
+        {branch.key !== current && (
+          <button
+            type="button"
+            className="link-button branch-compare-button"
+            tabIndex={-1}
+            aria-label={`Compare with ${branch.firstMessage || 'this branch'}`}
+            onClick={(event) => {
+              event.stopPropagation();
+              void compareWith(tabId, branch.key);
+            }}
+          >
+            Compare
+          </button>
+        )}
         {children.length > 0 && <ul role="group">{children.map((child) => item(child, level + 1))}</ul>}
       </li>
     );
@@ -289,3 +304,54 @@ export function BranchTree({ tabId }: { tabId: string }) {
     </aside>
   );
 }
+
+/** Two branches side by side from where they part: what each says from there on. */
+export function BranchCompare({ tabId }: { tabId: string }) {
+  const { tab, other } = useStore(
+    useShallow((state) => {
+      const found = state.tabs[tabId];
+      return {
+        tab: found,
+        other: found?.branches?.find((branch) => branch.key === found.compare) ?? null,
+      };
+    }),
+  );
+  const compareWith = useStore((state) => state.compareWith);
+  if (!tab || !other?.view) return null;
+  const current = tab.branches?.find((branch) => branch.key === tab.branch);
+  const left = tab.conversation;
+  const right = other.view.conversation;
+  let parted = 0;
+  while (parted < left.order.length && left.order[parted] === right.order[parted]) parted += 1;
+  const column = (title: string, state: typeof left) => (
+    <section className="compare-column" aria-label={title}>
+      <h3>{title}</h3>
+      {state.order.slice(parted, parted + MAX_COMPARED).map((id) => {
+        const message = state.messages[id];
+        if (message?.role !== 'user' && message?.role !== 'assistant') return null;
+        return (
+          <article key={id} className={`message message-${message.role}`} aria-label={message.author}>
+            <header className="author">{message.author}</header>
+            <div className="user-text">{messageText(message)}</div>
+          </article>
+        );
+      })}
+    </section>
+  );
+  return (
+    <div className="branch-compare" role="region" aria-label="Compare branches">
+      <div className="compare-bar">
+        <span>Where the branches part, and what each says from there on</span>
+        <button type="button" className="link-button" onClick={() => void compareWith(tabId, null)}>
+          Close comparison
+        </button>
+      </div>
+      <div className="compare-columns">
+        {column(`This branch: ${current?.firstMessage || 'shown'}`, left)}
+        {column(`Other branch: ${other.firstMessage || 'other'}`, right)}
+      </div>
+    </div>
+  );
+}
+
+const MAX_COMPARED = 400;

@@ -47,6 +47,8 @@ export interface BranchSlice {
    * fork point a switcher stands at), the view opens where the branches part.
    */
   switchBranch(tabId: string, key: string, partAt?: string | null): Promise<void>;
+  /** Shows another branch beside the one shown, from where they part (null closes the comparison). */
+  compareWith(tabId: string, key: string | null): Promise<void>;
   /** Leaves a rewind that was never sent, back to the branch it was made from. */
   cancelPendingRewind(tabId: string): void;
   /** The first message of a rewound branch: starts its fork. Throws if it could not start. */
@@ -147,6 +149,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       paging: view.paging,
       focus: null,
       rewind: null,
+      compare: null,
     };
   };
 
@@ -293,6 +296,37 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
         if (messageId) shown.focus = { messageId, nonce: Date.now() };
       }
       patchTab(tabId, shown);
+    },
+
+    async compareWith(tabId, key) {
+      const tab = get().tabs[tabId];
+      if (!tab?.branches) return;
+      if (key === null || key === tab.branch) {
+        patchTab(tabId, { compare: null });
+        return;
+      }
+      const other = tab.branches.find((branch) => branch.key === key);
+      if (!other) return;
+      if (!other.view) {
+        if (!other.sessionId) {
+          patchTab(tabId, {
+            actionError: 'That branch lives inside one Claude Code file and cannot be opened on its own.',
+          });
+          return;
+        }
+        try {
+          const view = await loadSavedView(other.sessionId);
+          patchTab(tabId, (now) => ({
+            branches: (now.branches ?? []).map((branch) =>
+              branch.key === key ? { ...branch, view } : branch,
+            ),
+          }));
+        } catch (error) {
+          patchTab(tabId, { actionError: `That branch could not be opened: ${messageOf(error)}` });
+          return;
+        }
+      }
+      patchTab(tabId, { compare: key });
     },
 
     cancelPendingRewind(tabId) {

@@ -4,7 +4,13 @@ import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
-import { BranchBanner, BranchTree, RewindDialogView, useBranchCount } from '../branches/BranchViews';
+import {
+  BranchBanner,
+  BranchCompare,
+  BranchTree,
+  RewindDialogView,
+  useBranchCount,
+} from '../branches/BranchViews';
 import { Composer } from './Composer';
 import { FindBar } from './FindBar';
 import { MessageList } from './MessageList';
@@ -22,6 +28,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
         actionError: found?.actionError ?? null,
         saved: found?.saved != null,
         branch: found?.branch ?? null,
+        comparing: found?.compare != null,
         opening: tabId.startsWith('saved:'),
       };
     }),
@@ -47,7 +54,11 @@ export function ConversationView({ tabId }: { tabId: string }) {
           {banner}
           <BranchBanner tabId={tabId} />
           <FindBar tabId={tabId} />
-          <MessageList key={tab.branch ?? ''} tabId={tab.id} />
+          {tab.comparing ? (
+            <BranchCompare tabId={tabId} />
+          ) : (
+            <MessageList key={tab.branch ?? ''} tabId={tab.id} />
+          )}
           <SavedFooter tabId={tabId} />
           <RewindDialogView tabId={tabId} />
         </div>
@@ -62,7 +73,11 @@ export function ConversationView({ tabId }: { tabId: string }) {
         {banner}
         <BranchBanner tabId={tabId} />
         <FindBar tabId={tabId} />
-        <MessageList key={tab.branch ?? ''} tabId={tab.id} />
+        {tab.comparing ? (
+          <BranchCompare tabId={tabId} />
+        ) : (
+          <MessageList key={tab.branch ?? ''} tabId={tab.id} />
+        )}
         <Composer tabId={tab.id} />
         <RewindDialogView tabId={tabId} />
       </DropZone>
