@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -7,8 +7,10 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, stopProcess, waitForAddress } from '../e2e/fixtures/host-process';
 import type { CorpusManifest } from './library-corpus';
 import {
+  buildNote,
   ensureBuilt,
   hostEnv,
+  median,
   REPO_ROOT,
   round,
   WEB_HOST_ENTRY,
@@ -83,34 +85,6 @@ function installOpenTimer(): void {
     });
   };
   new MutationObserver(check).observe(document, { childList: true, subtree: true });
-}
-
-/** Newest modification time under a folder (files only), ms. */
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/** Whether out/ is older than the sources it is built from; the figures then say so. */
-function buildNote(): string | null {
-  try {
-    const built = Math.min(
-      statSync(WEB_HOST_ENTRY).mtimeMs,
-      statSync(join(WEB_HOST_ENTRY, '..', 'library-worker.js')).mtimeMs,
-    );
-    const sources = Math.max(
-      ...['main', 'renderer/src', 'shared'].map((dir) => newestMtime(join(REPO_ROOT, dir))),
-    );
-    return sources > built
-      ? `out/ was built ${round((sources - built) / 1000, 0)} s before the newest source change; run npm run build for figures of the current code`
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 async function libraryStatus(page: Page): Promise<{ done: boolean; indexed: number; total: number } | null> {
@@ -211,12 +185,4 @@ export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Fi
     rmSync(root, { recursive: true, force: true });
   }
   return figures;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? NaN)
-    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 }

@@ -9,7 +9,7 @@ import { shardFiles } from '../main/library/text-store';
 import type { ChildArgs, OpenReport, SdkReport, StartArgs, StartReport } from './library-child';
 import { CORPUS_SCALE, corpusRoot, ensureCorpus, type CorpusManifest } from './library-corpus';
 import { measureLibraryOpenUi } from './library-ui';
-import { REPO_ROOT, round, type Figure, type Figures } from './ui-harness';
+import { median, REPO_ROOT, round, type Figure, type Figures } from './ui-harness';
 
 /**
  * The library over a corpus shaped like real CLI session files (bench/library-corpus.ts: 1,000 sessions of
@@ -82,14 +82,6 @@ export function libraryVerdicts(figures: Record<string, Figure>): string[] {
       `${verdict === 'pass' ? 'PASS' : 'FAIL'}: ${key} ${figures[key]} ${unit} (goal < ${below} ${unit}): ${what}`,
     ];
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? NaN)
-    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 }
 
 /** Nearest-rank percentile. */

@@ -9,13 +9,16 @@ import { Session } from '../main/claude/session';
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../shared/protocol';
 import { libraryVerdicts, measureLibrary } from './library';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
+import { measureRewindSwitch } from './rewind';
+import { median } from './ui-harness';
 import { measureUiLongConversation } from './ui-long-conversation';
 import { measureUiStreaming } from './ui-streaming';
 
 /**
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
  * CLI's stdout, then the UI in Chromium through the browser host (a fast streamed reply; a 10,000-message
- * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts). Each
+ * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts), then switching
+ * branches in a conversation of 20 (bench/rewind.ts). Each
  * measurement is a function returning named figures; all are merged into one JSON object printed last.
  * MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up; the UI figures are from one
  * run each.
@@ -56,14 +59,6 @@ interface Measurement {
 // Helpers
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? NaN)
-    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-}
 
 /** Median wall time in ms of `runs` runs after `warmups` untimed ones. */
 async function timeMedian(warmups: number, runs: number, fn: () => Promise<void> | void): Promise<number> {
@@ -448,6 +443,19 @@ const library: Measurement = {
   verdicts: libraryVerdicts,
 };
 
+/** "Next branch" in a conversation of 1,000 messages and 20 branches (bench/rewind.ts). */
+const rewind: Measurement = {
+  name: 'rewind',
+  standalone: true,
+  run: () => uiFigures('rewind', measureRewindSwitch),
+  verdicts: (figures) =>
+    verdict(
+      figures,
+      'goal_rewind_switch_branch_under_100ms',
+      `"Next branch" to the branch painted in ${figures.rewind_switch_branch_ms} ms, 1,000 messages and 20 branches (goal < 100 ms)`,
+    ),
+};
+
 /** In order; later ones may read earlier figures. Add new measurements here. */
 const measurements: Measurement[] = [
   streamInfo,
@@ -459,6 +467,7 @@ const measurements: Measurement[] = [
   uiStreaming,
   uiLongConversation,
   library,
+  rewind,
 ];
 
 const units: [RegExp, string][] = [

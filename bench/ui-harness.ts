@@ -1,5 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
@@ -30,6 +39,14 @@ export type Figure = number | string;
 export type Figures = Record<string, Figure>;
 
 export const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? NaN)
+    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
 
 /** Builds the app (out/) unless the browser host is already there. */
 export function ensureBuilt(): void {
@@ -62,6 +79,17 @@ export interface UiRunOptions {
   initScripts?: (() => void)[];
   /** Extra flags for the host's node, e.g. --cpu-prof. */
   hostNodeArgs?: string[];
+  /** Writes what the run needs into its fresh folders before the host starts (session files, Byre's data). */
+  prepare?: (folders: RunFolders) => void;
+}
+
+export interface RunFolders {
+  /** HOME, with the CLI's config folder at `<home>/.claude`. */
+  home: string;
+  /** The working folder the host opens. */
+  cwd: string;
+  /** Byre's data folder. */
+  dataDir: string;
 }
 
 /** The environment for the host: this process's, minus tsx's loader flags and a developer's Claude settings. */
@@ -103,6 +131,12 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
   const statsPath = join(root, 'fake-cli-stats.json');
   for (const dir of [home, cwd, dataDir]) mkdirSync(dir);
   writeFileSync(join(home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+  try {
+    options.prepare?.({ home, cwd, dataDir });
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
 
   const host = spawn(
     process.execPath,
@@ -157,6 +191,34 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** Newest modification time under a folder (files only), ms. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether out/ is older than the sources it is built from; the figures then say so. */
+export function buildNote(): string | null {
+  try {
+    const built = Math.min(
+      statSync(WEB_HOST_ENTRY).mtimeMs,
+      statSync(join(WEB_HOST_ENTRY, '..', 'library-worker.js')).mtimeMs,
+    );
+    const sources = Math.max(
+      ...['main', 'renderer/src', 'shared'].map((dir) => newestMtime(join(REPO_ROOT, dir))),
+    );
+    return sources > built
+      ? `out/ was built ${round((sources - built) / 1000, 0)} s before the newest source change; run npm run build for figures of the current code`
+      : null;
+  } catch {
+    return null;
   }
 }
 
