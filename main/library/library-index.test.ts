@@ -705,6 +705,29 @@ describe('text shards', () => {
     expect(found(again)).toEqual(WORDS);
   });
 
+  it('forgets what a file had in its shard when the forget never arrived (no duplicate messages)', () => {
+    sessionsSaying(WORDS);
+    const first = world.open();
+    indexAll(first);
+    void first.close();
+    const counted = () =>
+      shardFiles(world.dataDir).reduce((sum, path) => {
+        const db = new Database(path, { readonly: true });
+        const { n } = db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number };
+        db.close();
+        return sum + n;
+      }, 0);
+    const before = counted();
+    // As if every file was read again from the start and the forgets were lost with the app.
+    const main = new Database(join(world.dataDir, 'library.sqlite'));
+    main.exec("UPDATE files SET offset = 0, needs_preview = 1, state = 'reading'; DELETE FROM uuids;");
+    main.close();
+    const again = world.open();
+    indexAll(again);
+    expect(counted()).toBe(before);
+    expect(found(again)).toEqual(WORDS);
+  });
+
   it('starts the whole index anew when a shard is damaged', () => {
     sessionsSaying(WORDS);
     const first = world.open();

@@ -155,7 +155,7 @@ export class LibraryIndex {
     this.text = options.textShards?.(options.dataDir, shards) ?? new InlineShards(options.dataDir, shards);
     // library.json is the truth for renames and hidden sessions; the index may be older or newer.
     this.transaction(() => {
-      this.resetFilesAheadOfShards();
+      this.resetFilesOutOfStep();
       for (const id of new Set([...this.choices.sessionIds(), ...this.store.customizedSessions()])) {
         this.dirty.add(id);
       }
@@ -188,14 +188,14 @@ export class LibraryIndex {
    * Files read further than their shard has written (the app stopped, or a shard's writer failed, before it
    * caught up) are read again from the start.
    */
-  private resetFilesAheadOfShards(): void {
-    for (const row of this.store.filesAheadOfShards()) this.reset(row, false);
+  private resetFilesOutOfStep(): void {
+    for (const row of this.store.filesOutOfStepWithShards()) this.reset(row, false);
   }
 
   /** A shard's writer lost what it had been sent: check every file against the shards again. */
   repairText(): void {
     this.transaction(() => {
-      this.resetFilesAheadOfShards();
+      this.resetFilesOutOfStep();
       this.recomputeDirty();
     });
   }

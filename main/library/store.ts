@@ -210,8 +210,8 @@ export class IndexStore {
         shards
           .map(
             (shard) => `SELECT f.* FROM files f LEFT JOIN ${shard}.marks k ON k.file_id = f.id
-              WHERE f.id % ${shards.length} = ${shards.indexOf(shard)} AND f.offset > 0
-                AND (k.offset IS NULL OR k.offset < f.offset)`,
+              WHERE f.id % ${shards.length} = ${shards.indexOf(shard)} AND f.present = 1
+                AND ((k.offset IS NULL AND f.offset > 0) OR k.offset <> f.offset)`,
           )
           .join(' UNION ALL '),
       ),
@@ -333,8 +333,11 @@ export class IndexStore {
     this.statements.deleteUuids.run(fileId);
   }
 
-  /** Files whose messages were read further than their shard has written (the app stopped in between). */
-  filesAheadOfShards(): FileRow[] {
+  /**
+   * Files whose shard is out of step with how far they were read: behind (the app stopped before it caught
+   * up) or ahead (a forget for a file read again from the start never arrived).
+   */
+  filesOutOfStepWithShards(): FileRow[] {
     return this.statements.aheadOfShards.all();
   }
 
