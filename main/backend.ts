@@ -23,6 +23,7 @@ import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
 import { exportJsonl, exportMarkdown, recentMarkdown } from './library/export';
 import { Library } from './library/library';
+import { readBranch } from './library/read-branch';
 import { readLastPage, readPageBefore } from './library/read-session';
 
 /**
@@ -190,6 +191,18 @@ export class Backend {
       const row = await this.library.row(sessionId);
       if (!row) throw new NoSuchSession('That conversation is no longer in the library.');
       return { row, ...(await readLastPage(saved)) };
+    },
+    openSavedBranch: async ({ sessionId, leafUuid }) => {
+      const saved = await this.saved(sessionId);
+      const row = await this.library.row(sessionId);
+      if (!row) throw new NoSuchSession('That conversation is no longer in the library.');
+      const page = saved.cliFile === null ? null : await readBranch(saved.cliFile, leafUuid);
+      if (!page) {
+        throw new CliCopyGone(
+          'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), and the branches made inside it went with it. The conversation itself can still be opened.',
+        );
+      }
+      return { row, ...page };
     },
     openSavedBefore: async ({ sessionId, before }) => readPageBefore(await this.saved(sessionId), before),
     resumeSaved: async ({ sessionId }) => {

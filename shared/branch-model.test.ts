@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  branchView,
   buildFamily,
   familyRoot,
   sessionParents,
@@ -62,6 +63,28 @@ function shape(family: ReturnType<typeof buildFamily>): string[] {
       `${branch.key} <- ${branch.parentKey ?? '-'} @ ${branch.forkPointUuid ?? '-'}: ${branch.messageCount} "${branch.firstMessage}"`,
   );
 }
+
+describe('one branch of a file, as it is shown', () => {
+  it('is its chain and the dead ends off it that hold no message; another branch is left out', () => {
+    // u1 a1 (a tool call) with a second call c2 whose result r2 is a dead end; r1 goes on to a2. Rewound to a2.
+    const entries = chain(
+      { uuid: 'u1' },
+      { uuid: 'a1' },
+      { uuid: 'c2', role: 'assistant', message: false },
+      { uuid: 'r1', parent: 'a1', role: 'user', message: false },
+      { uuid: 'r2', parent: 'c2', role: 'user', message: false },
+      { uuid: 'a2', parent: 'r1', role: 'assistant' },
+      { uuid: 'u3', role: 'user' },
+      { uuid: 'a3', role: 'assistant' },
+      { uuid: 'u4', parent: 'a2', role: 'user' },
+      { uuid: 'a4', role: 'assistant' },
+    );
+    const view = (leaf: string) => [...(branchView(entries, leaf) ?? [])].sort();
+    expect(view('a3')).toEqual(['a1', 'a2', 'a3', 'c2', 'r1', 'r2', 'u1', 'u3']);
+    expect(view('a4')).toEqual(['a1', 'a2', 'a4', 'c2', 'r1', 'r2', 'u1', 'u4']);
+    expect(branchView(entries, 'nowhere')).toBeNull();
+  });
+});
 
 describe('in-file rewinds', () => {
   it('makes the chain that ends the file the session own branch, and every other leaf a read-only branch', () => {

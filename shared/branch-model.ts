@@ -224,6 +224,40 @@ function firstOf(tree: EntryTree, path: readonly number[]): { text: string; time
 }
 
 // ---------------------------------------------------------------------------------------------------
+// One branch's view
+
+/**
+ * The entries a branch of one file shows, by uuid: the chain from `leafUuid` up to its top, and every dead
+ * end off that chain that holds no message (the CLI links each of parallel tool calls' results to its own
+ * call, so all but one hang off the chain). A dead end that holds a message is another branch. null if no
+ * entry has that uuid.
+ */
+export function branchView(entries: readonly ChainEntry[], leafUuid: string): Set<string> | null {
+  const tree = new EntryTree(entries);
+  const leaf = tree.indexOf(leafUuid);
+  if (leaf === -1) return null;
+  const shown = new Set<number>();
+  for (let at = leaf; at !== -1; at = tree.parent[at] ?? -1) shown.add(at);
+  // A parent comes before its children, so one pass back gathers each subtree, and one forward reaches
+  // each dead end from the chain.
+  const holdsMessage = tree.entries.map((entry) => entry.isMessage);
+  for (let index = tree.entries.length - 1; index >= 0; index -= 1) {
+    const parent = tree.parent[index] ?? -1;
+    if (parent !== -1 && holdsMessage[index]) holdsMessage[parent] = true;
+  }
+  tree.entries.forEach((_, index) => {
+    const parent = tree.parent[index] ?? -1;
+    if (parent !== -1 && !holdsMessage[index] && shown.has(parent)) shown.add(index);
+  });
+  const uuids = new Set<string>();
+  for (const index of shown) {
+    const entry = tree.entries[index];
+    if (entry) uuids.add(entry.uuid);
+  }
+  return uuids;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The family
 
 /**

@@ -220,6 +220,14 @@ export const invokeChannels = {
     request: z.object({ sessionId: SessionId }),
     response: SavedPage.extend({ row: LibraryRow }),
   },
+  /**
+   * A branch inside one CLI file (a rewind the CLI made in place): the entries on the chain that ends at
+   * `leafUuid`, read-only, as one page (`before` is null).
+   */
+  openSavedBranch: {
+    request: z.object({ sessionId: SessionId, leafUuid: z.string().min(1).max(200) }),
+    response: SavedPage.extend({ row: LibraryRow }),
+  },
   /** The page of a saved conversation that ends where `before` says. */
   openSavedBefore: {
     request: z.object({ sessionId: SessionId, before: z.string().max(10_000) }),

@@ -1,8 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { buildFamily, shortText, type ChainEntry, type FamilySession } from '../../shared/branch-model';
 import type { Family, ForkRecord } from '../../shared/branches';
 import { chainParent, emptyFacts, readEntry, type FileFacts } from './entries';
-import { CHUNK_BYTES, readLines, type LibraryFs } from './files';
+import { eachLine, type LibraryFs } from './files';
 import { isRecord, record, text, timestamp, type JsonRecord } from './json';
 
 /**
@@ -32,9 +31,6 @@ export interface FamilySource {
   records: ForkRecord[];
 }
 
-/** How much is read before the worker turns to other requests. */
-const READ_BYTES = 2 * CHUNK_BYTES;
-
 export async function readFamily(source: FamilySource, fs: LibraryFs): Promise<Family> {
   const sessions: FamilySession[] = [];
   let records = source.records;
@@ -59,7 +55,7 @@ export async function readFamily(source: FamilySource, fs: LibraryFs): Promise<F
   return buildFamily(source.sessionId, sessions, records);
 }
 
-interface Chain {
+export interface Chain {
   entries: ChainEntry[];
   forkedFrom: FileFacts['forkedFrom'];
   /** The user or assistant entry a uuid stands for (itself, or the one a note of the CLI's hangs off). */
@@ -69,14 +65,20 @@ interface Chain {
 /** The CLI's file if it is there (it has every entry and its parent); else Byre's transcripts, one chain. */
 async function readChain(fs: LibraryFs, member: MemberSource): Promise<Chain> {
   if (member.cliFile !== null) {
-    const reader = new CliChain();
-    if (await eachLine(fs, member.cliFile, (value) => reader.line(value))) return reader.chain();
+    const chain = await readCliChain(fs, member.cliFile);
+    if (chain) return chain;
   }
   const reader = new TranscriptChain();
   for (const path of member.transcripts) {
-    await eachLine(fs, path, (value, start) => reader.line(value, `${path}:${start}`));
+    await eachEntry(fs, path, (value, start) => reader.line(value, `${path}:${start}`));
   }
   return reader.chain();
+}
+
+/** A CLI session file's chain; null if the file cannot be opened. */
+export async function readCliChain(fs: LibraryFs, path: string): Promise<Chain | null> {
+  const reader = new CliChain();
+  return (await eachEntry(fs, path, (value) => reader.line(value))) ? reader.chain() : null;
 }
 
 /**
@@ -168,10 +170,10 @@ function entryOf(
 }
 
 /**
- * Calls `onLine` with each parsed line of a file, a few megabytes at a time. Resolves false if the file
- * cannot be opened (it is gone); a file that fails part way keeps what was read of it.
+ * Calls `onLine` with each parsed line of a file. Resolves false if the file cannot be opened (it is gone);
+ * a file that fails part way keeps what was read of it.
  */
-async function eachLine(
+async function eachEntry(
   fs: LibraryFs,
   path: string,
   onLine: (value: JsonRecord, start: number) => void,
@@ -183,24 +185,16 @@ async function eachLine(
     return false;
   }
   try {
-    let from = 0;
-    let skipping = false;
-    for (;;) {
-      const window = readLines({ fs, fd, from, budget: READ_BYTES, skipping }, (line, start) => {
-        const value = parse(line.toString('utf8'));
-        if (value) onLine(value, start);
-        return true;
-      });
-      if (window.eof) return true;
-      from = window.end;
-      skipping = window.skipping;
-      await nextTurn();
-    }
+    await eachLine(fs, fd, (line, start) => {
+      const value = parse(line.toString('utf8'));
+      if (value) onLine(value, start);
+    });
   } catch {
-    return true;
+    // What was read before the failure stands.
   } finally {
     fs.close(fd);
   }
+  return true;
 }
 
 function parse(line: string): JsonRecord | null {

@@ -3,6 +3,7 @@
  * fail them, and a line reader that never holds more than one chunk plus one (capped) line in memory.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export interface DirEntry {
   name: string;
@@ -119,6 +120,34 @@ export function readLines(window: LineWindow, onLine: (line: Buffer, start: numb
     if (skipping && position - window.from >= window.budget) {
       return { end: position, skipping, eof: false, longLines };
     }
+  }
+}
+
+/** How much `eachLine` reads before it lets the event loop turn to other work. */
+const EACH_LINE_BYTES = 2 * CHUNK_BYTES;
+
+/**
+ * Calls `onLine` with every complete line of an open file, a few megabytes at a time, yielding between
+ * them so a long file does not stall the thread it runs on. Resolves with the over-long lines skipped.
+ */
+export async function eachLine(
+  fs: LibraryFs,
+  fd: number,
+  onLine: (line: Buffer, start: number) => void,
+): Promise<{ longLines: number }> {
+  let from = 0;
+  let skipping = false;
+  let longLines = 0;
+  for (;;) {
+    const window = readLines({ fs, fd, from, budget: EACH_LINE_BYTES, skipping }, (line, start) => {
+      onLine(line, start);
+      return true;
+    });
+    longLines += window.longLines;
+    if (window.eof) return { longLines };
+    from = window.end;
+    skipping = window.skipping;
+    await nextTurn();
   }
 }
 
