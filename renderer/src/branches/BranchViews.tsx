@@ -321,12 +321,20 @@ export function BranchCompare({ tabId }: { tabId: string }) {
   const current = tab.branches?.find((branch) => branch.key === tab.branch);
   const left = tab.conversation;
   const right = other.view.conversation;
+  // Only messages are compared: a live view has turn results that a saved one does not.
+  const said = (state: typeof left) =>
+    state.order.filter((id) => {
+      const role = state.messages[id]?.role;
+      return role === 'user' || role === 'assistant';
+    });
+  const leftSaid = said(left);
+  const rightSaid = said(right);
   let parted = 0;
-  while (parted < left.order.length && left.order[parted] === right.order[parted]) parted += 1;
-  const column = (title: string, state: typeof left) => (
+  while (parted < leftSaid.length && leftSaid[parted] === rightSaid[parted]) parted += 1;
+  const column = (title: string, state: typeof left, ids: string[]) => (
     <section className="compare-column" aria-label={title}>
       <h3>{title}</h3>
-      {state.order.slice(parted, parted + MAX_COMPARED).map((id) => {
+      {ids.slice(parted, parted + MAX_COMPARED).map((id) => {
         const message = state.messages[id];
         if (message?.role !== 'user' && message?.role !== 'assistant') return null;
         return (
@@ -347,8 +355,8 @@ export function BranchCompare({ tabId }: { tabId: string }) {
         </button>
       </div>
       <div className="compare-columns">
-        {column(`This branch: ${current?.firstMessage || 'shown'}`, left)}
-        {column(`Other branch: ${other.firstMessage || 'other'}`, right)}
+        {column(`This branch: ${current?.firstMessage || 'shown'}`, left, leftSaid)}
+        {column(`Other branch: ${other.firstMessage || 'other'}`, right, rightSaid)}
       </div>
     </div>
   );

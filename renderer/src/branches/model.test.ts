@@ -18,6 +18,7 @@ function branch(key: string, parentKey: string | null, forkPointUuid: string | n
   return {
     key,
     sessionId: key,
+    leafUuid: null,
     conversationId: null,
     parentKey,
     forkPointUuid,

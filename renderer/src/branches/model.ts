@@ -14,6 +14,8 @@ export interface Branch {
   /** The session id; a rewind not yet sent has a key of its own (`pending:…`) and no session. */
   key: string;
   sessionId: string | null;
+  /** For a branch the CLI rewound inside one file: its last entry (the branch is read-only). */
+  leafUuid: string | null;
   /** The conversation open in main for it (a live CLI process), if any. */
   conversationId: string | null;
   parentKey: string | null;

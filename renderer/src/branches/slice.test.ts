@@ -159,6 +159,56 @@ describe('rewind and branches in the store', () => {
     expect(tab.branches).toBeNull();
   });
 
+  it('forks from the original when a rewind is rewound again before it is sent', async () => {
+    const forkConversation = vi.fn(async () =>
+      ok({ snapshot: snapshot('c2', 's2'), uuid: NEW_PROMPT, parentSessionId: 's1' }),
+    );
+    const { store } = await storeWithConversation({ forkConversation });
+    const state = () => store.getState();
+    await state().openRewind('c1', 'u:user-2');
+    await state().applyRewind('c1', 'conversation');
+    await state().openRewind('c1', 'u:user-1');
+    await state().applyRewind('c1', 'conversation');
+    expect(state().tabs.c1!.conversation.order).toEqual([]);
+    await state().send('c1');
+    expect(forkConversation).toHaveBeenCalledWith(
+      expect.objectContaining({ from: { conversationId: 'c1' }, at: null }),
+    );
+    expect(state().tabs.c1!.branches?.map((branch) => [branch.key, branch.parentKey])).toEqual([
+      ['s1', null],
+      ['s2', 's1'],
+    ]);
+  });
+
+  it('keeps a rewound branch whose fork is starting when the user switches away, and shows it once made', async () => {
+    let answer: (value: unknown) => void = () => undefined;
+    const forkConversation = vi.fn(() => new Promise((resolve) => (answer = resolve)));
+    const { store } = await storeWithConversation({ forkConversation });
+    const state = () => store.getState();
+    state().forkFromHere('c1', 'a:msg-1');
+    state().setDraftText('c1', 'another way');
+    const sent = state().send('c1');
+    await vi.waitFor(() => expect(forkConversation).toHaveBeenCalled());
+    state().cancelPendingRewind('c1');
+    await vi.waitFor(() => expect(state().tabs.c1!.conversation.order).toHaveLength(4));
+    answer(ok({ snapshot: snapshot('c2', 's2'), uuid: NEW_PROMPT, parentSessionId: 's1' }));
+    expect(await sent).toBe(true);
+    const tab = state().tabs.c1!;
+    expect(tab.branch).toBe('s1');
+    expect(tab.branches?.find((branch) => branch.key === 's2')?.conversationId).toBe('c2');
+  });
+
+  it('gives the composer back what it held when a rewind is left unsent', async () => {
+    const { store } = await storeWithConversation();
+    const state = () => store.getState();
+    state().setDraftText('c1', 'half-written thought');
+    await state().openRewind('c1', 'u:user-2');
+    await state().applyRewind('c1', 'conversation');
+    expect(state().drafts.c1!.text).toBe('question 2');
+    state().cancelPendingRewind('c1');
+    expect(state().drafts.c1!.text).toBe('half-written thought');
+  });
+
   it('drops a rewind that was never sent when the user goes back to the original', async () => {
     const { store } = await storeWithConversation();
     store.getState().forkFromHere('c1', 'a:msg-1');

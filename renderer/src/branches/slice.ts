@@ -3,7 +3,7 @@ import { applyEvents, type ConversationState } from '../../../shared/conversatio
 import type { ConversationEvent, FileRewind, SessionTarget, TurnImage } from '../../../shared/ipc';
 import type { Family } from '../../../shared/branches';
 import { call } from '../api';
-import { loadSavedView } from '../library/slice';
+import { loadSavedBranchView, loadSavedView } from '../library/slice';
 import type { Store, Tab } from '../store';
 import { tabActions } from '../tabs';
 import {
@@ -65,6 +65,12 @@ let pendingIds = 0;
 /** Events of a conversation no tab knows yet (a fork whose answer has not arrived), by conversation id. */
 const orphans = new Map<string, ConversationEvent[]>();
 const MAX_ORPHAN_EVENTS = 5000;
+/** Forks being started (their answer not back yet): only then are unknown conversations' events kept. */
+let forksInFlight = 0;
+/** Rewound branches whose fork is being started: they are kept when left. */
+const sending = new Set<string>();
+/** What the composer held before a rewind replaced it, by tab: given back if the rewind is left unsent. */
+const draftsBeforeRewind = new Map<string, { text: string; images: TurnImage[] }>();
 
 /** The conversation id a tab's actions (send, stop …) go to: its shown branch's, or its own. */
 export function liveConversationId(tab: Tab): string | null {
@@ -83,6 +89,7 @@ function withRoot(tab: Tab): { branches: Branch[]; current: string } {
   const root: Branch = {
     key,
     sessionId: state.sessionId,
+    leafUuid: tab.saved?.leafUuid ?? null,
     conversationId: tab.saved ? null : tab.id,
     parentKey: null,
     forkPointUuid: null,
@@ -134,8 +141,11 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
   ): Partial<Tab> => {
     const leaving = branches.find((branch) => branch.key === current);
     const next = branches
-      // A rewind never sent is dropped when it is left: no empty branch is made.
-      .filter((branch) => branch.key === key || !(isPending(branch) && branch.key === current))
+      // A rewind never sent is dropped when it is left: no empty branch is made (one being sent stays).
+      .filter(
+        (branch) =>
+          branch.key === key || !(isPending(branch) && branch.key === current && !sending.has(branch.key)),
+      )
       .map((branch) => {
         if (branch.key === key) return { ...branch, view: null };
         if (branch === leaving) return { ...branch, view: viewOf(tab) };
@@ -160,11 +170,15 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
     const { branches, current } = withRoot(tab);
     const key = `${PENDING_PREFIX}${++pendingIds}`;
     const conversation = truncateConversation(tab.conversation, keep);
+    // Rewinding again before sending replaces that rewind: both part from the same branch.
+    const shownBranch = branches.find((branch) => branch.key === current);
+    const parentOfNew = isPending(shownBranch) && shownBranch?.parentKey ? shownBranch.parentKey : current;
     const pending: Branch = {
       key,
       sessionId: null,
+      leafUuid: null,
       conversationId: null,
-      parentKey: parentKey ?? current,
+      parentKey: parentKey ?? parentOfNew,
       forkPointUuid: at,
       createdAt: Date.now(),
       firstMessage: '',
@@ -192,8 +206,11 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
     return message?.role === 'user' ? message.uuid : null;
   };
 
-  const patchRewind = (tabId: string, patch: Partial<RewindDialog>) =>
-    patchTab(tabId, (tab) => (tab.rewind ? { rewind: { ...tab.rewind, ...patch } } : {}));
+  /** Updates the Rewind dialog, if it is still open on `messageId` (a late answer for another is dropped). */
+  const patchRewind = (tabId: string, messageId: string, patch: Partial<RewindDialog>) =>
+    patchTab(tabId, (tab) =>
+      tab.rewind?.messageId === messageId ? { rewind: { ...tab.rewind, ...patch } } : {},
+    );
 
   return {
     async openRewind(tabId, messageId) {
@@ -203,7 +220,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       const uuid = messageUuid(tab, messageId);
       const target = filesTarget(tab, messageId);
       if (!uuid || !target) {
-        patchRewind(tabId, {
+        patchRewind(tabId, messageId, {
           error:
             'Claude Code does not know this message yet (it is still queued), so no files can be restored to it.',
         });
@@ -211,9 +228,9 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       }
       try {
         const preview = await call('rewindFiles', { target, userMessageUuid: uuid, dryRun: true });
-        patchRewind(tabId, { preview });
+        patchRewind(tabId, messageId, { preview });
       } catch (error) {
-        patchRewind(tabId, { error: `The files could not be checked: ${messageOf(error)}` });
+        patchRewind(tabId, messageId, { error: `The files could not be checked: ${messageOf(error)}` });
       }
     },
 
@@ -227,7 +244,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       if (!tab || !dialog) return;
       const point = rewindPoint(tab.conversation, dialog.messageId);
       if (choice !== 'files' && !point.ok) {
-        patchRewind(tabId, { error: point.reason });
+        patchRewind(tabId, dialog.messageId, { error: point.reason });
         return;
       }
       let notice: string | null = null;
@@ -235,20 +252,28 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
         const uuid = messageUuid(tab, dialog.messageId);
         const target = filesTarget(tab, dialog.messageId);
         if (!uuid || !target || !dialog.preview?.canRewind) {
-          patchRewind(tabId, { error: dialog.preview?.reason ?? 'There are no files to restore.' });
+          patchRewind(tabId, dialog.messageId, {
+            error: dialog.preview?.reason ?? 'There are no files to restore.',
+          });
           return;
         }
-        patchRewind(tabId, { busy: true, error: null });
+        patchRewind(tabId, dialog.messageId, { busy: true, error: null });
         try {
           const done = await call('rewindFiles', { target, userMessageUuid: uuid, dryRun: false });
           if (!done.canRewind) {
-            patchRewind(tabId, { busy: false, error: done.reason ?? 'The files could not be restored.' });
+            patchRewind(tabId, dialog.messageId, {
+              busy: false,
+              error: done.reason ?? 'The files could not be restored.',
+            });
             return;
           }
           const count = dialog.preview.filesChanged.length;
           notice = `${count} ${count === 1 ? 'file' : 'files'} restored`;
         } catch (error) {
-          patchRewind(tabId, { busy: false, error: `The files could not be restored: ${messageOf(error)}` });
+          patchRewind(tabId, dialog.messageId, {
+            busy: false,
+            error: `The files could not be restored: ${messageOf(error)}`,
+          });
           return;
         }
       }
@@ -256,8 +281,18 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       if (choice === 'files' || !point.ok) return;
       const message = tab.conversation.messages[dialog.messageId];
       startPending(tabId, point.at, point.keep);
-      // The rewound message goes back into the composer, to edit and send.
-      if (message?.role === 'user') get().restoreDraft(tabId, message.text, message.images);
+      // The rewound message goes back into the composer, to edit and send; what was there is kept aside.
+      if (message?.role === 'user') {
+        const draft = get().drafts[tabId];
+        if (draft && !draftsBeforeRewind.has(tabId)) {
+          const images = draft.attachments.flatMap((attachment) =>
+            attachment.image ? [{ mediaType: attachment.image.mediaType, data: attachment.image.data }] : [],
+          );
+          if (draft.text.trim() || images.length > 0)
+            draftsBeforeRewind.set(tabId, { text: draft.text, images });
+        }
+        get().restoreDraft(tabId, message.text, message.images);
+      }
       patchTab(tabId, { branchNotice: notice });
     },
 
@@ -281,14 +316,15 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       if (!view) {
         if (!target.sessionId) return;
         try {
-          view = await loadSavedView(target.sessionId);
+          view = await readBranch({ ...target, sessionId: target.sessionId });
         } catch (error) {
           patchTab(tabId, { actionError: `That branch could not be opened: ${messageOf(error)}` });
           return;
         }
       }
       const now = get().tabs[tabId];
-      if (!now?.branches || !now.branch) return;
+      if (!now?.branches || !now.branch || now.branch === key) return;
+      if (!now.branches.some((branch) => branch.key === key)) return;
       const shown = show(now, now.branches, now.branch, key, view);
       if (partAt !== undefined) {
         const partIndex = partAt === null ? 0 : indexOfUuid(view.conversation, partAt) + 1;
@@ -308,14 +344,9 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       const other = tab.branches.find((branch) => branch.key === key);
       if (!other) return;
       if (!other.view) {
-        if (!other.sessionId) {
-          patchTab(tabId, {
-            actionError: 'That branch lives inside one Claude Code file and cannot be opened on its own.',
-          });
-          return;
-        }
+        if (!other.sessionId) return;
         try {
-          const view = await loadSavedView(other.sessionId);
+          const view = await readBranch({ ...other, sessionId: other.sessionId });
           patchTab(tabId, (now) => ({
             branches: (now.branches ?? []).map((branch) =>
               branch.key === key ? { ...branch, view } : branch,
@@ -334,6 +365,10 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       const current = tab?.branches?.find((branch) => branch.key === tab.branch);
       if (!tab?.branches || !current || !isPending(current) || !current.parentKey) return;
       void get().switchBranch(tabId, current.parentKey);
+      // The composer gets back what it held before the rewind (or is emptied of the rewound message).
+      const before = draftsBeforeRewind.get(tabId);
+      draftsBeforeRewind.delete(tabId);
+      get().restoreDraft(tabId, before?.text ?? '', before?.images ?? []);
     },
 
     async sendInPendingBranch(tabId, text, images) {
@@ -343,18 +378,37 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       const parent = tab.branches.find((branch) => branch.key === pending.parentKey);
       const from = parent ? targetOf(parent) : null;
       if (!parent || !from) throw new Error('The conversation this was rewound from is gone.');
-      if (!parent.resumable) {
+      // A branch inside a file is not resumable on its own, but it can be forked from.
+      if (!parent.resumable && !parent.leafUuid) {
         throw new Error(
           'Claude Code no longer has its copy of this conversation, so it cannot be forked. You can continue it in a new conversation instead.',
         );
       }
-      const answer = await call('forkConversation', {
-        from,
-        at: pending.forkPointUuid,
-        message: { text, images },
-      });
+      forksInFlight += 1;
+      sending.add(pending.key);
+      let answer: Awaited<ReturnType<typeof call<'forkConversation'>>>;
+      try {
+        answer = await call('forkConversation', {
+          from,
+          at: pending.forkPointUuid,
+          message: { text, images },
+        });
+      } finally {
+        forksInFlight -= 1;
+        sending.delete(pending.key);
+        if (forksInFlight === 0) queueMicrotask(() => forksInFlight === 0 && orphans.clear());
+      }
       const { snapshot } = answer;
       const id = snapshot.conversationId;
+      // What the composer held before the rewind comes back, now that the rewound message is sent.
+      const before = draftsBeforeRewind.get(tabId);
+      draftsBeforeRewind.delete(tabId);
+      if (before) get().restoreDraft(tabId, before.text, before.images);
+      if (!get().tabs[tabId]?.branches?.some((branch) => branch.key === pending.key)) {
+        // The tab was closed while the fork started: end it rather than leave it running unseen.
+        await call('closeConversation', { conversationId: id }).catch(() => undefined);
+        return;
+      }
       set((state) => {
         const current = state.tabs[tabId];
         if (!current?.branches) return {};
@@ -411,10 +465,12 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       }
       if (family.branches.length < 2) return;
       const now = get().tabs[tabId];
-      if (!now || now.saved?.sessionId !== sessionId) return;
+      // Branches made here meanwhile (a rewind, a fork) are not overwritten by the library's older view.
+      if (!now || now.saved?.sessionId !== sessionId || now.branches) return;
       const branches: Branch[] = family.branches.map((info) => ({
         key: info.key,
-        sessionId: info.leafUuid ? null : info.sessionId,
+        sessionId: info.sessionId,
+        leafUuid: info.leafUuid,
         conversationId: null,
         parentKey: info.parentKey,
         forkPointUuid: info.forkPointUuid,
@@ -442,7 +498,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
         );
         if (!owner) {
           if (tabs[conversationId]) rest.set(conversationId, events);
-          else {
+          else if (forksInFlight > 0) {
             // A fork whose answer has not come back yet: kept until it does.
             const kept = orphans.get(conversationId) ?? [];
             if (kept.length + events.length <= MAX_ORPHAN_EVENTS)
@@ -474,6 +530,13 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
     },
   };
 };
+
+/** A saved branch's view: a whole session's last page, or a branch inside a file, read whole. */
+function readBranch(branch: Branch & { sessionId: string }): Promise<BranchView> {
+  return branch.leafUuid
+    ? loadSavedBranchView(branch.sessionId, branch.leafUuid)
+    : loadSavedView(branch.sessionId);
+}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -167,7 +167,14 @@ const dataUrl = (image: TurnImage) => `data:${image.mediaType};base64,${image.da
 
 function AssistantMessageView({ tabId, message }: { tabId: string; message: AssistantChatMessage }) {
   const forkFromHere = useStore((state) => state.forkFromHere);
-  const forkable = !message.parentToolUseId && !message.streaming && !!message.uuid;
+  // Only after a turn's last reply: forking after a tool call would leave the call without its result.
+  const endsTurn = useStore((state) => {
+    const conversation = state.tabs[tabId]?.conversation;
+    if (!conversation) return false;
+    const next = conversation.messages[conversation.order[conversation.order.indexOf(message.id) + 1] ?? ''];
+    return next?.role !== 'assistant';
+  });
+  const forkable = !message.parentToolUseId && !message.streaming && !!message.uuid && endsTurn;
   return (
     <article
       className={`message message-assistant${message.streaming ? ' streaming' : ''}${message.parentToolUseId ? ' message-nested' : ''}`}

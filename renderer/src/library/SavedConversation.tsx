@@ -192,10 +192,11 @@ function RemoveButton({ sessionId }: { sessionId: string }) {
 
 /** In place of the composer: resume the conversation, or carry it on in a new one where it cannot be. */
 export function SavedFooter({ tabId }: { tabId: string }) {
-  const { resumable, hasTranscript, skipped } = useStore(
+  const { resumable, hasTranscript, skipped, inFile } = useStore(
     useShallow((state) => {
       const saved = state.tabs[tabId]?.saved;
       return {
+        inFile: !!saved?.leafUuid,
         resumable: saved?.row.resumable ?? false,
         hasTranscript: saved?.row.hasTranscript ?? false,
         skipped: saved?.skipped ?? 0,
@@ -217,7 +218,12 @@ export function SavedFooter({ tabId }: { tabId: string }) {
           are left out.
         </p>
       )}
-      {resumable ? (
+      {inFile ? (
+        <p role="note">
+          A branch Claude Code rewound inside this conversation’s file. It can be read here; to carry on from
+          it, use Fork from here on one of its replies.
+        </p>
+      ) : resumable ? (
         <>
           <p>A saved conversation. Resume it to carry on where it left off.</p>
           <button type="button" className="button-primary" disabled={busy} onClick={() => act(resume)}>

@@ -19,6 +19,11 @@ export interface SavedView {
   row: LibraryRow;
   /** Lines of its files that could not be read. */
   skipped: number;
+  /**
+   * For a branch the CLI rewound inside the file: the uuid of its last entry. It is read whole and cannot be
+   * resumed (the file's latest branch is what --resume continues); it can be forked from a reply.
+   */
+  leafUuid?: string;
 }
 
 /** Where the part of a conversation above what is loaded is read from. */
@@ -341,17 +346,33 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       const tab = state.tabs[tabId];
       if (!tab) return {};
       if (tab.branches) {
-        // A branch of a family resumed: the tab stays, and the branch is live from now on.
+        // A branch of a family resumed: the tab stays, and that branch is live from now on, whichever is
+        // shown by the time its CLI has started.
+        const resumed = tab.branches.find(
+          (branch) => branch.sessionId === snapshot.sessionId && !branch.leafUuid,
+        );
+        if (!resumed) return {};
+        const shown = resumed.key === tab.branch;
+        const live = (conversation: ConversationState) =>
+          applyEvents(conversation, [{ kind: 'resumed', snapshot }]);
         return {
           tabs: {
             ...state.tabs,
             [tabId]: {
               ...tab,
-              saved: null,
+              ...(shown ? { saved: null, conversation: live(tab.conversation) } : {}),
               branches: tab.branches.map((branch) =>
-                branch.key === tab.branch ? { ...branch, conversationId: id } : branch,
+                branch !== resumed
+                  ? branch
+                  : {
+                      ...branch,
+                      conversationId: id,
+                      view:
+                        !shown && branch.view
+                          ? { ...branch.view, saved: null, conversation: live(branch.view.conversation) }
+                          : branch.view,
+                    },
               ),
-              conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
             },
           },
         };
@@ -390,6 +411,17 @@ export async function loadSavedView(sessionId: string): Promise<BranchView> {
     conversation: settled(reduced.conversation, page.row.title),
     saved: { sessionId, row: page.row, skipped: page.skipped },
     paging: { sessionId, before: page.before, loading: false, error: null, anchors: reduced.anchors },
+  };
+}
+
+/** A branch the CLI rewound inside one file, read whole, as a branch's view (read-only). */
+export async function loadSavedBranchView(sessionId: string, leafUuid: string): Promise<BranchView> {
+  const page = await call('openSavedBranch', { sessionId, leafUuid });
+  const reduced = reducePage(initialConversation({ sessionId, cwd: page.row.cwd ?? '' }), page.events);
+  return {
+    conversation: settled(reduced.conversation, page.row.title),
+    saved: { sessionId, row: page.row, skipped: page.skipped, leafUuid },
+    paging: null,
   };
 }
 
