@@ -218,3 +218,54 @@ describe('rewind and branches in the store', () => {
     expect(store.getState().tabs.c1!.branches?.map((branch) => branch.key)).toEqual(['s1']);
   });
 });
+
+describe('a saved family', () => {
+  it('lists its branches from the library and opens one the CLI rewound inside the file, read-only', async () => {
+    const row = {
+      sessionId: 's1',
+      title: 'Saved',
+      cwd: '/work',
+      gitBranch: null,
+      lastActive: 0,
+      messageCount: 4,
+      sizeBytes: 10,
+      resumable: true,
+      hasTranscript: false,
+      branchCount: 2,
+      familyKey: 's1',
+    };
+    const info = (key: string, leafUuid: string | null, parentKey: string | null) => ({
+      key,
+      sessionId: 's1',
+      leafUuid,
+      parentKey,
+      forkPointUuid: parentKey ? 'reply-1' : null,
+      firstMessage: key,
+      lastActive: 0,
+      partedAt: parentKey ? 1 : 0,
+      messageCount: 4,
+      resumable: leafUuid === null,
+      title: 'Saved',
+    });
+    const openSavedBranch = vi.fn(async () =>
+      ok({ row, events: [...turn(1), ...turn(3)], before: null, skipped: 0 }),
+    );
+    const { store } = await storeWithConversation({
+      listConversations: vi.fn(async () => ok({ conversations: [] })),
+      openSaved: vi.fn(async () => ok({ row, events: [...turn(1), ...turn(2)], before: null, skipped: 0 })),
+      libraryFamily: vi.fn(async () =>
+        ok({ rootKey: 's1', branches: [info('s1', null, null), info('s1#reply-3', 'reply-3', 's1')] }),
+      ),
+      openSavedBranch,
+    });
+    const state = () => store.getState();
+    await state().openSaved('s1');
+    await vi.waitFor(() => expect(state().tabs['saved:s1']!.branches).toHaveLength(2));
+    await state().switchBranch('saved:s1', 's1#reply-3', 'reply-1');
+    expect(openSavedBranch).toHaveBeenCalledWith({ sessionId: 's1', leafUuid: 'reply-3' });
+    const tab = state().tabs['saved:s1']!;
+    expect(tab.conversation.order).toEqual(['u:user-1', 'a:msg-1', 'u:user-3', 'a:msg-3']);
+    expect(tab.saved?.leafUuid).toBe('reply-3');
+    expect(tab.focus?.messageId).toBe('u:user-3');
+  });
+});
