@@ -126,7 +126,8 @@ test.describe('with a long saved conversation', () => {
     const target = log(page).getByRole('article', { name: 'Claude' }).filter({ hasText: needle });
     await expect(target).toBeVisible();
     await expect(page.getByRole('searchbox', { name: 'Find in conversation' })).toHaveValue('ShardWeigh');
-    await expect(page.getByText('1 of 1')).toBeVisible();
+    // Exactly: the sidebar's "Indexing 1 of 1 conversations" may be showing too.
+    await expect(page.getByText('1 of 1', { exact: true })).toBeVisible();
     await expect.poll(() => currentHighlight(page)).toBe('shardweigh');
   });
 
