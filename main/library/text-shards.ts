@@ -208,7 +208,18 @@ export function runTextWorker(setup: TextWorkerSetup, port: MessagePort): void {
     let closing = false;
     for (let raw: unknown = first; raw !== undefined; raw = receiveMessageOnPort(port)?.message) {
       const parsed = ToTextWorker.safeParse(raw);
-      if (!parsed.success) continue;
+      if (!parsed.success) {
+        // Answered all the same, or the index would wait for it forever.
+        const id = (raw as { id?: unknown } | null)?.id;
+        if (typeof id === 'number') {
+          port.postMessage({
+            type: 'error',
+            id,
+            message: `A batch was not understood: ${parsed.error.message}`,
+          });
+        }
+        continue;
+      }
       if (parsed.data.type === 'close') {
         closing = true;
         break;

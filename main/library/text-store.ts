@@ -201,20 +201,21 @@ export class TextShardWriter {
   }
 
   private add(op: Extract<TextOp, { op: 'add' }>): void {
-    const ms = Math.min(Math.max(0, Math.floor(op.time)), LATEST_TIME);
+    let ms = Math.min(Math.max(0, Math.floor(op.time)), LATEST_TIME);
+    // Within a millisecond, slot × shards + shard: no two shards ever make the same id.
     const slots = Math.floor(IDS_PER_MS / this.shards);
-    for (let attempt = 0; attempt < 4; attempt += 1) {
+    for (let attempt = 0; ; attempt += 1) {
+      if (attempt >= 4 && (attempt - 4) % slots === 0) {
+        // Hundreds of messages in one millisecond (lines without a timestamp): the millisecond after the
+        // shard's newest id, a little later in time.
+        ms = Math.max(ms, Math.floor((this.statements.lastId.get()?.id ?? 0) / IDS_PER_MS)) + 1;
+      }
       const id = ms * IDS_PER_MS + (this.sequence++ % slots) * this.shards + this.shard;
       if (this.statements.insert.run(id, op.fileId, op.sessionId, op.uuid, op.text).changes > 0) {
         this.statements.insertText.run(id, op.text);
         return;
       }
     }
-    // Hundreds of messages in one millisecond: the shard's next id after its last (a little later in time).
-    const last = Math.max(this.statements.lastId.get()?.id ?? 0, ms * IDS_PER_MS);
-    const id = last - (last % this.shards) + this.shards + this.shard;
-    this.statements.insert.run(id, op.fileId, op.sessionId, op.uuid, op.text);
-    this.statements.insertText.run(id, op.text);
   }
 
   close(): void {
