@@ -83,6 +83,8 @@ test('rewinds a message, sends it edited as a new branch, and switches back to t
   const tree = page.getByRole('tree', { name: 'Branches' });
   await expect(tree.getByRole('treeitem')).toHaveCount(2);
   await expect(tree).toContainText('second question, edited');
+  // Its count is what it holds now: the shared turn, the edited message and its answer.
+  await expect(tree.getByRole('treeitem', { name: 'second question, edited' })).toContainText('4 messages');
   await tree.getByRole('treeitem', { name: 'second question, edited' }).click();
   await expect(log(page)).toContainText('Answer to the edit.');
   await expect(

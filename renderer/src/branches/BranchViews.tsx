@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { messageText, useStore, type Tab } from '../store';
-import { isPending, partPoints, type Branch, type PartGroup } from './model';
+import { countMessages, isPending, partPoints, type Branch, type PartGroup } from './model';
 
 /**
  * What rewind and branches put on screen: the Rewind dialog, the line under the header while a rewind waits
@@ -215,6 +215,11 @@ export function BranchTree({ tabId }: { tabId: string }) {
       return { branches: tab?.branches ?? null, current: tab?.branch ?? null };
     }),
   );
+  // The shown branch grows as the conversation goes on: its count is read from what it shows.
+  const shownCount = useStore((state) => {
+    const conversation = state.tabs[tabId]?.conversation;
+    return conversation ? countMessages(conversation) : 0;
+  });
   const switchBranch = useStore((state) => state.switchBranch);
   const compareWith = useStore((state) => state.compareWith);
   const [focused, setFocused] = useState<string | null>(null);
@@ -274,7 +279,12 @@ export function BranchTree({ tabId }: { tabId: string }) {
       >
         <span className="branch-first">{branch.firstMessage || '(no messages yet)'}</span>
         <span className="branch-meta">
-          {branch.messageCount} messages · {new Date(branch.lastActive).toLocaleString()}
+          {branch.key === current
+            ? shownCount
+            : branch.view
+              ? countMessages(branch.view.conversation)
+              : branch.messageCount}{' '}
+          messages · {new Date(branch.lastActive).toLocaleString()}
           {!branch.resumable && ' · read-only'}
         </span>
         {branch.key !== current && (

@@ -214,6 +214,14 @@ export function targetOf(branch: Branch): SessionTarget | null {
   return null;
 }
 
+/** User and assistant messages of the main thread, as the tree counts them. */
+export function countMessages(state: ConversationState): number {
+  return state.order.filter((id) => {
+    const role = state.messages[id]?.role;
+    return role === 'user' || role === 'assistant';
+  }).length;
+}
+
 /** The first message's text, as the tree shows it. */
 export function summary(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -8,6 +8,7 @@ import type { Store, Tab } from '../store';
 import { tabActions } from '../tabs';
 import {
   checkpointOwner,
+  countMessages,
   forkAfter,
   indexOfUuid,
   isPending,
@@ -113,13 +114,6 @@ function firstText(state: ConversationState, from: number): string {
     }
   }
   return '';
-}
-
-function countMessages(state: ConversationState): number {
-  return state.order.filter((id) => {
-    const role = state.messages[id]?.role;
-    return role === 'user' || role === 'assistant';
-  }).length;
 }
 
 export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set, get) => {
