@@ -86,6 +86,29 @@ describe('branches in a view', () => {
     expect(partPoints(branches, 's2', child).has('u:user-1')).toBe(false);
   });
 
+  it('puts the switcher on the first message after the fork point, not on the turn result in between', () => {
+    const result = (n: number): ConversationEvent =>
+      ({
+        kind: 'message',
+        message: {
+          type: 'result',
+          subtype: 'success',
+          is_error: false,
+          result: `answer ${n}`,
+          num_turns: 1,
+          session_id: 's1',
+          uuid: `result-${n}`,
+          total_cost_usd: 0,
+          usage: { input_tokens: 1, output_tokens: 1 },
+          duration_ms: 1,
+        },
+      }) as ConversationEvent;
+    const parent = conversation([user(1), reply(1), result(1), user(2), reply(2), result(2)]);
+    expect(parent.order[2]).toMatch(/^r/);
+    const branches = [branch('s1', null, null), branch('s2', 's1', 'reply-1', 1)];
+    expect([...partPoints(branches, 's1', parent).keys()]).toEqual(['u:user-2']);
+  });
+
   it('shows a grandchild as its parent at the earlier fork point', () => {
     const grandchild = conversation([user(1), reply(1), user(3), reply(3), user(5), reply(5)]);
     const branches = [

@@ -135,6 +135,20 @@ export function indexOfUuid(state: ConversationState, uuid: string | null): numb
   });
 }
 
+/**
+ * Where branches that share `forkPointUuid` part in a view: the index of the first message after it (a turn's
+ * result row after the fork point is still shared); -1 if the fork point is not in the view.
+ */
+export function partIndex(state: ConversationState, forkPointUuid: string | null): number {
+  const fork = forkPointUuid === null ? -1 : indexOfUuid(state, forkPointUuid);
+  if (forkPointUuid !== null && fork < 0) return -1;
+  for (let index = fork + 1; index < state.order.length; index += 1) {
+    const role = state.messages[state.order[index] ?? '']?.role;
+    if (role === 'user' || role === 'assistant') return index;
+  }
+  return -1;
+}
+
 /** Siblings that part at one point: the parent (continuing its own way) and its children forked there. */
 export interface PartGroup {
   /** Branch keys, the parent first, then the children by when they parted. */
@@ -175,9 +189,9 @@ export function partPoints(
       ];
       // The view reads as the member of the group it is, or descends from.
       const at = keys.indexOf(lineage.find((key) => keys.includes(key)) ?? '');
-      const forkIndex = forkPointUuid === null ? -1 : indexOfUuid(state, forkPointUuid);
-      if (at < 0 || (forkPointUuid !== null && forkIndex < 0)) continue;
-      const messageId = state.order[forkIndex + 1];
+      const parts = partIndex(state, forkPointUuid);
+      if (at < 0 || parts < 0) continue;
+      const messageId = state.order[parts];
       if (messageId && !points.has(messageId)) points.set(messageId, { keys, at, forkPointUuid });
     }
   }

@@ -10,8 +10,8 @@ import {
   checkpointOwner,
   countMessages,
   forkAfter,
-  indexOfUuid,
   isPending,
+  partIndex,
   PENDING_PREFIX,
   rewindPoint,
   summary,
@@ -321,8 +321,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       if (!now.branches.some((branch) => branch.key === key)) return;
       const shown = show(now, now.branches, now.branch, key, view);
       if (partAt !== undefined) {
-        const partIndex = partAt === null ? 0 : indexOfUuid(view.conversation, partAt) + 1;
-        const messageId = view.conversation.order[partIndex];
+        const messageId = view.conversation.order[partIndex(view.conversation, partAt)];
         if (messageId) shown.focus = { messageId, nonce: Date.now() };
       }
       patchTab(tabId, shown);
