@@ -52,13 +52,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
         <div className="conversation">
           <SavedHeader tabId={tabId} />
           {banner}
-          <BranchBanner tabId={tabId} />
-          <FindBar tabId={tabId} />
-          {tab.comparing ? (
-            <BranchCompare tabId={tabId} />
-          ) : (
-            <MessageList key={tab.branch ?? ''} tabId={tab.id} />
-          )}
+          <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
           <SavedFooter tabId={tabId} />
           <RewindDialogView tabId={tabId} />
         </div>
@@ -71,17 +65,24 @@ export function ConversationView({ tabId }: { tabId: string }) {
         <ConversationHeader tabId={tabId} cwd={tab.cwd} />
         <ExitBanner tabId={tabId} />
         {banner}
-        <BranchBanner tabId={tabId} />
-        <FindBar tabId={tabId} />
-        {tab.comparing ? (
-          <BranchCompare tabId={tabId} />
-        ) : (
-          <MessageList key={tab.branch ?? ''} tabId={tab.id} />
-        )}
+        <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
         <Composer tabId={tab.id} />
         <RewindDialogView tabId={tabId} />
       </DropZone>
     </WithBranches>
+  );
+}
+
+/** What live and saved conversations show alike: branch notices, find, and the log (or a comparison). */
+function ConversationBody(props: { tabId: string; branch: string | null; comparing: boolean }) {
+  const { tabId, branch, comparing } = props;
+  return (
+    <>
+      <BranchBanner tabId={tabId} />
+      <FindBar tabId={tabId} />
+      {/* A branch switch opens its own log, at its end or where the branches part. */}
+      {comparing ? <BranchCompare tabId={tabId} /> : <MessageList key={branch ?? ''} tabId={tabId} />}
+    </>
   );
 }
 
