@@ -86,22 +86,28 @@ function ConversationBody(props: { tabId: string; branch: string | null; compari
   );
 }
 
+/** Window width (px) from which the branch tree opens beside the conversation by itself. */
+const WIDE_ENOUGH_FOR_TREE = 1100;
+
 /** The conversation, and beside it the tree of its family's branches once there is more than one. */
 function WithBranches({ tabId, children }: { tabId: string; children: ReactNode }) {
   const count = useBranchCount(tabId);
-  const [open, setOpen] = useState(true);
+  // Beside the conversation when the window has room for both; folded away in a narrow one.
+  const [open, setOpen] = useState(
+    () => typeof window === 'undefined' || window.innerWidth >= WIDE_ENOUGH_FOR_TREE,
+  );
   if (count < 2) return <>{children}</>;
   return (
     <div className="with-branches">
       {children}
-      <div className="branch-column">
+      <div className={`branch-column${open ? '' : ' branch-column-folded'}`}>
         <button
           type="button"
           className="link-button branch-toggle"
           aria-expanded={open}
           onClick={() => setOpen((value) => !value)}
         >
-          {open ? 'Hide branches' : `Show branches (${count})`}
+          {open ? 'Hide branches' : `Branches (${count})`}
         </button>
         {open && <BranchTree tabId={tabId} />}
       </div>
