@@ -269,3 +269,30 @@ describe('a saved family', () => {
     expect(tab.focus?.messageId).toBe('u:user-3');
   });
 });
+
+describe('a lone saved conversation', () => {
+  it('does not read a family it does not have', async () => {
+    const row = {
+      sessionId: 's1',
+      title: 'Saved',
+      cwd: '/work',
+      gitBranch: null,
+      lastActive: 0,
+      messageCount: 2,
+      sizeBytes: 10,
+      resumable: true,
+      hasTranscript: false,
+      branchCount: 1,
+      familyKey: 's1',
+    };
+    const libraryFamily = vi.fn();
+    const { store } = await storeWithConversation({
+      listConversations: vi.fn(async () => ok({ conversations: [] })),
+      openSaved: vi.fn(async () => ok({ row, events: turn(1), before: null, skipped: 0 })),
+      libraryFamily,
+    });
+    await store.getState().openSaved('s1');
+    expect(store.getState().tabs['saved:s1']!.conversation.order).toHaveLength(2);
+    expect(libraryFamily).not.toHaveBeenCalled();
+  });
+});

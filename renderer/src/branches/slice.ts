@@ -448,7 +448,8 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
     async loadFamily(tabId) {
       const tab = get().tabs[tabId];
       const sessionId = tab?.saved?.sessionId;
-      if (!tab || !sessionId) return;
+      // A lone conversation has no family to read (reading one reads every file of it).
+      if (!tab || !sessionId || (tab.saved?.row.branchCount ?? 1) < 2) return;
       let family: Family;
       try {
         family = await call('libraryFamily', { sessionId });
