@@ -36,12 +36,12 @@ describe("the CLI's session files", () => {
     // The prompt, three assistant messages; the tool result is not a message of its own.
     expect(facts.messages).toBe(4);
     expect(facts.firstActive).toBeLessThan(facts.lastActive!);
-    expect(messages.map((message) => message.text)).toEqual([
-      'hello please run echo',
-      'Running it.',
-      'Bash {"command":"echo hi"}',
-      'hi',
-      'Done with parseConfigFile.',
+    expect(messages.map(({ text, output }) => [text, output])).toEqual([
+      ['hello please run echo', null],
+      ['Running it.', null],
+      ['Bash {"command":"echo hi"}', null],
+      [null, 'hi'],
+      ['Done with parseConfigFile.', null],
     ]);
     expect(messages.every((message) => message.uuid !== null)).toBe(true);
   });
@@ -164,7 +164,7 @@ describe("Byre's transcripts", () => {
       byre.toolResult(ID, 'toolu_1', 'y'.repeat(TOOL_OUTPUT_CHARS * 2)),
     ]);
     expect(messages[0]!.text).toBe('look');
-    expect(messages[1]!.text!.length).toBeLessThanOrEqual(TOOL_OUTPUT_CHARS + 1);
+    expect(messages[1]!.output!.length).toBeLessThanOrEqual(TOOL_OUTPUT_CHARS + 1);
   });
 });
 
@@ -180,7 +180,13 @@ describe('contentText', () => {
           content: [{ type: 'text', text: 'out' }, { type: 'image' }],
         },
       ]),
-    ).toBe('out');
-    expect(contentText([])).toBeNull();
+    ).toEqual({ text: null, output: 'out' });
+    expect(contentText([])).toEqual({ text: null, output: null });
+    expect(
+      contentText([
+        { type: 'text', text: 'said' },
+        { type: 'tool_result', tool_use_id: 't', content: 'answered' },
+      ]),
+    ).toEqual({ text: 'said', output: 'answered' });
   });
 });

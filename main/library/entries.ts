@@ -50,10 +50,17 @@ export const FileFacts = z.object({
 });
 export type FileFacts = z.infer<typeof FileFacts>;
 
-/** A message of the main thread: its uuid (to open the conversation there) and its text to index. */
-export interface MessageRead {
-  uuid: string | null;
+/** A message's searchable text, in the two parts that are indexed differently. */
+export interface MessageText {
+  /** What was said: text blocks, and each tool call's name and input. */
   text: string | null;
+  /** What the tools answered. */
+  output: string | null;
+}
+
+/** A message of the main thread: its uuid (to open the conversation there) and its text to index. */
+export interface MessageRead extends MessageText {
+  uuid: string | null;
   /** When it was written, as far as the file says (its own timestamp, else the latest before it). */
   time: number | null;
 }
@@ -127,9 +134,9 @@ function readCliEntry(value: unknown, facts: FileFacts): Read | null {
       if (entry.isSidechain === true) return null;
       facts.forkedFrom = readForkedFrom(entry.forkedFrom) ?? facts.forkedFrom;
       const message = record(entry.message);
-      const read = { uuid: text(entry.uuid), text: null };
+      const read = { uuid: text(entry.uuid), ...NO_TEXT };
       if (!message) return read;
-      if (entry.type === 'assistant') return { ...read, text: readAssistant(facts, message) };
+      if (entry.type === 'assistant') return { ...read, ...readAssistant(facts, message) };
       const before = facts.messages;
       const user = readUser(facts, message.content, entry);
       if (facts.messages > before && latest !== null && chainParent(entry) !== latest) facts.rewinds += 1;
@@ -168,7 +175,7 @@ function readTranscriptLine(value: unknown, facts: FileFacts): Read | null {
   if (line.dir === 'send') {
     if (msg.type !== 'user') return null;
     const message = record(msg.message);
-    const read = { uuid: text(msg.uuid), text: null };
+    const read = { uuid: text(msg.uuid), ...NO_TEXT };
     return message ? { ...read, ...readUser(facts, message.content, msg) } : read;
   }
   if (line.dir !== 'recv') return null;
@@ -183,13 +190,13 @@ function readTranscriptLine(value: unknown, facts: FileFacts): Read | null {
     case 'assistant': {
       const message = record(msg.message);
       if (!mainThread || !message) return null;
-      return { uuid: text(msg.uuid), text: readAssistant(facts, message) };
+      return { uuid: text(msg.uuid), ...readAssistant(facts, message) };
     }
     case 'user': {
       const message = record(msg.message);
       // Tool results (and replays of what was sent, which the send line already counted).
       if (!mainThread || !message) return null;
-      return { uuid: text(msg.uuid), text: contentText(message.content) };
+      return { uuid: text(msg.uuid), ...contentText(message.content) };
     }
     case 'control_request':
       facts.setTitle = setTitleRequest(record(msg.request)) ?? facts.setTitle;
@@ -199,16 +206,16 @@ function readTranscriptLine(value: unknown, facts: FileFacts): Read | null {
   }
 }
 
-function readUser(facts: FileFacts, content: unknown, entry: JsonRecord): { text: string | null } {
+function readUser(facts: FileFacts, content: unknown, entry: JsonRecord): MessageText {
   const offer = promptOffer({ isMeta: entry.isMeta, isCompactSummary: entry.isCompactSummary, content });
   facts.firstPrompt ??= offer.prompt ?? null;
   facts.commandFallback ??= offer.command ?? null;
-  if (entry.isMeta === true || entry.isCompactSummary === true) return { text: null };
+  if (entry.isMeta === true || entry.isCompactSummary === true) return NO_TEXT;
   if (!isToolResults(content)) facts.messages += 1;
-  return { text: contentText(content) };
+  return contentText(content);
 }
 
-function readAssistant(facts: FileFacts, message: JsonRecord): string | null {
+function readAssistant(facts: FileFacts, message: JsonRecord): MessageText {
   const id = text(message.id);
   if (id === null || id !== facts.lastAssistantId) facts.messages += 1;
   facts.lastAssistantId = id;
@@ -246,13 +253,18 @@ function isToolResults(content: unknown): boolean {
   return Array.isArray(content) && content.some((block) => record(block)?.type === 'tool_result');
 }
 
+const NO_TEXT: MessageText = { text: null, output: null };
+
 /**
- * The searchable text of a message: its text blocks, each tool call's name and input (as JSON, cut), each
- * tool result's text (cut). Images and documents are never indexed, nor is thinking.
+ * The searchable text of a message: its text blocks and each tool call's name and input (as JSON, cut), then
+ * apart from them each tool result's text (cut). Images and documents are never indexed, nor is thinking.
  */
-export function contentText(content: unknown): string | null {
-  if (typeof content === 'string') return content ? withoutMarkers(cutTo(content, MESSAGE_TEXT_CHARS)) : null;
+export function contentText(content: unknown): MessageText {
+  if (typeof content === 'string') {
+    return { text: content ? withoutMarkers(cutTo(content, MESSAGE_TEXT_CHARS)) : null, output: null };
+  }
   const parts: string[] = [];
+  const outputs: string[] = [];
   for (const item of list(content)) {
     const block = record(item);
     if (!block) continue;
@@ -264,9 +276,13 @@ export function contentText(content: unknown): string | null {
       parts.push(`${text(block.name) ?? 'tool'} ${cutTo(input, TOOL_INPUT_CHARS)}`);
     } else if (block.type === 'tool_result') {
       const output = toolOutput(block.content);
-      if (output) parts.push(cutTo(output, TOOL_OUTPUT_CHARS));
+      if (output) outputs.push(cutTo(output, TOOL_OUTPUT_CHARS));
     }
   }
+  return { text: joinedText(parts), output: joinedText(outputs) };
+}
+
+function joinedText(parts: string[]): string | null {
   const joined = parts.join('\n');
   return joined ? withoutMarkers(cutTo(joined, MESSAGE_TEXT_CHARS)) : null;
 }

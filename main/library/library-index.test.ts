@@ -442,9 +442,16 @@ describe('bad input', () => {
     world.writeCli(other, conversation(other, 'an unrelated session', 'fine'));
     const index = world.open();
     index.scan();
-    // Read until the long file is partly indexed (the small one goes first).
-    for (let step = 0; step < 10 && index.search({ query: 'marker0Word' }).length === 0; step += 1)
-      index.step();
+    // Read until the long file is partly read (the small one goes first).
+    const readSoFar = () => {
+      const db = new Database(join(world.dataDir, 'library.sqlite'), { readonly: true });
+      const row = db.prepare('SELECT offset FROM files WHERE path = ?').get(path) as { offset: number };
+      db.close();
+      return row.offset;
+    };
+    for (let step = 0; step < 10 && readSoFar() === 0; step += 1) index.step();
+    expect(readSoFar()).toBeGreaterThan(0);
+    expect(readSoFar()).toBeLessThan(statSync(path).size);
     rmSync(path);
     indexAll(index);
     const rows = Object.fromEntries(index.list().map((row) => [row.sessionId, row]));
@@ -630,9 +637,41 @@ describe('search', () => {
     expect(index.search({ query: 'go foo(' })).toHaveLength(1);
     expect(index.search({ query: 'zz foo(' })).toEqual([]);
     expect(index.search({ query: '"unbalanced' })).toEqual([]);
-    // A short word alone can only match titles (the title here is the prompt).
-    expect(only(index.search({ query: 'go' })).messageUuid).toBeNull();
+    // A short word matches whole words only: the title, then the message.
+    expect(index.search({ query: 'go' }).map((hit) => hit.messageUuid === null)).toEqual([true, false]);
+    expect(index.search({ query: 'ru' })).toEqual([]);
     expect(index.search({ query: '   ' })).toEqual([]);
+  });
+
+  it('finds any part of what was said, and whole words in tool output', () => {
+    const id = randomUUID();
+    const call = cli.assistant(id, [
+      { type: 'tool_use', id: 'toolu_1', name: 'Grep', input: { pattern: 'quuxHandler' } },
+    ]);
+    const output = 'src/a.ts:3: export function frobnicateSprocket() {}';
+    const result = cli.user(id, [{ tool_use_id: 'toolu_1', type: 'tool_result', content: output }]);
+    const question = cli.user(id, 'where is normalizeWidgetPath defined?');
+    world.writeCli(id, [
+      cli.customTitle(id, 'Looking around'),
+      question,
+      call,
+      result,
+      cli.assistant(id, 'ok'),
+    ]);
+    const index = world.open();
+    indexAll(index);
+    const uuidOf = (query: string) => index.search({ query }).map((hit) => hit.messageUuid);
+    // What was said, and tool calls: any part of a word.
+    expect(uuidOf('WidgetPa')).toEqual([question.uuid]);
+    expect(uuidOf('Handler')).toEqual([call.uuid]);
+    // Tool output: whole words, in any case; then the query is checked as typed.
+    expect(uuidOf('frobnicatesprocket')).toEqual([result.uuid]);
+    expect(uuidOf('a.ts:3')).toEqual([result.uuid]);
+    expect(uuidOf('export frobnicateSprocket()')).toEqual([result.uuid]);
+    expect(uuidOf('export zzz')).toEqual([]);
+    // Not part of a word in tool output.
+    expect(uuidOf('frobni')).toEqual([]);
+    expect(uuidOf('Sprocket')).toEqual([]);
   });
 
   it('returns at most the limit, a few hits per session', () => {

@@ -19,6 +19,7 @@ import {
   emptyFacts,
   FileFacts,
   isSidechainStart,
+  MESSAGE_TEXT_CHARS,
   readEntry,
   type FileKind,
   type MessageRead,
@@ -47,6 +48,7 @@ import {
 } from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, messageTime, shardOf, type TextOp } from './text-store';
+import { shortenStrings } from './shorten';
 import { chooseTitle } from './titles';
 
 /**
@@ -125,8 +127,14 @@ export class LibraryIndex {
   readonly projectsDir: string;
   private readonly store: IndexStore;
   private readonly text: TextShards;
-  /** What the current transaction has for each text shard, sent once it commits. */
+  /** What the current transaction has for each text shard, kept once it commits. */
   private outbox: TextOp[][];
+  /**
+   * What committed transactions had for the shards, sent together once it is large enough or the index has
+   * nothing more to read: a shard's writer builds its full-text index fastest from large transactions.
+   */
+  private unsent: TextOp[][];
+  private unsentBytes = 0;
   private textWasIdle = true;
   private readonly choices: LibraryChoices;
   private readonly forks: ForkRecords;
@@ -152,6 +160,7 @@ export class LibraryIndex {
     this.store = new IndexStore(options.dataDir, options.textShardCount ?? defaultShardCount());
     const shards = this.store.textShards;
     this.outbox = emptyOutbox(shards);
+    this.unsent = emptyOutbox(shards);
     this.text = options.textShards?.(options.dataDir, shards) ?? new InlineShards(options.dataDir, shards);
     // library.json is the truth for renames and hidden sessions; the index may be older or newer.
     this.transaction(() => {
@@ -166,6 +175,7 @@ export class LibraryIndex {
   /** Closes the index at once; the promise settles once the text shards have written what they were sent. */
   close(): Promise<void> {
     this.store.close();
+    this.sendText();
     return this.text.close();
   }
 
@@ -178,10 +188,27 @@ export class LibraryIndex {
       this.outbox = emptyOutbox(this.store.textShards);
       throw error;
     }
-    const ops = this.outbox;
+    this.outbox.forEach((ops, shard) => {
+      for (const op of ops) {
+        this.unsent[shard]?.push(op);
+        this.unsentBytes += op.op === 'add' ? op.text.length + op.output.length : 0;
+      }
+    });
     this.outbox = emptyOutbox(this.store.textShards);
-    if (ops.some((batch) => batch.length > 0)) this.text.send(ops);
+    if (this.unsentBytes >= TEXT_SEND_BYTES) this.sendText();
     return result;
+  }
+
+  private sendText(): void {
+    const ops = this.unsent;
+    this.unsent = emptyOutbox(this.store.textShards);
+    this.unsentBytes = 0;
+    if (ops.some((batch) => batch.length > 0)) this.text.send(ops);
+  }
+
+  /** Whether the shards have written everything the index gave them. */
+  private textIdle(): boolean {
+    return this.unsent.every((ops) => ops.length === 0) && this.text.idle();
   }
 
   /**
@@ -201,20 +228,22 @@ export class LibraryIndex {
   }
 
   private addMessage(fileId: number, sessionId: string, message: TimedMessage): void {
-    if (!this.store.claimMessage(fileId, sessionId, message.uuid) || message.text === null) return;
+    const claimed = this.store.claimMessage(fileId, sessionId, message.uuid);
+    if (!claimed || (message.text === null && message.output === null)) return;
     this.outbox[shardOf(fileId, this.store.textShards)]?.push({
       op: 'add',
       fileId,
       sessionId,
       uuid: message.uuid,
-      text: message.text,
+      text: message.text ?? '',
+      output: message.output ?? '',
       time: message.time,
     });
   }
 
   /** Whether rows or status changed since the last call. */
   takeChanged(): boolean {
-    const textIdle = this.text.idle();
+    const textIdle = this.textIdle();
     if (textIdle !== this.textWasIdle) this.changed = true;
     this.textWasIdle = textIdle;
     const changed = this.changed;
@@ -433,9 +462,11 @@ export class LibraryIndex {
       return true;
     }
     const next = this.store.nextRead(SMALL_REMAINDER);
-    if (!next) return false;
-    this.readMore(next);
-    return this.store.hasPendingWork();
+    if (next) this.readMore(next);
+    if (next && this.store.hasPendingWork()) return true;
+    // Nothing more to read for now: what was read goes to the shards, however little.
+    this.sendText();
+    return false;
   }
 
   /**
@@ -545,7 +576,10 @@ export class LibraryIndex {
       },
       (line, start) => {
         if (!isUtf8(line)) nonUtf8Lines += 1;
-        const text = line.toString('utf8');
+        // Only the start of a long string is indexed (MESSAGE_TEXT_CHARS at most): the rest need not be parsed.
+        const text = (
+          line.length > LONG_LINE_BYTES ? shortenStrings(line, KEPT_STRING_BYTES) : line
+        ).toString('utf8');
         if (text.trim() === '') return true;
         const value = parseLine(text);
         if (value === undefined) {
@@ -812,18 +846,19 @@ export class LibraryIndex {
   }
 
   /**
-   * The messages that hold every word, best first. The trigram index gives candidates newest first, a page at
-   * a time; each is checked, and the newest few hundred that match are ranked (BM25's term frequency and
+   * The messages that hold every word, best first. The indexes give candidates newest first, a page at a
+   * time; each is checked, and the newest few hundred that match are ranked (BM25's term frequency and
    * length, times a lift for recent messages). FTS5's own bm25() is not used: to weigh a word it reads every
    * message that has it, which for a common word in a large library takes far longer than a search may.
    */
   private matchingMessages(query: ParsedQuery, folder: string | null): MessageCandidateRow[] {
-    if (query.match === null) return [];
+    if (query.match === null && query.words === null) return [];
     const found: MessageCandidateRow[] = [];
     let before = Number.MAX_SAFE_INTEGER;
     for (let scanned = 0; scanned < MAX_CANDIDATES && found.length < RANKED_MATCHES;) {
       const page = this.store.candidates({
         match: query.match,
+        wordMatch: query.words,
         folder,
         before,
         limit: CANDIDATE_PAGE,
@@ -856,7 +891,7 @@ export class LibraryIndex {
     return {
       indexed: counts.indexed,
       total: counts.total,
-      done: this.scanned && !this.store.hasPendingWork() && this.text.idle(),
+      done: this.scanned && !this.store.hasPendingWork() && this.textIdle(),
       problems: problems.slice(0, MAX_PROBLEMS),
       cleanupPeriodDays: this.cleanupPeriodDays,
       projectsDir: this.projectsDir,
@@ -923,6 +958,13 @@ export class LibraryIndex {
     this.transaction(() => this.recomputeDirty());
   }
 }
+
+/** Lines longer than this have their long strings cut before they are parsed, to this many bytes. */
+const LONG_LINE_BYTES = 64 * 1024;
+const KEPT_STRING_BYTES = 2 * MESSAGE_TEXT_CHARS;
+
+/** Text gathered for the shards before it is sent (a few thousand messages). */
+const TEXT_SEND_BYTES = 2 * 1024 * 1024;
 
 function emptyOutbox(shards: number): TextOp[][] {
   return Array.from({ length: shards }, () => []);

@@ -8,6 +8,7 @@ describe('parseQuery', () => {
     expect(parseQuery('  abcd  say"hi  ')).toEqual({
       terms: ['abcd', 'say"hi'],
       match: '"abc" AND "bcd" AND "say" AND "ay""" AND "y""h" AND """hi"',
+      words: '"abcd" AND "say" AND "hi"',
     });
   });
 
@@ -16,7 +17,9 @@ describe('parseQuery', () => {
     expect(match?.split(' AND ')).toHaveLength(8);
     expect(match?.startsWith('"par"')).toBe(true);
     expect(match?.endsWith('"isk"')).toBe(true);
-    expect(parseQuery('go 5%')).toEqual({ terms: ['go', '5%'], match: null });
+    expect(parseQuery('go 5%')).toEqual({ terms: ['go', '5%'], match: null, words: '"go" AND "5"' });
+    expect(parseQuery('Foo.BAR(').words).toBe('"foo" AND "bar"');
+    expect(parseQuery('(%)').words).toBeNull();
     expect(parseQuery('').terms).toEqual([]);
   });
 });

@@ -19,18 +19,30 @@ export interface ParsedQuery {
    * quoted, so any character is taken as it is), or null when no word is that long.
    */
   match: string | null;
+  /**
+   * An FTS5 query for messages that hold every word of the terms, whole (a term such as `foo.bar(` holds
+   * `foo` and `bar`), or null when no term has a letter or digit. Not the starts of words: FTS5 answers a
+   * prefix by merging the lists of every word that starts so, which made a search several times slower.
+   */
+  words: string | null;
 }
 
 export function parseQuery(query: string): ParsedQuery {
   const terms = query.split(/\s+/u).filter(Boolean).slice(0, MAX_TERMS);
   const trigrams = new Set(terms.flatMap(trigramsOf));
+  const words = [
+    ...new Set(terms.flatMap((term) => term.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter(Boolean)),
+  ];
   return {
     terms,
-    match:
-      trigrams.size > 0
-        ? [...trigrams].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ')
-        : null,
+    match: trigrams.size > 0 ? [...trigrams].map(quoted).join(' AND ') : null,
+    words: words.length > 0 ? words.map(quoted).join(' AND ') : null,
   };
+}
+
+/** A token for FTS5, taken as it is. */
+function quoted(token: string): string {
+  return `"${token.replaceAll('"', '""')}"`;
 }
 
 function trigramsOf(term: string): string[] {

@@ -16,7 +16,7 @@ import { openDatabase, prepareShards, removeDatabase, removeShards, shardPath } 
  *   indexed once, and a summary's leaf can be checked.
  */
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE files (
@@ -40,6 +40,10 @@ CREATE TABLE files (
   long_lines INTEGER NOT NULL
 );
 CREATE INDEX files_session ON files(session_id);
+-- The work queues (previewQueue, nextRead), asked before every step: only the files waiting in them.
+CREATE INDEX files_preview ON files(mtime) WHERE present = 1 AND needs_preview = 1;
+CREATE INDEX files_unread ON files(mtime, size, offset, present, needs_preview, state)
+  WHERE present = 1 AND needs_preview = 0 AND state IN ('reading', 'skipping') AND offset < size;
 CREATE TABLE sessions (
   session_id TEXT PRIMARY KEY,
   title TEXT NOT NULL,
@@ -145,8 +149,10 @@ export interface ProblemFileRow {
 }
 
 export interface CandidateQuery {
-  /** An FTS5 query over trigrams. */
-  match: string;
+  /** An FTS5 query over the trigrams of what was said, or null. */
+  match: string | null;
+  /** An FTS5 query over the words of what was said and of tool output, or null. */
+  wordMatch: string | null;
   folder: string | null;
   /** Only messages with a smaller id (older), to page back through the candidates. */
   before: number;
@@ -161,10 +167,15 @@ export interface CandidateQuery {
 export class IndexStore {
   private readonly db: Database.Database;
   private readonly patchStatements = new Map<string, Database.Statement>();
-  /** Candidate queries by folder filter and number of words checked. */
+  /** Candidate queries by shard, index, folder filter and number of words checked. */
   private readonly candidateStatements = new Map<
     string,
-    Database.Statement<[Record<string, unknown>], MessageCandidateRow>
+    Database.Statement<[Record<string, unknown>], number>
+  >();
+  /** Messages by id, for each shard. */
+  private readonly messageStatements = new Map<
+    string,
+    Database.Statement<[string], MessageCandidateRow & { output: string }>
   >();
   private readonly statements;
 
@@ -198,8 +209,8 @@ export class IndexStore {
       ),
       // Small remainders first (a conversation being written now), then the newest files.
       nextRead: db.prepare<[number], FileRow>(
-        `SELECT * FROM files WHERE present = 1 AND needs_preview = 0 AND state IN ('reading', 'skipping')
-           AND offset < size ORDER BY (size - offset > ?), mtime DESC LIMIT 1`,
+        `SELECT * FROM files WHERE id = (SELECT id FROM files WHERE present = 1 AND needs_preview = 0
+           AND state IN ('reading', 'skipping') AND offset < size ORDER BY (size - offset > ?), mtime DESC LIMIT 1)`,
       ),
       insertUuid: db.prepare('INSERT OR IGNORE INTO uuids (session_id, uuid, file_id) VALUES (?, ?, ?)'),
       hasUuid: db.prepare<[string, string], { one: number }>(
@@ -236,9 +247,11 @@ export class IndexStore {
       counts: db.prepare<[], { total: number; indexed: number | null }>(
         'SELECT COUNT(*) AS total, SUM(indexed) AS indexed FROM sessions WHERE hidden = 0',
       ),
+      // As the two queues ask, so that their indexes answer.
       pendingWork: db.prepare<[], { one: number }>(
-        `SELECT 1 AS one FROM files WHERE present = 1
-           AND (needs_preview = 1 OR (state IN ('reading', 'skipping') AND offset < size)) LIMIT 1`,
+        `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM files WHERE present = 1 AND needs_preview = 1)
+           OR EXISTS (SELECT 1 FROM files WHERE present = 1 AND needs_preview = 0
+             AND state IN ('reading', 'skipping') AND offset < size)`,
       ),
       problemFiles: db.prepare<[number], ProblemFileRow>(
         `SELECT path, state, problem, bad_lines, non_utf8_lines, long_lines FROM files
@@ -388,40 +401,72 @@ export class IndexStore {
   }
 
   /**
-   * Messages of visible sessions that may match (they hold every trigram of the query), newest first, older
-   * than `before`. The caller checks each one.
+   * Messages of visible sessions that may match (what was said holds every trigram of the query, or the
+   * message holds every word of it), newest first, older than `before`. The caller checks each one.
    */
   candidates(query: CandidateQuery): MessageCandidateRow[] {
     // Words with letters beyond ASCII are left to the caller's check: LIKE would miss their other case.
     const words = query.words.filter((word) => /^[\x20-\x7e]+$/.test(word));
-    const params: Record<string, unknown> = { match: query.match, before: query.before, limit: query.limit };
+    const params: Record<string, unknown> = { before: query.before, limit: query.limit };
     if (query.folder !== null) params.folder = query.folder;
     words.forEach((word, n) => {
       params[`word${n}`] = `%${word.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     });
-    // Each shard's newest candidates, then the newest of them all (ids never repeat across shards).
-    const rows = shardNames(this.textShards).flatMap((shard) =>
-      this.candidateStatement(shard, query.folder, words.length).all(params),
-    );
-    return rows.sort((a, b) => b.id - a.id).slice(0, query.limit);
+    const indexes = [
+      { index: 'message_text', match: query.match },
+      { index: 'message_words', match: query.wordMatch },
+    ] as const;
+    // The ids of each shard's newest candidates from each index, then the newest of them all (ids never
+    // repeat across shards; a message both indexes found is taken once); only those are read.
+    const shards = shardNames(this.textShards);
+    const shardOfId = new Map<number, string>();
+    for (const shard of shards) {
+      for (const { index, match } of indexes) {
+        if (match === null) continue;
+        const statement = this.candidateStatement(shard, index, query.folder, words.length);
+        for (const id of statement.all({ ...params, match })) shardOfId.set(id, shard);
+      }
+    }
+    const newest = [...shardOfId.keys()].sort((a, b) => b - a).slice(0, query.limit);
+    const rows = shards.flatMap((shard) => {
+      const inShard = newest.filter((id) => shardOfId.get(id) === shard);
+      return inShard.length > 0 ? this.messageStatement(shard).all(JSON.stringify(inShard)) : [];
+    });
+    return rows
+      .map(({ output, ...row }) => (output === '' ? row : { ...row, text: `${row.text}\n${output}` }))
+      .sort((a, b) => b.id - a.id);
   }
 
-  private candidateStatement(shard: string, folder: string | null, words: number) {
-    const key = `${shard}:${folder === null ? 'all' : 'folder'}:${words}`;
+  private messageStatement(shard: string) {
+    let statement = this.messageStatements.get(shard);
+    if (!statement) {
+      statement = this.db.prepare<[string], MessageCandidateRow & { output: string }>(
+        `SELECT id, session_id, uuid, text, output FROM ${shard}.messages
+         WHERE id IN (SELECT value FROM json_each(?))`,
+      );
+      this.messageStatements.set(shard, statement);
+    }
+    return statement;
+  }
+
+  private candidateStatement(shard: string, index: string, folder: string | null, words: number) {
+    const key = `${shard}:${index}:${folder === null ? 'all' : 'folder'}:${words}`;
     let statement = this.candidateStatements.get(key);
     if (!statement) {
-      const likes = Array.from({ length: words }, (_, n) => ` AND m.text LIKE @word${n} ESCAPE '\\'`).join(
-        '',
-      );
+      const likes = Array.from(
+        { length: words },
+        (_, n) => ` AND (m.text LIKE @word${n} ESCAPE '\\' OR m.output LIKE @word${n} ESCAPE '\\')`,
+      ).join('');
       const inFolder = folder === null ? '' : ' AND s.cwd = @folder';
-      statement = this.db.prepare<[Record<string, unknown>], MessageCandidateRow>(
-        `SELECT m.id AS id, m.session_id AS session_id, m.uuid AS uuid, m.text AS text
-         FROM ${shard}.message_text t
+      statement = this.db
+        .prepare<[Record<string, unknown>], number>(
+          `SELECT t.rowid FROM ${shard}.${index} t
            JOIN ${shard}.messages m ON m.id = t.rowid
            JOIN main.sessions s ON s.session_id = m.session_id
-         WHERE t.message_text MATCH @match AND t.rowid < @before AND s.hidden = 0${inFolder}${likes}
+         WHERE t.${index} MATCH @match AND t.rowid < @before AND s.hidden = 0${inFolder}${likes}
          ORDER BY t.rowid DESC LIMIT @limit`,
-      );
+        )
+        .pluck();
       this.candidateStatements.set(key, statement);
     }
     return statement;

@@ -53,6 +53,7 @@ const add = (fileId: number, text: string): TextOp => ({
   sessionId: 's',
   uuid: null,
   text,
+  output: '',
   time: 0,
 });
 

@@ -165,7 +165,10 @@ export class ThreadedShards implements TextShards {
       const shard = (this.shards[index] ??= this.startShard(index));
       const id = this.nextId++;
       // Each op counts at least a little, so a flood of marks and forgets is bounded too.
-      const bytes = batch.reduce((sum, op) => sum + 64 + (op.op === 'add' ? op.text.length : 0), 0);
+      const bytes = batch.reduce(
+        (sum, op) => sum + 64 + (op.op === 'add' ? op.text.length + op.output.length : 0),
+        0,
+      );
       shard.pending.set(id, bytes);
       this.waiting += bytes;
       shard.worker.postMessage({ type: 'ops', id, ops: batch } satisfies ToTextWorker);

@@ -18,6 +18,7 @@ const adds = (count: number, fileId: number): TextOp[] =>
     sessionId: 's',
     uuid: `${fileId}-${n}`,
     text: `message ${n}`,
+    output: '',
     // Lines without timestamps all get their file's time: one millisecond for all of them.
     time: 1_000,
   }));

@@ -14,11 +14,15 @@ import { z } from 'zod';
  * some 20 MB while it works).
  *
  * Each shard holds:
- * - `messages` + `message_text`: each message's text and its FTS5 trigram index. The index only finds
- *   candidates (detail=none: which messages hold every trigram of a word, half the size and build time of a
- *   full index); the search checks and ranks them. A message's id is its time (ms × 1000 + a sequence
- *   number, its remainder by the shard count being the shard), so the newest candidates come first straight
- *   from the index and the shards' ids never meet.
+ * - `messages`: each message's text in two parts: what was said (text, tool calls) and what tools answered.
+ * - `message_text`: an FTS5 trigram index of what was said, so that any part of an identifier is found.
+ * - `message_words`: an FTS5 word index (unicode61) of both parts. Tool output is most of a library's text,
+ *   and trigrams cost about four times as much to build as words: in tool output a search finds whole words
+ *   (`parse_query` is found by `parse` and by `query`; `parseQuery` only by `parseQuery`).
+ *   Both indexes only find candidates (detail=none: which messages hold every token, half the size and build
+ *   time of a full index); the search checks and ranks them. A message's id is its time (ms × 1000, plus a
+ *   slot × the shard count, plus the shard), so the newest candidates come first straight from the index and
+ *   the shards' ids never meet.
  * - `marks`: how far each file's messages have been written. The main index says how far each file was read;
  *   a file whose mark is behind (the app stopped before its shard caught up) is read again.
  */
@@ -28,7 +32,12 @@ export const MAX_TEXT_SHARDS = 3;
 export function defaultShardCount(): number {
   return Math.min(MAX_TEXT_SHARDS, Math.max(2, availableParallelism() - 1));
 }
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
+/**
+ * A shard is written in large appends (FTS5 segments); 64 KB pages write it in a tenth of the system calls
+ * of SQLite's default 4 KB, which on a two-core machine was seconds of a cold index.
+ */
+const SHARD_PAGE_BYTES = 64 * 1024;
 
 const SCHEMA = `
 CREATE TABLE messages (
@@ -36,17 +45,23 @@ CREATE TABLE messages (
   file_id INTEGER NOT NULL,
   session_id TEXT NOT NULL,
   uuid TEXT,
-  text TEXT NOT NULL
+  text TEXT NOT NULL,
+  output TEXT NOT NULL
 );
 CREATE INDEX messages_file ON messages(file_id);
 CREATE VIRTUAL TABLE message_text USING fts5(
   text, content='messages', content_rowid='id', tokenize='trigram', detail=none
 );
+CREATE VIRTUAL TABLE message_words USING fts5(
+  text, output, content='messages', content_rowid='id', tokenize='unicode61', detail=none
+);
 CREATE TRIGGER messages_deleted AFTER DELETE ON messages BEGIN
   INSERT INTO message_text (message_text, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO message_words (message_words, rowid, text, output) VALUES ('delete', old.id, old.text, old.output);
 END;
 CREATE TABLE marks (file_id INTEGER PRIMARY KEY, offset INTEGER NOT NULL);
 INSERT INTO message_text (message_text, rank) VALUES ('automerge', 0);
+INSERT INTO message_words (message_words, rank) VALUES ('automerge', 0);
 `;
 
 const FileId = z.number().int().nonnegative();
@@ -59,6 +74,7 @@ export const TextOp = z.discriminatedUnion('op', [
     sessionId: z.string(),
     uuid: z.string().nullable(),
     text: z.string(),
+    output: z.string(),
     time: z.number(),
   }),
   /** Forget everything written for a file (it is read again from the start). */
@@ -112,12 +128,15 @@ export function openDatabase(
   schema: string,
   version: number,
   onCreate?: () => void,
+  pageSize?: number,
 ): Database.Database {
   const db = new Database(path, NATIVE_BINDING);
   try {
     const found = db.pragma('user_version', { simple: true });
     if (found === 0) {
       onCreate?.();
+      // Only a new, empty database takes a page size (before WAL, which fixes it).
+      if (pageSize !== undefined) db.pragma(`page_size = ${pageSize}`);
       db.pragma('journal_mode = WAL');
       db.transaction(() => {
         db.exec(schema);
@@ -139,7 +158,7 @@ export function openDatabase(
 /** Creates the shards that are missing; throws if one is damaged or of another layout. */
 export function prepareShards(dataDir: string, shards: number): void {
   for (let shard = 0; shard < shards; shard += 1) {
-    openDatabase(shardPath(dataDir, shard), SCHEMA, SCHEMA_VERSION).close();
+    openDatabase(shardPath(dataDir, shard), SCHEMA, SCHEMA_VERSION, undefined, SHARD_PAGE_BYTES).close();
   }
 }
 
@@ -164,15 +183,16 @@ export class TextShardWriter {
     private readonly shard: number,
     private readonly shards: number,
   ) {
-    this.db = openDatabase(path, SCHEMA, SCHEMA_VERSION);
+    this.db = openDatabase(path, SCHEMA, SCHEMA_VERSION, undefined, SHARD_PAGE_BYTES);
     // Writing mostly appends; better-sqlite3's default page cache (16 MB) buys little here but memory.
     this.db.pragma(`cache_size = ${-WRITER_CACHE_KB}`);
     const db = this.db;
     this.statements = {
       insert: db.prepare(
-        'INSERT OR IGNORE INTO messages (id, file_id, session_id, uuid, text) VALUES (?, ?, ?, ?, ?)',
+        'INSERT OR IGNORE INTO messages (id, file_id, session_id, uuid, text, output) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       insertText: db.prepare('INSERT INTO message_text (rowid, text) VALUES (?, ?)'),
+      insertWords: db.prepare('INSERT INTO message_words (rowid, text, output) VALUES (?, ?, ?)'),
       forget: db.prepare('DELETE FROM messages WHERE file_id = ?'),
       forgetMark: db.prepare('DELETE FROM marks WHERE file_id = ?'),
       mark: db.prepare('INSERT OR REPLACE INTO marks (file_id, offset) VALUES (?, ?)'),
@@ -211,8 +231,9 @@ export class TextShardWriter {
         ms = Math.max(ms, Math.floor((this.statements.lastId.get()?.id ?? 0) / IDS_PER_MS)) + 1;
       }
       const id = ms * IDS_PER_MS + (this.sequence++ % slots) * this.shards + this.shard;
-      if (this.statements.insert.run(id, op.fileId, op.sessionId, op.uuid, op.text).changes > 0) {
+      if (this.statements.insert.run(id, op.fileId, op.sessionId, op.uuid, op.text, op.output).changes > 0) {
         this.statements.insertText.run(id, op.text);
+        this.statements.insertWords.run(id, op.text, op.output);
         return;
       }
     }
