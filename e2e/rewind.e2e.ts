@@ -126,7 +126,8 @@ test('restores files through the Rewind dialog after showing what would change',
   await second.getByRole('button', { name: 'Rewind' }).click();
   const dialog = page.getByRole('dialog', { name: 'Rewind' });
   const list = dialog.getByRole('list', { name: 'Files to restore' });
-  await expect(list).toContainText('later.txt');
+  // Each file with the lines restoring it would add and remove: later.txt's one line goes.
+  await expect(list.getByRole('listitem')).toHaveText([`${later} +0 −1`]);
   await expect(list).not.toContainText('notes.txt');
   // The preview changed nothing.
   expect(readFileSync(later, 'utf8')).toBe('two\n');

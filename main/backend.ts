@@ -6,6 +6,7 @@ import {
   type AppInfo,
   type EventChannel,
   type EventPayload,
+  type FileRewind,
   type InvokeChannel,
   type InvokeResponse,
   type IpcResult,
@@ -22,9 +23,10 @@ import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
 import { exportJsonl, exportMarkdown, recentMarkdown } from './library/export';
-import { Library } from './library/library';
+import { claudeConfigDir, Library } from './library/library';
 import { readBranch } from './library/read-branch';
 import { readLastPage, readPageBefore } from './library/read-session';
+import { fileChanges } from './rewind-preview';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -234,14 +236,24 @@ export class Backend {
     libraryFamily: async ({ sessionId }) => this.library.family(sessionId),
     forkConversation: async ({ from, at, message }) => this.fork(from, at, message),
     rewindFiles: async ({ target, userMessageUuid, dryRun }) => {
+      let sessionId: string;
+      let result: FileRewind;
       if ('conversationId' in target) {
-        return this.get(target.conversationId).rewindFiles(userMessageUuid, dryRun);
+        const conversation = this.get(target.conversationId);
+        result = await conversation.rewindFiles(userMessageUuid, dryRun);
+        sessionId = conversation.snapshot().sessionId;
+      } else {
+        sessionId = target.sessionId;
+        const open = this.openWithSession(sessionId) ?? (await this.resuming.get(sessionId));
+        result = open
+          ? await open.rewindFiles(userMessageUuid, dryRun)
+          : await this.inTemporaryProcess(sessionId, (conversation) =>
+              conversation.rewindFiles(userMessageUuid, dryRun),
+            );
       }
-      const open = this.openWithSession(target.sessionId) ?? (await this.resuming.get(target.sessionId));
-      if (open) return open.rewindFiles(userMessageUuid, dryRun);
-      return this.inTemporaryProcess(target.sessionId, (conversation) =>
-        conversation.rewindFiles(userMessageUuid, dryRun),
-      );
+      if (!dryRun) return result;
+      const configDir = claudeConfigDir(this.options.env);
+      return { ...result, fileChanges: await fileChanges(configDir, sessionId, userMessageUuid, result) };
     },
     renameSaved: async ({ sessionId, title }) => {
       await this.library.rename(sessionId, title);

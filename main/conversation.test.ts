@@ -88,6 +88,7 @@ describe('fileRewind', () => {
       filesChanged: ['/w/a.txt', '/w/b.txt'],
       insertions: 2,
       deletions: 3,
+      fileChanges: null,
       reason: null,
     });
   });
@@ -98,6 +99,7 @@ describe('fileRewind', () => {
       filesChanged: [],
       insertions: 0,
       deletions: 0,
+      fileChanges: null,
       reason: null,
     });
   });

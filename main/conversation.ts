@@ -227,6 +227,7 @@ export function fileRewind(answer: RewindFilesResponse): FileRewind {
     filesChanged: answer.filesChanged ?? [],
     insertions: answer.insertions ?? 0,
     deletions: answer.deletions ?? 0,
+    fileChanges: null,
     reason: answer.canRewind ? null : rewindRefusal(answer.error),
   };
 }

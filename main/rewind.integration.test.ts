@@ -445,17 +445,28 @@ describe('restoring files with the real CLI', () => {
     const target = { conversationId: conversation.conversationId };
 
     const preview = await invoke('rewindFiles', { target, userMessageUuid: second!, dryRun: true });
-    expect({ ...preview, filesChanged: [...preview.filesChanged].sort() }).toEqual({
+    const byPath = (x: { path: string }, y: { path: string }) => x.path.localeCompare(y.path);
+    expect({
+      ...preview,
+      filesChanged: [...preview.filesChanged].sort(),
+      fileChanges: preview.fileChanges && [...preview.fileChanges].sort(byPath),
+    }).toEqual({
       canRewind: true,
       filesChanged: [a, b, c],
       insertions: 2,
       deletions: 3,
+      // a and b go back from "two" to "one"; c, made later, goes.
+      fileChanges: [
+        { path: a, insertions: 1, deletions: 1 },
+        { path: b, insertions: 1, deletions: 1 },
+        { path: c, insertions: 0, deletions: 1 },
+      ],
       reason: null,
     });
     expect([a, b, c].map((file) => readFileSync(file, 'utf8'))).toEqual(['a two\n', 'b two\n', 'c three\n']);
 
     const restored = await invoke('rewindFiles', { target, userMessageUuid: second!, dryRun: false });
-    expect(restored).toEqual(preview);
+    expect(restored).toEqual({ ...preview, fileChanges: null });
     expect([a, b].map((file) => readFileSync(file, 'utf8'))).toEqual(['a one\n', 'b one\n']);
     expect(existsSync(c)).toBe(false);
 
@@ -481,6 +492,12 @@ describe('restoring files with the real CLI', () => {
     const preview = await invoke('rewindFiles', { target, userMessageUuid: first!, dryRun: true });
     expect(preview).toMatchObject({ canRewind: true, reason: null });
     expect([...preview.filesChanged].sort()).toEqual([a, b, c]);
+    // Just before the first message none of them existed: each goes, with its one line.
+    expect(preview.fileChanges?.map(({ insertions, deletions }) => [insertions, deletions])).toEqual([
+      [0, 1],
+      [0, 1],
+      [0, 1],
+    ]);
     expect(readFileSync(a, 'utf8')).toBe('a two\n');
 
     await invoke('rewindFiles', { target, userMessageUuid: first!, dryRun: false });

@@ -70,12 +70,25 @@ export const SessionTarget = z.union([ConversationRef, z.object({ sessionId: Ses
 export type SessionTarget = z.infer<typeof SessionTarget>;
 
 /** What restoring files to just before a user message would change (a dry run), or did change. */
+/** What restoring would do to one file: the lines it would add and remove. */
+export const FileChange = z.object({
+  path: z.string(),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
 export const FileRewind = z.object({
   canRewind: z.boolean(),
   /** Absolute paths. */
   filesChanged: z.array(z.string()),
   insertions: z.number().int().nonnegative(),
   deletions: z.number().int().nonnegative(),
+  /**
+   * The same per file, in the order of `filesChanged` (a dry run only), or null where they could not be
+   * worked out so that they add up to the totals (main/rewind-preview.ts).
+   */
+  fileChanges: z.array(FileChange).nullable(),
   /** Why nothing can be restored, in words a person understands; null when it can. */
   reason: z.string().nullable(),
 });

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { FileRewind } from '../../../shared/ipc';
 import { messageText, useStore, type Tab } from '../store';
 import { countMessages, isPending, partPoints, type Branch, type PartGroup } from './model';
 
@@ -70,6 +71,15 @@ export function BranchSwitcher({ tabId, messageId }: { tabId: string; messageId:
 }
 
 /** The Rewind dialog: what restoring files would change (a dry run, before anything is done), and the choices. */
+/** The files a restore changes, each with its lines added and removed where they are known. */
+function fileRows(
+  preview: FileRewind,
+): { path: string; insertions: number | null; deletions: number | null }[] {
+  return (
+    preview.fileChanges ?? preview.filesChanged.map((path) => ({ path, insertions: null, deletions: null }))
+  );
+}
+
 export function RewindDialogView({ tabId }: { tabId: string }) {
   const dialog = useStore((state) => state.tabs[tabId]?.rewind ?? null);
   const close = useStore((state) => state.closeRewind);
@@ -111,9 +121,16 @@ export function RewindDialogView({ tabId }: { tabId: string }) {
             <>
               <p>Restoring files would change:</p>
               <ul className="rewind-file-list" aria-label="Files to restore">
-                {preview.filesChanged.map((path) => (
-                  <li key={path}>
-                    <code>{path}</code>
+                {fileRows(preview).map((file) => (
+                  <li key={file.path}>
+                    <code>{file.path}</code>
+                    {file.insertions !== null && (
+                      <span className="rewind-file-counts">
+                        {' '}
+                        <span className="diff-plus">+{file.insertions}</span>{' '}
+                        <span className="diff-minus">−{file.deletions}</span>
+                      </span>
+                    )}
                   </li>
                 ))}
               </ul>

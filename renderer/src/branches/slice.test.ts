@@ -31,7 +31,14 @@ async function storeWithConversation(extra: Calls = {}) {
       ok({ conversations: [{ snapshot: snapshot('c1', 's1'), events: [...turn(1), ...turn(2)] }] }),
     ),
     rewindFiles: vi.fn(async () =>
-      ok({ canRewind: false, filesChanged: [], insertions: 0, deletions: 0, reason: 'Nothing was changed.' }),
+      ok({
+        canRewind: false,
+        filesChanged: [],
+        insertions: 0,
+        deletions: 0,
+        fileChanges: null,
+        reason: 'Nothing was changed.',
+      }),
     ),
     send: vi.fn(async () => ok({ uuid: '00000000-0000-4000-8000-000000000009' })),
     ...extra,
@@ -125,9 +132,20 @@ describe('rewind and branches in the store', () => {
               filesChanged: ['/work/a.txt', '/work/b.txt'],
               insertions: 2,
               deletions: 1,
+              fileChanges: [
+                { path: '/work/a.txt', insertions: 2, deletions: 0 },
+                { path: '/work/b.txt', insertions: 0, deletions: 1 },
+              ],
               reason: null,
             }
-          : { canRewind: true, filesChanged: [], insertions: 0, deletions: 0, reason: null },
+          : {
+              canRewind: true,
+              filesChanged: [],
+              insertions: 0,
+              deletions: 0,
+              fileChanges: null,
+              reason: null,
+            },
       ),
     );
     const { store } = await storeWithConversation({ rewindFiles });
@@ -147,7 +165,14 @@ describe('rewind and branches in the store', () => {
   it('keeps the rewind dialog open with the reason when the restore fails, changing nothing', async () => {
     const rewindFiles = vi.fn(async ({ dryRun }: { dryRun: boolean }) =>
       dryRun
-        ? ok({ canRewind: true, filesChanged: ['/work/a.txt'], insertions: 1, deletions: 0, reason: null })
+        ? ok({
+            canRewind: true,
+            filesChanged: ['/work/a.txt'],
+            insertions: 1,
+            deletions: 0,
+            fileChanges: null,
+            reason: null,
+          })
         : { ok: false as const, error: { name: 'Error', message: 'disk full' } },
     );
     const { store } = await storeWithConversation({ rewindFiles });
