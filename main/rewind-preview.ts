@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { diffLines } from 'diff';
 import type { FileChange, FileRewind } from '../shared/ipc';
 import { chainParent } from './library/entries';
-import { eachLine, nodeFs } from './library/files';
+import { eachEntry } from './library/family';
+import { nodeFs } from './library/files';
 
 /**
  * What restoring files to just before a message would do to each file, for the Rewind dialog. The CLI's dry
@@ -94,25 +95,15 @@ async function firstChangesAfter(
   const parents = new Map<string, string | null>();
   const changed = new Map<string, FileBefore[]>();
   let leaf: string | null = null;
-  let fd: number;
-  try {
-    fd = nodeFs.open(cliFile);
-  } catch {
-    return null;
-  }
-  try {
-    await eachLine(nodeFs, fd, (line) => {
-      const entry = parse(line.toString('utf8'));
-      const uuid = entry && typeof entry.uuid === 'string' ? entry.uuid : null;
-      if (!entry || !uuid || entry.isSidechain === true || entry.type === 'progress') return;
-      parents.set(uuid, chainParent(entry));
-      leaf = uuid;
-      const befores = fileBefores(entry.toolUseResult).filter((before) => wanted.has(before.path));
-      if (befores.length > 0) changed.set(uuid, befores);
-    });
-  } finally {
-    nodeFs.close(fd);
-  }
+  const opened = await eachEntry(nodeFs, cliFile, (entry) => {
+    const uuid = typeof entry.uuid === 'string' ? entry.uuid : null;
+    if (!uuid || entry.isSidechain === true || entry.type === 'progress') return;
+    parents.set(uuid, chainParent(entry));
+    leaf = uuid;
+    const befores = fileBefores(entry.toolUseResult).filter((before) => wanted.has(before.path));
+    if (befores.length > 0) changed.set(uuid, befores);
+  });
+  if (!opened) return null;
   // The branch from the leaf back to the message (which is not after itself).
   const branch = new Set<string>();
   for (let at: string | null = leaf; at !== messageUuid; at = parents.get(at) ?? null) {
@@ -152,17 +143,6 @@ function readText(path: string): string | undefined {
   }
 }
 
-type JsonRecord = Record<string, unknown>;
-
-function isRecord(value: unknown): value is JsonRecord {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parse(text: string): JsonRecord | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : null;
-  } catch {
-    return null;
-  }
 }

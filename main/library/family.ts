@@ -173,7 +173,7 @@ function entryOf(
  * Calls `onLine` with each parsed line of a file. Resolves false if the file cannot be opened (it is gone);
  * a file that fails part way keeps what was read of it.
  */
-async function eachEntry(
+export async function eachEntry(
   fs: LibraryFs,
   path: string,
   onLine: (value: JsonRecord, start: number) => void,
