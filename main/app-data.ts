@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../shared/images';
+import { PermissionModeChoice } from '../shared/ipc';
 
 /**
  * Where the app keeps its data: transcripts and settings. Electron passes its userData folder; the browser
@@ -24,6 +25,8 @@ const Settings = z.object({
     .min(200)
     .max(IMAGE_LIMITS.maxSide)
     .default(IMAGE_LIMITS.defaultMaxLongSide),
+  /** How much Claude may do without asking in a new conversation: it asks first unless told otherwise. */
+  defaultPermissionMode: PermissionModeChoice.default('default'),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -42,6 +45,15 @@ export class SettingsStore {
 
   get imageMaxLongSide(): number {
     return this.settings.imageMaxLongSide;
+  }
+
+  get defaultPermissionMode(): PermissionModeChoice {
+    return this.settings.defaultPermissionMode;
+  }
+
+  setDefaultPermissionMode(mode: PermissionModeChoice): void {
+    this.settings = { ...this.settings, defaultPermissionMode: mode };
+    this.save();
   }
 
   get recentFolders(): string[] {

@@ -8,6 +8,7 @@ import {
   type EventPayload,
   type FileRewind,
   type InvokeChannel,
+  type PermissionModeChoice,
   type InvokeResponse,
   type IpcResult,
   type SessionTarget,
@@ -133,9 +134,29 @@ export class Backend {
       dataDir: this.options.dataDir,
       initialCwd: this.options.initialCwd,
       recentFolders: this.settings.recentFolders,
+      defaultPermissionMode: this.settings.defaultPermissionMode,
       cli: this.findCli(),
     }),
-    startConversation: async ({ cwd, model }) => (await this.startConversation(cwd, { model })).snapshot(),
+    startConversation: async ({ cwd, model, permissionMode }) =>
+      (
+        await this.startConversation(cwd, { model, ...(permissionMode ? { permissionMode } : {}) })
+      ).snapshot(),
+    setPermissionMode: async ({ conversationId, mode }) => ({
+      mode: await this.get(conversationId).setPermissionMode(mode),
+    }),
+    setDefaultPermissionMode: async ({ mode }) => {
+      this.settings.setDefaultPermissionMode(mode);
+      return {};
+    },
+    contextUsage: async ({ conversationId }) => this.get(conversationId).contextUsage(),
+    mcpStatus: async ({ conversationId }) => this.get(conversationId).mcpStatus(),
+    stopTask: async ({ conversationId, taskId }) => {
+      await this.get(conversationId).stopTask(taskId);
+      return {};
+    },
+    answerPermission: async ({ conversationId, requestId, answer }) => ({
+      answered: this.get(conversationId).answerPermission(requestId, answer),
+    }),
     send: async ({ conversationId, text, images, uuid }) => {
       const conversation = this.get(conversationId);
       // The renderer sent back what prepareImage gave it; check it again, since main trusts no window.
@@ -301,6 +322,7 @@ export class Backend {
     return Conversation.start({
       cwd: folder,
       ...launch,
+      permissionMode: launch.permissionMode ?? this.settings.defaultPermissionMode,
       ...wiring,
       env: this.options.env,
       transcriptDir: join(this.options.dataDir, 'transcripts'),
@@ -338,9 +360,11 @@ export class Backend {
   private async fork(from: SessionTarget, at: string | null, message: { text: string; images: TurnImage[] }) {
     for (const image of message.images) await checkOutgoingImage(image, message.images.length);
     const parent = await this.forkParent(from, at !== null);
+    // A branch asks as much as the conversation it comes from.
+    const mode = parent.permissionMode ? { permissionMode: parent.permissionMode } : {};
     const conversation = await this.startConversation(
       parent.cwd,
-      at === null ? {} : { fork: { parentSessionId: parent.sessionId, at } },
+      at === null ? mode : { ...mode, fork: { parentSessionId: parent.sessionId, at } },
     ).catch((error: unknown) => {
       throw explainForkFailure(error);
     });
@@ -366,7 +390,7 @@ export class Backend {
   private async forkParent(
     from: SessionTarget,
     resumed: boolean,
-  ): Promise<{ sessionId: string; cwd: string }> {
+  ): Promise<{ sessionId: string; cwd: string; permissionMode?: PermissionModeChoice }> {
     if ('conversationId' in from) return this.get(from.conversationId).snapshot();
     const open = this.openWithSession(from.sessionId);
     if (open) return open.snapshot();
@@ -451,7 +475,10 @@ export class UnknownMessage extends Error {
 }
 
 /** How a new conversation starts: afresh, resuming a saved session, or as a fork of one. */
-type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'>;
+type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'> & {
+  /** Otherwise the settings' default. */
+  permissionMode?: PermissionModeChoice;
+};
 
 /** A fork whose CLI would not start, in words a person understands (from the CLI's stderr, 2.1.332). */
 function explainForkFailure(error: unknown): unknown {

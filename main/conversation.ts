@@ -1,8 +1,17 @@
 import { join } from 'node:path';
-import type { ConversationEvent, ConversationSnapshot, FileRewind, TurnImage } from '../shared/ipc';
+import {
+  PermissionModeChoice,
+  type ConversationEvent,
+  ContextUsage,
+  type ConversationSnapshot,
+  type FileRewind,
+  type InvokeResponse,
+  type TurnImage,
+} from '../shared/ipc';
 import type { OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
 import { toIpcError } from './ipc-errors';
+import { Permissions, type PermissionAnswer } from './permissions';
 
 /**
  * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
@@ -13,6 +22,8 @@ export interface ConversationOptions {
   id: string;
   cwd: string;
   model?: string;
+  /** How much Claude may do without asking, at the start. */
+  permissionMode: PermissionModeChoice;
   /** Continue this saved session (`--resume`) rather than start a new one. */
   resume?: string;
   /**
@@ -27,6 +38,8 @@ export interface ConversationOptions {
   notify(notification: { title: string; message: string }): void;
 }
 
+type McpServerStatus = InvokeResponse<'mcpStatus'>['servers'][number];
+
 export interface Fork {
   parentSessionId: string;
   at: string;
@@ -35,6 +48,8 @@ export interface Fork {
 export class Conversation {
   private session: Session;
   private model: string | null;
+  private permissionMode: PermissionModeChoice;
+  private readonly permissions: Permissions;
   private resuming: Promise<ConversationSnapshot> | undefined;
   /** Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines follow). */
   private readonly log: ConversationEvent[] = [];
@@ -42,9 +57,11 @@ export class Conversation {
 
   private readonly options: ConversationOptions;
 
-  private constructor(options: ConversationOptions, session: Session) {
+  private constructor(options: ConversationOptions, session: Session, permissions: Permissions) {
     this.session = session;
+    this.permissions = permissions;
     this.model = options.model ?? null;
+    this.permissionMode = options.permissionMode;
     const emit = options.emit;
     this.options = {
       ...options,
@@ -62,14 +79,19 @@ export class Conversation {
   }
 
   static async start(options: ConversationOptions): Promise<Conversation> {
+    // Requests come only once a turn runs, after the conversation exists; they go through its log.
+    const made: { conversation?: Conversation } = {};
+    const permissions = new Permissions((event) => made.conversation?.options.emit(event));
     const session = await Session.start(
-      Conversation.sessionOptions(options, {
+      Conversation.sessionOptions(options, permissions, {
         cwd: options.cwd,
         model: options.model,
+        permissionMode: options.permissionMode,
         ...(options.fork ? forkLaunch(options.fork) : options.resume ? { resume: options.resume } : {}),
       }),
     );
-    return new Conversation(options, session);
+    made.conversation = new Conversation(options, session, permissions);
+    return made.conversation;
   }
 
   get id(): string {
@@ -84,6 +106,7 @@ export class Conversation {
       model: this.model,
       models: this.session.info.models,
       claudeCodeVersion: this.session.info.claude_code_version ?? null,
+      permissionMode: this.permissionMode,
     };
   }
 
@@ -93,8 +116,61 @@ export class Conversation {
     return turn.uuid;
   }
 
+  /** Stops the running turn; a permission request still waiting is denied. */
   async interrupt(): Promise<void> {
+    this.permissions.denyAll('The user stopped Claude before answering.');
     await this.session.interrupt();
+  }
+
+  /** How full the context window is; the CLI must be running (it is started again if it exited). */
+  async contextUsage(): Promise<ContextUsage> {
+    if (!this.session.running) await this.resume();
+    const answer = await this.session.getContextUsage();
+    const kind = ContextUsage.shape.categories.element.shape.kind;
+    return {
+      usedTokens: answer.totalTokens,
+      maxTokens: answer.maxTokens,
+      categories: answer.categories.map((category) => ({
+        name: category.name,
+        tokens: category.tokens,
+        kind: kind.catch('other').parse(category.kind),
+      })),
+    };
+  }
+
+  async mcpStatus(): Promise<{ servers: McpServerStatus[] }> {
+    if (!this.session.running) await this.resume();
+    const answer = await this.session.mcpStatus();
+    return {
+      servers: answer.mcpServers.map((server) => ({
+        name: server.name,
+        status: server.status,
+        error: server.error ?? null,
+        tools: (server.tools ?? []).map((tool) => tool.name),
+      })),
+    };
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    await this.session.stopTask(taskId);
+  }
+
+  /** Answers a permission request; false if it is no longer waiting. */
+  answerPermission(requestId: string, answer: PermissionAnswer): boolean {
+    return this.permissions.answer(requestId, answer);
+  }
+
+  async setPermissionMode(mode: PermissionModeChoice): Promise<PermissionModeChoice> {
+    if (this.session.running) await this.session.setPermissionMode(mode);
+    // A process that has exited takes it when it is resumed.
+    this.notePermissionMode(mode);
+    return mode;
+  }
+
+  private notePermissionMode(mode: PermissionModeChoice): void {
+    if (mode === this.permissionMode) return;
+    this.permissionMode = mode;
+    this.options.emit({ kind: 'permission_mode', mode });
   }
 
   async cancelQueued(uuid: string): Promise<boolean> {
@@ -136,7 +212,10 @@ export class Conversation {
 
   private async resumeNow(): Promise<ConversationSnapshot> {
     const previous = this.session;
-    const base = Conversation.sessionOptions(this.options, previous.resumeOptions());
+    const base = Conversation.sessionOptions(this.options, this.permissions, {
+      ...previous.resumeOptions(),
+      permissionMode: this.permissionMode,
+    });
     let session: Session;
     try {
       session = await Session.start(base);
@@ -171,11 +250,13 @@ export class Conversation {
 
   private static sessionOptions(
     options: ConversationOptions,
+    permissions: Permissions,
     launch: Partial<SessionOptions> & { cwd: string },
   ): SessionOptions {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     return {
       ...launch,
+      canUseTool: permissions.canUseTool,
       // Every line the app could not read is reported (and the conversation goes on).
       onBadLine: (bad) => options.emit({ kind: 'bad_line', problem: bad.problem }),
       env: options.env,
@@ -196,8 +277,12 @@ export class Conversation {
   private translate(event: SessionEvent): ConversationEvent | undefined {
     switch (event.kind) {
       case 'message':
-        if (event.message.type === 'system' && event.message.subtype === 'init')
+        if (event.message.type === 'system' && event.message.subtype === 'init') {
           this.model = event.message.model;
+          // The CLI changes the mode itself too, e.g. when a plan is accepted.
+          const mode = PermissionModeChoice.safeParse(event.message.permissionMode);
+          if (mode.success) this.notePermissionMode(mode.data);
+        }
         return { kind: 'message', message: event.message };
       case 'raw':
         // Already reported through onBadLine.
@@ -210,6 +295,7 @@ export class Conversation {
       case 'warning':
         return { kind: 'warning', message: event.message };
       case 'exit':
+        this.permissions.denyAll('Claude Code stopped before an answer.');
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }

@@ -18,7 +18,8 @@ import { Backend } from './backend';
 /**
  * The Electron host. The window is locked down per Electron's security checklist: sandboxed renderer,
  * context isolation, no node integration, a strict CSP (in index.html), no navigation away from the app,
- * no new windows, no permissions. Every IPC call must come from the app's own top-level frame.
+ * no new windows, no permission but notifications for its own page. Every IPC call must come from the app's
+ * own top-level frame.
  */
 
 const rendererDir = join(import.meta.dirname, '../renderer');
@@ -117,8 +118,15 @@ app.on('web-contents-created', (_event, contents) => {
 });
 
 void app.whenReady().then(() => {
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.defaultSession.setPermissionCheckHandler(() => false);
+  // Only notifications (a permission request or a finished turn while the window is in the background), and
+  // only for the app's own page.
+  const ownPage = (url: string | undefined) => url?.split('#')[0] === rendererIndex;
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
+    callback(permission === 'notifications' && ownPage(contents.getURL())),
+  );
+  session.defaultSession.setPermissionCheckHandler(
+    (contents, permission) => permission === 'notifications' && ownPage(contents?.getURL()),
+  );
   registerIpc();
   createWindow();
   app.on('activate', () => {

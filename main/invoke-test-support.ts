@@ -1,5 +1,9 @@
-import type { InvokeChannel, InvokeRequest, InvokeResponse } from '../shared/ipc';
-import type { Backend } from './backend';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCliWorld, type CliWorld } from '../e2e/fixtures/cli-env';
+import type { ConversationEvent, InvokeChannel, InvokeRequest, InvokeResponse } from '../shared/ipc';
+import { Backend } from './backend';
 
 /** For tests: runs one IPC request through the backend as a window would, throwing its error if it fails. */
 export async function invokeOk<C extends InvokeChannel>(
@@ -10,4 +14,78 @@ export async function invokeOk<C extends InvokeChannel>(
   const result = await backend.invoke(channel, request);
   if (!result.ok) throw new Error(`${channel}: ${result.error.name}: ${result.error.message}`);
   return result.value as InvokeResponse<C>;
+}
+
+/**
+ * For tests of something other than permissions: new conversations start in "Don't ask" mode, so tools run
+ * without a permission request to answer (as they did before the app asked first).
+ */
+export function dontAskByDefault(dataDir: string): void {
+  writeFileSync(
+    join(dataDir, 'settings.json'),
+    JSON.stringify({ defaultPermissionMode: 'bypassPermissions' }),
+  );
+}
+
+/** A backend as the UI talks to it, over the real CLI and the fake model, with what it sent each window. */
+export interface BackendHarness {
+  world: CliWorld;
+  dataDir: string;
+  backend: Backend;
+  invoke<C extends InvokeChannel>(channel: C, request: InvokeRequest<C>): Promise<InvokeResponse<C>>;
+  /** Every event of a conversation so far, as a window got them. */
+  eventsOf(conversationId: string): ConversationEvent[];
+  /** Resolves with the first truthy value of `check`, looked at again after each event from the backend. */
+  when<T>(check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T>;
+  /** Looks at what `when` waits for again now (for events that do not come from the backend). */
+  wake(): void;
+  dispose(): Promise<void>;
+}
+
+export async function openBackend(options: { dontAsk: boolean }): Promise<BackendHarness> {
+  const world = await createCliWorld();
+  const dataDir = mkdtempSync(join(tmpdir(), 'byre-backend-data-'));
+  if (options.dontAsk) dontAskByDefault(dataDir);
+  const backend = new Backend({
+    host: 'browser',
+    version: 'test',
+    dataDir,
+    initialCwd: null,
+    env: world.env,
+    libraryWorker: join(import.meta.dirname, 'library', 'worker.ts'),
+  });
+  const seen = new Map<string, ConversationEvent[]>();
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    const waiting = waiters;
+    waiters = [];
+    for (const resolve of waiting) resolve();
+  };
+  backend.on((_channel, payload) => {
+    if ('events' in payload) {
+      seen.set(payload.conversationId, [...(seen.get(payload.conversationId) ?? []), ...payload.events]);
+    }
+    wake();
+  });
+  return {
+    world,
+    dataDir,
+    backend,
+    invoke: (channel, request) => invokeOk(backend, channel, request),
+    eventsOf: (conversationId) => seen.get(conversationId) ?? [],
+    async when(check) {
+      for (;;) {
+        const next = new Promise<void>((resolve) => waiters.push(resolve));
+        const value = await check();
+        if (value) return value;
+        await next;
+      }
+    },
+    wake,
+    async dispose() {
+      await backend.dispose();
+      await world.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,14 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText, type RecordedRequest, type ScriptedReply } from '../e2e/fake-model/server';
-import { createCliWorld, processesWithHome, type CliWorld } from '../e2e/fixtures/cli-env';
+import { processesWithHome, type CliWorld } from '../e2e/fixtures/cli-env';
 import { ForkRecordsFile } from '../shared/branches';
 import type { ConversationEvent, ConversationSnapshot, InvokeChannel, InvokeRequest } from '../shared/ipc';
 import type { LibraryRow } from '../shared/library';
-import { Backend } from './backend';
-import { invokeOk } from './invoke-test-support';
+import type { Backend } from './backend';
+import { openBackend, type BackendHarness } from './invoke-test-support';
 import { FORK_RECORDS_FILE } from './branches';
 import { Conversation } from './conversation';
 
@@ -17,53 +16,23 @@ import { Conversation } from './conversation';
  * --resume-session-at and --fork-session) and restoring files from the CLI's checkpoints (rewind_files).
  */
 
+let harness: BackendHarness;
 let world: CliWorld;
 let dataDir: string;
 let backend: Backend;
-/** Every conversation's events, as a window gets them. */
-let seen: Map<string, ConversationEvent[]>;
-/** Waiters woken by any event from the backend. */
-let wake: (() => void)[];
 
 beforeEach(async () => {
-  world = await createCliWorld();
-  dataDir = mkdtempSync(join(tmpdir(), 'byre-rewind-data-'));
-  backend = new Backend({
-    host: 'browser',
-    version: 'test',
-    dataDir,
-    initialCwd: null,
-    env: world.env,
-    libraryWorker: join(import.meta.dirname, 'library', 'worker.ts'),
-  });
-  seen = new Map();
-  wake = [];
-  backend.on((_channel, payload) => {
-    if ('events' in payload) {
-      seen.set(payload.conversationId, [...(seen.get(payload.conversationId) ?? []), ...payload.events]);
-    }
-    for (const resolve of wake.splice(0)) resolve();
-  });
+  harness = await openBackend({ dontAsk: true });
+  ({ world, dataDir, backend } = harness);
 });
 
-afterEach(async () => {
-  await backend.dispose();
-  await world.dispose();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterEach(() => harness.dispose());
 
 const invoke = <C extends InvokeChannel>(channel: C, request: InvokeRequest<C>) =>
-  invokeOk(backend, channel, request);
+  harness.invoke(channel, request);
 
 /** Resolves with the first truthy value of `check`, looked at again after each event from the backend. */
-async function when<T>(check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const next = new Promise<void>((resolve) => wake.push(resolve));
-    const value = await check();
-    if (value) return value;
-    await next;
-  }
-}
+const when = <T>(check: () => T | undefined | false | Promise<T | undefined | false>) => harness.when(check);
 
 const rowsWhen = (done: (rows: LibraryRow[]) => boolean) =>
   when(async () => {
@@ -71,7 +40,7 @@ const rowsWhen = (done: (rows: LibraryRow[]) => boolean) =>
     return done(rows) && rows;
   });
 
-const eventsOf = (conversationId: string) => seen.get(conversationId) ?? [];
+const eventsOf = (conversationId: string) => harness.eventsOf(conversationId);
 
 const resultCount = (conversationId: string) =>
   eventsOf(conversationId).filter((event) => event.kind === 'message' && event.message.type === 'result')
@@ -339,13 +308,14 @@ describe('forks with the real CLI', () => {
     const fork = await Conversation.start({
       id: 'early-death',
       cwd: world.cwd,
+      permissionMode: 'bypassPermissions',
       fork: { parentSessionId: original.sessionId, at: lastAssistantBefore(original.conversationId, second) },
       env: world.env,
       transcriptDir: join(dataDir, 'transcripts'),
       appVersion: 'test',
       emit: (event) => {
         events.push(event);
-        for (const resolve of wake.splice(0)) resolve();
+        harness.wake();
       },
       notify: () => undefined,
     });

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import {
   applyEvents,
   initialConversation,
+  permissionPlaces,
   type ChatMessage,
   type ConversationState,
   type Part,
@@ -31,6 +32,7 @@ const SNAPSHOT: ConversationSnapshot = {
   model: MODEL,
   models: [{ value: 'default', displayName: 'Default' }],
   claudeCodeVersion: '2.1.332',
+  permissionMode: 'default',
 };
 
 /** A conversation whose CLI has answered initialize: idle, nothing shown yet. */
@@ -1188,6 +1190,153 @@ describe('errors and notices', () => {
   });
 });
 
+describe('permission requests', () => {
+  const bashCall: Block = {
+    type: 'tool_use',
+    id: 'toolu_B',
+    name: 'Bash',
+    input: { command: 'touch allowed.txt' },
+  };
+
+  const asks = (requestId: string, toolUseId: string | null, toolName = 'Bash'): ConversationEvent => ({
+    kind: 'permission_request',
+    requestId,
+    toolName,
+    displayName: toolName,
+    input: toolName === 'Bash' ? { command: 'touch allowed.txt' } : { file_path: '/work/proj/a.ts' },
+    toolUseId,
+    description: null,
+    blockedPath: null,
+    remember: toolName === 'Bash' ? 'Bash(touch allowed.txt) in this project' : null,
+  });
+
+  const resolved = (
+    requestId: string,
+    outcome: 'allowed' | 'denied' | 'cancelled',
+    reason: string | null = null,
+  ): ConversationEvent => ({ kind: 'permission_resolved', requestId, outcome, reason });
+
+  const waitingFor = (state: ConversationState) =>
+    state.permissionRequests.map((request) => request.requestId);
+
+  it('keeps every waiting request, in order and whole, until it is answered', () => {
+    let state = run([
+      ...promptStarts(P1, 'Make two files'),
+      ...streamedReply('msg_1', [bashCall]),
+      asks('req_1', 'toolu_B'),
+      asks('req_2', null, 'Write'),
+    ]);
+    expect(state.permissionRequests).toEqual([
+      {
+        requestId: 'req_1',
+        toolName: 'Bash',
+        displayName: 'Bash',
+        input: { command: 'touch allowed.txt' },
+        toolUseId: 'toolu_B',
+        description: null,
+        blockedPath: null,
+        remember: 'Bash(touch allowed.txt) in this project',
+      },
+      {
+        requestId: 'req_2',
+        toolName: 'Write',
+        displayName: 'Write',
+        input: { file_path: '/work/proj/a.ts' },
+        toolUseId: null,
+        description: null,
+        blockedPath: null,
+        remember: null,
+      },
+    ]);
+
+    const before = transcript(state);
+    state = run([resolved('req_2', 'denied'), resolved('req_1', 'allowed')], state);
+    expect(waitingFor(state)).toEqual([]);
+    // An answered request shows in its tool call; it adds nothing to the conversation.
+    expect(transcript(state)).toEqual(before);
+  });
+
+  it('says why a request stopped waiting when Claude withdrew it', () => {
+    const state = run([
+      ...promptStarts(P1, 'Make a file'),
+      ...streamedReply('msg_1', [bashCall]),
+      asks('req_1', 'toolu_B'),
+      asks('req_2', null, 'Write'),
+      resolved('req_1', 'cancelled', 'Claude stopped waiting for an answer.'),
+      resolved('req_2', 'cancelled'),
+    ]);
+    expect(waitingFor(state)).toEqual([]);
+    expect(transcript(state).slice(-2)).toEqual([
+      '[info] Permission request for Bash withdrawn: Claude stopped waiting for an answer.',
+      '[info] Permission request for Write withdrawn: Claude stopped waiting for an answer.',
+    ]);
+  });
+
+  it('shows a request sent again once, and ignores the end of one it never saw', () => {
+    let state = run([asks('req_1', null), asks('req_2', null), asks('req_1', null)]);
+    expect(waitingFor(state)).toEqual(['req_1', 'req_2']);
+    state = run([resolved('req_1', 'allowed')], state);
+    expect(applyEvents(state, [resolved('req_1', 'cancelled', 'late')])).toBe(state);
+    expect(waitingFor(state)).toEqual(['req_2']);
+  });
+
+  it('drops waiting requests when the CLI exits: nobody is left to answer', () => {
+    const state = run([asks('req_1', null), { kind: 'exit' }]);
+    expect(state.permissionRequests).toEqual([]);
+    expect(state.order).toEqual([]);
+  });
+
+  it('follows the permission mode from the snapshot, mode events and a resume', () => {
+    expect(initialConversation().permissionMode).toBe('default');
+    let state = initialConversation({ ...SNAPSHOT, permissionMode: 'plan' });
+    expect(state.permissionMode).toBe('plan');
+    state = run([{ kind: 'permission_mode', mode: 'acceptEdits' }], state);
+    expect(state.permissionMode).toBe('acceptEdits');
+    state = run(
+      [
+        { kind: 'exit', error: { name: 'CliExited', message: 'gone' } },
+        { kind: 'resumed', snapshot: { ...SNAPSHOT, permissionMode: 'bypassPermissions' } },
+      ],
+      state,
+    );
+    expect(state.permissionMode).toBe('bypassPermissions');
+  });
+
+  it('places a request at its tool call, inside the subagent that made it, or at the end', () => {
+    const agentCall: Block = {
+      type: 'tool_use',
+      id: 'toolu_A',
+      name: 'Agent',
+      input: { description: 'probe', prompt: 'Touch a file.', subagent_type: 'general-purpose' },
+    };
+    const inSubagent = { parent_tool_use_id: 'toolu_A', subagent_type: 'general-purpose' };
+    const state = run([
+      ...promptStarts(P1, 'Delegate'),
+      ...streamedReply('msg_1', [{ type: 'text', text: 'Delegating.' }, agentCall, bashCall]),
+      assistantLine(
+        'msg_sub_1',
+        { type: 'tool_use', id: 'toolu_S1', name: 'Bash', input: { command: 'touch sub.txt' } },
+        inSubagent,
+      ),
+      asks('req_top', 'toolu_B'),
+      asks('req_sub', 'toolu_S1'),
+      asks('req_unknown', 'toolu_never_seen'),
+      asks('req_none', null),
+    ]);
+    expect(toolOf(state, 'toolu_S1').messageId).toBe('a:msg_sub_1');
+    const places = permissionPlaces(state);
+    expect(places.get('req_top')).toEqual({ messageId: 'a:msg_1', row: 1, toolUseIds: ['toolu_B'] });
+    expect(places.get('req_sub')).toEqual({
+      messageId: 'a:msg_1',
+      row: 1,
+      toolUseIds: ['toolu_A', 'toolu_S1'],
+    });
+    expect(places.get('req_unknown')).toBeNull();
+    expect(places.get('req_none')).toBeNull();
+    expect(permissionPlaces(state)).toBe(places);
+  });
+});
+
 describe('state between batches', () => {
   const firstTurn = (): ConversationEvent[] =>
     turn(P1, 'Hi', streamedReply('msg_1', [{ type: 'text', text: 'Hello.' }]));
@@ -1207,6 +1356,19 @@ describe('state between batches', () => {
         toolResult('toolu_01', 'a.ts'),
         userLine([{ type: 'text', text: '[Request interrupted by user]' }]),
         interruptedResult('aborted_streaming'),
+        {
+          kind: 'permission_request',
+          requestId: 'req_1',
+          toolName: 'Bash',
+          displayName: 'Bash',
+          input: { command: 'ls' },
+          toolUseId: 'toolu_01',
+          description: null,
+          blockedPath: null,
+          remember: null,
+        },
+        { kind: 'permission_mode', mode: 'plan' },
+        { kind: 'permission_resolved', requestId: 'req_1', outcome: 'cancelled', reason: null },
         { kind: 'exit', error: { name: 'CliExited', message: 'gone' } },
         { kind: 'resumed', snapshot: SNAPSHOT },
       ],

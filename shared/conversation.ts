@@ -6,7 +6,13 @@
  * streaming reply replaces only its own message object and a list of 10,000 messages is not rebuilt for
  * every delta.
  */
-import type { ConversationEvent, ConversationSnapshot, IpcError, TurnImage } from './ipc';
+import type {
+  ConversationEvent,
+  ConversationSnapshot,
+  IpcError,
+  PermissionModeChoice,
+  TurnImage,
+} from './ipc';
 import { ImageMediaType } from './protocol';
 import type {
   AssistantMessage,
@@ -98,6 +104,8 @@ export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
 
 export interface ToolCall {
   id: string;
+  /** The assistant message whose content holds the call. */
+  messageId: string;
   name: string;
   input: Record<string, unknown>;
   /** The input as it streams in, before the complete tool_use arrives. */
@@ -114,6 +122,9 @@ export interface ToolCall {
 
 export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';
 
+/** Claude asks before it uses a tool, and waits for the answer. */
+export type PermissionRequest = Omit<Extract<ConversationEvent, { kind: 'permission_request' }>, 'kind'>;
+
 export interface ConversationState {
   sessionId: string | null;
   cwd: string | null;
@@ -121,6 +132,10 @@ export interface ConversationState {
   model: string | null;
   models: ModelInfo[];
   claudeCodeVersion: string | null;
+  /** How much Claude may do without asking. */
+  permissionMode: PermissionModeChoice;
+  /** Permission requests waiting for an answer, in the order they came. */
+  permissionRequests: PermissionRequest[];
   status: ConversationStatus;
   /** Set when the CLI exited without being asked to. */
   exitError: IpcError | null;
@@ -153,6 +168,8 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     model: snapshot?.model ?? null,
     models: snapshot?.models ?? [],
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
+    permissionMode: snapshot?.permissionMode ?? 'default',
+    permissionRequests: [],
     status: snapshot ? 'idle' : 'starting',
     exitError: null,
     messages: {},
@@ -165,6 +182,52 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     badLines: 0,
     localIds: 0,
   };
+}
+
+/** Where a waiting permission request is shown: at its tool call, inside any calls that hold it. */
+export interface PermissionPlace {
+  /** The top-level message holding the call, and its index in `order`. */
+  messageId: string;
+  row: number;
+  /** The tool calls from the outermost (in that message) down to the request's own. */
+  toolUseIds: string[];
+}
+
+const MAX_NESTING = 8;
+const placesCache = new WeakMap<ConversationState, ReadonlyMap<string, PermissionPlace | null>>();
+
+/**
+ * Where each waiting request's card goes, by request id; null when its tool call is not shown in the
+ * conversation (the card then goes at the end). Worked out once per state, however many views ask.
+ */
+export function permissionPlaces(state: ConversationState): ReadonlyMap<string, PermissionPlace | null> {
+  let places = placesCache.get(state);
+  if (!places) {
+    places = new Map(
+      state.permissionRequests.map((request) => [request.requestId, placeOf(state, request.toolUseId)]),
+    );
+    placesCache.set(state, places);
+  }
+  return places;
+}
+
+function placeOf(state: ConversationState, toolUseId: string | null): PermissionPlace | null {
+  let tool = toolUseId ? state.tools[toolUseId] : undefined;
+  const toolUseIds: string[] = [];
+  for (let depth = 0; tool && depth < MAX_NESTING; depth += 1) {
+    toolUseIds.unshift(tool.id);
+    const message = state.messages[tool.messageId];
+    if (message?.role !== 'assistant') return null;
+    const parent = message.parentToolUseId ? state.tools[message.parentToolUseId] : undefined;
+    if (parent?.children.includes(message.id)) {
+      tool = parent;
+      continue;
+    }
+    // A call waiting for an answer is nearly always near the end: look from there.
+    const row = state.order.lastIndexOf(message.id);
+    return row < 0 ? null : { messageId: message.id, row, toolUseIds };
+  }
+  return null;
 }
 
 const MAX_BAD_LINE_NOTICES = 3;
@@ -237,7 +300,8 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         if (tool.status === 'running') d.setTool({ ...tool, status: 'interrupted' });
       }
       for (const uuid of d.state.pending) setPromptStatus(d, uuid, 'cancelled');
-      d.set({ status: 'exited', exitError: event.error ?? null, pending: [] });
+      // Nobody is left to answer: the exit banner says so.
+      d.set({ status: 'exited', exitError: event.error ?? null, pending: [], permissionRequests: [] });
       return;
     case 'resumed':
       d.set({
@@ -248,7 +312,39 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         claudeCodeVersion: event.snapshot.claudeCodeVersion ?? d.state.claudeCodeVersion,
         models: event.snapshot.models,
         model: event.snapshot.model ?? d.state.model,
+        permissionMode: event.snapshot.permissionMode,
       });
+      return;
+    case 'permission_request': {
+      const { kind: _kind, ...request } = event;
+      const waiting = d.state.permissionRequests;
+      // The same request again (a window that reloaded while it waited) replaces itself.
+      const known = waiting.some((candidate) => candidate.requestId === request.requestId);
+      d.set({
+        permissionRequests: known
+          ? waiting.map((candidate) => (candidate.requestId === request.requestId ? request : candidate))
+          : [...waiting, request],
+      });
+      return;
+    }
+    case 'permission_resolved': {
+      const request = d.state.permissionRequests.find((candidate) => candidate.requestId === event.requestId);
+      if (!request) return;
+      d.set({
+        permissionRequests: d.state.permissionRequests.filter((candidate) => candidate !== request),
+      });
+      // Answered requests show in their tool call's result; one that was withdrawn would vanish unexplained.
+      if (event.outcome === 'cancelled') {
+        addNotice(
+          d,
+          'info',
+          `Permission request for ${request.displayName} withdrawn: ${event.reason ?? 'Claude stopped waiting for an answer.'}`,
+        );
+      }
+      return;
+    }
+    case 'permission_mode':
+      d.set({ permissionMode: event.mode });
       return;
   }
 }
@@ -355,7 +451,7 @@ function applyStreamEvent(d: Draft, line: StreamEventMessage): void {
       const message = stream && d.state.messages[stream.messageId];
       if (!stream || message?.role !== 'assistant') return;
       const block = event.content_block;
-      const part = partFor(d, block, null);
+      const part = partFor(d, block, null, stream.messageId);
       d.setMessage({ ...message, parts: [...message.parts, part], streaming: true });
       d.set({
         streams: {
@@ -411,7 +507,7 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
   for (const block of line.message.content) {
     // The CLI sends one line per content block, in order: the n-th line is block n.
     const at = partAt[seen];
-    const part = partFor(d, block, Number.isNaN(timestamp) ? null : timestamp);
+    const part = partFor(d, block, Number.isNaN(timestamp) ? null : timestamp, id);
     if (at !== undefined && at < parts.length) {
       parts = parts.map((existing, index) => (index === at ? part : existing));
     } else {
@@ -543,7 +639,7 @@ function resultErrorText(line: ResultMessage): string {
   return errors.join('\n') || `The turn ended with ${line.subtype.replaceAll('_', ' ')}.`;
 }
 
-function partFor(d: Draft, block: ContentBlock, startedAt: number | null): Part {
+function partFor(d: Draft, block: ContentBlock, startedAt: number | null, messageId: string): Part {
   switch (block.type) {
     case 'text':
       return { kind: 'text', text: block.text };
@@ -555,6 +651,7 @@ function partFor(d: Draft, block: ContentBlock, startedAt: number | null): Part 
       const existing = d.state.tools[block.id];
       d.setTool({
         id: block.id,
+        messageId,
         name: block.name,
         input: block.input,
         partialInput: existing?.partialInput ?? '',

@@ -9,6 +9,13 @@ import { Family } from './branches';
 import { ExportFile, LibraryRow, LibraryStatus, SearchHit, SessionId } from './library';
 import { ImageMediaType, ModelInfo, type CliMessage } from './protocol';
 
+/**
+ * How much Claude may do without asking, as the user picks it (the CLI's permission modes; its `dontAsk`,
+ * which denies whatever is not allowed already, is not offered).
+ */
+export const PermissionModeChoice = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
+export type PermissionModeChoice = z.infer<typeof PermissionModeChoice>;
+
 const ConversationId = z.string().min(1).max(100);
 const Uuid = z.uuid();
 
@@ -20,8 +27,25 @@ export const ConversationSnapshot = z.object({
   model: z.string().nullable(),
   models: z.array(ModelInfo),
   claudeCodeVersion: z.string().nullable(),
+  /** The permission mode the CLI runs in now. */
+  permissionMode: PermissionModeChoice,
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
+
+/** How full the context window is. */
+export const ContextUsage = z.object({
+  usedTokens: z.number().nonnegative(),
+  maxTokens: z.number().positive(),
+  /** What fills it, by category, as the CLI reports it; free space last. */
+  categories: z.array(
+    z.object({
+      name: z.string(),
+      tokens: z.number().nonnegative(),
+      kind: z.enum(['used', 'deferred', 'buffer', 'free', 'other']),
+    }),
+  ),
+});
+export type ContextUsage = z.infer<typeof ContextUsage>;
 
 export const AppInfo = z.object({
   host: z.enum(['electron', 'browser']),
@@ -30,6 +54,8 @@ export const AppInfo = z.object({
   /** A working directory named on the command line: the app opens a conversation there. */
   initialCwd: z.string().nullable(),
   recentFolders: z.array(z.string()),
+  /** The permission mode new conversations start in (a setting). */
+  defaultPermissionMode: PermissionModeChoice,
   /** Where the claude CLI was found, or why it was not. */
   cli: z.discriminatedUnion('found', [
     z.object({ found: z.literal(true), path: z.string() }),
@@ -121,8 +147,52 @@ export const invokeChannels = {
     request: z.object({
       cwd: z.string().min(1).max(4096),
       model: z.string().min(1).max(200).optional(),
+      /** Otherwise the default permission mode of the settings. */
+      permissionMode: PermissionModeChoice.optional(),
     }),
     response: ConversationSnapshot,
+  },
+  /** Changes how much Claude may do without asking, from its next step (`set_permission_mode`). */
+  setPermissionMode: {
+    request: ConversationRef.extend({ mode: PermissionModeChoice }),
+    response: z.object({ mode: PermissionModeChoice }),
+  },
+  /** The permission mode new conversations start in; kept in the settings. */
+  setDefaultPermissionMode: {
+    request: z.object({ mode: PermissionModeChoice }),
+    response: Empty,
+  },
+  /** How full the context window is (`get_context_usage`), for the header's meter and its breakdown. */
+  contextUsage: { request: ConversationRef, response: ContextUsage },
+  /** The MCP servers of the conversation, each with its status, error and tools (`mcp_status`). */
+  mcpStatus: {
+    request: ConversationRef,
+    response: z.object({
+      servers: z.array(
+        z.object({
+          name: z.string(),
+          status: z.string(),
+          error: z.string().nullable(),
+          tools: z.array(z.string()),
+        }),
+      ),
+    }),
+  },
+  /** Stops a background task: a subagent or a shell command (`stop_task`, with the task_* events' id). */
+  stopTask: { request: ConversationRef.extend({ taskId: z.string().min(1).max(200) }), response: Empty },
+  /** Answers a permission request (a `permission_request` event) that is still waiting. */
+  answerPermission: {
+    request: ConversationRef.extend({
+      requestId: z.string().min(1).max(100),
+      answer: z.discriminatedUnion('behavior', [
+        /** `remember`: also allow it from now on, as the request's `remember` says. */
+        z.object({ behavior: z.literal('allow'), remember: z.boolean() }),
+        /** `message`: why, for Claude; empty for no reason. */
+        z.object({ behavior: z.literal('deny'), message: z.string().max(10_000) }),
+      ]),
+    }),
+    /** `answered` false: it was no longer waiting (answered elsewhere, cancelled or stopped). */
+    response: z.object({ answered: z.boolean() }),
   },
   /** Images first, then the text; a turn may hold images without text, or text without images. */
   send: {
@@ -307,6 +377,31 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exit'), error: IpcError.optional() }),
   /** A new process took over (resume after a crash). */
   z.object({ kind: z.literal('resumed'), snapshot: ConversationSnapshot }),
+  /** Claude asks before it uses a tool (`can_use_tool`); it waits until answered, cancelled or stopped. */
+  z.object({
+    kind: z.literal('permission_request'),
+    requestId: z.string(),
+    toolName: z.string(),
+    /** The name to show (the CLI's `display_name`, else the tool's name). */
+    displayName: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    /** The tool call it is about, when the CLI says. */
+    toolUseId: z.string().nullable(),
+    description: z.string().nullable(),
+    blockedPath: z.string().nullable(),
+    /** What "Always allow" would remember, in words (e.g. "Bash(touch allowed.txt) in this project"); null: nothing to remember. */
+    remember: z.string().nullable(),
+  }),
+  /** A permission request is no longer waiting. */
+  z.object({
+    kind: z.literal('permission_resolved'),
+    requestId: z.string(),
+    outcome: z.enum(['allowed', 'denied', 'cancelled']),
+    /** Why it ended, in words, for a cancelled one (e.g. "Claude stopped waiting for an answer."). */
+    reason: z.string().nullable(),
+  }),
+  /** The permission mode changed (set here or by the CLI, e.g. leaving plan mode). */
+  z.object({ kind: z.literal('permission_mode'), mode: PermissionModeChoice }),
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
 

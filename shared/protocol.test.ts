@@ -365,12 +365,40 @@ describe('decodeCliMessage: lines it does not accept', () => {
     expect(decodeProblem({ type: 'result', subtype: 'success', session_id: SID, uuid: uuid(40) })).toMatch(
       /^result line does not match its schema/,
     );
-    expect(decodeProblem({ type: 'system', subtype: 'bogus', session_id: SID, uuid: uuid(41) })).toMatch(
-      /^system\/bogus line/,
+    expect(decodeProblem({ type: 'system', subtype: 'api_retry', session_id: SID, uuid: uuid(41) })).toMatch(
+      /^system\/api_retry line does not match its schema/,
     );
     expect(decodeProblem({ type: 'assistant', message: 'hi', session_id: SID, uuid: uuid(42) })).toMatch(
       /^assistant line/,
     );
+  });
+});
+
+describe('system subtypes', () => {
+  it('reads every subtype the CLI was seen to send, retries included', () => {
+    const retry = {
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: 1,
+      max_retries: 10,
+      retry_delay_ms: 556,
+      error_status: 529,
+      error: 'overloaded',
+      session_id: SID,
+      uuid: uuid(43),
+    };
+    expect(decodeCliMessage(retry)).toEqual({ ok: true, message: retry });
+    for (const subtype of ['compact_boundary', 'hook_started', 'hook_response']) {
+      expect(decodeCliMessage({ type: 'system', subtype, session_id: SID, uuid: uuid(44) }).ok).toBe(true);
+    }
+  });
+
+  it('tells a subtype it does not know (news, kept quietly) from a known one that is damaged', () => {
+    const news = decodeCliMessage({ type: 'system', subtype: 'bogus', session_id: SID, uuid: uuid(45) });
+    expect(news).toMatchObject({ ok: false, unknownSubtype: true });
+    const damaged = decodeCliMessage({ type: 'system', subtype: 'init', session_id: SID, uuid: uuid(46) });
+    expect(damaged).toMatchObject({ ok: false });
+    expect(damaged.ok === false && damaged.unknownSubtype).toBeFalsy();
   });
 });
 

@@ -411,6 +411,46 @@ export const SystemThinkingTokens = z.looseObject({
   estimated_tokens_delta: z.number().optional(),
 });
 
+/** The API failed and the CLI will try again (e.g. 529 overloaded): which attempt, and when. */
+export const SystemApiRetry = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('api_retry'),
+  attempt: z.number().int().nonnegative(),
+  max_retries: z.number().int().nonnegative(),
+  retry_delay_ms: z.number().nonnegative(),
+  error_status: z.number().int().nullable().optional(),
+  /** A short word for the error, e.g. "overloaded". */
+  error: z.string().optional(),
+});
+/** The conversation was compacted (/compact, or automatically): what came before is now a summary. */
+export const SystemCompactBoundary = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('compact_boundary'),
+  compact_metadata: z
+    .looseObject({ trigger: z.string().optional(), pre_tokens: z.number().optional() })
+    .optional(),
+});
+/** A hook from the settings started, or answered (the CLI's own hooks, not the host's callbacks). */
+export const SystemHookStarted = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('hook_started'),
+  hook_id: z.string().optional(),
+  hook_name: z.string().optional(),
+  hook_event: z.string().optional(),
+});
+export const SystemHookResponse = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('hook_response'),
+  hook_id: z.string().optional(),
+  hook_name: z.string().optional(),
+  hook_event: z.string().optional(),
+  outcome: z.string().optional(),
+  exit_code: z.number().int().nullable().optional(),
+  output: z.string().optional(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+});
+
 export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemInit,
   SystemStatus,
@@ -421,8 +461,17 @@ export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemNotification,
   SystemBackgroundTasksChanged,
   SystemThinkingTokens,
+  SystemApiRetry,
+  SystemCompactBoundary,
+  SystemHookStarted,
+  SystemHookResponse,
 ]);
 export type SystemMessage = z.infer<typeof SystemMessage>;
+export type SystemApiRetry = z.infer<typeof SystemApiRetry>;
+/** The `system` subtypes this app knows; others are news to it, not damage. */
+export const SYSTEM_SUBTYPES: ReadonlySet<string> = new Set(
+  SystemMessage.options.map((option) => option.shape.subtype.value),
+);
 export type SystemInit = z.infer<typeof SystemInit>;
 export type SystemTaskStarted = z.infer<typeof SystemTaskStarted>;
 export type SystemTaskNotification = z.infer<typeof SystemTaskNotification>;
@@ -452,6 +501,8 @@ export const CliControlRequestBody = z.discriminatedUnion('subtype', [
   z.looseObject({
     subtype: z.literal('can_use_tool'),
     tool_name: z.string(),
+    /** The name to show the user (cli-facts 12). */
+    display_name: z.string().optional(),
     input: z.record(z.string(), z.unknown()),
     permission_suggestions: z.array(z.unknown()).optional(),
     blocked_path: z.string().optional(),
@@ -509,7 +560,9 @@ const lineSchemas = new Map<string, z.ZodType<CliMessage>>(
 );
 
 export type DecodedLine =
-  { ok: true; message: CliMessage } | { ok: false; line: JsonObject; problem: string };
+  | { ok: true; message: CliMessage }
+  /** `unknownSubtype`: a `system` line of a subtype this app does not know yet (not damage: logged only). */
+  | { ok: false; line: JsonObject; problem: string; unknownSubtype?: boolean };
 
 /**
  * Types one parsed stdout object. A line of a kind this app does not know, or one that fails its
@@ -520,6 +573,14 @@ export function decodeCliMessage(line: JsonObject): DecodedLine {
   const schema = typeof type === 'string' ? lineSchemas.get(type) : undefined;
   if (!schema) {
     return { ok: false, line, problem: `unknown line type ${JSON.stringify(type)}` };
+  }
+  if (type === 'system' && !SYSTEM_SUBTYPES.has(String(line.subtype))) {
+    return {
+      ok: false,
+      line,
+      problem: `system/${String(line.subtype)} is a kind of line this app does not know`,
+      unknownSubtype: true,
+    };
   }
   const parsed = schema.safeParse(line);
   if (parsed.success) return { ok: true, message: parsed.data };
@@ -567,10 +628,28 @@ export const McpStatusResponse = z.looseObject({
     z.looseObject({
       name: z.string(),
       status: z.string(),
+      /** Why a server failed to connect. */
+      error: z.string().optional(),
       tools: z.array(z.looseObject({ name: z.string() })).optional(),
     }),
   ),
 });
+export type McpStatusResponse = z.infer<typeof McpStatusResponse>;
+/** get_context_usage: how full the context window is, by category (what /context shows). */
+export const ContextUsageResponse = z.looseObject({
+  categories: z.array(
+    z.looseObject({
+      name: z.string(),
+      tokens: z.number().nonnegative(),
+      /** "used", "deferred", "buffer" or "free", as the CLI sorts them. */
+      kind: z.string().optional(),
+    }),
+  ),
+  totalTokens: z.number().nonnegative(),
+  maxTokens: z.number().positive(),
+  percentage: z.number().optional(),
+});
+export type ContextUsageResponse = z.infer<typeof ContextUsageResponse>;
 export const CancelAsyncMessageResponse = z.looseObject({
   cancelled: z.boolean(),
   message_uuid: z.string().optional(),
@@ -598,7 +677,7 @@ export const hostControlResponses = {
   set_model: SetModelResponse,
   set_permission_mode: OpaqueResponse,
   mcp_status: McpStatusResponse,
-  get_context_usage: OpaqueResponse,
+  get_context_usage: ContextUsageResponse,
   rewind_files: RewindFilesResponse,
   stop_task: OpaqueResponse,
   cancel_async_message: CancelAsyncMessageResponse,
@@ -617,7 +696,12 @@ export type HookOutput = z.infer<typeof HookOutput>;
 
 /** What a permission handler answers to can_use_tool. */
 export const PermissionResult = z.discriminatedUnion('behavior', [
-  z.object({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()) }),
+  z.object({
+    behavior: z.literal('allow'),
+    updatedInput: z.record(z.string(), z.unknown()),
+    /** Rules to keep from now on ("Always allow"): the request's `permission_suggestions`, as they came. */
+    updatedPermissions: z.array(z.unknown()).optional(),
+  }),
   z.object({ behavior: z.literal('deny'), message: z.string(), interrupt: z.boolean().optional() }),
 ]);
 export type PermissionResult = z.infer<typeof PermissionResult>;

@@ -284,7 +284,7 @@ describe('Byre’s transcripts', () => {
       JSON.stringify({ dir: 'recv', msg: { type: 'keep_alive' } }),
       JSON.stringify({
         dir: 'recv',
-        msg: { type: 'system', subtype: 'api_retry', session_id: sid, uuid: 'x' },
+        msg: { type: 'system', subtype: 'some_future_notice', session_id: sid, uuid: 'x' },
       }),
       '{"dir":"recv","msg":{"type":"assis',
     ].join('\n');

@@ -17,7 +17,7 @@ import {
   decodeCliMessage,
   lenientResult,
   OutgoingUserMessage,
-  SystemMessage,
+  SYSTEM_SUBTYPES,
   type CliMessage,
   type JsonObject,
 } from './protocol';
@@ -148,7 +148,6 @@ export function convertSavedSession(format: SavedFormat, files: readonly string[
 const CONTROL_LINES = new Set(['control_response', 'control_cancel_request', 'keep_alive', 'stream_event']);
 /** Line kinds the chat shows; one of these that fails its schema is damage, not news. */
 const MESSAGE_TYPES = new Set(['assistant', 'user', 'result', 'tool_progress', 'command_lifecycle']);
-const SYSTEM_SUBTYPES = new Set<string>(SystemMessage.options.map((option) => option.shape.subtype.value));
 /** What the driver records for a stdout line that was not JSON; it was reported live, and is skipped here. */
 const UNPARSED_LINE = 'unparsed_line';
 

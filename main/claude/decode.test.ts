@@ -25,6 +25,15 @@ describe('decodingLineSink', () => {
     expect(raws).toEqual([]);
   });
 
+  it('passes a system line of a subtype it does not know on raw, without calling it bad', () => {
+    const { sink, messages, raws, bads } = decoder();
+    const line = { type: 'system', subtype: 'something_new', session_id: 's', uuid: 'u' };
+    sink.line(JSON.stringify(line));
+    expect(raws).toEqual([[line, expect.stringContaining('system/something_new')]]);
+    expect(bads).toEqual([]);
+    expect(messages).toEqual([]);
+  });
+
   it('cuts the text of a long non-JSON line to 1,000 characters', () => {
     const { sink, bads } = decoder();
     sink.line('x'.repeat(5_000));

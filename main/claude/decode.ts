@@ -38,7 +38,9 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
       if (decoded.ok) {
         sink.message(decoded.message, line);
       } else {
-        sink.bad({ problem: decoded.problem, line });
+        // A system line of a new subtype is kept in the transcript (for the protocol inspector), not shown
+        // to the user as a line that could not be read.
+        if (!decoded.unknownSubtype) sink.bad({ problem: decoded.problem, line });
         sink.raw(line, decoded.problem);
       }
     },

@@ -11,6 +11,8 @@ const SEED_ARGS = [
   '--permission-mode',
   'bypassPermissions',
   '--allow-dangerously-skip-permissions',
+  '--permission-prompt-tool',
+  'stdio',
   '--settings',
   '{"attribution":{"commit":"","pr":""}}',
   '--mcp-config',
@@ -59,7 +61,7 @@ describe('buildLaunch', () => {
     expect(line.slice(SEED_ARGS.length)).toEqual(['--model=claude-sonnet-4-5']);
   });
 
-  it.each(['default', 'acceptEdits', 'plan', 'dontAsk'] as const)(
+  it.each(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] as const)(
     'in %s mode asks the host for permissions over stdio',
     (mode) => {
       const line = args({ permissionMode: mode });
@@ -70,7 +72,7 @@ describe('buildLaunch', () => {
     },
   );
 
-  it('in bypassPermissions mode does not route prompts to the host', () => {
+  it('routes prompts to the host in bypassPermissions mode too, for a switch to a mode that asks', () => {
     expect(args({ permissionMode: 'bypassPermissions' })).toEqual(SEED_ARGS);
   });
 

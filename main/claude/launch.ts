@@ -54,8 +54,10 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
     permissionMode,
     // Kept in every mode, as in the seed's line, so set_permission_mode can switch to bypass later.
     '--allow-dangerously-skip-permissions',
-    // Without bypass, the CLI asks the host over the control channel (can_use_tool).
-    ...(permissionMode === 'bypassPermissions' ? [] : ['--permission-prompt-tool', 'stdio']),
+    // The CLI asks the host over the control channel (can_use_tool): in every mode, since the mode can be
+    // changed mid-conversation (set_permission_mode) to one that asks.
+    '--permission-prompt-tool',
+    'stdio',
     '--settings',
     settings,
     '--mcp-config',

@@ -1,38 +1,24 @@
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { unlinkSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText } from '../../e2e/fake-model/server';
-import { createCliWorld, runInTerminal, type CliWorld } from '../../e2e/fixtures/cli-env';
+import { runInTerminal, type CliWorld } from '../../e2e/fixtures/cli-env';
 import type { InvokeChannel, InvokeRequest } from '../../shared/ipc';
 import type { LibraryRow } from '../../shared/library';
-import { Backend } from '../backend';
-import { invokeOk } from '../invoke-test-support';
+import type { Backend } from '../backend';
+import { invokeOk, openBackend, type BackendHarness } from '../invoke-test-support';
 
 /** The library against the real CLI and the fake model, through the backend the UI talks to. */
 
+let harness: BackendHarness;
 let world: CliWorld;
-let dataDir: string;
 let backend: Backend;
 
 beforeEach(async () => {
-  world = await createCliWorld();
-  dataDir = mkdtempSync(join(tmpdir(), 'byre-library-data-'));
-  backend = new Backend({
-    host: 'browser',
-    version: 'test',
-    dataDir,
-    initialCwd: null,
-    env: world.env,
-    libraryWorker: join(import.meta.dirname, 'worker.ts'),
-  });
+  harness = await openBackend({ dontAsk: true });
+  ({ world, backend } = harness);
 });
 
-afterEach(async () => {
-  await backend.dispose();
-  await world.dispose();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterEach(() => harness.dispose());
 
 const invoke = <C extends InvokeChannel>(channel: C, request: InvokeRequest<C>) =>
   invokeOk(backend, channel, request);

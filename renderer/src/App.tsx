@@ -100,6 +100,12 @@ function TabBar() {
           const running =
             tab.conversation.status === 'running' ||
             !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running');
+          const asking =
+            tab.conversation.permissionRequests.length +
+            (tab.branches ?? []).reduce(
+              (sum, branch) => sum + (branch.view?.conversation.permissionRequests.length ?? 0),
+              0,
+            );
           return (
             <div key={id} className={`tab${id === active ? ' tab-active' : ''}`}>
               <button
@@ -110,9 +116,15 @@ function TabBar() {
                 title={tab.cwd}
                 onClick={() => activate(id)}
               >
-                {running && <span className="tab-spinner" aria-hidden="true" />}
-                {running && <span className="sr-only">Busy: </span>}
+                {running && !asking && <span className="tab-spinner" aria-hidden="true" />}
+                {running && !asking && <span className="sr-only">Busy: </span>}
                 {label}
+                {asking > 0 && (
+                  <span className="tab-asking" title="Claude is waiting for permission">
+                    <span aria-hidden="true">{asking}</span>
+                    <span className="sr-only">, waiting for permission</span>
+                  </span>
+                )}
               </button>
               <button
                 type="button"

@@ -1,5 +1,7 @@
 import type { ConversationEvent } from '../../shared/ipc';
-import { useStore } from './store';
+import { folderName } from './chat/ConversationView';
+import { permissionAlerts } from './permission-alerts';
+import { tabOfConversation, useStore } from './store';
 
 /** A batch this large is a burst (a long history arriving), not a reply streaming. */
 const BURST_EVENTS = 1_000;
@@ -40,7 +42,22 @@ export function connectEvents(): () => void {
     useStore.getState().applyConversationEvents(batches);
   };
 
+  const alertPermission = permissionAlerts({
+    notifications: typeof Notification === 'undefined' ? undefined : Notification,
+    hasFocus: () => document.hasFocus(),
+    conversationName: (conversationId) => {
+      const tab = tabOfConversation(useStore.getState(), conversationId);
+      return tab ? (tab.conversation.title ?? folderName(tab.cwd)) : null;
+    },
+    show: (conversationId) => {
+      window.focus();
+      useStore.getState().showConversation(conversationId);
+    },
+  });
+
   const offEvents = window.byre.on('conversationEvents', ({ conversationId, events }) => {
+    // At once, not at the next frame: a window in the background may get no frames at all.
+    void alertPermission(conversationId, events);
     const list = pending.get(conversationId);
     if (list) list.push(...events);
     else pending.set(conversationId, [...events]);

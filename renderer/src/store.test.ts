@@ -10,6 +10,7 @@ const snapshot: ConversationSnapshot = {
   model: null,
   models: [],
   claudeCodeVersion: '2.1.332',
+  permissionMode: 'default',
 };
 const image: PreparedImage = {
   name: 'a.png',
@@ -137,5 +138,56 @@ describe('the renderer store', () => {
     expect(draft.refusals).toEqual([
       'three.png was not added: the images of one message can total at most 24 MB.',
     ]);
+  });
+
+  it('starts a conversation in the permission mode asked for, and tries again in it', async () => {
+    const startConversation = vi
+      .fn()
+      .mockResolvedValueOnce({ ok: false, error: { name: 'CliExited', message: 'no' } })
+      .mockResolvedValueOnce({ ok: true, value: { ...snapshot, permissionMode: 'plan' } });
+    const store = await freshStore({ startConversation });
+    await store.getState().startConversation('/work', { model: 'opus', permissionMode: 'plan' });
+    const tabId = store.getState().tabOrder[0]!;
+    await store.getState().retryStart(tabId);
+    expect(startConversation.mock.calls).toEqual([
+      [{ cwd: '/work', model: 'opus', permissionMode: 'plan' }],
+      [{ cwd: '/work', model: 'opus', permissionMode: 'plan' }],
+    ]);
+    expect(store.getState().tabs.c1?.conversation.permissionMode).toBe('plan');
+  });
+
+  it('says why the permission mode could not be changed, and answers permission requests', async () => {
+    const answerPermission = vi.fn(async () => ({ ok: true, value: { answered: true } }));
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      setPermissionMode: vi.fn(async () => ({
+        ok: false,
+        error: { name: 'ProtocolError', message: 'The CLI refused.' },
+      })),
+      answerPermission,
+    });
+    await store.getState().startConversation('/work');
+    expect(await store.getState().setPermissionMode('c1', 'bypassPermissions')).toBe(false);
+    expect(store.getState().tabs.c1?.actionError).toBe(
+      'The permission mode could not be changed: The CLI refused.',
+    );
+    expect(
+      await store.getState().answerPermission('c1', 'req_1', { behavior: 'deny', message: 'Not there.' }),
+    ).toEqual({ answered: true });
+    expect(answerPermission).toHaveBeenCalledWith({
+      conversationId: 'c1',
+      requestId: 'req_1',
+      answer: { behavior: 'deny', message: 'Not there.' },
+    });
+  });
+
+  it('brings a conversation’s tab to the front', async () => {
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+    });
+    await store.getState().startConversation('/work');
+    store.getState().showNewConversation();
+    store.getState().showConversation('c1');
+    expect(store.getState()).toMatchObject({ activeTab: 'c1', composingNew: false });
   });
 });

@@ -10,7 +10,10 @@ import {
   MAX_IMAGE_FILE_BYTES,
   type AppInfo,
   type ConversationEvent,
+  type InvokeRequest,
+  type InvokeResponse,
   type IpcError,
+  type PermissionModeChoice,
   type PreparedImage,
   type TurnImage,
 } from '../../shared/ipc';
@@ -27,6 +30,9 @@ import { newTab, tabActions } from './tabs';
  * `applyConversationEvents`, at most once per animation frame (see events.ts).
  */
 
+/** How a new conversation starts, besides its folder. */
+export type StartOptions = Omit<InvokeRequest<'startConversation'>, 'cwd'>;
+
 export interface Tab {
   id: string;
   cwd: string;
@@ -34,8 +40,8 @@ export interface Tab {
   starting: boolean;
   /** Why the conversation could not start. */
   startError: IpcError | null;
-  /** The model the user asked for when starting. */
-  requestedModel: string | null;
+  /** What the user asked for when starting (model, permission mode), for trying again. */
+  requested: StartOptions;
   conversation: ConversationState;
   /** The last action that failed (send, stop, set model …), shown until the next one. */
   actionError: string | null;
@@ -97,7 +103,7 @@ interface AppSlice {
 interface ConversationsSlice {
   tabs: Record<string, Tab>;
   tabOrder: string[];
-  startConversation(cwd: string, model?: string): Promise<void>;
+  startConversation(cwd: string, options?: StartOptions): Promise<void>;
   retryStart(tabId: string): Promise<void>;
   drafts: Record<string, Draft>;
   /** Checks files as images for the next message; refusals are kept, by file name and reason. */
@@ -114,6 +120,16 @@ interface ConversationsSlice {
   interrupt(tabId: string): Promise<void>;
   cancelQueued(tabId: string, uuid: string): Promise<void>;
   setModel(tabId: string, model: string): Promise<void>;
+  /** Changes how much Claude may do without asking; false (and the tab's error says why) if it failed. */
+  setPermissionMode(tabId: string, mode: PermissionModeChoice): Promise<boolean>;
+  /** Answers a waiting permission request; throws if the answer could not be sent. */
+  answerPermission(
+    tabId: string,
+    requestId: string,
+    answer: InvokeRequest<'answerPermission'>['answer'],
+  ): Promise<InvokeResponse<'answerPermission'>>;
+  /** Brings a conversation to the front: its tab, and its branch if the tab shows another. */
+  showConversation(conversationId: string): void;
   resume(tabId: string): Promise<void>;
   closeTab(tabId: string): Promise<void>;
   applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
@@ -154,9 +170,9 @@ let focusNonce = 0;
 export const useStore = create<Store>()((set, get, api) => {
   const { patchTab, guarded } = tabActions(set);
 
-  const launch = async (tabId: string, cwd: string, model: string | null) => {
+  const launch = async (tabId: string, cwd: string, options: StartOptions) => {
     try {
-      const snapshot = await call('startConversation', { cwd, ...(model ? { model } : {}) });
+      const snapshot = await call('startConversation', { cwd, ...options });
       if (!get().tabs[tabId]) {
         // The tab was closed while its CLI started: end that CLI rather than leave it running.
         await call('closeConversation', { conversationId: snapshot.conversationId }).catch(() => undefined);
@@ -407,25 +423,25 @@ export const useStore = create<Store>()((set, get, api) => {
       set({ activeTab: tabId, composingNew: false });
     },
 
-    async startConversation(cwd, model) {
+    async startConversation(cwd, options = {}) {
       const tabId = `starting-${++localTabs}`;
       set((state) => ({
         tabs: {
           ...state.tabs,
-          [tabId]: newTab(tabId, cwd, { starting: true, requestedModel: model ?? null }),
+          [tabId]: newTab(tabId, cwd, { starting: true, requested: options }),
         },
         tabOrder: [...state.tabOrder, tabId],
         activeTab: tabId,
         composingNew: false,
       }));
-      await launch(tabId, cwd, model ?? null);
+      await launch(tabId, cwd, options);
     },
 
     async retryStart(tabId) {
       const tab = get().tabs[tabId];
       if (!tab) return;
       patchTab(tabId, { starting: true, startError: null });
-      await launch(tabId, tab.cwd, tab.requestedModel);
+      await launch(tabId, tab.cwd, tab.requested);
     },
 
     async send(tabId) {
@@ -486,6 +502,33 @@ export const useStore = create<Store>()((set, get, api) => {
         await call('setModel', { conversationId: conversationOf(tabId), model });
       }),
 
+    async setPermissionMode(tabId, mode) {
+      let changed = false;
+      await guarded(tabId, async () => {
+        try {
+          await call('setPermissionMode', { conversationId: conversationOf(tabId), mode });
+        } catch (error) {
+          throw new Error(
+            `The permission mode could not be changed: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
+        }
+        changed = true;
+      });
+      return changed;
+    },
+
+    answerPermission: (tabId, requestId, answer) =>
+      call('answerPermission', { conversationId: conversationOf(tabId), requestId, answer }),
+
+    showConversation(conversationId) {
+      const tab = tabOfConversation(get(), conversationId);
+      if (!tab) return;
+      get().activate(tab.id);
+      const branch = tab.branches?.find((candidate) => candidate.conversationId === conversationId);
+      if (branch && branch.key !== tab.branch) void get().switchBranch(tab.id, branch.key);
+    },
+
     resume: (tabId) =>
       guarded(tabId, async () => {
         await call('resume', { conversationId: conversationOf(tabId) });
@@ -537,6 +580,16 @@ export const useStore = create<Store>()((set, get, api) => {
     },
   };
 });
+
+/** The tab a conversation open in main belongs to: its own, or the tab it is a branch of. */
+export function tabOfConversation(state: Store, conversationId: string): Tab | undefined {
+  return (
+    state.tabs[conversationId] ??
+    Object.values(state.tabs).find((tab) =>
+      tab.branches?.some((branch) => branch.conversationId === conversationId),
+    )
+  );
+}
 
 /** One occurrence of the find query: in which message, and which occurrence within it. */
 export interface FindMatch {

@@ -10,7 +10,7 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
     cwd,
     starting: false,
     startError: null,
-    requestedModel: null,
+    requested: {},
     conversation: initialConversation() as ConversationState,
     actionError: null,
     saved: null,

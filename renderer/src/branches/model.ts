@@ -75,6 +75,8 @@ export function truncateConversation(state: ConversationState, index: number): C
     tools: keptTools,
     pending: [],
     streams: {},
+    // Questions the original is waiting on are its own, not the cut copy's.
+    permissionRequests: [],
     status: state.status === 'exited' ? 'exited' : 'idle',
   };
 }

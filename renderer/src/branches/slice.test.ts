@@ -6,7 +6,15 @@ import { partPoints } from './model';
 /** Rewind and branches in the store, against a scripted window.byre. */
 
 function snapshot(conversationId: string, sessionId: string): ConversationSnapshot {
-  return { conversationId, sessionId, cwd: '/work', model: null, models: [], claudeCodeVersion: null };
+  return {
+    conversationId,
+    sessionId,
+    cwd: '/work',
+    model: null,
+    models: [],
+    claudeCodeVersion: null,
+    permissionMode: 'default',
+  };
 }
 
 type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
@@ -24,6 +32,7 @@ async function storeWithConversation(extra: Calls = {}) {
         dataDir: '/d',
         initialCwd: null,
         recentFolders: [],
+        defaultPermissionMode: 'default',
         cli: { found: true, path: '/c' },
       }),
     ),

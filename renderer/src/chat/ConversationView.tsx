@@ -14,6 +14,8 @@ import {
 import { Composer } from './Composer';
 import { FindBar } from './FindBar';
 import { MessageList } from './MessageList';
+import { WaitingRequests } from './PermissionCard';
+import { PermissionModePicker } from './PermissionMode';
 
 /** One conversation tab: its header (folder, model), the log, and the composer; or why it cannot run. */
 export function ConversationView({ tabId }: { tabId: string }) {
@@ -66,6 +68,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
         <ExitBanner tabId={tabId} />
         {banner}
         <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
+        <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
         <Composer tabId={tab.id} />
         <RewindDialogView tabId={tabId} />
       </DropZone>
@@ -196,6 +199,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
           ))}
         </select>
       </label>
+      <PermissionModePicker tabId={tabId} />
       {sessionId && <ExportMenu sessionId={sessionId} />}
       <span className={`status-dot status-${status}`} aria-label={`Status: ${status}`} />
     </header>

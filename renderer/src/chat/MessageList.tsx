@@ -1,6 +1,6 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef } from 'react';
-import type { ChatMessage } from '../../../shared/conversation';
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import { permissionPlaces, type ChatMessage, type ConversationState } from '../../../shared/conversation';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { useFindHighlights } from './find-highlights';
@@ -14,6 +14,9 @@ import { MessageView } from './MessageView';
  * A reply that is streaming at the end of the log is not measured by the virtualizer: its growth would
  * cost a second React commit every frame. It overflows its slot instead, and a ResizeObserver keeps the
  * view at the bottom without React; once it is complete, it is measured like any other row.
+ *
+ * Rows that hold a waiting permission request stay rendered wherever the reader has scrolled, so its card
+ * can always take the focus and be found.
  */
 export function MessageList({ tabId }: { tabId: string }) {
   const order = useStore((state) => state.tabs[tabId]?.conversation.order);
@@ -37,6 +40,15 @@ export function MessageList({ tabId }: { tabId: string }) {
   const canFetch = !!earlier?.more && !earlier.loading && !earlier.error;
   const loadEarlier = useStore((state) => state.loadEarlier);
   const findCurrent = useStore((state) => state.finds[tabId]?.current?.messageId ?? null);
+  const askingRows = useStore(useShallow((state) => rowsAsking(state.tabs[tabId]?.conversation)));
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const rows = defaultRangeExtractor(range);
+      const extra = askingRows.filter((row) => row < range.count && !rows.includes(row));
+      return extra.length === 0 ? rows : [...rows, ...extra].sort((a, b) => a - b);
+    },
+    [askingRows],
+  );
 
   // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; rows re-render by subscription
   const virtualizer = useVirtualizer({
@@ -46,6 +58,7 @@ export function MessageList({ tabId }: { tabId: string }) {
       estimateHeight(useStore.getState().tabs[tabId]?.conversation.messages[ids[index] ?? '']),
     overscan: 4,
     getItemKey: (index) => ids[index] ?? index,
+    rangeExtractor,
   });
 
   const total = virtualizer.getTotalSize();
@@ -159,6 +172,16 @@ export function MessageList({ tabId }: { tabId: string }) {
       </div>
     </div>
   );
+}
+
+const NO_ROWS: number[] = [];
+
+/** The rows (indexes in `order`) holding a tool call that waits for a permission answer. */
+function rowsAsking(conversation: ConversationState | undefined): number[] {
+  if (!conversation || conversation.permissionRequests.length === 0) return NO_ROWS;
+  const rows = new Set<number>();
+  for (const place of permissionPlaces(conversation).values()) if (place) rows.add(place.row);
+  return rows.size === 0 ? NO_ROWS : [...rows].sort((a, b) => a - b);
 }
 
 /** Guesses by message object: the virtualizer asks again for every row each time the list grows. */

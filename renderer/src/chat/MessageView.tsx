@@ -1,4 +1,5 @@
 import { memo, useEffect, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { TurnImage } from '../../../shared/ipc';
 import type {
   AssistantChatMessage,
@@ -10,6 +11,7 @@ import { BranchSwitcher } from '../branches/BranchViews';
 import { ErrorBoundary } from '../ErrorBoundary';
 import { useStore } from '../store';
 import { Markdown } from './Markdown';
+import { PermissionCards, requestsHeldBy } from './PermissionCard';
 import { ToolCard, formatSeconds } from './ToolCard';
 
 /**
@@ -232,9 +234,16 @@ function Thinking({ text }: { text: string }) {
 
 const ToolCallView = memo(function ToolCallView({ tabId, toolUseId }: { tabId: string; toolUseId: string }) {
   const tool = useStore((state) => state.tabs[tabId]?.conversation.tools[toolUseId]);
+  const held = useStore(useShallow((state) => requestsHeldBy(state.tabs[tabId]?.conversation, toolUseId)));
   if (!tool) return null;
+  const own = held.filter((request) => request.toolUseId === toolUseId);
+  const inside = held.filter((request) => request.toolUseId !== toolUseId);
   return (
-    <ToolCard tool={tool}>
+    <ToolCard
+      tool={tool}
+      permission={own.length > 0 ? <PermissionCards tabId={tabId} requests={own} /> : undefined}
+      heldInside={inside.length > 0 ? <PermissionCards tabId={tabId} requests={inside} /> : undefined}
+    >
       {tool.children.length > 0 && (
         <div className="agent-messages">
           {tool.children.map((childId) => (

@@ -1,12 +1,18 @@
 import { useState } from 'react';
+import { PermissionModeChoice } from '../../../shared/ipc';
 import { useStore } from '../store';
+import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
 
-/** Pick a working folder (a recent one, the native picker in Electron, or a typed path) and a model. */
+/**
+ * Pick a working folder (a recent one, the native picker in Electron, or a typed path), a model, and how much
+ * Claude may do without asking.
+ */
 export function NewConversation() {
   const info = useStore((state) => state.info);
   const start = useStore((state) => state.startConversation);
   const [cwd, setCwd] = useState(() => info?.recentFolders[0] ?? info?.initialCwd ?? '');
   const [model, setModel] = useState('');
+  const [mode, setMode] = useState<PermissionModeChoice>(() => info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
 
   const pick = async () => {
@@ -25,7 +31,8 @@ export function NewConversation() {
       aria-label="New conversation"
       onSubmit={(event) => {
         event.preventDefault();
-        if (cwd.trim()) void start(cwd.trim(), model.trim() || undefined);
+        if (!cwd.trim()) return;
+        void start(cwd.trim(), { ...(model.trim() ? { model: model.trim() } : {}), permissionMode: mode });
       }}
     >
       <h2>New conversation</h2>
@@ -83,6 +90,20 @@ export function NewConversation() {
           ))}
         </datalist>
       </label>
+      <div className="new-conversation-field">
+        <label htmlFor="new-permission-mode">Permission mode</label>
+        <select
+          id="new-permission-mode"
+          value={mode}
+          aria-describedby="new-permission-mode-hint"
+          onChange={(event) => setMode(PermissionModeChoice.parse(event.target.value))}
+        >
+          <PermissionModeOptions />
+        </select>
+        <span id="new-permission-mode-hint" className="field-hint">
+          {permissionModeDescription(mode)}
+        </span>
+      </div>
       <button type="submit" className="button-primary" disabled={!cwd.trim()}>
         Start
       </button>

@@ -5,13 +5,22 @@ import type { ToolCall } from '../../../shared/conversation';
 /**
  * A tool call as a collapsible card: its name and a summary of its input, then what it did. Bash shows its
  * command and output, Edit and Write a diff, Read the path and an excerpt; a subagent's card holds its
- * messages (rendered by the caller, who knows how to draw a message).
+ * messages (rendered by the caller, who knows how to draw a message). A permission request for the call is
+ * shown in the card, right under its header.
  */
 
 const COLLAPSED_LINES = 12;
 const OPEN_BY_DEFAULT = new Set(['Bash', 'Edit', 'MultiEdit', 'Write']);
 
-export function ToolCard({ tool, children }: { tool: ToolCall; children?: ReactNode }) {
+export function ToolCard(props: {
+  tool: ToolCall;
+  /** The call's own permission request, waiting: shown whether the card is open or not. */
+  permission?: ReactNode;
+  /** Requests of calls inside this one (a subagent's), shown while the card is folded so that none is hidden. */
+  heldInside?: ReactNode;
+  children?: ReactNode;
+}) {
+  const { tool, permission, heldInside, children } = props;
   const isAgent = tool.name === 'Agent' || tool.name === 'Task';
   // Commands, edits and subagents are what a reader follows; lookups stay folded until asked for.
   const [open, setOpen] = useState(isAgent || OPEN_BY_DEFAULT.has(tool.name) || tool.status === 'error');
@@ -35,11 +44,14 @@ export function ToolCard({ tool, children }: { tool: ToolCall; children?: ReactN
         </span>
         <span className="tool-name">{toolLabel(tool)}</span>
         <span className="tool-summary">{summarize(tool)}</span>
-        <ToolStatusBadge tool={tool} />
+        <ToolStatusBadge tool={tool} waiting={permission != null} />
       </button>
+      {permission}
+      {!open && heldInside}
       {open && (
         <div className="tool-body" id={bodyId}>
-          <ToolBody tool={tool} />
+          {/* The request already shows what the call will do. */}
+          {permission == null && <ToolBody tool={tool} />}
           {children}
         </div>
       )}
@@ -55,7 +67,8 @@ function toolLabel(tool: ToolCall): string {
   return mcp ? `${mcp[2]} (${mcp[1]})` : tool.name;
 }
 
-function ToolStatusBadge({ tool }: { tool: ToolCall }) {
+function ToolStatusBadge({ tool, waiting }: { tool: ToolCall; waiting: boolean }) {
+  if (waiting) return <span className="tool-status status-waiting">waiting for permission</span>;
   const status = tool.task?.status && tool.status !== 'error' ? tool.task.status : tool.status;
   const label =
     tool.status === 'running' || status === 'running'
@@ -123,23 +136,56 @@ function summarize(tool: ToolCall): string {
 }
 
 function ToolBody({ tool }: { tool: ToolCall }) {
-  const input = tool.input;
   switch (tool.name) {
-    case 'Bash':
+    case 'Agent':
+    case 'Task':
+      return <AgentDetails tool={tool} />;
+    case 'Edit':
+    case 'MultiEdit':
+    case 'Write':
       return (
         <>
-          <pre className="bash-command">
-            <code>$ {str(input.command) ?? tool.partialInput}</code>
-          </pre>
+          <ToolAction name={tool.name} input={tool.input} />
+          <Output tool={tool} onlyErrors />
+        </>
+      );
+    case 'Bash':
+    case 'Read':
+      return (
+        <>
+          <ToolAction name={tool.name} input={tool.input} partialInput={tool.partialInput} />
           <Output tool={tool} />
         </>
+      );
+    default:
+      // Lookups show their whole input: the header already names their target.
+      return (
+        <>
+          <InputJson input={tool.input} partialInput={tool.partialInput} />
+          <Output tool={tool} />
+        </>
+      );
+  }
+}
+
+/**
+ * What a call will do, from its input: the command, the diff, the path, pattern or URL; for any other tool,
+ * the input itself. Tool cards and permission requests show it alike.
+ */
+export function ToolAction(props: { name: string; input: Record<string, unknown>; partialInput?: string }) {
+  const { name, input, partialInput = '' } = props;
+  switch (name) {
+    case 'Bash':
+      return (
+        <pre className="bash-command">
+          <code>$ {str(input.command) ?? partialInput}</code>
+        </pre>
       );
     case 'Edit':
       return (
         <>
           <FilePath path={str(input.file_path)} />
           <Diff before={str(input.old_string) ?? ''} after={str(input.new_string) ?? ''} />
-          <Output tool={tool} onlyErrors />
         </>
       );
     case 'MultiEdit':
@@ -149,7 +195,6 @@ function ToolBody({ tool }: { tool: ToolCall }) {
           {records(input.edits).map((edit, index) => (
             <Diff key={index} before={str(edit.old_string) ?? ''} after={str(edit.new_string) ?? ''} />
           ))}
-          <Output tool={tool} onlyErrors />
         </>
       );
     case 'Write':
@@ -157,29 +202,34 @@ function ToolBody({ tool }: { tool: ToolCall }) {
         <>
           <FilePath path={str(input.file_path)} />
           <Diff before="" after={str(input.content) ?? ''} />
-          <Output tool={tool} onlyErrors />
         </>
       );
     case 'Read':
-      return (
-        <>
-          <FilePath path={str(input.file_path)} />
-          <Output tool={tool} />
-        </>
-      );
-    case 'Agent':
-    case 'Task':
-      return <AgentDetails tool={tool} />;
+    case 'NotebookEdit':
+    case 'NotebookRead':
+    case 'LS':
+      return <FilePath path={str(input.file_path) ?? str(input.notebook_path) ?? str(input.path)} />;
+    case 'Glob':
+    case 'Grep': {
+      const pattern = str(input.pattern);
+      const path = str(input.path);
+      return <FilePath path={pattern && path ? `${pattern} in ${path}` : (pattern ?? path)} />;
+    }
+    case 'WebFetch':
+      return <FilePath path={str(input.url)} />;
+    case 'WebSearch':
+      return <FilePath path={str(input.query)} />;
     default:
-      return (
-        <>
-          <pre className="tool-input">
-            <code>{Object.keys(input).length > 0 ? JSON.stringify(input, null, 2) : tool.partialInput}</code>
-          </pre>
-          <Output tool={tool} />
-        </>
-      );
+      return <InputJson input={input} partialInput={partialInput} />;
   }
+}
+
+function InputJson({ input, partialInput }: { input: Record<string, unknown>; partialInput: string }) {
+  return (
+    <pre className="tool-input">
+      <code>{Object.keys(input).length > 0 ? JSON.stringify(input, null, 2) : partialInput}</code>
+    </pre>
+  );
 }
 
 function AgentDetails({ tool }: { tool: ToolCall }) {

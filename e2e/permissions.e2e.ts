@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { toolResults } from './fake-model/server';
+import { expect, test } from './fixtures/web-host';
+
+/**
+ * Asking before acting in Chromium through the browser host, against the real CLI and the fake model: the app's
+ * own default mode, in which each tool use that needs permission waits for a card's answer.
+ */
+
+test.use({ permissionMode: 'default' });
+
+async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
+const finished = (page: Page) => log(page).getByLabel('Turn finished');
+const cards = (page: Page) => page.getByRole('group', { name: 'Permission request' });
+
+test('asks before running a command: Allow runs it, Deny sends the reason to Claude', async ({
+  page,
+  webHost,
+}) => {
+  const { fake, cwd } = webHost.world;
+  fake.enqueue(
+    {
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'touch yes.txt', description: 'make yes' } },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'Made yes.txt.' }] },
+    {
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'touch no.txt', description: 'make no' } },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'I left no.txt alone.' }] },
+  );
+  await expect(page.getByRole('combobox', { name: 'Permission mode' })).toHaveValue('default');
+
+  await send(page, 'make yes.txt');
+  const card = cards(page);
+  await expect(card).toHaveCount(1);
+  await expect(card).toContainText('Bash');
+  await expect(card).toContainText('touch yes.txt');
+  await expect(card.getByRole('button', { name: 'Always allow' })).toBeVisible();
+  expect(existsSync(join(cwd, 'yes.txt'))).toBe(false);
+  await card.getByRole('button', { name: 'Allow', exact: true }).click();
+  await expect(finished(page)).toHaveCount(1);
+  await expect(cards(page)).toHaveCount(0);
+  expect(existsSync(join(cwd, 'yes.txt'))).toBe(true);
+
+  await send(page, 'make no.txt');
+  await expect(cards(page)).toHaveCount(1);
+  await cards(page)
+    .getByRole('textbox', { name: 'Reason for Claude (optional)' })
+    .fill('Not that file, please.');
+  await cards(page).getByRole('button', { name: 'Deny' }).click();
+  await expect(finished(page)).toHaveCount(2);
+  await expect(cards(page)).toHaveCount(0);
+  expect(existsSync(join(cwd, 'no.txt'))).toBe(false);
+  const withResult = await fake.waitForRequest(
+    (request) => toolResults(request).length > 0 && toolResults(request)[0]!.is_error,
+  );
+  expect(toolResults(withResult)[0]!.content).toContain('Not that file, please.');
+});
+
+test('the mode picker: "Don\'t ask" runs tools without a card, and the header says so while it is on', async ({
+  page,
+  webHost,
+}) => {
+  const { fake, cwd } = webHost.world;
+  fake.enqueue(
+    {
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'touch free.txt', description: 'make free' } },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'Made free.txt.' }] },
+  );
+  const picker = page.getByRole('combobox', { name: 'Permission mode' });
+  const marker = page.getByRole('note').filter({ hasText: "Don't ask" });
+  await expect(picker).toHaveValue('default');
+  await expect(marker).toHaveCount(0);
+  await picker.selectOption({ label: "Don't ask" });
+  await expect(picker).toHaveValue('bypassPermissions');
+  await expect(marker).toBeVisible();
+  await expect(marker).toContainText('without asking');
+
+  await send(page, 'make free.txt');
+  await expect(finished(page)).toHaveCount(1);
+  expect(existsSync(join(cwd, 'free.txt'))).toBe(true);
+  await expect(cards(page)).toHaveCount(0);
+
+  await picker.selectOption({ label: 'Ask before acting' });
+  await expect(picker).toHaveValue('default');
+  await expect(marker).toBeHidden();
+});

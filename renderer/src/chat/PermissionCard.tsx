@@ -1,0 +1,242 @@
+import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import {
+  permissionPlaces,
+  type ConversationState,
+  type PermissionRequest,
+} from '../../../shared/conversation';
+import { useStore } from '../store';
+import { ToolAction } from './ToolCard';
+
+/**
+ * A question Claude waits on: may it use this tool? The card sits in the tool call it is about (or at the end
+ * of the conversation when that call is not shown), says what the call will do, and takes the answer: Allow,
+ * Always allow (when the CLI can remember it), or Deny with an optional reason for Claude. Enter allows and
+ * Escape denies while the card has the focus. Each waiting request has its own card; none blocks another.
+ */
+
+const NONE: PermissionRequest[] = [];
+
+/** The waiting requests of a tool call and of the calls inside it (a subagent's), in the order they came. */
+export function requestsHeldBy(
+  conversation: ConversationState | undefined,
+  toolUseId: string,
+): PermissionRequest[] {
+  if (!conversation || conversation.permissionRequests.length === 0) return NONE;
+  const places = permissionPlaces(conversation);
+  const held = conversation.permissionRequests.filter((request) =>
+    places.get(request.requestId)?.toolUseIds.includes(toolUseId),
+  );
+  return held.length > 0 ? held : NONE;
+}
+
+/** The waiting requests whose tool call is not shown: their cards go at the end of the conversation. */
+export function requestsAtEnd(
+  conversation: ConversationState | undefined,
+  toolsShown: boolean,
+): PermissionRequest[] {
+  if (!conversation || conversation.permissionRequests.length === 0) return NONE;
+  if (!toolsShown) return conversation.permissionRequests;
+  const places = permissionPlaces(conversation);
+  const unplaced = conversation.permissionRequests.filter((request) => !places.get(request.requestId));
+  return unplaced.length > 0 ? unplaced : NONE;
+}
+
+/** Requests that have had their chance at the focus: a card shown again (its tab reopened) leaves it be. */
+const offeredFocus = new Set<string>();
+
+export function PermissionCards({ tabId, requests }: { tabId: string; requests: PermissionRequest[] }) {
+  return (
+    <>
+      {requests.map((request) => (
+        <PermissionCard key={request.requestId} tabId={tabId} request={request} />
+      ))}
+    </>
+  );
+}
+
+/**
+ * Above the composer: requests about tool calls the conversation does not show (all of them while
+ * `toolsShown` is false, as when two branches are compared).
+ */
+export function WaitingRequests({ tabId, toolsShown }: { tabId: string; toolsShown: boolean }) {
+  const requests = useStore(
+    useShallow((state) => requestsAtEnd(state.tabs[tabId]?.conversation, toolsShown)),
+  );
+  if (requests.length === 0) return null;
+  return (
+    <div className="permission-requests">
+      <PermissionCards tabId={tabId} requests={requests} />
+    </div>
+  );
+}
+
+type Choice = 'allow' | 'always' | 'deny';
+
+function PermissionCard({ tabId, request }: { tabId: string; request: PermissionRequest }) {
+  const answerPermission = useStore((state) => state.answerPermission);
+  const newest = useStore((state) => {
+    const waiting = state.tabs[tabId]?.conversation.permissionRequests ?? NONE;
+    return waiting[waiting.length - 1]?.requestId === request.requestId;
+  });
+  const [reason, setReason] = useState('');
+  const [sending, setSending] = useState<Choice | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  // One answer at a time, even from two clicks before the buttons are disabled.
+  const inFlight = useRef(false);
+  const card = useRef<HTMLDivElement>(null);
+  const reasonInput = useRef<HTMLInputElement>(null);
+  const ids = useId();
+
+  // The newest request takes the focus when it appears, unless the user is typing somewhere.
+  useEffect(() => {
+    if (offeredFocus.has(request.requestId)) return;
+    offeredFocus.add(request.requestId);
+    if (newest && !isTyping(document.activeElement)) card.current?.focus();
+    // Once, when the card first appears.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // A card that goes while it has the focus (answered, withdrawn) hands it on rather than drop it.
+  useLayoutEffect(() => {
+    const element = card.current;
+    return () => {
+      if (element?.contains(document.activeElement)) handFocusOn(element);
+    };
+  }, []);
+
+  const answer = async (choice: Choice) => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    // The control in use is about to be disabled: the card keeps the focus instead of losing it.
+    if (card.current?.contains(document.activeElement)) card.current.focus({ preventScroll: true });
+    setSending(choice);
+    setNote(null);
+    try {
+      const { answered } = await answerPermission(
+        tabId,
+        request.requestId,
+        choice === 'deny'
+          ? { behavior: 'deny', message: reason.trim() }
+          : { behavior: 'allow', remember: choice === 'always' },
+      );
+      // Answered: the card goes when the request is resolved; until then it stays disabled.
+      if (answered) return;
+      setNote('Claude was no longer waiting for this answer.');
+    } catch (error) {
+      setNote(`The answer could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    inFlight.current = false;
+    setSending(null);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.nativeEvent.isComposing || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      void answer('deny');
+    } else if (event.key === 'Enter' && !event.shiftKey) {
+      // A focused button answers as it says; Enter in the reason sends it with Deny.
+      if (event.target instanceof HTMLButtonElement) return;
+      event.preventDefault();
+      void answer(event.target === reasonInput.current ? 'deny' : 'allow');
+    }
+  };
+
+  const busy = sending !== null;
+  return (
+    <div
+      ref={card}
+      role="group"
+      aria-label="Permission request"
+      aria-describedby={`${ids}-title`}
+      aria-busy={busy}
+      tabIndex={-1}
+      className="permission-card"
+      onKeyDown={onKeyDown}
+    >
+      <p className="permission-title" id={`${ids}-title`}>
+        Claude wants to use <strong>{request.displayName}</strong>
+      </p>
+      {request.description && <p className="permission-description">{request.description}</p>}
+      <div className="permission-action">
+        <ToolAction name={request.toolName} input={request.input} />
+      </div>
+      {request.blockedPath && (
+        <p className="permission-blocked">
+          Outside the folders Claude may use: <code>{request.blockedPath}</code>
+        </p>
+      )}
+      <div className="permission-buttons">
+        <button type="button" className="button-primary" disabled={busy} onClick={() => void answer('allow')}>
+          Allow
+        </button>
+        {request.remember !== null && (
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={busy}
+            aria-describedby={`${ids}-remember`}
+            onClick={() => void answer('always')}
+          >
+            Always allow
+          </button>
+        )}
+        <button
+          type="button"
+          className="button-secondary"
+          disabled={busy}
+          onClick={() => void answer('deny')}
+        >
+          Deny
+        </button>
+        <span className="permission-keys" aria-hidden="true">
+          {sending ? 'Sending your answer…' : 'Enter allows · Esc denies'}
+        </span>
+      </div>
+      {request.remember !== null && (
+        <p className="permission-remember" id={`${ids}-remember`}>
+          Always allow: {request.remember}
+        </p>
+      )}
+      <div className="permission-reason">
+        <label htmlFor={`${ids}-reason`}>Reason for Claude (optional)</label>
+        <input
+          ref={reasonInput}
+          id={`${ids}-reason`}
+          type="text"
+          value={reason}
+          readOnly={busy}
+          maxLength={10_000}
+          placeholder="Sent with Deny"
+          spellCheck
+          onChange={(event) => setReason(event.target.value)}
+        />
+      </div>
+      {note && (
+        <p className="inline-error" role="alert">
+          {note}
+        </p>
+      )}
+    </div>
+  );
+}
+
+const TEXT_INPUTS = new Set(['text', 'search', 'url', 'email', 'tel', 'password', 'number']);
+
+/** The user is writing something (the composer, a reason) that taking the focus would interrupt. */
+function isTyping(element: Element | null): boolean {
+  if (element instanceof HTMLTextAreaElement) return element.value.length > 0;
+  if (element instanceof HTMLInputElement) return TEXT_INPUTS.has(element.type) && element.value.length > 0;
+  return element instanceof HTMLElement && element.isContentEditable;
+}
+
+/** The focus leaves a card that is going: to the next waiting card, or else back to the message box. */
+function handFocusOn(leaving: HTMLElement): void {
+  const cards = [...document.querySelectorAll<HTMLElement>('.permission-card')].filter(
+    (candidate) => candidate !== leaving,
+  );
+  const next = cards[cards.length - 1] ?? document.querySelector<HTMLElement>('.composer textarea');
+  next?.focus();
+}
