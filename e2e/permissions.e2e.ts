@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { toolResults } from './fake-model/server';
+import { finished, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -11,14 +12,6 @@ import { expect, test } from './fixtures/web-host';
 
 test.use({ permissionMode: 'default' });
 
-async function send(page: Page, text: string): Promise<void> {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
-const finished = (page: Page) => log(page).getByLabel('Turn finished');
 const cards = (page: Page) => page.getByRole('group', { name: 'Permission request' });
 
 test('asks before running a command: Allow runs it, Deny sends the reason to Claude', async ({
@@ -99,4 +92,27 @@ test('the mode picker: "Don\'t ask" runs tools without a card, and the header sa
   await picker.selectOption({ label: 'Ask before acting' });
   await expect(picker).toHaveValue('default');
   await expect(marker).toBeHidden();
+});
+
+test('a new conversation starts in the mode chosen for it, which can become the default', async ({
+  page,
+  webHost,
+}) => {
+  await expect(page.getByRole('combobox', { name: 'Permission mode' })).toHaveValue('default');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const form = page.getByRole('form', { name: 'New conversation' });
+  await form.getByLabel('Working folder').fill(webHost.world.cwd);
+  await form.getByLabel('Permission mode').selectOption({ label: 'Accept edits' });
+  await form.getByRole('checkbox', { name: 'Start new conversations in this mode' }).check();
+  await form.getByRole('button', { name: 'Start' }).click();
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  await expect(page.getByRole('combobox', { name: 'Permission mode' })).toHaveValue('acceptEdits');
+  // Kept in the settings, and offered by the form from now on.
+  await expect
+    .poll(
+      () => JSON.parse(readFileSync(join(webHost.dataDir, 'settings.json'), 'utf8')).defaultPermissionMode,
+    )
+    .toBe('acceptEdits');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(form.getByLabel('Permission mode')).toHaveValue('acceptEdits');
 });

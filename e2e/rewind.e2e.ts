@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { lastUserText, type RecordedRequest } from './fake-model/server';
+import { claude, finished, log, send, you } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -9,17 +9,6 @@ import { expect, test } from './fixtures/web-host';
  * a message, edit and send it (the fork starts then), switch between the branches, see them in the tree,
  * and restore files through the Rewind dialog after its preview.
  */
-
-async function send(page: Page, text: string): Promise<void> {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
-const you = (page: Page) => log(page).getByRole('article', { name: 'You' });
-const claude = (page: Page) => log(page).getByRole('article', { name: 'Claude' });
-const finished = (page: Page) => log(page).getByLabel('Turn finished');
 
 /** Every text of a request's messages, in order (what the model was shown). */
 function texts(request: RecordedRequest): string {

@@ -1,8 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import {
   applyEvents,
+  backgroundTasks,
   initialConversation,
+  joinCosts,
   permissionPlaces,
+  taskRunning,
   type ChatMessage,
   type ConversationState,
   type Part,
@@ -1334,6 +1337,173 @@ describe('permission requests', () => {
     expect(places.get('req_unknown')).toBeNull();
     expect(places.get('req_none')).toBeNull();
     expect(permissionPlaces(state)).toBe(places);
+  });
+});
+
+describe('what each turn cost', () => {
+  /** A whole turn whose result carries the CLI process's running total and the turn's usage. */
+  const costedTurn = (uuid: string, apiMessageId: string, totalCostUsd: number, usage: JsonObject = {}) => [
+    ...promptStarts(uuid, 'Hi'),
+    ...streamedReply(apiMessageId, [{ type: 'text', text: 'Hello.' }]),
+    resultLine({
+      total_cost_usd: totalCostUsd,
+      duration_ms: 800,
+      usage: { input_tokens: 1200, output_tokens: 30, ...usage },
+    }),
+    lifecycle(uuid, 'completed'),
+  ];
+  const resumed: ConversationEvent = { kind: 'resumed', snapshot: SNAPSHOT };
+  const costs = (state: ConversationState) =>
+    state.order.flatMap((id) => {
+      const message = state.messages[id];
+      return message?.role === 'result' ? [message.costUsd] : [];
+    });
+
+  it('takes each turn’s cost from the running totals, starting again from 0 after a resume', () => {
+    let state = run([...costedTurn(P1, 'msg_1', 0.0054), ...costedTurn(P2, 'msg_2', 0.0131)]);
+    expect(costs(state)).toEqual([0.0054, expect.closeTo(0.0077, 10)]);
+    expect(state.costUsd).toBeCloseTo(0.0131, 10);
+
+    // The new process's total starts from 0: its first turn costs its whole total, though it is larger
+    // than nothing and smaller than the old process's total alike.
+    state = run([{ kind: 'exit' }, resumed, ...costedTurn(P3, 'msg_3', 0.009)], state);
+    expect(costs(state).at(-1)).toBeCloseTo(0.009, 10);
+    expect(state.costUsd).toBeCloseTo(0.0221, 10);
+  });
+
+  it('counts from 0 after a resume even when the new total is above the old one', () => {
+    const state = run([...costedTurn(P1, 'msg_1', 0.01), resumed, ...costedTurn(P2, 'msg_2', 0.015)]);
+    expect(costs(state)).toEqual([0.01, 0.015]);
+    expect(state.costUsd).toBeCloseTo(0.025, 10);
+  });
+
+  it('never shows a negative cost: a total that went down belongs to a new process', () => {
+    const state = run([...costedTurn(P1, 'msg_1', 0.04), ...costedTurn(P2, 'msg_2', 0.003)]);
+    expect(costs(state)).toEqual([0.04, 0.003]);
+    expect(state.costUsd).toBeCloseTo(0.043, 10);
+  });
+
+  it('keeps the turn’s duration and its tokens, cache reads and writes apart', () => {
+    const state = run(
+      costedTurn(P1, 'msg_1', 0.0054, { cache_read_input_tokens: 5000, cache_creation_input_tokens: 700 }),
+    );
+    expect(lastResult(state)).toMatchObject({
+      durationMs: 800,
+      inputTokens: 1200,
+      outputTokens: 30,
+      cacheReadTokens: 5000,
+      cacheWriteTokens: 700,
+    });
+    expect(state.lastResultId).toBe(lastResult(state).id);
+  });
+
+  it('leaves the first turn of a page read on its own unknown, until the page before it is joined on', () => {
+    const earlier = run(costedTurn(P1, 'msg_1', 0.02));
+    const later = run(costedTurn(P2, 'msg_2', 0.05), { ...started(), processCostUsd: null });
+    expect(costs(later)).toEqual([null]);
+    expect(later.costUsd).toBe(0);
+
+    const joined = joinCosts(earlier, later);
+    expect(joined.messages[lastResult(later).id]).toMatchObject({ costUsd: expect.closeTo(0.03, 10) });
+    expect(joined.costUsd).toBeCloseTo(0.05, 10);
+    expect(joined.processCostUsd).toBe(0.05);
+  });
+});
+
+describe('API retries', () => {
+  const retry = (attempt: number) =>
+    system('api_retry', {
+      attempt,
+      max_retries: 10,
+      retry_delay_ms: 556,
+      error_status: 529,
+      error: 'overloaded',
+    });
+
+  it('shows the retry while the CLI waits, until the reply streams', () => {
+    let state = run([...promptStarts(P1, 'Hi'), requesting(), retry(1)]);
+    expect(state.retry).toMatchObject({
+      attempt: 1,
+      maxRetries: 10,
+      delayMs: 556,
+      error: 'overloaded',
+      httpStatus: 529,
+    });
+    state = run([retry(2)], state);
+    expect(state.retry?.attempt).toBe(2);
+
+    state = run([requesting(), messageStart('msg_1')], state);
+    expect(state.retry).toBeNull();
+  });
+
+  it('forgets the retry when the turn ends without a reply, or the CLI exits', () => {
+    const failed = run([
+      ...promptStarts(P1, 'Hi'),
+      retry(1),
+      resultLine({ is_error: true, result: 'API Error: 529 Overloaded', api_error_status: 529 }),
+    ]);
+    expect(failed.retry).toBeNull();
+    expect(run([...promptStarts(P1, 'Hi'), retry(1), { kind: 'exit' }]).retry).toBeNull();
+  });
+});
+
+describe('background tasks', () => {
+  const bashCall: Block = {
+    type: 'tool_use',
+    id: 'toolu_BG',
+    name: 'Bash',
+    input: { command: 'sleep 120', description: 'wait a long time', run_in_background: true },
+  };
+  const launched = (): ConversationEvent[] => [
+    ...promptStarts(P1, 'Wait in the background'),
+    ...streamedReply('msg_1', [bashCall]),
+    taskStarted('bg1', 'toolu_BG', {
+      description: 'wait a long time',
+      is_backgrounded: true,
+      task_type: 'local_bash',
+    }),
+    toolResult('toolu_BG', 'Command running in background with ID: bg1'),
+    ...streamedReply('msg_2', [{ type: 'text', text: 'It runs.' }]),
+    resultLine(),
+  ];
+  const running = (state: ConversationState) => backgroundTasks(state).map((tool) => tool.task?.taskId);
+
+  it('lists a task from its start until its notification', () => {
+    let state = run(launched());
+    expect(running(state)).toEqual(['bg1']);
+    expect(backgroundTasks(state)).toBe(backgroundTasks(state));
+    state = run(
+      [system('task_notification', { task_id: 'bg1', tool_use_id: 'toolu_BG', status: 'stopped' })],
+      state,
+    );
+    expect(running(state)).toEqual([]);
+  });
+
+  it('drops a task whose update says it ended, and adds a foreground one moved to the background', () => {
+    let state = run([
+      ...promptStarts(P1, 'Use a subagent'),
+      ...streamedReply('msg_1', [
+        { type: 'tool_use', id: 'toolu_A', name: 'Agent', input: { description: 'probe', prompt: 'Go.' } },
+      ]),
+      taskStarted('ag1', 'toolu_A', {
+        description: 'probe',
+        is_backgrounded: false,
+        task_type: 'local_agent',
+      }),
+    ]);
+    expect(running(state)).toEqual([]);
+    expect(taskRunning(toolOf(state, 'toolu_A').task!)).toBe(true);
+    state = run([system('task_updated', { task_id: 'ag1', patch: { is_backgrounded: true } })], state);
+    expect(running(state)).toEqual(['ag1']);
+    state = run([system('task_updated', { task_id: 'ag1', patch: { status: 'killed' } })], state);
+    expect(running(state)).toEqual([]);
+    expect(taskRunning(toolOf(state, 'toolu_A').task!)).toBe(false);
+  });
+
+  it('ends every task when the CLI exits', () => {
+    const state = run([...launched(), { kind: 'exit' }]);
+    expect(running(state)).toEqual([]);
+    expect(toolOf(state, 'toolu_BG')).toMatchObject({ status: 'done', task: { status: 'stopped' } });
   });
 });
 

@@ -67,9 +67,17 @@ export interface ResultChatMessage {
   ok: boolean;
   subtype: string;
   durationMs: number;
-  costUsd: number;
+  /**
+   * What this turn cost: the CLI process's running total less its total at the turn before. Null when the
+   * turn before is not known (a saved page read on its own).
+   */
+  costUsd: number | null;
+  /** The CLI process's running total at this turn (`total_cost_usd`), from which the turn's cost comes. */
+  processCostUsd: number;
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   /** The CLI's message when the turn failed. */
   errorText: string | null;
   apiErrorStatus: number | null;
@@ -100,6 +108,13 @@ export interface TaskInfo {
   summary: string | null;
 }
 
+/** Task statuses after which a task is over; until one of them comes, it runs (or waits, or is paused). */
+const TASK_ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'killed', 'stopped']);
+
+export function taskRunning(task: TaskInfo): boolean {
+  return !TASK_ENDED.has(task.status);
+}
+
 export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
 
 export interface ToolCall {
@@ -122,6 +137,18 @@ export interface ToolCall {
 
 export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';
 
+/** The API failed and the CLI waits to try again (`system/api_retry`). */
+export interface ApiRetry {
+  /** The retry line's uuid: each attempt is a new one. */
+  id: string;
+  attempt: number;
+  maxRetries: number;
+  delayMs: number;
+  /** A short word for the error, e.g. "overloaded". */
+  error: string | null;
+  httpStatus: number | null;
+}
+
 /** Claude asks before it uses a tool, and waits for the answer. */
 export type PermissionRequest = Omit<Extract<ConversationEvent, { kind: 'permission_request' }>, 'kind'>;
 
@@ -139,6 +166,17 @@ export interface ConversationState {
   status: ConversationStatus;
   /** Set when the CLI exited without being asked to. */
   exitError: IpcError | null;
+  /** What the turns have cost together, across every CLI process the conversation has had. */
+  costUsd: number;
+  /**
+   * The running CLI process's total cost at its last result (0 before its first); null when it is not known
+   * (a saved page read on its own, whose first turn may follow others of the same process).
+   */
+  processCostUsd: number | null;
+  /** The last finished turn (its result message's id). */
+  lastResultId: string | null;
+  /** Set while the CLI waits to retry a failed API request; cleared once the reply streams or the turn ends. */
+  retry: ApiRetry | null;
   messages: Record<string, ChatMessage>;
   /** Top-level messages, in order; a subagent's messages live in its tool call's children. */
   order: string[];
@@ -172,6 +210,10 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     permissionRequests: [],
     status: snapshot ? 'idle' : 'starting',
     exitError: null,
+    costUsd: 0,
+    processCostUsd: 0,
+    lastResultId: null,
+    retry: null,
     messages: {},
     order: [],
     tools: {},
@@ -230,7 +272,35 @@ function placeOf(state: ConversationState, toolUseId: string | null): Permission
   return null;
 }
 
+/** A tool call that started a task (a subagent, a shell command). */
+export type TaskCall = ToolCall & { task: TaskInfo };
+
+export function isTaskCall(tool: ToolCall | undefined): tool is TaskCall {
+  return tool?.task != null;
+}
+
+const NO_TASKS: readonly TaskCall[] = [];
+const backgroundCache = new WeakMap<ConversationState, readonly TaskCall[]>();
+
+/**
+ * The calls whose task runs in the background now, in the order they started. Worked out once per state,
+ * however many views ask.
+ */
+export function backgroundTasks(state: ConversationState): readonly TaskCall[] {
+  let running = backgroundCache.get(state);
+  if (!running) {
+    const found = Object.values(state.taskTools).flatMap((toolUseId) => {
+      const tool = state.tools[toolUseId];
+      return isTaskCall(tool) && tool.task.backgrounded && taskRunning(tool.task) ? [tool] : [];
+    });
+    running = found.length > 0 ? found : NO_TASKS;
+    backgroundCache.set(state, running);
+  }
+  return running;
+}
+
 const MAX_BAD_LINE_NOTICES = 3;
+const RETRY_OVER: ReadonlySet<CliMessage['type']> = new Set(['stream_event', 'assistant', 'result']);
 const INTERRUPTED = /^\[Request interrupted by user/;
 const STOPPED_TOOL = /doesn't want to proceed with this tool use|was stopped while running/;
 const LOCAL_COMMAND_OUTPUT = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/;
@@ -297,16 +367,29 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
     case 'exit':
       endStreams(d);
       for (const tool of Object.values(d.state.tools)) {
-        if (tool.status === 'running') d.setTool({ ...tool, status: 'interrupted' });
+        // Background tasks end with the process that ran them.
+        const task = tool.task && taskRunning(tool.task) ? { ...tool.task, status: 'stopped' } : tool.task;
+        if (tool.status === 'running' || task !== tool.task) {
+          d.setTool({ ...tool, status: tool.status === 'running' ? 'interrupted' : tool.status, task });
+        }
       }
       for (const uuid of d.state.pending) setPromptStatus(d, uuid, 'cancelled');
-      // Nobody is left to answer: the exit banner says so.
-      d.set({ status: 'exited', exitError: event.error ?? null, pending: [], permissionRequests: [] });
+      // Nobody is left to answer: the exit banner says so. A process that comes next counts its cost from 0.
+      d.set({
+        status: 'exited',
+        exitError: event.error ?? null,
+        pending: [],
+        permissionRequests: [],
+        processCostUsd: 0,
+        retry: null,
+      });
       return;
     case 'resumed':
       d.set({
         status: 'idle',
         exitError: null,
+        processCostUsd: 0,
+        retry: null,
         sessionId: event.snapshot.sessionId,
         cwd: event.snapshot.cwd,
         claudeCodeVersion: event.snapshot.claudeCodeVersion ?? d.state.claudeCodeVersion,
@@ -350,6 +433,8 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
 }
 
 function applyMessage(d: Draft, message: CliMessage): void {
+  // A reply that streams, or a turn that ends, is past any retry.
+  if (d.state.retry && RETRY_OVER.has(message.type)) d.set({ retry: null });
   switch (message.type) {
     case 'stream_event':
       applyStreamEvent(d, message);
@@ -412,18 +497,34 @@ function applyMessage(d: Draft, message: CliMessage): void {
             lastToolName: message.last_tool_name ?? task.lastToolName,
           }));
           return;
-        case 'task_updated':
+        case 'task_updated': {
+          // A foreground task moved to the background says so here.
+          const backgrounded = message.patch.is_backgrounded;
           updateTask(d, message.task_id, (task) => ({
             ...task,
             status: message.patch.status ?? task.status,
+            backgrounded: typeof backgrounded === 'boolean' ? backgrounded : task.backgrounded,
           }));
           return;
+        }
         case 'task_notification':
           updateTask(d, message.task_id, (task) => ({
             ...task,
             status: message.status,
             summary: message.summary ?? task.summary,
           }));
+          return;
+        case 'api_retry':
+          d.set({
+            retry: {
+              id: message.uuid,
+              attempt: message.attempt,
+              maxRetries: message.max_retries,
+              delayMs: message.retry_delay_ms,
+              error: message.error ?? null,
+              httpStatus: message.error_status ?? null,
+            },
+          });
           return;
         default:
           return;
@@ -607,6 +708,7 @@ function applyResult(d: Draft, line: ResultMessage): void {
     }
   }
   const id = `r:${line.uuid}`;
+  const cost = turnCost(line.total_cost_usd, d.state.processCostUsd);
   d.setMessage({
     role: 'result',
     id,
@@ -614,20 +716,63 @@ function applyResult(d: Draft, line: ResultMessage): void {
     ok: !line.is_error,
     subtype: line.subtype,
     durationMs: line.duration_ms,
-    costUsd: line.total_cost_usd,
+    costUsd: cost,
+    processCostUsd: line.total_cost_usd,
     inputTokens: line.usage.input_tokens ?? 0,
     outputTokens: line.usage.output_tokens ?? 0,
+    cacheReadTokens: line.usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: line.usage.cache_creation_input_tokens ?? 0,
     errorText: line.is_error ? resultErrorText(line) : null,
     apiErrorStatus: line.api_error_status ?? null,
     unsolicited,
   });
   d.append(id, null);
+  d.set({
+    costUsd: d.state.costUsd + (cost ?? 0),
+    processCostUsd: line.total_cost_usd,
+    lastResultId: id,
+  });
   if (!unsolicited) {
     const [first, ...rest] = d.state.pending;
     if (first) setPromptStatus(d, first, 'sent');
     d.set({ pending: rest });
   }
   d.set({ status: d.state.pending.length > 0 ? 'running' : 'idle' });
+}
+
+/**
+ * A turn's cost from the process's running totals. A total lower than the one before means a new process
+ * (whose total started again from 0) answered: the total is then all this turn's.
+ */
+function turnCost(total: number, before: number | null): number | null {
+  if (before === null) return null;
+  return total >= before ? total - before : total;
+}
+
+/**
+ * Joins a part of a conversation reduced on its own (a page of a saved one) after the part before it: the
+ * later part's first turn, whose cost was not known alone, costs its total less where the earlier part left
+ * off. Returns the later part's messages and totals as they are once joined.
+ */
+export function joinCosts(
+  earlier: ConversationState,
+  later: ConversationState,
+): Pick<ConversationState, 'messages' | 'costUsd' | 'processCostUsd'> {
+  const joined = {
+    messages: later.messages,
+    costUsd: earlier.costUsd + later.costUsd,
+    processCostUsd: later.processCostUsd ?? earlier.processCostUsd,
+  };
+  const firstId = later.order.find((id) => later.messages[id]?.role === 'result');
+  const first = firstId ? later.messages[firstId] : undefined;
+  if (first?.role !== 'result' || first.costUsd !== null) return joined;
+  const cost = turnCost(first.processCostUsd, earlier.processCostUsd);
+  if (cost === null) return joined;
+  return {
+    ...joined,
+    messages: { ...later.messages, [first.id]: { ...first, costUsd: cost } },
+    costUsd: joined.costUsd + cost,
+  };
 }
 
 function resultErrorText(line: ResultMessage): string {

@@ -190,4 +190,47 @@ describe('the renderer store', () => {
     store.getState().showConversation('c1');
     expect(store.getState()).toMatchObject({ activeTab: 'c1', composingNew: false });
   });
+
+  it('keeps the newest context reading, and the one before when reading again fails', async () => {
+    const usage = (usedTokens: number) => ({ usedTokens, maxTokens: 200_000, categories: [] });
+    const answers: ((value: unknown) => void)[] = [];
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      contextUsage: vi.fn(() => new Promise((resolve) => answers.push(resolve))),
+    });
+    await store.getState().startConversation('/work');
+    const older = store.getState().readContext('c1');
+    const newer = store.getState().readContext('c1');
+    answers[1]?.({ ok: true, value: usage(2000) });
+    answers[0]?.({ ok: true, value: usage(1000) });
+    await Promise.all([older, newer]);
+    expect(store.getState().tabs.c1?.context).toMatchObject({ conversationId: 'c1', usage: usage(2000) });
+
+    const failing = store.getState().readContext('c1');
+    answers[2]?.({ ok: false, error: { name: 'CliExited', message: 'The claude CLI exited.' } });
+    await failing;
+    expect(store.getState().tabs.c1?.context).toMatchObject({
+      usage: usage(2000),
+      error: 'The claude CLI exited.',
+    });
+    expect(store.getState().tabs.c1?.actionError).toBeNull();
+  });
+
+  it('shows a task as stopping until it ends, and as running again if it could not be stopped', async () => {
+    const stopTask = vi
+      .fn()
+      .mockResolvedValueOnce({ ok: true, value: {} })
+      .mockResolvedValueOnce({ ok: false, error: { name: 'ProtocolError', message: 'No such task.' } });
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      stopTask,
+    });
+    await store.getState().startConversation('/work');
+    await store.getState().stopTask('c1', 'bg1');
+    expect(store.getState().tabs.c1?.stoppingTasks).toEqual(['bg1']);
+    await store.getState().stopTask('c1', 'bg2');
+    expect(store.getState().tabs.c1?.stoppingTasks).toEqual(['bg1']);
+    expect(store.getState().tabs.c1?.actionError).toBe('The task could not be stopped: No such task.');
+    expect(stopTask).toHaveBeenCalledWith({ conversationId: 'c1', taskId: 'bg1' });
+  });
 });

@@ -9,6 +9,7 @@ import { IMAGE_LIMITS, refusalMessage } from '../../shared/images';
 import {
   MAX_IMAGE_FILE_BYTES,
   type AppInfo,
+  type ContextUsage,
   type ConversationEvent,
   type InvokeRequest,
   type InvokeResponse,
@@ -61,6 +62,20 @@ export interface Tab {
   branchNotice: string | null;
   /** Another branch shown beside this one from where they part, by key. */
   compare: string | null;
+  /** How full the context window of the conversation shown was at its last reading. */
+  context: ContextReading | null;
+  /** Background tasks the user asked to stop that have not ended yet, by task id. */
+  stoppingTasks: readonly string[];
+}
+
+/** A reading of how full a conversation's context window is, taken after one of its turns. */
+export interface ContextReading {
+  conversationId: string;
+  /** The turn (its result's id) after which it was read. */
+  turn: string | null;
+  usage: ContextUsage;
+  /** Why the latest try to read it again failed; the reading before it stays. */
+  error: string | null;
 }
 
 /** Find in conversation: the query, and which of its matches is current. */
@@ -115,9 +130,18 @@ interface ConversationsSlice {
   send(tabId: string): Promise<boolean>;
   /** Puts a message back into the composer (a rewound one), replacing what was there. */
   restoreDraft(tabId: string, text: string, images: readonly TurnImage[]): void;
-  /** Sends a message again as it was (one that was cancelled, or lost when the CLI stopped). */
-  sendAgain(tabId: string, text: string, images: readonly TurnImage[]): Promise<void>;
+  /**
+   * Sends a message as it is, not from the draft: one sent again (cancelled, or lost when the CLI stopped),
+   * or a command such as /compact. False (and the tab's error says why) if it could not be sent.
+   */
+  sendMessage(tabId: string, text: string, images?: readonly TurnImage[]): Promise<boolean>;
   interrupt(tabId: string): Promise<void>;
+  /** Reads how full the context window is now; a failure keeps the reading before and says why. */
+  readContext(tabId: string): Promise<void>;
+  /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
+  mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
+  /** Stops a background task (a subagent, a shell command); it shows as stopping until it ends. */
+  stopTask(tabId: string, taskId: string): Promise<void>;
   cancelQueued(tabId: string, uuid: string): Promise<void>;
   setModel(tabId: string, model: string): Promise<void>;
   /** Changes how much Claude may do without asking; false (and the tab's error says why) if it failed. */
@@ -166,6 +190,8 @@ function readBase64(file: File): Promise<string> {
 }
 
 let focusNonce = 0;
+/** Context readings asked for, per tab, so that a slow answer does not overwrite a newer one. */
+const contextReads = new Map<string, number>();
 
 export const useStore = create<Store>()((set, get, api) => {
   const { patchTab, guarded } = tabActions(set);
@@ -459,15 +485,7 @@ export const useStore = create<Store>()((set, get, api) => {
         text: current.text === draft.text ? '' : current.text,
         attachments: current.attachments.filter((attachment) => !sentIds.has(attachment.id)),
       }));
-      let sent = false;
-      const shown = get().tabs[tabId];
-      const pending = isPending(shown?.branches?.find((branch) => branch.key === shown.branch));
-      await guarded(tabId, async () => {
-        // The first message of a rewound branch starts its fork.
-        if (pending) await get().sendInPendingBranch(tabId, text, images);
-        else await call('send', { conversationId: conversationOf(tabId), text, images });
-        sent = true;
-      });
+      const sent = await get().sendMessage(tabId, text, images);
       if (!sent) {
         // Nothing is lost: the message and its images come back, ahead of anything typed since.
         patchDraft(tabId, (current) => ({
@@ -482,15 +500,63 @@ export const useStore = create<Store>()((set, get, api) => {
       return sent;
     },
 
-    sendAgain: (tabId, text, images) =>
-      guarded(tabId, async () => {
-        await call('send', { conversationId: conversationOf(tabId), text, images: [...images] });
-      }),
+    async sendMessage(tabId, text, images = []) {
+      let sent = false;
+      const shown = get().tabs[tabId];
+      const pending = isPending(shown?.branches?.find((branch) => branch.key === shown.branch));
+      await guarded(tabId, async () => {
+        // The first message of a rewound branch starts its fork.
+        if (pending) await get().sendInPendingBranch(tabId, text, [...images]);
+        else await call('send', { conversationId: conversationOf(tabId), text, images: [...images] });
+        sent = true;
+      });
+      return sent;
+    },
 
     interrupt: (tabId) =>
       guarded(tabId, async () => {
         await call('interrupt', { conversationId: conversationOf(tabId) });
       }),
+
+    async readContext(tabId) {
+      const tab = get().tabs[tabId];
+      const conversationId = tab && liveConversationId(tab);
+      if (!conversationId) return;
+      const turn = tab.conversation.lastResultId;
+      const read = (contextReads.get(tabId) ?? 0) + 1;
+      contextReads.set(tabId, read);
+      // Only the latest reading counts: turns can end faster than the CLI answers.
+      const latest = () => contextReads.get(tabId) === read;
+      try {
+        const usage = await call('contextUsage', { conversationId });
+        if (latest()) patchTab(tabId, { context: { conversationId, turn, usage, error: null } });
+      } catch (error) {
+        if (!latest()) return;
+        const message = error instanceof Error ? error.message : String(error);
+        patchTab(tabId, (current) => ({
+          context: current.context ? { ...current.context, error: message } : null,
+        }));
+      }
+    },
+
+    mcpStatus: (tabId) => call('mcpStatus', { conversationId: conversationOf(tabId) }),
+
+    async stopTask(tabId, taskId) {
+      const stopping = (update: (ids: readonly string[]) => readonly string[]) =>
+        patchTab(tabId, (tab) => ({ stoppingTasks: update(tab.stoppingTasks) }));
+      stopping((ids) => (ids.includes(taskId) ? ids : [...ids, taskId]));
+      await guarded(tabId, async () => {
+        try {
+          await call('stopTask', { conversationId: conversationOf(tabId), taskId });
+        } catch (error) {
+          stopping((ids) => ids.filter((id) => id !== taskId));
+          throw new Error(
+            `The task could not be stopped: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
+        }
+      });
+    },
 
     cancelQueued: (tabId, uuid) =>
       guarded(tabId, async () => {

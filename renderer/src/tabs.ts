@@ -21,6 +21,8 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
     rewind: null,
     branchNotice: null,
     compare: null,
+    context: null,
+    stoppingTasks: [],
     ...patch,
   };
 }

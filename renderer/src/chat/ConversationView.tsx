@@ -11,11 +11,16 @@ import {
   RewindDialogView,
   useBranchCount,
 } from '../branches/BranchViews';
+import { BackgroundTasks } from './BackgroundTasks';
 import { Composer } from './Composer';
+import { ContextMeter } from './ContextMeter';
+import { formatCost } from './figures';
 import { FindBar } from './FindBar';
+import { McpServersButton } from './McpServers';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
 import { PermissionModePicker } from './PermissionMode';
+import { RetryStatus } from './RetryStatus';
 
 /** One conversation tab: its header (folder, model), the log, and the composer; or why it cannot run. */
 export function ConversationView({ tabId }: { tabId: string }) {
@@ -68,7 +73,9 @@ export function ConversationView({ tabId }: { tabId: string }) {
         <ExitBanner tabId={tabId} />
         {banner}
         <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
+        <RetryStatus tabId={tabId} />
         <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
+        <BackgroundTasks tabId={tabId} />
         <Composer tabId={tab.id} />
         <RewindDialogView tabId={tabId} />
       </DropZone>
@@ -184,6 +191,9 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
           {cwd}
         </span>
       </div>
+      <ConversationCost tabId={tabId} />
+      <ContextMeter tabId={tabId} />
+      <McpServersButton tabId={tabId} />
       <label className="model-picker">
         <span className="sr-only">Model</span>
         <select
@@ -203,6 +213,30 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
       {sessionId && <ExportMenu sessionId={sessionId} />}
       <span className={`status-dot status-${status}`} aria-label={`Status: ${status}`} />
     </header>
+  );
+}
+
+/** What the conversation's turns have cost together, once it has had one. */
+function ConversationCost({ tabId }: { tabId: string }) {
+  const { costUsd, turns, partial } = useStore(
+    useShallow((state) => {
+      const tab = state.tabs[tabId];
+      return {
+        costUsd: tab?.conversation.costUsd ?? 0,
+        turns: tab?.conversation.lastResultId != null,
+        // Opened from the library: turns on pages not read yet are not counted.
+        partial: tab?.paging?.before != null,
+      };
+    }),
+  );
+  if (!turns) return null;
+  return (
+    <span
+      className="conversation-cost"
+      title={`What this conversation's turns have cost, as Claude Code reports it${partial ? ' (earlier turns not loaded yet are not counted)' : ''}`}
+    >
+      {formatCost(costUsd)} total
+    </span>
   );
 }
 

@@ -1,18 +1,22 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TurnImage } from '../../../shared/ipc';
-import type {
-  AssistantChatMessage,
-  ChatMessage,
-  ResultChatMessage,
-  UserChatMessage,
+import {
+  taskRunning,
+  type AssistantChatMessage,
+  type ChatMessage,
+  type ResultChatMessage,
+  type UserChatMessage,
 } from '../../../shared/conversation';
 import { BranchSwitcher } from '../branches/BranchViews';
+import { liveConversationId } from '../branches/slice';
 import { ErrorBoundary } from '../ErrorBoundary';
 import { useStore } from '../store';
+import { StopTaskButton } from './BackgroundTasks';
+import { turnFigures } from './figures';
 import { Markdown } from './Markdown';
 import { PermissionCards, requestsHeldBy } from './PermissionCard';
-import { ToolCard, formatSeconds } from './ToolCard';
+import { ToolCard } from './ToolCard';
 
 /**
  * One message of the conversation. Each row subscribes to its own message (and each tool card to its own
@@ -51,7 +55,7 @@ function MessageBody({ tabId, message }: { tabId: string; message: ChatMessage }
 
 function UserMessageView({ tabId, message }: { tabId: string; message: UserChatMessage }) {
   const cancelQueued = useStore((state) => state.cancelQueued);
-  const sendAgain = useStore((state) => state.sendAgain);
+  const sendMessage = useStore((state) => state.sendMessage);
   const openRewind = useStore((state) => state.openRewind);
   const queued = message.status === 'queued' || message.status === 'sending';
   const rewindable = !message.parentToolUseId && message.status === 'sent' && !!message.uuid;
@@ -91,7 +95,7 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
             <button
               type="button"
               className="link-button"
-              onClick={() => void sendAgain(tabId, message.text, message.images)}
+              onClick={() => void sendMessage(tabId, message.text, message.images)}
             >
               Send again
             </button>
@@ -235,14 +239,24 @@ function Thinking({ text }: { text: string }) {
 const ToolCallView = memo(function ToolCallView({ tabId, toolUseId }: { tabId: string; toolUseId: string }) {
   const tool = useStore((state) => state.tabs[tabId]?.conversation.tools[toolUseId]);
   const held = useStore(useShallow((state) => requestsHeldBy(state.tabs[tabId]?.conversation, toolUseId)));
+  // Only where the conversation runs: a saved one has nothing to stop.
+  const live = useStore((state) => {
+    const tab = state.tabs[tabId];
+    return !!tab && liveConversationId(tab) !== null && tab.conversation.status !== 'exited';
+  });
   if (!tool) return null;
   const own = held.filter((request) => request.toolUseId === toolUseId);
   const inside = held.filter((request) => request.toolUseId !== toolUseId);
+  // A subagent can be stopped on its own, and so can anything in the background; the rest stop with the turn.
+  const task = tool.task;
+  const stoppable =
+    live && task && taskRunning(task) && (task.backgrounded || tool.name === 'Agent' || tool.name === 'Task');
   return (
     <ToolCard
       tool={tool}
       permission={own.length > 0 ? <PermissionCards tabId={tabId} requests={own} /> : undefined}
       heldInside={inside.length > 0 ? <PermissionCards tabId={tabId} requests={inside} /> : undefined}
+      actions={stoppable ? <StopTaskButton tabId={tabId} taskId={task.taskId} /> : undefined}
     >
       {tool.children.length > 0 && (
         <div className="agent-messages">
@@ -256,7 +270,7 @@ const ToolCallView = memo(function ToolCallView({ tabId, toolUseId }: { tabId: s
 });
 
 function ResultView({ message }: { message: ResultChatMessage }) {
-  const figures = `${formatSeconds(Math.round(message.durationMs / 1000))} · $${message.costUsd.toFixed(4)} · ${message.inputTokens.toLocaleString()} in / ${message.outputTokens.toLocaleString()} out`;
+  const figures = turnFigures(message);
   if (message.ok) {
     return (
       <div className="turn-result" aria-label="Turn finished">

@@ -3,6 +3,13 @@ import { PermissionModeChoice } from '../../../shared/ipc';
 import { useStore } from '../store';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
 
+/** Keeps `mode` as the settings' default for new conversations (the form shows it from then on). */
+async function rememberDefaultMode(mode: PermissionModeChoice): Promise<void> {
+  const result = await window.byre.setDefaultPermissionMode({ mode });
+  if (!result.ok) return;
+  useStore.setState((state) => ({ info: state.info && { ...state.info, defaultPermissionMode: mode } }));
+}
+
 /**
  * Pick a working folder (a recent one, the native picker in Electron, or a typed path), a model, and how much
  * Claude may do without asking.
@@ -13,6 +20,8 @@ export function NewConversation() {
   const [cwd, setCwd] = useState(() => info?.recentFolders[0] ?? info?.initialCwd ?? '');
   const [model, setModel] = useState('');
   const [mode, setMode] = useState<PermissionModeChoice>(() => info?.defaultPermissionMode ?? 'default');
+  const [makeDefault, setMakeDefault] = useState(false);
+  const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
 
   const pick = async () => {
@@ -32,6 +41,7 @@ export function NewConversation() {
       onSubmit={(event) => {
         event.preventDefault();
         if (!cwd.trim()) return;
+        if (makeDefault && !isDefault) void rememberDefaultMode(mode);
         void start(cwd.trim(), { ...(model.trim() ? { model: model.trim() } : {}), permissionMode: mode });
       }}
     >
@@ -103,6 +113,16 @@ export function NewConversation() {
         <span id="new-permission-mode-hint" className="field-hint">
           {permissionModeDescription(mode)}
         </span>
+        {!isDefault && (
+          <label className="checkbox-row">
+            <input
+              type="checkbox"
+              checked={makeDefault}
+              onChange={(event) => setMakeDefault(event.target.checked)}
+            />
+            Start new conversations in this mode
+          </label>
+        )}
       </div>
       <button type="submit" className="button-primary" disabled={!cwd.trim()}>
         Start

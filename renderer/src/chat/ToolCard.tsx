@@ -1,6 +1,7 @@
 import { diffLines } from 'diff';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { ToolCall } from '../../../shared/conversation';
+import { formatSeconds } from './figures';
 
 /**
  * A tool call as a collapsible card: its name and a summary of its input, then what it did. Bash shows its
@@ -18,9 +19,11 @@ export function ToolCard(props: {
   permission?: ReactNode;
   /** Requests of calls inside this one (a subagent's), shown while the card is folded so that none is hidden. */
   heldInside?: ReactNode;
+  /** Buttons beside the header, such as Stop for a task that runs. */
+  actions?: ReactNode;
   children?: ReactNode;
 }) {
-  const { tool, permission, heldInside, children } = props;
+  const { tool, permission, heldInside, actions, children } = props;
   const isAgent = tool.name === 'Agent' || tool.name === 'Task';
   // Commands, edits and subagents are what a reader follows; lookups stay folded until asked for.
   const [open, setOpen] = useState(isAgent || OPEN_BY_DEFAULT.has(tool.name) || tool.status === 'error');
@@ -32,20 +35,23 @@ export function ToolCard(props: {
       aria-label={`${toolLabel(tool)} tool call`}
       data-tool={tool.name}
     >
-      <button
-        type="button"
-        className="tool-header"
-        aria-expanded={open}
-        aria-controls={bodyId}
-        onClick={() => setOpen((value) => !value)}
-      >
-        <span className="tool-chevron" aria-hidden="true">
-          {open ? '▾' : '▸'}
-        </span>
-        <span className="tool-name">{toolLabel(tool)}</span>
-        <span className="tool-summary">{summarize(tool)}</span>
-        <ToolStatusBadge tool={tool} waiting={permission != null} />
-      </button>
+      <div className="tool-header-row">
+        <button
+          type="button"
+          className="tool-header"
+          aria-expanded={open}
+          aria-controls={bodyId}
+          onClick={() => setOpen((value) => !value)}
+        >
+          <span className="tool-chevron" aria-hidden="true">
+            {open ? '▾' : '▸'}
+          </span>
+          <span className="tool-name">{toolLabel(tool)}</span>
+          <span className="tool-summary">{summarize(tool)}</span>
+          <ToolStatusBadge tool={tool} waiting={permission != null} />
+        </button>
+        {actions}
+      </div>
       {permission}
       {!open && heldInside}
       {open && (
@@ -59,7 +65,8 @@ export function ToolCard(props: {
   );
 }
 
-function toolLabel(tool: ToolCall): string {
+/** A call's name as the card shows it: a subagent by its kind, an MCP tool with its server. */
+export function toolLabel(tool: ToolCall): string {
   if (tool.name === 'Agent' || tool.name === 'Task') {
     return tool.task?.subagentType ?? str(tool.input.subagent_type) ?? 'Agent';
   }
@@ -89,7 +96,7 @@ function ToolStatusBadge({ tool, waiting }: { tool: ToolCall; waiting: boolean }
 }
 
 /** Elapsed time of a running tool: ticks once a second, and trusts the CLI's own figure when larger. */
-function Elapsed({ tool }: { tool: ToolCall }) {
+export function Elapsed({ tool }: { tool: ToolCall }) {
   const [mountedAt] = useState(() => Date.now());
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -99,12 +106,6 @@ function Elapsed({ tool }: { tool: ToolCall }) {
   const since = tool.startedAt ?? mountedAt;
   const seconds = Math.max(Math.floor((now - since) / 1000), tool.elapsedSeconds ?? 0, 0);
   return <span className="tool-elapsed"> · {formatSeconds(seconds)}</span>;
-}
-
-export function formatSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
 }
 
 function summarize(tool: ToolCall): string {

@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { useDismiss } from '../popover';
 import { useStore } from '../store';
 
 /**
@@ -112,21 +113,9 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const menu = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (event: MouseEvent) => {
-      if (!menu.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setOpen(false);
-    };
-    document.addEventListener('mousedown', onDown);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('mousedown', onDown);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  const button = useRef<HTMLButtonElement>(null);
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(open, menu, close, button);
   const run = async (format: 'markdown' | 'jsonl') => {
     setOpen(false);
     try {
@@ -139,6 +128,7 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
   return (
     <div className="menu-anchor" ref={menu}>
       <button
+        ref={button}
         type="button"
         className="button-secondary"
         aria-haspopup="menu"

@@ -1,5 +1,10 @@
 import type { StateCreator } from 'zustand';
-import { applyEvents, initialConversation, type ConversationState } from '../../../shared/conversation';
+import {
+  applyEvents,
+  initialConversation,
+  joinCosts,
+  type ConversationState,
+} from '../../../shared/conversation';
 import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 import { call } from '../api';
@@ -123,7 +128,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       set((state) => {
         const tab = state.tabs[tabId];
         if (!tab?.paging) return {};
-        const merged = prependPage(tab.conversation, page.events);
+        const merged = prependPage(tab.conversation, page.events, page.before === null);
         return {
           tabs: {
             ...state.tabs,
@@ -239,7 +244,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       try {
         const page = await call('openSaved', { sessionId });
         if (!get().tabs[tabId]) return;
-        const reduced = reducePage(initialConversation({ sessionId, cwd: page.row.cwd ?? '' }), page.events);
+        const reduced = reducePage(savedStart(sessionId, page), page.events);
         patchTab(tabId, {
           starting: false,
           cwd: page.row.cwd ?? '',
@@ -406,7 +411,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
 /** A saved conversation's last page as a branch's view (read-only until it is resumed). */
 export async function loadSavedView(sessionId: string): Promise<BranchView> {
   const page = await call('openSaved', { sessionId });
-  const reduced = reducePage(initialConversation({ sessionId, cwd: page.row.cwd ?? '' }), page.events);
+  const reduced = reducePage(savedStart(sessionId, page), page.events);
   return {
     conversation: settled(reduced.conversation, page.row.title),
     saved: { sessionId, row: page.row, skipped: page.skipped },
@@ -417,12 +422,24 @@ export async function loadSavedView(sessionId: string): Promise<BranchView> {
 /** A branch the CLI rewound inside one file, read whole, as a branch's view (read-only). */
 export async function loadSavedBranchView(sessionId: string, leafUuid: string): Promise<BranchView> {
   const page = await call('openSavedBranch', { sessionId, leafUuid });
-  const reduced = reducePage(initialConversation({ sessionId, cwd: page.row.cwd ?? '' }), page.events);
+  const reduced = reducePage(savedStart(sessionId, page), page.events);
   return {
     conversation: settled(reduced.conversation, page.row.title),
     saved: { sessionId, row: page.row, skipped: page.skipped, leafUuid },
     paging: null,
   };
+}
+
+/**
+ * Where reducing a saved conversation's page starts: nothing shown yet, and, when earlier lines come before
+ * it, not knowing what its CLI process had spent before (its first turn's cost waits for the page before).
+ */
+function savedStart(
+  sessionId: string,
+  page: { row: { cwd: string | null }; before: string | null },
+): ConversationState {
+  const start = initialConversation({ sessionId, cwd: page.row.cwd ?? '' });
+  return page.before === null ? start : { ...start, processCostUsd: null };
 }
 
 /** One page reduced on its own, and the message each of its lines belongs to. */
@@ -465,19 +482,25 @@ function reducePage(
 /**
  * An earlier page put in front of what is loaded. Pages are cut where a conversation can be reduced in
  * parts (a tool call keeps its result), so the page is reduced on its own rather than everything again.
+ * `first`: nothing comes before this page.
  */
 function prependPage(
   later: ConversationState,
   events: readonly ConversationEvent[],
+  first: boolean,
 ): { conversation: ConversationState; anchors: Record<string, string> } {
   // Local ids (notices) of the page start where the later part's end, so none collide.
-  const page = reducePage({ ...initialConversation(), localIds: later.localIds }, events);
+  const start = { ...initialConversation(), localIds: later.localIds, processCostUsd: first ? 0 : null };
+  const page = reducePage(start, events);
   const earlier = page.conversation;
+  const costs = joinCosts(earlier, later);
   return {
     anchors: page.anchors,
     conversation: {
       ...later,
-      messages: { ...earlier.messages, ...later.messages },
+      ...costs,
+      messages: { ...earlier.messages, ...costs.messages },
+      lastResultId: later.lastResultId ?? earlier.lastResultId,
       order: [...earlier.order, ...later.order],
       tools: { ...finishedTools(earlier).tools, ...later.tools },
       blocksSeen: { ...earlier.blocksSeen, ...later.blocksSeen },
