@@ -122,9 +122,9 @@ export class Conversation {
     await this.session.interrupt();
   }
 
-  /** How full the context window is; the CLI must be running (it is started again if it exited). */
+  /** How full the context window is. Asked of a CLI that has exited, it refuses: looking starts nothing. */
   async contextUsage(): Promise<ContextUsage> {
-    if (!this.session.running) await this.resume();
+    this.mustBeRunning();
     const answer = await this.session.getContextUsage();
     const kind = ContextUsage.shape.categories.element.shape.kind;
     return {
@@ -139,7 +139,7 @@ export class Conversation {
   }
 
   async mcpStatus(): Promise<{ servers: McpServerStatus[] }> {
-    if (!this.session.running) await this.resume();
+    this.mustBeRunning();
     const answer = await this.session.mcpStatus();
     return {
       servers: answer.mcpServers.map((server) => ({
@@ -149,6 +149,12 @@ export class Conversation {
         tools: (server.tools ?? []).map((tool) => tool.name),
       })),
     };
+  }
+
+  private mustBeRunning(): void {
+    if (!this.session.running) {
+      throw new NotRunning('Claude Code is not running in this conversation; resume it to see this.');
+    }
   }
 
   async stopTask(taskId: string): Promise<void> {
@@ -299,6 +305,11 @@ export class Conversation {
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }
+}
+
+/** A question only a running CLI can answer, asked of one that has exited. */
+export class NotRunning extends Error {
+  override name = 'NotRunning';
 }
 
 /** The launch options of a fork; the new session's id is chosen by the driver unless given. */

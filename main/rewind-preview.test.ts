@@ -136,5 +136,7 @@ describe('fileChanges', () => {
     expect(await fileChanges(configDir, SESSION, uuid, preview([a, b], 2, 2))).toBeNull();
     expect(await fileChanges(configDir, SESSION, randomUUID(), preview([a], 1, 1))).toBeNull();
     expect(await fileChanges(configDir, randomUUID(), uuid, preview([a], 1, 1))).toBeNull();
+    // A session id that would lead out of the projects folder names no file.
+    expect(await fileChanges(configDir, `../-work/${SESSION}`, uuid, preview([a], 1, 1))).toBeNull();
   });
 });

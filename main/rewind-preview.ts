@@ -46,18 +46,31 @@ export async function fileChanges(
     const before = befores.get(resolve(path));
     const now = readText(path);
     if (before === undefined || now === undefined) return null;
-    changes.push({ path, ...countLines(now ?? '', before ?? '') });
+    const counts = countLines(now, before ?? '');
+    if (!counts) return null;
+    changes.push({ path, ...counts });
   }
   const insertions = changes.reduce((sum, change) => sum + change.insertions, 0);
   const deletions = changes.reduce((sum, change) => sum + change.deletions, 0);
   return insertions === preview.insertions && deletions === preview.deletions ? changes : null;
 }
 
-/** Lines the restore adds and removes, going from the file as it is to what it was. */
-export function countLines(now: string, before: string): { insertions: number; deletions: number } {
+/**
+ * A file's diff may take this long at most (main's event loop waits for it); a longer one is given up, and
+ * the dialog shows the totals alone.
+ */
+const DIFF_TIMEOUT_MS = 200;
+
+/**
+ * Lines the restore adds and removes, going from the file as it is to what it was; null if the diff took too
+ * long.
+ */
+export function countLines(now: string, before: string): { insertions: number; deletions: number } | null {
+  const parts = diffLines(now, before, { timeout: DIFF_TIMEOUT_MS });
+  if (!parts) return null;
   let insertions = 0;
   let deletions = 0;
-  for (const part of diffLines(now, before)) {
+  for (const part of parts) {
     if (part.added) insertions += part.count;
     else if (part.removed) deletions += part.count;
   }
@@ -66,6 +79,8 @@ export function countLines(now: string, before: string): { insertions: number; d
 
 /** The session's CLI file: `<config>/projects/<encoded folder>/<session id>.jsonl`. */
 function findCliFile(configDir: string, sessionId: string): string | null {
+  // A session id names a file: nothing that could lead out of its folder.
+  if (!/^[\w-]+$/.test(sessionId)) return null;
   const projects = join(configDir, 'projects');
   let folders: string[];
   try {

@@ -88,11 +88,12 @@ function PermissionCard({ tabId, request }: { tabId: string; request: Permission
   const reasonInput = useRef<HTMLInputElement>(null);
   const ids = useId();
 
-  // The newest request takes the focus when it appears, unless the user is typing somewhere.
+  // The newest request takes the focus when it appears, but never from a field (the composer included, empty
+  // or not): a keystroke meant for it must never answer a card.
   useEffect(() => {
     if (offeredFocus.has(request.requestId)) return;
     offeredFocus.add(request.requestId);
-    if (newest && !isTyping(document.activeElement)) card.current?.focus();
+    if (newest && !holdsInput(document.activeElement)) card.current?.focus();
     // Once, when the card first appears.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -226,9 +227,9 @@ function PermissionCard({ tabId, request }: { tabId: string; request: Permission
 const TEXT_INPUTS = new Set(['text', 'search', 'url', 'email', 'tel', 'password', 'number']);
 
 /** The user is writing something (the composer, a reason) that taking the focus would interrupt. */
-function isTyping(element: Element | null): boolean {
-  if (element instanceof HTMLTextAreaElement) return element.value.length > 0;
-  if (element instanceof HTMLInputElement) return TEXT_INPUTS.has(element.type) && element.value.length > 0;
+function holdsInput(element: Element | null): boolean {
+  if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
+  if (element instanceof HTMLInputElement) return TEXT_INPUTS.has(element.type);
   return element instanceof HTMLElement && element.isContentEditable;
 }
 
