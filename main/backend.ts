@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   invokeChannels,
@@ -20,6 +20,7 @@ import { SettingsStore } from './app-data';
 import { ForkRecords } from './branches';
 import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
+import type { EventLogLimits } from './event-log';
 import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
@@ -46,6 +47,8 @@ export interface BackendOptions {
   openExternal?: (url: string) => Promise<void>;
   /** The library's worker script: the build's `library-worker.js` beside the host's entry. */
   libraryWorker: string;
+  /** How open conversations are paged to a window (tests make pages small). */
+  pageLimits?: Partial<EventLogLimits>;
 }
 
 type Handlers = {
@@ -71,8 +74,12 @@ export class Backend {
   private readonly library: Library;
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
+  private readonly eventLogDir: string;
 
   constructor(private readonly options: BackendOptions) {
+    // What the conversations of an earlier run showed is gone with them (their transcripts keep it).
+    this.eventLogDir = join(options.dataDir, 'open');
+    rmSync(this.eventLogDir, { recursive: true, force: true });
     this.settings = new SettingsStore(options.dataDir);
     this.forks = new ForkRecords(options.dataDir);
     this.library = Library.start({
@@ -190,12 +197,17 @@ export class Backend {
       model: await this.get(conversationId).setModel(model),
     }),
     resume: async ({ conversationId }) => this.get(conversationId).resume(),
-    listConversations: async () => ({
-      conversations: [...this.conversations.values()].map((conversation) => ({
-        snapshot: conversation.snapshot(),
-        events: conversation.history(),
-      })),
-    }),
+    listConversations: async () => {
+      // What is on its way goes first (to no tab yet), so no event is both in a window and after it.
+      this.batcher.flush();
+      return {
+        conversations: [...this.conversations.values()].map((conversation) => ({
+          snapshot: conversation.snapshot(),
+          ...conversation.history(),
+        })),
+      };
+    },
+    conversationBefore: async ({ conversationId, before }) => this.get(conversationId).historyBefore(before),
     closeConversation: async ({ conversationId }) => {
       const conversation = this.conversations.get(conversationId);
       this.conversations.delete(conversationId);
@@ -326,6 +338,8 @@ export class Backend {
       ...wiring,
       env: this.options.env,
       transcriptDir: join(this.options.dataDir, 'transcripts'),
+      eventLogDir: this.eventLogDir,
+      ...(this.options.pageLimits ? { pageLimits: this.options.pageLimits } : {}),
       appVersion: this.options.version,
     });
   }

@@ -10,6 +10,7 @@ import {
 } from '../shared/ipc';
 import type { OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
+import { EventLog, type EventLogLimits, type EventPage } from './event-log';
 import { toIpcError } from './ipc-errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 
@@ -33,6 +34,9 @@ export interface ConversationOptions {
   fork?: Fork;
   env: NodeJS.ProcessEnv;
   transcriptDir: string;
+  /** Where what the conversation has shown is kept while it is open (see EventLog). */
+  eventLogDir: string;
+  pageLimits?: Partial<EventLogLimits>;
   appVersion: string;
   emit(event: ConversationEvent): void;
   notify(notification: { title: string; message: string }): void;
@@ -52,7 +56,7 @@ export class Conversation {
   private readonly permissions: Permissions;
   private resuming: Promise<ConversationSnapshot> | undefined;
   /** Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines follow). */
-  private readonly log: ConversationEvent[] = [];
+  private readonly log: EventLog;
   private closed = false;
 
   private readonly options: ConversationOptions;
@@ -62,20 +66,26 @@ export class Conversation {
     this.permissions = permissions;
     this.model = options.model ?? null;
     this.permissionMode = options.permissionMode;
+    this.log = new EventLog(join(options.eventLogDir, `${options.id}.jsonl`), options.pageLimits);
     const emit = options.emit;
     this.options = {
       ...options,
       emit: (event) => {
-        if (!(event.kind === 'message' && event.message.type === 'stream_event')) this.log.push(event);
+        if (!(event.kind === 'message' && event.message.type === 'stream_event')) this.log.append(event);
         emit(event);
       },
     };
     this.follow(session);
   }
 
-  /** What a window needs to show this conversation as it stands. */
-  history(): ConversationEvent[] {
-    return [...this.log];
+  /** What a window needs to show this conversation as it stands: its last screenful, and where it begins. */
+  history(): EventPage {
+    return this.log.window();
+  }
+
+  /** The page of the conversation's history that ends where `before` (from an earlier page) says. */
+  historyBefore(before: string): EventPage {
+    return this.log.pageBefore(before);
   }
 
   static async start(options: ConversationOptions): Promise<Conversation> {
@@ -247,7 +257,11 @@ export class Conversation {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.session.close();
+    try {
+      await this.session.close();
+    } finally {
+      this.log.close();
+    }
   }
 
   kill(): void {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCliWorld, type CliWorld } from '../e2e/fixtures/cli-env';
 import type { ConversationEvent, InvokeChannel, InvokeRequest, InvokeResponse } from '../shared/ipc';
-import { Backend } from './backend';
+import { Backend, type BackendOptions } from './backend';
 
 /** For tests: runs one IPC request through the backend as a window would, throwing its error if it fails. */
 export async function invokeOk<C extends InvokeChannel>(
@@ -42,7 +42,10 @@ export interface BackendHarness {
   dispose(): Promise<void>;
 }
 
-export async function openBackend(options: { dontAsk: boolean }): Promise<BackendHarness> {
+export async function openBackend(options: {
+  dontAsk: boolean;
+  pageLimits?: BackendOptions['pageLimits'];
+}): Promise<BackendHarness> {
   const world = await createCliWorld();
   const dataDir = mkdtempSync(join(tmpdir(), 'byre-backend-data-'));
   if (options.dontAsk) dontAskByDefault(dataDir);
@@ -53,6 +56,7 @@ export async function openBackend(options: { dontAsk: boolean }): Promise<Backen
     initialCwd: null,
     env: world.env,
     libraryWorker: join(import.meta.dirname, 'library', 'worker.ts'),
+    ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
   });
   const seen = new Map<string, ConversationEvent[]>();
   let waiters: (() => void)[] = [];

@@ -312,6 +312,7 @@ describe('forks with the real CLI', () => {
       fork: { parentSessionId: original.sessionId, at: lastAssistantBefore(original.conversationId, second) },
       env: world.env,
       transcriptDir: join(dataDir, 'transcripts'),
+      eventLogDir: join(dataDir, 'open'),
       appVersion: 'test',
       emit: (event) => {
         events.push(event);

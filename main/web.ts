@@ -33,6 +33,12 @@ function parseArgs(args: readonly string[]): { port: number; rest: string[] } {
   return { port, rest };
 }
 
+/** `BYRE_PAGE_MESSAGES`: how many messages a page of an open conversation holds (for tests). */
+function pageLimits(env: NodeJS.ProcessEnv): { pageLimits?: { minMessages: number } } {
+  const value = Number(env.BYRE_PAGE_MESSAGES);
+  return Number.isInteger(value) && value > 0 ? { pageLimits: { minMessages: value } } : {};
+}
+
 async function main(): Promise<void> {
   const { port, rest } = parseArgs(process.argv.slice(2));
   const rendererDir = join(import.meta.dirname, '../renderer');
@@ -46,6 +52,7 @@ async function main(): Promise<void> {
     initialCwd: initialCwdFromArgs(rest),
     env: process.env,
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
+    ...pageLimits(process.env),
   });
   const bridge = await startWebBridge({ backend, rendererDir, port });
   process.stdout.write(`Byre: ${bridge.url}\n`);

@@ -250,9 +250,20 @@ export const invokeChannels = {
     request: Empty,
     response: z.object({
       conversations: z.array(
-        z.object({ snapshot: ConversationSnapshot, events: z.array(z.lazy(() => ConversationEvent)) }),
+        z.object({
+          snapshot: ConversationSnapshot,
+          /** Its last screenful, with what it is as a whole (title, model, mode) from before that. */
+          events: z.array(z.lazy(() => ConversationEvent)),
+          /** Where the page before the screenful ends (for `conversationBefore`); null: nothing is earlier. */
+          before: z.string().max(100).nullable(),
+        }),
       ),
     }),
+  },
+  /** The page of an open conversation's history that ends where `before` says, as the user scrolls up. */
+  conversationBefore: {
+    request: ConversationRef.extend({ before: z.string().min(1).max(100) }),
+    response: z.object({ events: z.array(z.lazy(() => ConversationEvent)), before: z.string().nullable() }),
   },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },

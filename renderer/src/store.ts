@@ -22,7 +22,13 @@ import { call } from './api';
 import type { Branch } from './branches/model';
 import { isPending } from './branches/model';
 import { createBranchSlice, liveConversationId, type BranchSlice, type RewindDialog } from './branches/slice';
-import { createLibrarySlice, type LibrarySlice, type Paging, type SavedView } from './library/slice';
+import {
+  createLibrarySlice,
+  openWindow,
+  type LibrarySlice,
+  type Paging,
+  type SavedView,
+} from './library/slice';
 import { newTab, tabActions } from './tabs';
 
 /**
@@ -421,12 +427,10 @@ export const useStore = create<Store>()((set, get, api) => {
           set((state) => {
             const tabs = { ...state.tabs };
             const tabOrder = [...state.tabOrder];
-            for (const { snapshot, events } of open.conversations) {
+            for (const { snapshot, events, before } of open.conversations) {
               const id = snapshot.conversationId;
               if (tabs[id]) continue;
-              tabs[id] = newTab(id, snapshot.cwd, {
-                conversation: applyEvents(initialConversation(snapshot), events),
-              });
+              tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, { events, before }));
               tabOrder.push(id);
             }
             return { tabs, tabOrder, activeTab: state.activeTab ?? tabOrder[0] ?? null, composingNew: false };

@@ -34,6 +34,8 @@ export interface SavedView {
 /** Where the part of a conversation above what is loaded is read from. */
 export interface Paging {
   sessionId: string;
+  /** Set for a conversation open in main: its pages come from there (`conversationBefore`), not from its files. */
+  conversationId: string | null;
   /** Where the earlier page ends; null once the start is loaded. */
   before: string | null;
   loading: boolean;
@@ -124,7 +126,13 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
     if (!paging?.before) return;
     patchTab(tabId, { paging: { ...paging, loading: true, error: null } });
     try {
-      const page = await call('openSavedBefore', { sessionId: paging.sessionId, before: paging.before });
+      const before = paging.before;
+      const page = paging.conversationId
+        ? {
+            skipped: 0,
+            ...(await call('conversationBefore', { conversationId: paging.conversationId, before })),
+          }
+        : await call('openSavedBefore', { sessionId: paging.sessionId, before });
       set((state) => {
         const tab = state.tabs[tabId];
         if (!tab?.paging) return {};
@@ -249,7 +257,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
           starting: false,
           cwd: page.row.cwd ?? '',
           saved: { sessionId, row: page.row, skipped: page.skipped },
-          paging: { sessionId, before: page.before, loading: false, error: null, anchors: reduced.anchors },
+          paging: firstPaging(sessionId, null, page.before, reduced.anchors),
           conversation: settled(reduced.conversation, page.row.title),
         });
       } catch (error) {
@@ -408,6 +416,16 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
   }
 };
 
+/** Paging from a conversation's first page, read from its files or (`conversationId`) from main. */
+function firstPaging(
+  sessionId: string,
+  conversationId: string | null,
+  before: string | null,
+  anchors: Record<string, string>,
+): Paging {
+  return { sessionId, conversationId, before, loading: false, error: null, anchors };
+}
+
 /** A saved conversation's last page as a branch's view (read-only until it is resumed). */
 export async function loadSavedView(sessionId: string): Promise<BranchView> {
   const page = await call('openSaved', { sessionId });
@@ -415,7 +433,27 @@ export async function loadSavedView(sessionId: string): Promise<BranchView> {
   return {
     conversation: settled(reduced.conversation, page.row.title),
     saved: { sessionId, row: page.row, skipped: page.skipped },
-    paging: { sessionId, before: page.before, loading: false, error: null, anchors: reduced.anchors },
+    paging: firstPaging(sessionId, null, page.before, reduced.anchors),
+  };
+}
+
+/**
+ * A conversation open in main, as a window that opens later gets it: its last screenful, and the cursor to
+ * the pages before it.
+ */
+export function openWindow(
+  snapshot: ConversationSnapshot,
+  page: { events: readonly ConversationEvent[]; before: string | null },
+): { conversation: ConversationState; paging: Paging | null } {
+  const start = initialConversation(snapshot);
+  // Its first turn's cost waits for the page before, as a saved page's does.
+  const reduced = reducePage(page.before === null ? start : { ...start, processCostUsd: null }, page.events);
+  return {
+    conversation: reduced.conversation,
+    paging:
+      page.before === null
+        ? null
+        : firstPaging(snapshot.sessionId, snapshot.conversationId, page.before, reduced.anchors),
   };
 }
 

@@ -1,0 +1,77 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ScriptedReply } from '../e2e/fake-model/server';
+import type { ConversationEvent, ConversationSnapshot } from '../shared/ipc';
+import { openBackend, type BackendHarness } from './invoke-test-support';
+
+/**
+ * An open conversation crosses to a window that opens later (a reload, a second window) as its last
+ * screenful and a cursor, and the rest page by page, against the real CLI and the fake model. Pages here
+ * hold 4 messages, so a few turns make several.
+ */
+
+let harness: BackendHarness;
+
+beforeEach(async () => {
+  harness = await openBackend({ dontAsk: true, pageLimits: { minMessages: 4 } });
+});
+afterEach(() => harness.dispose());
+
+const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
+const results = (id: string) =>
+  harness.eventsOf(id).filter((event) => event.kind === 'message' && event.message.type === 'result').length;
+const prompts = (events: readonly ConversationEvent[]) =>
+  events.flatMap((event) => (event.kind === 'prompt' ? [event.text] : []));
+/** What a window that was open all along got, but for the stream deltas (the complete lines follow them). */
+const shown = (events: readonly ConversationEvent[]) =>
+  events.filter((event) => !(event.kind === 'message' && event.message.type === 'stream_event'));
+
+async function talk(conversation: ConversationSnapshot, text: string): Promise<void> {
+  const before = results(conversation.conversationId);
+  await harness.invoke('send', { conversationId: conversation.conversationId, text });
+  await harness.when(() => results(conversation.conversationId) > before);
+}
+
+describe('an open conversation, windowed', () => {
+  it('gives a window its last screenful, then every earlier page in order, each from a turn start', async () => {
+    const turns = ['one', 'two', 'three', 'four', 'five', 'six'];
+    harness.world.fake.enqueue(...turns.map((turn) => say(`Answer ${turn}.`)));
+    const conversation = await harness.invoke('startConversation', { cwd: harness.world.cwd });
+    const id = conversation.conversationId;
+    for (const turn of turns) await talk(conversation, `turn ${turn}`);
+
+    const { conversations } = await harness.invoke('listConversations', {});
+    expect(conversations).toHaveLength(1);
+    const window = conversations[0];
+    if (!window) throw new Error('no conversation listed');
+    expect(window.snapshot.conversationId).toBe(id);
+    expect(window.before).not.toBeNull();
+    // The last two turns (a prompt and a reply each) fill a page of four messages.
+    expect(prompts(window.events)).toEqual(['turn five', 'turn six']);
+
+    const pages = [window.events];
+    for (let before = window.before; before !== null;) {
+      const page = await harness.invoke('conversationBefore', { conversationId: id, before });
+      expect(page.events[0]?.kind).toBe('prompt');
+      pages.unshift(page.events);
+      before = page.before;
+    }
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(prompts(pages.flat())).toEqual(turns.map((turn) => `turn ${turn}`));
+    // Before the first prompt: the CLI's init lines, on the first page.
+    expect(pages.flat()).toEqual(shown(harness.eventsOf(id)));
+  });
+
+  it('refuses a cursor it never gave, and forgets the history when the conversation closes', async () => {
+    harness.world.fake.enqueue(say('Hello.'));
+    const conversation = await harness.invoke('startConversation', { cwd: harness.world.cwd });
+    await talk(conversation, 'hi');
+    await expect(
+      harness.invoke('conversationBefore', { conversationId: conversation.conversationId, before: '999' }),
+    ).rejects.toThrow(/reopen the conversation/);
+    expect(readdirSync(join(harness.dataDir, 'open'))).toHaveLength(1);
+    await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+    expect(readdirSync(join(harness.dataDir, 'open'))).toHaveLength(0);
+  });
+});
