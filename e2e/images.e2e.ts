@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import type { Locator, Page } from '@playwright/test';
 import { imageBlocks, type RecordedRequest } from './fake-model/server';
@@ -182,4 +183,33 @@ test('scales a 6000×4000 JPEG down before sending it', async ({ page, webHost }
   expect({ width, height }).toEqual({ width: 1568, height: 1045 });
   expect(received!.data.length).toBeLessThanOrEqual(5 * 1024 * 1024);
   expect(bytes.length).toBeLessThan(big.length);
+});
+
+test('a reloaded page loads a sent image by reference, not inline', async ({ page, webHost }) => {
+  // Noise, so the PNG is tens of kilobytes: big enough to go by reference.
+  const pixels = randomBytes(160 * 120 * 3);
+  const noisy: TestFile = {
+    name: 'noise.png',
+    mimeType: 'image/png',
+    buffer: await sharp(pixels, { raw: { width: 160, height: 120, channels: 3 } })
+      .png()
+      .toBuffer(),
+  };
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Static.' }] });
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Attach image' }).click();
+  await (await chooser).setFiles(noisy);
+  await message(page).fill('what is this?');
+  await message(page).press('Enter');
+  await expect(page.getByRole('article', { name: 'Claude' })).toContainText('Static.');
+
+  await page.reload();
+  const shown = page
+    .getByRole('article', { name: 'You' })
+    .getByRole('list', { name: 'Images' })
+    .getByRole('img');
+  await expect(shown).toHaveCount(1);
+  await expect(shown).toHaveAttribute('src', /^\/images\/[0-9a-f]{64}/);
+  // It loaded: the browser decoded the image at its size.
+  await expect.poll(() => shown.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(160);
 });

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import {
   invokeChannels,
   type AppInfo,
+  type ConversationEvent,
   type EventChannel,
   type EventPayload,
   type FileRewind,
@@ -21,6 +22,7 @@ import { ForkRecords } from './branches';
 import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
 import type { EventLogLimits } from './event-log';
+import { ImageRefs, type StoredImage } from './image-refs';
 import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
@@ -69,17 +71,19 @@ export class Backend {
   private readonly settings: SettingsStore;
   private readonly forks: ForkRecords;
   private readonly batcher = new EventBatcher((conversationId, events) =>
-    this.emit('conversationEvents', { conversationId, events }),
+    this.emit('conversationEvents', { conversationId, events: this.images.events(events) }),
   );
   private readonly library: Library;
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
   private readonly eventLogDir: string;
+  private readonly images: ImageRefs;
 
   constructor(private readonly options: BackendOptions) {
     // What the conversations of an earlier run showed is gone with them (their transcripts keep it).
     this.eventLogDir = join(options.dataDir, 'open');
     rmSync(this.eventLogDir, { recursive: true, force: true });
+    this.images = new ImageRefs(join(options.dataDir, 'images'));
     this.settings = new SettingsStore(options.dataDir);
     this.forks = new ForkRecords(options.dataDir);
     this.library = Library.start({
@@ -127,6 +131,16 @@ export class Backend {
       this.library.close(),
     ]);
     this.conversations.clear();
+  }
+
+  /** An image a window was sent by reference (main/image-refs.ts), by its hash. */
+  image(hash: string): StoredImage | undefined {
+    return this.images.read(hash);
+  }
+
+  /** A page for a window: its images by reference. */
+  private byReference<T extends { events: ConversationEvent[] }>(page: T): T {
+    return { ...page, events: this.images.events(page.events) };
   }
 
   /** For quitting without waiting. */
@@ -203,11 +217,12 @@ export class Backend {
       return {
         conversations: [...this.conversations.values()].map((conversation) => ({
           snapshot: conversation.snapshot(),
-          ...conversation.history(),
+          ...this.byReference(conversation.history()),
         })),
       };
     },
-    conversationBefore: async ({ conversationId, before }) => this.get(conversationId).historyBefore(before),
+    conversationBefore: async ({ conversationId, before }) =>
+      this.byReference(this.get(conversationId).historyBefore(before)),
     closeConversation: async ({ conversationId }) => {
       const conversation = this.conversations.get(conversationId);
       this.conversations.delete(conversationId);
@@ -225,7 +240,7 @@ export class Backend {
       // Any branch of a family opens, though the list shows each family once.
       const row = await this.library.row(sessionId);
       if (!row) throw new NoSuchSession('That conversation is no longer in the library.');
-      return { row, ...(await readLastPage(saved)) };
+      return { row, ...this.byReference(await readLastPage(saved)) };
     },
     openSavedBranch: async ({ sessionId, leafUuid }) => {
       const saved = await this.saved(sessionId);
@@ -237,9 +252,10 @@ export class Backend {
           'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), and the branches made inside it went with it. The conversation itself can still be opened.',
         );
       }
-      return { row, ...page };
+      return { row, ...this.byReference(page) };
     },
-    openSavedBefore: async ({ sessionId, before }) => readPageBefore(await this.saved(sessionId), before),
+    openSavedBefore: async ({ sessionId, before }) =>
+      this.byReference(await readPageBefore(await this.saved(sessionId), before)),
     resumeSaved: async ({ sessionId }) => {
       const open = this.openWithSession(sessionId);
       if (open) return open.snapshot();

@@ -6,6 +6,7 @@ import {
   dialog,
   ipcMain,
   Notification,
+  protocol,
   session,
   shell,
   type WebContents,
@@ -23,6 +24,7 @@ import { Backend } from './backend';
  */
 
 const rendererDir = join(import.meta.dirname, '../renderer');
+const IMAGE_SCHEME = 'byre-image';
 const rendererIndex = pathToFileURL(join(rendererDir, 'index.html')).href;
 
 // Arguments after `--` from `npm start -- <dir>`, or after the app path when run as `electron . <dir>`.
@@ -127,6 +129,13 @@ void app.whenReady().then(() => {
   session.defaultSession.setPermissionCheckHandler(
     (contents, permission) => permission === 'notifications' && ownPage(contents?.getURL()),
   );
+  // Images a window was sent by reference (main/image-refs.ts): byre-image://image/<sha256>.
+  protocol.handle(IMAGE_SCHEME, (request) => {
+    const image = backend.image(new URL(request.url).pathname.slice(1));
+    return image
+      ? new Response(new Uint8Array(image.bytes), { headers: { 'Content-Type': image.mediaType } })
+      : new Response('Not found.', { status: 404 });
+  });
   registerIpc();
   createWindow();
   app.on('activate', () => {

@@ -125,6 +125,8 @@ describe('contentTypeFor', () => {
   });
 });
 
+const IMAGE_HASH = 'a'.repeat(64);
+
 describe('startWebBridge', () => {
   let root: string;
   let bridge: WebBridge;
@@ -139,6 +141,8 @@ describe('startWebBridge', () => {
       emit = listener;
       return () => undefined;
     },
+    image: (hash: string) =>
+      hash === IMAGE_HASH ? { mediaType: 'image/png' as const, bytes: Buffer.from('png bytes') } : undefined,
   };
 
   beforeEach(async () => {
@@ -207,6 +211,16 @@ describe('startWebBridge', () => {
     const expected = { event: 'notification', payload: { conversationId: 'c', title: 't', message: 'm' } };
     expect(await first.next()).toEqual(expected);
     expect(await second.next()).toEqual(expected);
+  });
+
+  it('serves an image sent by reference only with the token', async () => {
+    const found = await fetch(`${origin()}/images/${IMAGE_HASH}?token=the-token`);
+    expect(found.status).toBe(200);
+    expect(found.headers.get('content-type')).toBe('image/png');
+    expect(await found.text()).toBe('png bytes');
+    expect((await fetch(`${origin()}/images/${IMAGE_HASH}`)).status).toBe(401);
+    expect((await fetch(`${origin()}/images/${IMAGE_HASH}?token=wrong`)).status).toBe(401);
+    expect((await fetch(`${origin()}/images/${'0'.repeat(64)}?token=the-token`)).status).toBe(404);
   });
 
   it('does not follow a link out of the renderer folder', async () => {

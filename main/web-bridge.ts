@@ -21,7 +21,7 @@ import type { Backend } from './backend';
  */
 
 export interface WebBridgeOptions {
-  backend: Pick<Backend, 'invoke' | 'on'>;
+  backend: Pick<Backend, 'invoke' | 'on' | 'image'>;
   /** The built renderer (out/renderer). */
   rendererDir: string;
   /** 0 (the default) picks any free port. */
@@ -111,7 +111,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   let port = 0;
 
   const server = createServer((req, res) => {
-    handleRequest(req, res, { token, port, rendererDir }).catch(() => {
+    handleRequest(req, res, { token, port, rendererDir, backend: options.backend }).catch(() => {
       if (!res.headersSent) refuse(res, 500, 'Internal error.');
       else res.destroy();
     });
@@ -171,10 +171,11 @@ interface RequestContext {
   token: string;
   port: number;
   rendererDir: string;
+  backend: Pick<Backend, 'image'>;
 }
 
 async function handleRequest(req: IncomingMessage, res: ServerResponse, context: RequestContext) {
-  const { token, port, rendererDir } = context;
+  const { token, port, rendererDir, backend } = context;
   const method = req.method ?? 'GET';
   if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header.');
   const origin = req.headers.origin;
@@ -208,6 +209,14 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
   if (path === '/app') {
     res.setHeader('Location', `/app/${query ? `?${query}` : ''}`);
     return respond(res, method, 308, '', 'text/plain; charset=utf-8', LOADER_CSP);
+  }
+  const image = /^\/images\/([0-9a-f]{64})$/.exec(path);
+  if (image) {
+    // An image a page was sent by reference (main/image-refs.ts): named by its hash, so it never changes.
+    const stored = backend.image(image[1] ?? '');
+    if (!stored) return refuse(res, 404, 'Not found.');
+    res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+    return respond(res, method, 200, stored.bytes, stored.mediaType, LOADER_CSP);
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
 

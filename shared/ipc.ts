@@ -91,6 +91,17 @@ export type PreparedImage = z.infer<typeof PreparedImage>;
 export const TurnImage = z.object({ mediaType: ImageMediaType, data: z.base64().min(1) });
 export type TurnImage = z.infer<typeof TurnImage>;
 
+/**
+ * How an image's bytes are named once main holds them (main/image-refs.ts): `ref:<sha256>` in place of the
+ * base64, in events and pages, for the page to load by address (renderer/src/images.ts).
+ */
+export const IMAGE_REF_PREFIX = 'ref:';
+/** An image as an event shows it: its base64, or a reference to it. */
+export const ShownImage = z.object({
+  mediaType: ImageMediaType,
+  data: z.union([z.base64().min(1), z.string().regex(/^ref:[0-9a-f]{64}$/)]),
+});
+
 /** Which session a request is about: a conversation open in main, or a saved one with no process. */
 export const SessionTarget = z.union([ConversationRef, z.object({ sessionId: SessionId })]);
 export type SessionTarget = z.infer<typeof SessionTarget>;
@@ -374,7 +385,7 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     kind: z.literal('prompt'),
     uuid: Uuid,
     text: z.string(),
-    images: z.array(TurnImage).optional(),
+    images: z.array(ShownImage).optional(),
   }),
   z.object({ kind: z.literal('prompt_cancelled'), uuid: Uuid }),
   z.object({ kind: z.literal('title'), title: z.string() }),

@@ -11,6 +11,7 @@ import {
 import { BranchSwitcher } from '../branches/BranchViews';
 import { liveConversationId } from '../branches/slice';
 import { ErrorBoundary } from '../ErrorBoundary';
+import { imageSource } from '../images';
 import { useStore } from '../store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
@@ -169,7 +170,8 @@ function Lightbox({ image, onClose }: { image: TurnImage; onClose: () => void })
   );
 }
 
-const dataUrl = (image: TurnImage) => `data:${image.mediaType};base64,${image.data}`;
+/** An image by reference or inline (renderer/src/images.ts). */
+const dataUrl = (image: TurnImage) => imageSource(image);
 
 function AssistantMessageView({ tabId, message }: { tabId: string; message: AssistantChatMessage }) {
   const forkFromHere = useStore((state) => state.forkFromHere);

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { IMAGE_REF_PREFIX, type ConversationEvent } from '../shared/ipc';
+import { ImageMediaType } from '../shared/protocol';
+
+/**
+ * Images travel to a window by reference, never inline in bulk: before an event leaves main, each image in
+ * it (a prompt's, a user line's, a tool result's) is written once to a folder of its own, named by its hash,
+ * and its base64 is replaced with `ref:<sha256>`. The page loads it from there: `/images/<sha256>` under the
+ * browser host, `byre-image://` under Electron. An event without images is passed on as it is.
+ */
+
+/** Inline images up to this size stay inline: a reference would cost more than it saves. */
+const INLINE_MAX_CHARS = 2_048;
+
+export interface StoredImage {
+  mediaType: ImageMediaType;
+  bytes: Buffer;
+}
+
+export class ImageRefs {
+  /** Media type of each image written, by hash. */
+  private readonly known = new Map<string, ImageMediaType>();
+  private ready = false;
+
+  constructor(private readonly dir: string) {
+    // Images of an earlier run are found again from the conversations when they are opened.
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  /** The events with their images by reference (the same array and objects where there are none). */
+  events(events: readonly ConversationEvent[]): ConversationEvent[] {
+    let out: ConversationEvent[] | undefined;
+    for (let index = 0; index < events.length; index++) {
+      const event = events[index] as ConversationEvent;
+      const replaced = this.event(event);
+      if (replaced !== event) {
+        out ??= events.slice();
+        out[index] = replaced;
+      }
+    }
+    return out ?? (events as ConversationEvent[]);
+  }
+
+  event(event: ConversationEvent): ConversationEvent {
+    if (event.kind === 'prompt') {
+      if (!event.images?.length) return event;
+      return { ...event, images: event.images.map((image) => ({ ...image, data: this.put(image) })) };
+    }
+    if (event.kind !== 'message' || event.message.type !== 'user') return event;
+    const content = event.message.message.content;
+    if (typeof content === 'string' || !content.some(holdsImage)) return event;
+    const blocks = content.map((block) => this.block(block));
+    return {
+      ...event,
+      message: { ...event.message, message: { ...event.message.message, content: blocks } },
+    };
+  }
+
+  /** An image written earlier, by its hash; undefined if there is none. */
+  read(hash: string): StoredImage | undefined {
+    if (!/^[0-9a-f]{64}$/.test(hash)) return undefined;
+    const mediaType = this.known.get(hash);
+    if (!mediaType) return undefined;
+    try {
+      return { mediaType, bytes: readFileSync(join(this.dir, hash)) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private block<T>(block: T): T {
+    if (!isRecord(block)) return block;
+    if (block.type === 'image') return this.imageBlock(block) as T;
+    if (block.type === 'tool_result' && Array.isArray(block.content) && block.content.some(holdsImage)) {
+      return { ...block, content: block.content.map((inner: unknown) => this.imageBlock(inner)) };
+    }
+    return block;
+  }
+
+  private imageBlock(block: unknown): unknown {
+    if (!isRecord(block) || block.type !== 'image' || !isRecord(block.source)) return block;
+    const { source } = block;
+    const mediaType = ImageMediaType.safeParse(source.media_type);
+    if (source.type !== 'base64' || typeof source.data !== 'string' || !mediaType.success) return block;
+    return {
+      ...block,
+      source: { ...source, data: this.put({ mediaType: mediaType.data, data: source.data }) },
+    };
+  }
+
+  /** Writes the image (once) and returns its reference; a small or unreadable one stays inline. */
+  private put(image: { mediaType: ImageMediaType; data: string }): string {
+    if (image.data.length <= INLINE_MAX_CHARS || image.data.startsWith(IMAGE_REF_PREFIX)) return image.data;
+    const hash = createHash('sha256').update(image.data).digest('hex');
+    if (this.known.has(hash)) return `${IMAGE_REF_PREFIX}${hash}`;
+    try {
+      if (!this.ready) {
+        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+        this.ready = true;
+      }
+      writeFileSync(join(this.dir, hash), Buffer.from(image.data, 'base64'), { mode: 0o600 });
+    } catch {
+      // It goes inline, as before: the page still shows it.
+      return image.data;
+    }
+    this.known.set(hash, image.mediaType);
+    return `${IMAGE_REF_PREFIX}${hash}`;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function holdsImage(block: unknown): boolean {
+  if (!isRecord(block)) return false;
+  if (block.type === 'image') return true;
+  return block.type === 'tool_result' && Array.isArray(block.content) && block.content.some(holdsImage);
+}
