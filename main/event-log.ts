@@ -34,8 +34,8 @@ export interface EventLogLimits {
 
 const DEFAULT_LIMITS: EventLogLimits = {
   minMessages: 60,
-  softBytes: 2 * 1024 * 1024,
-  hardBytes: 8 * 1024 * 1024,
+  softBytes: 1024 * 1024,
+  hardBytes: 4 * 1024 * 1024,
   memoryBytes: 8 * 1024 * 1024,
 };
 

@@ -44,9 +44,9 @@ const DEFAULT_MIN_MESSAGES = 60;
 /** Reads start small (most pages need a few kilobytes) and double up to CHUNK_BYTES. */
 const FIRST_READ_BYTES = 64 * 1024;
 /** Past this much, a page may begin inside a long turn, at a message that splits no tool call from its result. */
-const PAGE_SOFT_BYTES = 4 * 1024 * 1024;
+const PAGE_SOFT_BYTES = 2 * 1024 * 1024;
 /** Past this much, a page begins at the next message whatever it splits (a subagent that ran for hours). */
-const PAGE_HARD_BYTES = 16 * 1024 * 1024;
+const PAGE_HARD_BYTES = 4 * 1024 * 1024;
 
 /**
  * The CLI's session file when it exists: it is one file per session, and a resume appends to it, so it holds
