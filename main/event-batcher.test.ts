@@ -35,6 +35,16 @@ const blockStart = (index: number, block: JsonObject) =>
 
 const blockStop = (index: number) => streamEvent({ type: 'content_block_stop', index });
 
+const thinkingTokens = (estimated: number) =>
+  cli({
+    type: 'system',
+    subtype: 'thinking_tokens',
+    estimated_tokens: estimated,
+    estimated_tokens_delta: 1,
+    session_id: SID,
+    uuid: lineUuid(),
+  });
+
 const requesting = () =>
   cli({ type: 'system', subtype: 'status', status: 'requesting', session_id: SID, uuid: lineUuid() });
 
@@ -42,6 +52,8 @@ const requesting = () =>
 function summary(event: ConversationEvent): string {
   if (event.kind !== 'message') return event.kind;
   const message = event.message;
+  if (message.type === 'system' && message.subtype === 'thinking_tokens')
+    return `tokens ${message.estimated_tokens}`;
   if (message.type !== 'stream_event') return message.type;
   const inner = message.event;
   if (inner.type !== 'content_block_delta') return inner.type;
@@ -121,6 +133,20 @@ describe('EventBatcher', () => {
     batcher.push('c1', thinkingDelta('think.'));
     batcher.flush();
     expect(delivered()).toEqual([['c1', ['thinking main#0 "Let me think."']]]);
+  });
+
+  it('merges thinking deltas with thinking_tokens lines between them, keeping the latest estimate after', () => {
+    const { batcher, delivered } = collector();
+    for (const [at, piece] of ['Let ', 'me ', 'think.'].entries()) {
+      batcher.push('c1', thinkingDelta(piece));
+      batcher.push('c1', thinkingTokens(at + 1));
+    }
+    batcher.push('c1', textDelta('Done', 1));
+    batcher.push('c1', thinkingTokens(9));
+    batcher.flush();
+    expect(delivered()).toEqual([
+      ['c1', ['thinking main#0 "Let me think."', 'tokens 3', 'text main#1 "Done"', 'tokens 9']],
+    ]);
   });
 
   it('keeps apart deltas of other blocks, other parents, other kinds and other conversations', () => {
@@ -231,7 +257,7 @@ describe('EventBatcher', () => {
       requesting(),
       streamEvent({ type: 'message_start', message: { id: 'msg_1' } }),
       blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
-      ...['Think', 'ing ', 'hard.'].map((piece) => thinkingDelta(piece)),
+      ...['Think', 'ing ', 'hard.'].flatMap((piece, at) => [thinkingDelta(piece), thinkingTokens(at + 1)]),
       blockStop(0),
       blockStart(1, { type: 'text', text: '' }),
       ...['The ', 'answer ', 'is ', '42.'].map((piece) => textDelta(piece, 1)),

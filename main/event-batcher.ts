@@ -3,6 +3,10 @@ import type { ConversationEvent } from '../shared/ipc';
 /**
  * Coalesces a conversation's events so the renderer gets at most one batch per animation frame, however
  * fast the CLI streams. Consecutive text or thinking deltas of the same block are merged into one.
+ *
+ * A system/thinking_tokens line comes with every thinking delta. Each carries a running estimate, so only
+ * the latest of a run is kept, and one between two deltas of a block does not keep them apart: the merged
+ * delta goes before it.
  */
 export class EventBatcher {
   private readonly pending = new Map<string, ConversationEvent[]>();
@@ -19,10 +23,17 @@ export class EventBatcher {
       list = [];
       this.pending.set(conversationId, list);
     }
-    const last = list[list.length - 1];
-    const merged = last ? mergeDeltas(last, event) : undefined;
-    if (merged) list[list.length - 1] = merged;
-    else list.push(event);
+    const last = list.length - 1;
+    const tokensLast = isThinkingTokens(list[last]);
+    if (tokensLast && isThinkingTokens(event)) {
+      list[last] = event;
+    } else {
+      const before = tokensLast ? last - 1 : last;
+      const previous = list[before];
+      const merged = previous ? mergeDeltas(previous, event) : undefined;
+      if (merged) list[before] = merged;
+      else list.push(event);
+    }
     this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
@@ -62,4 +73,12 @@ function mergeDeltas(a: ConversationEvent, b: ConversationEvent): ConversationEv
     };
   }
   return undefined;
+}
+
+function isThinkingTokens(event: ConversationEvent | undefined): boolean {
+  return (
+    event?.kind === 'message' &&
+    event.message.type === 'system' &&
+    event.message.subtype === 'thinking_tokens'
+  );
 }

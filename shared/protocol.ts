@@ -574,17 +574,19 @@ export function decodeCliMessage(line: JsonObject): DecodedLine {
   if (!schema) {
     return { ok: false, line, problem: `unknown line type ${JSON.stringify(type)}` };
   }
-  if (type === 'system' && !SYSTEM_SUBTYPES.has(String(line.subtype))) {
+  // Not String(): an object with its own non-function `toString` (valid JSON) makes that throw.
+  const subtype = typeof line.subtype === 'string' ? line.subtype : JSON.stringify(line.subtype);
+  if (type === 'system' && !SYSTEM_SUBTYPES.has(subtype ?? '')) {
     return {
       ok: false,
       line,
-      problem: `system/${String(line.subtype)} is a kind of line this app does not know`,
+      problem: `system/${subtype} is a kind of line this app does not know`,
       unknownSubtype: true,
     };
   }
   const parsed = schema.safeParse(line);
   if (parsed.success) return { ok: true, message: parsed.data };
-  const where = type === 'system' ? `system/${String(line.subtype)}` : type;
+  const where = type === 'system' ? `system/${subtype}` : type;
   return {
     ok: false,
     line,

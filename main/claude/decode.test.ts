@@ -3,12 +3,12 @@ import type { CliMessage, JsonObject } from '../../shared/protocol';
 import { decodingLineSink, type BadLine } from './decode';
 
 function decoder() {
-  const messages: [CliMessage, JsonObject][] = [];
-  const raws: [JsonObject, string][] = [];
+  const messages: [CliMessage, string][] = [];
+  const raws: [JsonObject, string, string][] = [];
   const bads: BadLine[] = [];
   const sink = decodingLineSink({
-    message: (message, line) => messages.push([message, line]),
-    raw: (line, problem) => raws.push([line, problem]),
+    message: (message, text) => messages.push([message, text]),
+    raw: (line, problem, text) => raws.push([line, problem, text]),
     bad: (bad) => bads.push(bad),
   });
   return { sink, messages, raws, bads };
@@ -29,8 +29,21 @@ describe('decodingLineSink', () => {
     const { sink, messages, raws, bads } = decoder();
     const line = { type: 'system', subtype: 'something_new', session_id: 's', uuid: 'u' };
     sink.line(JSON.stringify(line));
-    expect(raws).toEqual([[line, expect.stringContaining('system/something_new')]]);
+    expect(raws).toEqual([[line, expect.stringContaining('system/something_new'), JSON.stringify(line)]]);
     expect(bads).toEqual([]);
+    expect(messages).toEqual([]);
+  });
+
+  it('passes on raw a system line whose subtype is an object that cannot be made a string', () => {
+    const { sink, messages, raws } = decoder();
+    sink.line('{"type":"system","subtype":{"toString":1},"session_id":"s","uuid":"u"}');
+    expect(raws).toEqual([
+      [
+        expect.anything(),
+        'system/{"toString":1} is a kind of line this app does not know',
+        expect.any(String),
+      ],
+    ]);
     expect(messages).toEqual([]);
   });
 
@@ -57,7 +70,7 @@ describe('decodingLineSink', () => {
     expect(bads).toEqual([
       { problem: expect.stringContaining('bogus_type'), line: { type: 'bogus_type', n: 1 } },
     ]);
-    expect(raws).toEqual([[{ type: 'bogus_type', n: 1 }, bads[0]!.problem]]);
+    expect(raws).toEqual([[{ type: 'bogus_type', n: 1 }, bads[0]!.problem, '{"type":"bogus_type","n":1}']]);
     expect(messages).toEqual([]);
   });
 
@@ -70,17 +83,28 @@ describe('decodingLineSink', () => {
     expect(messages).toEqual([]);
   });
 
-  it('passes a valid line on as a typed message with the object it was parsed from', () => {
+  it.each([
+    ['zod', '{"type":"control_cancel_request","request_id":"r1","extra":{"kept":true}}'],
+    [
+      'the fast path',
+      '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u","extra":1}',
+    ],
+  ])('passes a valid line on as a typed message (%s) with its text as received', (_path, text) => {
     const { sink, messages, raws, bads } = decoder();
-    const text = '{"type":"control_cancel_request","request_id":"r1","extra":{"kept":true}}';
     sink.line(text);
     expect(bads).toEqual([]);
     expect(raws).toEqual([]);
-    expect(messages).toHaveLength(1);
-    const [message, line] = messages[0]!;
-    expect(line).toEqual(JSON.parse(text));
-    expect(message).toEqual(line);
-    expect(message.type).toBe('control_cancel_request');
+    expect(messages).toEqual([[JSON.parse(text), text]]);
+  });
+
+  it('leaves a hot kind that fails its schema to zod, which says why', () => {
+    const { sink, messages, raws, bads } = decoder();
+    sink.line(
+      '{"type":"stream_event","event":{"type":"content_block_delta","index":"0","delta":{"type":"text_delta","text":"Hi"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}',
+    );
+    expect(messages).toEqual([]);
+    expect(raws).toHaveLength(1);
+    expect(bads[0]!.problem).toMatch(/^stream_event line does not match its schema/);
   });
 
   it('reports oversized and truncated lines as bad with their sizes', () => {

@@ -1,4 +1,5 @@
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../../shared/protocol';
+import { fastDecode } from './fast-decode';
 import type { LineSink } from './lines';
 
 /** The decode stage between framing and dispatch: each stdout line is parsed once and typed once. */
@@ -12,10 +13,10 @@ export interface BadLine {
 }
 
 export interface DecodedSink {
-  /** A typed line, with the object it was parsed from (for the transcript). */
-  message(message: CliMessage, line: JsonObject): void;
+  /** A typed line, with its text as received (for the transcript). */
+  message(message: CliMessage, text: string): void;
   /** A JSON object this app does not understand: reported as bad, and still passed on. */
-  raw(line: JsonObject, problem: string): void;
+  raw(line: JsonObject, problem: string, text: string): void;
   bad(bad: BadLine): void;
 }
 
@@ -34,14 +35,19 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
         return;
       }
       const line = parsed as JsonObject;
+      const fast = fastDecode(line);
+      if (fast) {
+        sink.message(fast, text);
+        return;
+      }
       const decoded = decodeCliMessage(line);
       if (decoded.ok) {
-        sink.message(decoded.message, line);
+        sink.message(decoded.message, text);
       } else {
         // A system line of a new subtype is kept in the transcript (for the protocol inspector), not shown
         // to the user as a line that could not be read.
         if (!decoded.unknownSubtype) sink.bad({ problem: decoded.problem, line });
-        sink.raw(line, decoded.problem);
+        sink.raw(line, decoded.problem, text);
       }
     },
     oversized(bytes) {

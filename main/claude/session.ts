@@ -159,8 +159,8 @@ export class Session {
       },
       {
         ...decodingLineSink({
-          message: (message, line) => this.onMessage(message, line),
-          raw: (line, problem) => this.onRawLine(line, problem),
+          message: (message, text) => this.onMessage(message, text),
+          raw: (line, problem, text) => this.onRawLine(line, problem, text),
           bad: (bad) => this.badLine(bad),
         }),
         exit: (info) => this.onExit(info),
@@ -331,18 +331,19 @@ export class Session {
   }
 
   private writeChecked(line: OutgoingLine): Promise<void> {
-    this.transcript?.record('send', line);
-    return this.pipe.write(JSON.stringify(line));
+    const text = JSON.stringify(line);
+    this.transcript?.record('send', line, text);
+    return this.pipe.write(text);
   }
 
-  private onMessage(message: CliMessage, line: JsonObject): void {
+  private onMessage(message: CliMessage, text: string): void {
     if (message.type === 'control_response') this.noteSecrets(message.response);
-    this.transcript?.record('recv', line);
+    this.transcript?.record('recv', message, text);
     this.dispatch(message);
   }
 
-  private onRawLine(line: JsonObject, problem: string): void {
-    this.transcript?.record('recv', line);
+  private onRawLine(line: JsonObject, problem: string, text: string): void {
+    this.transcript?.record('recv', line, text);
     // A turn must end on its result, even one this app cannot fully read.
     if (line.type === 'result') {
       const result = lenientResult(line, this.id, typeof line.uuid === 'string' ? line.uuid : randomUUID());

@@ -3,13 +3,20 @@ import { dirname } from 'node:path';
 import type { JsonObject } from '../../shared/protocol';
 
 /**
- * The app's own transcript of one CLI run: every line both ways as {"dir","msg"} JSONL, stream_event lines
- * left out, the account email replaced with [redacted] everywhere once it is known. Each line is appended
- * with a synchronous write, so a crash of the app or the CLI loses nothing already seen.
+ * The app's own transcript of one CLI run: every line both ways as {"dir","msg"} JSONL, with the text of
+ * each line as it was received or sent. Telemetry (stream_event and system/thinking_tokens lines) is left
+ * out, and the account email is replaced with [redacted] everywhere once it is known.
+ *
+ * Lines are buffered and written once per turn of the event loop, or at 64 KB; a turn's result, close()
+ * (which the session calls when the CLI exits or crashes, after its last line) and the app's exit write at
+ * once. So a crash of the CLI loses nothing already seen; a hard kill of the app loses at most the lines of
+ * its last turn of the event loop.
  */
 export class TranscriptWriter {
   private fd: number | undefined;
-  private secret: string | undefined;
+  private secret: Secret | undefined;
+  private pending = '';
+  private flushTimer: NodeJS.Immediate | undefined;
 
   constructor(
     readonly path: string,
@@ -18,26 +25,51 @@ export class TranscriptWriter {
   ) {
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
+    flushedOnExit.add(this);
   }
 
   /** From the initialize response on, this string never reaches the file. */
   redact(secret: string): void {
-    if (secret.length > 0) this.secret = secret;
+    if (secret.length > 0) this.secret = new Secret(secret);
   }
 
-  record(dir: 'send' | 'recv', msg: JsonObject): void {
-    if (this.fd === undefined || msg.type === 'stream_event') return;
-    // Redact before escaping, so a match can never straddle a JSON escape; keys are scrubbed too.
-    const line = JSON.stringify({ dir, msg: this.secret ? scrub(msg, this.secret) : msg });
+  /**
+   * One line: `msg` says what it is; `text` is its JSON as it went over the pipe, written as it is (a line
+   * we send may leave it out, to have `msg` stringified).
+   */
+  record(dir: 'send' | 'recv', msg: JsonObject, text?: string): void {
+    if (this.fd === undefined || isTelemetry(msg)) return;
+    const json = text ?? JSON.stringify(msg);
+    this.pending += `{"dir":"${dir}","msg":${this.secret ? this.secret.redact(json) : json}}\n`;
+    if (msg.type === 'result' || this.pending.length >= WRITE_CHARS) this.flush();
+    else this.flushTimer ??= setImmediate(() => this.flush());
+  }
+
+  /** Writes what is buffered. */
+  flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.fd === undefined || this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
     try {
-      writeSync(this.fd, `${line}\n`);
+      writeSync(this.fd, text);
     } catch (error) {
-      this.close();
+      this.stop();
       this.onError(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
   close(): void {
+    this.flush();
+    this.stop();
+  }
+
+  private stop(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    this.pending = '';
+    flushedOnExit.delete(this);
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
@@ -49,9 +81,73 @@ export class TranscriptWriter {
   }
 }
 
+/** Buffered text is written at this size (in UTF-16 units, for speed) at the latest. */
+const WRITE_CHARS = 64 * 1024;
+
+const REDACTED = '[redacted]';
+
+function isTelemetry(msg: JsonObject): boolean {
+  return msg.type === 'stream_event' || (msg.type === 'system' && msg.subtype === 'thinking_tokens');
+}
+
+/** Open writers, whose buffered lines are written if the app exits before their next turn of the loop. */
+const flushedOnExit = new Set<TranscriptWriter>();
+process.on('exit', () => {
+  for (const writer of flushedOnExit) writer.flush();
+});
+
+/**
+ * Replaces a secret in a line of JSON text as if in every string of it, keys included, without parsing it.
+ *
+ * Without `\u` or `\/` escapes, which JSON.stringify (the CLI's writer) never uses for printable
+ * characters, a string has one spelling in JSON text, so the secret is found by its escaped form; a match
+ * counts only where it starts on a character, not inside an escape such as the `\n` before "nobody@…".
+ * A secret with an `@` matches only inside strings, since JSON text has none outside them. Any other line
+ * or secret is parsed, scrubbed and stringified again; the line is then written re-encoded.
+ */
+class Secret {
+  private readonly escaped: string;
+  private readonly findsInText: boolean;
+
+  constructor(private readonly secret: string) {
+    this.escaped = JSON.stringify(secret).slice(1, -1);
+    this.findsInText = secret.includes('@');
+  }
+
+  redact(json: string): string {
+    if (this.findsInText && !json.includes('\\u') && !json.includes('\\/')) {
+      return json.includes(this.escaped) ? this.replaceEscaped(json) : json;
+    }
+    return JSON.stringify(scrub(JSON.parse(json), this.secret));
+  }
+
+  private replaceEscaped(json: string): string {
+    const { escaped } = this;
+    let out = '';
+    let copied = 0;
+    let at = json.indexOf(escaped);
+    while (at !== -1) {
+      if (startsCharacter(json, at)) {
+        out += json.slice(copied, at) + REDACTED;
+        copied = at + escaped.length;
+        at = json.indexOf(escaped, copied);
+      } else {
+        at = json.indexOf(escaped, at + 1);
+      }
+    }
+    return out + json.slice(copied);
+  }
+}
+
+/** Whether `at` starts a character of a string in JSON text rather than the middle of a `\x` escape. */
+function startsCharacter(json: string, at: number): boolean {
+  let backslashes = 0;
+  while (at - backslashes > 0 && json.charCodeAt(at - backslashes - 1) === 0x5c) backslashes++;
+  return backslashes % 2 === 0;
+}
+
 function scrub(value: unknown, secret: string): unknown {
-  if (typeof value === 'string')
-    return value.includes(secret) ? value.split(secret).join('[redacted]') : value;
+  if (typeof value === 'string') return value.includes(secret) ? value.split(secret).join(REDACTED) : value;
   if (Array.isArray(value)) return value.map((item) => scrub(item, secret));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(
