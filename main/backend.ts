@@ -22,6 +22,7 @@ import { ForkRecords } from './branches';
 import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
 import type { EventLogLimits } from './event-log';
+import { IdleCollector } from './idle-collector';
 import { ImageRefs, type StoredImage } from './image-refs';
 import { toIpcError } from './ipc-errors';
 import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
@@ -70,14 +71,17 @@ export class Backend {
   private readonly listeners = new Set<EventListener>();
   private readonly settings: SettingsStore;
   private readonly forks: ForkRecords;
-  private readonly batcher = new EventBatcher((conversationId, events) =>
-    this.emit('conversationEvents', { conversationId, events: this.images.events(events) }),
-  );
+  private readonly batcher = new EventBatcher((conversationId, events) => {
+    this.idle.poke();
+    this.emit('conversationEvents', { conversationId, events: this.images.events(events) });
+  });
   private readonly library: Library;
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
   private readonly eventLogDir: string;
   private readonly images: ImageRefs;
+  /** Gives memory back after a burst of events or pages. */
+  private readonly idle = new IdleCollector();
 
   constructor(private readonly options: BackendOptions) {
     // What the conversations of an earlier run showed is gone with them (their transcripts keep it).
@@ -100,6 +104,7 @@ export class Backend {
       return { ok: false, error: { name: 'UnknownChannel', message: `No such channel: ${channel}` } };
     }
     const name = channel as InvokeChannel;
+    this.idle.poke();
     const parsed = invokeChannels[name].request.safeParse(payload ?? {});
     if (!parsed.success) {
       return {
@@ -126,6 +131,7 @@ export class Backend {
   /** Ends every conversation's CLI process cleanly, in parallel. */
   async dispose(): Promise<void> {
     this.batcher.flush();
+    this.idle.stop();
     await Promise.all([
       ...[...this.conversations.values()].map((conversation) => conversation.close()),
       this.library.close(),

@@ -55,7 +55,10 @@ export class Conversation {
   private permissionMode: PermissionModeChoice;
   private readonly permissions: Permissions;
   private resuming: Promise<ConversationSnapshot> | undefined;
-  /** Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines follow). */
+  /**
+   * Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines
+   * follow), and so are thinking_tokens lines (a running estimate, telemetry: nothing shows them).
+   */
   private readonly log: EventLog;
   private closed = false;
 
@@ -71,7 +74,7 @@ export class Conversation {
     this.options = {
       ...options,
       emit: (event) => {
-        if (!(event.kind === 'message' && event.message.type === 'stream_event')) this.log.append(event);
+        if (!isTelemetry(event)) this.log.append(event);
         emit(event);
       },
     };
@@ -319,6 +322,15 @@ export class Conversation {
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }
+}
+
+/** A line a window that opens later has no use for. */
+function isTelemetry(event: ConversationEvent): boolean {
+  if (event.kind !== 'message') return false;
+  const { message } = event;
+  return (
+    message.type === 'stream_event' || (message.type === 'system' && message.subtype === 'thinking_tokens')
+  );
 }
 
 /** A question only a running CLI can answer, asked of one that has exited. */
