@@ -36,7 +36,7 @@ const DEFAULT_LIMITS: EventLogLimits = {
   minMessages: 60,
   softBytes: 1024 * 1024,
   hardBytes: 4 * 1024 * 1024,
-  memoryBytes: 8 * 1024 * 1024,
+  memoryBytes: 1024 * 1024,
 };
 
 /** Buffered lines are written at this size at the latest. */
