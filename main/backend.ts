@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   invokeChannels,
@@ -71,9 +71,9 @@ export class Backend {
   private readonly listeners = new Set<EventListener>();
   private readonly settings: SettingsStore;
   private readonly forks: ForkRecords;
-  private readonly batcher = new EventBatcher((conversationId, events) => {
+  private readonly batcher = new EventBatcher((conversationId, events, seq) => {
     this.idle.poke();
-    this.emit('conversationEvents', { conversationId, events: this.images.events(events) });
+    this.emit('conversationEvents', { conversationId, events: this.images.events(events), seq });
   });
   private readonly library: Library;
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
@@ -84,10 +84,12 @@ export class Backend {
   private readonly idle = new IdleCollector();
 
   constructor(private readonly options: BackendOptions) {
-    // What the conversations of an earlier run showed is gone with them (their transcripts keep it).
-    this.eventLogDir = join(options.dataDir, 'open');
-    rmSync(this.eventLogDir, { recursive: true, force: true });
-    this.images = new ImageRefs(join(options.dataDir, 'images'));
+    // What this process's conversations show, in a folder of its own: another instance on the same data
+    // folder keeps its own. Those of processes that are gone went with them (their transcripts keep it).
+    const open = join(options.dataDir, 'open');
+    removeDeadProcessFolders(open);
+    this.eventLogDir = join(open, String(process.pid));
+    this.images = new ImageRefs(join(this.eventLogDir, 'images'));
     this.settings = new SettingsStore(options.dataDir);
     this.forks = new ForkRecords(options.dataDir);
     this.library = Library.start({
@@ -137,6 +139,7 @@ export class Backend {
       this.library.close(),
     ]);
     this.conversations.clear();
+    rmSync(this.eventLogDir, { recursive: true, force: true });
   }
 
   /** An image a window was sent by reference (main/image-refs.ts), by its hash. */
@@ -186,9 +189,8 @@ export class Backend {
     }),
     send: async ({ conversationId, text, images, uuid }) => {
       const conversation = this.get(conversationId);
-      // The renderer sent back what prepareImage gave it; check it again, since main trusts no window.
-      for (const image of images) await checkOutgoingImage(image, images.length);
-      return { uuid: conversation.send(text, images, uuid) };
+      const checked = await this.outgoingImages(images);
+      return { uuid: conversation.send(text, checked, uuid) };
     },
     prepareImage: async ({ name, data, imagesInTurn }) => {
       if (imagesInTurn > IMAGE_LIMITS.maxImagesPerTurn) {
@@ -338,7 +340,7 @@ export class Backend {
     const id = randomUUID();
     const conversation = await this.launch(cwd, launch, {
       id,
-      emit: (event) => this.batcher.push(id, event),
+      emit: (event, seq) => this.batcher.push(id, event, seq),
       notify: ({ title, message }) => this.emit('notification', { conversationId: id, title, message }),
     });
     this.conversations.set(id, conversation);
@@ -393,8 +395,25 @@ export class Backend {
    * A new branch: `from` carried on after its entry `at` in a conversation of its own (at null: a fresh one in
    * the same folder), recorded in branches.json, and sent its first message.
    */
-  private async fork(from: SessionTarget, at: string | null, message: { text: string; images: TurnImage[] }) {
-    for (const image of message.images) await checkOutgoingImage(image, message.images.length);
+  /**
+   * The images of a message to send: what prepareImage gave the window, checked again since main trusts no
+   * window, or images a window was sent by reference (a message sent again), read back.
+   */
+  private async outgoingImages(images: readonly TurnImage[]): Promise<TurnImage[]> {
+    const checked: TurnImage[] = [];
+    for (const image of images) {
+      const bytes = this.images.resolve(image);
+      if (bytes === undefined) {
+        throw new ImageGone('An image of this message is no longer available; attach it again.');
+      }
+      await checkOutgoingImage(bytes, images.length);
+      checked.push(bytes);
+    }
+    return checked;
+  }
+
+  private async fork(from: SessionTarget, at: string | null, body: { text: string; images: TurnImage[] }) {
+    const message = { ...body, images: await this.outgoingImages(body.images) };
     const parent = await this.forkParent(from, at !== null);
     // A branch asks as much as the conversation it comes from.
     const mode = parent.permissionMode ? { permissionMode: parent.permissionMode } : {};
@@ -557,4 +576,33 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Removes the folders under `dir` named for a process that no longer runs. */
+function removeDeadProcessFolders(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (/^\d+$/.test(name) && !processRuns(Number(name)))
+      rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A message sent again names an image by reference that main no longer holds (it was restarted). */
+export class ImageGone extends Error {
+  override readonly name = 'ImageGone';
 }

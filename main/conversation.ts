@@ -10,7 +10,7 @@ import {
 } from '../shared/ipc';
 import type { OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
-import { EventLog, type EventLogLimits, type EventPage } from './event-log';
+import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from './ipc-errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 
@@ -38,7 +38,8 @@ export interface ConversationOptions {
   eventLogDir: string;
   pageLimits?: Partial<EventLogLimits>;
   appVersion: string;
-  emit(event: ConversationEvent): void;
+  /** `seq`: the event's number in the conversation, from 0. */
+  emit(event: ConversationEvent, seq: number): void;
   notify(notification: { title: string; message: string }): void;
 }
 
@@ -61,8 +62,10 @@ export class Conversation {
    */
   private readonly log: EventLog;
   private closed = false;
+  /** Events emitted so far. */
+  private emitted = 0;
 
-  private readonly options: ConversationOptions;
+  private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
 
   private constructor(options: ConversationOptions, session: Session, permissions: Permissions) {
     this.session = session;
@@ -74,16 +77,17 @@ export class Conversation {
     this.options = {
       ...options,
       emit: (event) => {
+        const seq = this.emitted++;
         if (!isTelemetry(event)) this.log.append(event);
-        emit(event);
+        emit(event, seq);
       },
     };
     this.follow(session);
   }
 
   /** What a window needs to show this conversation as it stands: its last screenful, and where it begins. */
-  history(): EventPage {
-    return this.log.window();
+  history(): EventWindow & { seq: number } {
+    return { ...this.log.window(), seq: this.emitted };
   }
 
   /** The page of the conversation's history that ends where `before` (from an earlier page) says. */
@@ -95,8 +99,12 @@ export class Conversation {
     // Requests come only once a turn runs, after the conversation exists; they go through its log.
     const made: { conversation?: Conversation } = {};
     const permissions = new Permissions((event) => made.conversation?.options.emit(event));
+    // A bad line during the handshake waits for the conversation, so it reaches windows and the log too.
+    const early: ConversationEvent[] = [];
+    const emit = (event: ConversationEvent) =>
+      made.conversation ? made.conversation.options.emit(event) : early.push(event);
     const session = await Session.start(
-      Conversation.sessionOptions(options, permissions, {
+      Conversation.sessionOptions({ ...options, emit }, permissions, {
         cwd: options.cwd,
         model: options.model,
         permissionMode: options.permissionMode,
@@ -104,6 +112,7 @@ export class Conversation {
       }),
     );
     made.conversation = new Conversation(options, session, permissions);
+    for (const event of early) made.conversation.options.emit(event);
     return made.conversation;
   }
 
@@ -272,7 +281,7 @@ export class Conversation {
   }
 
   private static sessionOptions(
-    options: ConversationOptions,
+    options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void },
     permissions: Permissions,
     launch: Partial<SessionOptions> & { cwd: string },
   ): SessionOptions {

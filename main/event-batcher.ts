@@ -10,19 +10,23 @@ import type { ConversationEvent } from '../shared/ipc';
  */
 export class EventBatcher {
   private readonly pending = new Map<string, ConversationEvent[]>();
+  /** The number of the last event pushed, per conversation. */
+  private readonly lastSeq = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deliver: (conversationId: string, events: ConversationEvent[]) => void,
+    private readonly deliver: (conversationId: string, events: ConversationEvent[], seq: number) => void,
     private readonly intervalMs = 16,
   ) {}
 
-  push(conversationId: string, event: ConversationEvent): void {
+  /** `seq`: the event's number in its conversation (see the conversationEvents contract). */
+  push(conversationId: string, event: ConversationEvent, seq = 0): void {
     let list = this.pending.get(conversationId);
     if (!list) {
       list = [];
       this.pending.set(conversationId, list);
     }
+    this.lastSeq.set(conversationId, seq);
     const last = list.length - 1;
     const tokensLast = isThinkingTokens(list[last]);
     if (tokensLast && isThinkingTokens(event)) {
@@ -42,7 +46,9 @@ export class EventBatcher {
     this.timer = undefined;
     const batches = [...this.pending];
     this.pending.clear();
-    for (const [conversationId, events] of batches) this.deliver(conversationId, events);
+    for (const [conversationId, events] of batches) {
+      this.deliver(conversationId, events, this.lastSeq.get(conversationId) ?? 0);
+    }
   }
 }
 

@@ -70,7 +70,7 @@ describe('EventLog', () => {
   it('gives a short conversation whole, with nothing before it', () => {
     const log = openLog();
     const events = talk(log, 3);
-    expect(log.window()).toEqual({ events, before: null });
+    expect(log.window()).toEqual({ prelude: [], events, before: null });
   });
 
   it('gives a long conversation as its last screenful, and the rest page by page, each from a turn start', () => {
@@ -149,10 +149,85 @@ describe('EventLog', () => {
     const events = talk(log, 20);
     const window = log.window();
     expect(window.before).not.toBeNull();
-    expect(window.events.slice(0, 4)).toEqual([title, model, asked, resumed]);
-    expect(window.events.slice(4)).toEqual(events.slice(-6));
+    expect(window.prelude).toEqual([title, model, asked, resumed]);
+    expect(window.events).toEqual(events.slice(-6));
     // Earlier pages are history as it was: nothing is repeated.
-    expect(allPages(log).flat().slice(4)).toHaveLength(8 + events.length);
+    expect(allPages(log).flat()).toHaveLength(8 + events.length);
+  });
+
+  it('never begins a page at a prompt queued while a turn ran', () => {
+    const log = openLog({ minMessages: 2 });
+    const first = prompt('first');
+    const queued = prompt('queued');
+    const events = [
+      first,
+      reply('a'),
+      queued,
+      result(),
+      reply('b'),
+      result(),
+      prompt('last'),
+      reply('c'),
+      result(),
+    ];
+    for (const event of events) log.append(event);
+    const pages = allPages(log);
+    expect(pages.flat()).toEqual(events);
+    for (const page of pages) expect(page[0]).not.toBe(queued);
+  });
+
+  it('cuts a long turn only where no tool call waits and a reply starts', () => {
+    const log = openLog({ minMessages: 1_000, softBytes: 2_000, hardBytes: 4_000, memoryBytes: 1_000 });
+    const big = 'z'.repeat(600);
+    const line = (id: string, content: unknown[], parent: string | null = null): ConversationEvent => ({
+      kind: 'message',
+      message: {
+        type: 'assistant',
+        uuid: uuid(),
+        session_id: 's1',
+        parent_tool_use_id: parent,
+        message: { id, role: 'assistant', content },
+      } as unknown as CliMessage,
+    });
+    const toolResult = (id: string): ConversationEvent => ({
+      kind: 'message',
+      message: {
+        type: 'user',
+        uuid: uuid(),
+        session_id: 's1',
+        parent_tool_use_id: null,
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: big }] },
+      } as unknown as CliMessage,
+    });
+    const events: ConversationEvent[] = [prompt('go')];
+    for (let call = 0; call < 20; call++) {
+      // One reply of two lines (text, then the call), a subagent's reply inside the call, then its result.
+      events.push(line(`m${call}`, [{ type: 'text', text: big }]));
+      events.push(line(`m${call}`, [{ type: 'tool_use', id: `t${call}`, name: 'Task', input: {} }]));
+      events.push(line(`sub${call}`, [{ type: 'text', text: big }], `t${call}`));
+      events.push(toolResult(`t${call}`));
+    }
+    events.push(result());
+    for (const event of events) log.append(event);
+    const pages = allPages(log);
+    expect(pages.length).toBeGreaterThan(3);
+    expect(pages.flat()).toEqual(events);
+    for (const page of pages.slice(1)) {
+      // Each begins with the first line of a top-level reply.
+      const first = page[0];
+      if (first?.kind !== 'message' || first.message.type !== 'assistant') throw new Error('not a reply');
+      expect(first.message.parent_tool_use_id).toBeNull();
+      expect(JSON.stringify(first.message.message.content)).toContain('"text"');
+    }
+  });
+
+  it('cuts at the nearest reply even when none starts within the limit', () => {
+    const log = openLog({ minMessages: 1_000, softBytes: 1_000, hardBytes: 2_000, memoryBytes: 1_000 });
+    const events = talk(log, 1, 3, 'w'.repeat(5_000));
+    const pages = allPages(log);
+    // The prompt, then each reply on its own: none waits for a turn start 15 KB back.
+    expect(pages.length).toBe(4);
+    expect(pages.flat()).toEqual(events);
   });
 
   it('keeps everything in memory when its file cannot be made', () => {

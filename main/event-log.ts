@@ -21,6 +21,11 @@ export interface EventPage {
   before: string | null;
 }
 
+/** The last page, and what the conversation is as a whole from before it (to apply first). */
+export interface EventWindow extends EventPage {
+  prelude: ConversationEvent[];
+}
+
 export interface EventLogLimits {
   /** Prompts and replies a page holds at least, unless the start comes first. */
   minMessages: number;
@@ -73,6 +78,12 @@ export class EventLog {
   /** Permission requests still waiting, by request id. */
   private readonly waiting = new Map<string, { index: number; event: ConversationEvent }>();
   private readonly limits: EventLogLimits;
+  /** Turns running or queued (prompts not yet answered by a result). */
+  private turns = 0;
+  /** Tool calls waiting for their results. */
+  private readonly calls = new Set<string>();
+  /** The API message id of the last reply line (the CLI writes a line per content block). */
+  private lastReply: string | undefined;
 
   constructor(
     readonly path: string,
@@ -97,10 +108,10 @@ export class EventLog {
     const index = this.places.length;
     const text = `${JSON.stringify(event)}\n`;
     const bytes = Buffer.byteLength(text);
-    const place = placeOf(event);
+    const place = this.placeOf(event);
     this.places.push(place);
     this.starts.push(this.end + bytes);
-    this.messages.push(this.messageCount(index) + (place === Place.Other ? 0 : 1));
+    this.messages.push(this.messageCount(index) + (isMessage(event) ? 1 : 0));
     this.memory.push(event);
     this.remember(index, event);
     if (this.fd !== undefined) {
@@ -113,14 +124,14 @@ export class EventLog {
   }
 
   /** The last screenful, with what the conversation is as a whole from before it. */
-  window(): EventPage {
+  window(): EventWindow {
     const end = this.length;
     const start = this.pageStart(end);
     const prelude = [...this.sticky.values(), ...this.waiting.values()]
       .filter((entry) => entry.index < start)
       .sort((a, b) => a.index - b.index)
       .map((entry) => entry.event);
-    return { events: [...prelude, ...this.read(start, end)], before: start > 0 ? String(start) : null };
+    return { prelude, events: this.read(start, end), before: start > 0 ? String(start) : null };
   }
 
   /** The page that ends where `before` (a cursor from an earlier page) says. */
@@ -142,8 +153,11 @@ export class EventLog {
     this.pending = [];
     this.pendingBytes = 0;
     try {
-      writeSync(this.fd, text, this.writtenBytes);
-      this.writtenBytes += Buffer.byteLength(text);
+      const bytes = Buffer.from(text);
+      for (let done = 0; done < bytes.length;) {
+        done += writeSync(this.fd, bytes, done, bytes.length - done, this.writtenBytes + done);
+      }
+      this.writtenBytes += bytes.length;
     } catch {
       this.keepInMemory();
     }
@@ -215,6 +229,47 @@ export class EventLog {
     }
   }
 
+  /**
+   * Where a page may begin: at a prompt typed while no turn ran (a queued one belongs to the turn before
+   * it); inside a long turn, at the first line of a top-level reply while no tool call waits for its result
+   * (so a call keeps its result, a reply its blocks and a subagent its card).
+   */
+  private placeOf(event: ConversationEvent): Place {
+    switch (event.kind) {
+      case 'prompt':
+        return this.turns++ === 0 ? Place.TurnStart : Place.Other;
+      case 'prompt_cancelled':
+        this.turns = Math.max(0, this.turns - 1);
+        return Place.Other;
+      case 'exit':
+        this.turns = 0;
+        this.calls.clear();
+        return Place.Other;
+      case 'message':
+        break;
+      default:
+        return Place.Other;
+    }
+    const message = event.message;
+    if (message.type === 'result') {
+      this.turns = Math.max(0, this.turns - 1);
+      // A call whose result never came (an interrupt) holds nothing up past its turn.
+      if (this.turns === 0) this.calls.clear();
+      return Place.Other;
+    }
+    if (message.type === 'user') {
+      for (const id of toolIds(message.message.content, 'tool_result')) this.calls.delete(id);
+      return Place.Other;
+    }
+    if (message.type !== 'assistant') return Place.Other;
+    const messageId = message.message.id;
+    const starts =
+      messageId !== this.lastReply && message.parent_tool_use_id === null && this.calls.size === 0;
+    this.lastReply = messageId;
+    for (const id of toolIds(message.message.content, 'tool_use')) this.calls.add(id);
+    return starts ? Place.Reply : Place.Other;
+  }
+
   private startOf(index: number): number {
     return this.starts[index] ?? this.end;
   }
@@ -231,7 +286,7 @@ export class EventLog {
       const enough = this.messageCount(end) - this.messageCount(index) >= minMessages || bytes >= softBytes;
       if (place === Place.TurnStart && enough) return index;
       // No turn starts within the hard limit: the nearest reply to it will do.
-      if (place === Place.Reply && bytes < hardBytes) cut = index;
+      if (place === Place.Reply && (bytes < hardBytes || cut === -1)) cut = index;
       if (bytes >= hardBytes && cut !== -1) return cut;
     }
     return 0;
@@ -284,8 +339,20 @@ export class EventLog {
   }
 }
 
-function placeOf(event: ConversationEvent): Place {
-  if (event.kind === 'prompt') return Place.TurnStart;
-  if (event.kind === 'message' && event.message.type === 'assistant') return Place.Reply;
-  return Place.Other;
+/** A prompt or a reply: what a page holds a number of. */
+function isMessage(event: ConversationEvent): boolean {
+  return event.kind === 'prompt' || (event.kind === 'message' && event.message.type === 'assistant');
+}
+
+/** The ids of the tool calls an assistant line makes, or of the results a user line carries. */
+function toolIds(content: unknown, type: 'tool_use' | 'tool_result'): string[] {
+  if (!Array.isArray(content)) return [];
+  const ids: string[] = [];
+  for (const block of content as unknown[]) {
+    if (typeof block !== 'object' || block === null) continue;
+    const { type: kind, id, tool_use_id: toolUseId } = block as Record<string, unknown>;
+    const found = type === 'tool_use' ? id : toolUseId;
+    if (kind === type && typeof found === 'string') ids.push(found);
+  }
+  return ids;
 }

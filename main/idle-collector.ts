@@ -34,6 +34,8 @@ export class IdleCollector {
   private timer: NodeJS.Timeout | undefined;
   /** Full collections run, for tests. */
   collections = 0;
+  /** The heap in use after the last collection. */
+  private liveBytes = 0;
 
   constructor(
     private readonly idleMs = IDLE_MS,
@@ -54,10 +56,12 @@ export class IdleCollector {
 
   private collectIfLarge(): void {
     this.timer = undefined;
-    if (process.memoryUsage().heapUsed < this.thresholdBytes) return;
+    // Past what was live after the last collection too: a heap that is large and live is left alone.
+    if (process.memoryUsage().heapUsed < Math.max(this.thresholdBytes, 2 * this.liveBytes)) return;
     const gc = collector();
     if (!gc) return;
     gc();
     this.collections++;
+    this.liveBytes = process.memoryUsage().heapUsed;
   }
 }

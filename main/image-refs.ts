@@ -58,6 +58,16 @@ export class ImageRefs {
     };
   }
 
+  /** An image's base64, read back if it is a reference; undefined for a reference to nothing. */
+  resolve(image: {
+    mediaType: ImageMediaType;
+    data: string;
+  }): { mediaType: ImageMediaType; data: string } | undefined {
+    if (!image.data.startsWith(IMAGE_REF_PREFIX)) return image;
+    const stored = this.read(image.data.slice(IMAGE_REF_PREFIX.length));
+    return stored && { mediaType: image.mediaType, data: stored.bytes.toString('base64') };
+  }
+
   /** An image written earlier, by its hash; undefined if there is none. */
   read(hash: string): StoredImage | undefined {
     if (!/^[0-9a-f]{64}$/.test(hash)) return undefined;

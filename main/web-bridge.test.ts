@@ -217,6 +217,8 @@ describe('startWebBridge', () => {
     const found = await fetch(`${origin()}/images/${IMAGE_HASH}?token=the-token`);
     expect(found.status).toBe(200);
     expect(found.headers.get('content-type')).toBe('image/png');
+    // Named by its hash, it never changes: the browser keeps it.
+    expect(found.headers.get('cache-control')).toContain('immutable');
     expect(await found.text()).toBe('png bytes');
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?token=wrong`)).status).toBe(401);

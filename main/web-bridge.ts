@@ -215,8 +215,9 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
     // An image a page was sent by reference (main/image-refs.ts): named by its hash, so it never changes.
     const stored = backend.image(image[1] ?? '');
     if (!stored) return refuse(res, 404, 'Not found.');
-    res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
-    return respond(res, method, 200, stored.bytes, stored.mediaType, LOADER_CSP);
+    return respond(res, method, 200, stored.bytes, stored.mediaType, LOADER_CSP, {
+      'Cache-Control': 'private, max-age=31536000, immutable',
+    });
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
 
@@ -405,10 +406,12 @@ function respond(
   body: string | Buffer,
   contentType: string,
   csp: string,
+  extra: Record<string, string> = {},
 ): void {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   res.writeHead(status, {
     ...securityHeaders(csp),
+    ...extra,
     'Content-Type': contentType,
     'Content-Length': String(bytes.length),
   });

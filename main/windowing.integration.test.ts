@@ -1,7 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ScriptedReply } from '../e2e/fake-model/server';
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import { imageBlocks, type ScriptedReply } from '../e2e/fake-model/server';
 import type { ConversationEvent, ConversationSnapshot } from '../shared/ipc';
 import { openBackend, type BackendHarness } from './invoke-test-support';
 
@@ -63,6 +65,48 @@ describe('an open conversation, windowed', () => {
     expect(pages.flat()).toEqual(shown(harness.eventsOf(id)));
   });
 
+  it('sends an image by reference, and takes the reference back when the message is sent again', async () => {
+    const noise = await sharp(randomBytes(120 * 90 * 3), { raw: { width: 120, height: 90, channels: 3 } })
+      .png()
+      .toBuffer();
+    const data = noise.toString('base64');
+    harness.world.fake.enqueue(say('A picture.'), say('The same picture.'));
+    const conversation = await harness.invoke('startConversation', { cwd: harness.world.cwd });
+    const id = conversation.conversationId;
+    const before = results(id);
+    await harness.invoke('send', {
+      conversationId: id,
+      text: 'look',
+      images: [{ mediaType: 'image/png', data }],
+    });
+    await harness.when(() => results(id) > before);
+    // Every window got a reference, not the bytes.
+    const shown = harness.eventsOf(id).find((event) => event.kind === 'prompt');
+    const ref = shown?.kind === 'prompt' ? shown.images?.[0]?.data : undefined;
+    expect(ref).toMatch(/^ref:[0-9a-f]{64}$/);
+    expect(JSON.stringify(harness.eventsOf(id))).not.toContain(data.slice(0, 200));
+    const { conversations } = await harness.invoke('listConversations', {});
+    expect(JSON.stringify(conversations)).not.toContain(data.slice(0, 200));
+
+    // Sent again (as a rewind does), the model gets the bytes themselves.
+    await harness.invoke('send', {
+      conversationId: id,
+      text: 'again',
+      images: [{ mediaType: 'image/png', data: ref ?? '' }],
+    });
+    await harness.when(() => results(id) > before + 1);
+    expect(imageBlocks(harness.world.fake.messageRequests().at(-1)!)).toEqual([
+      { media_type: 'image/png', data },
+    ]);
+    await expect(
+      harness.invoke('send', {
+        conversationId: id,
+        text: 'gone',
+        images: [{ mediaType: 'image/png', data: `ref:${'0'.repeat(64)}` }],
+      }),
+    ).rejects.toThrow(/ImageGone: An image of this message is no longer available/);
+  });
+
   it('refuses a cursor it never gave, and forgets the history when the conversation closes', async () => {
     harness.world.fake.enqueue(say('Hello.'));
     const conversation = await harness.invoke('startConversation', { cwd: harness.world.cwd });
@@ -70,8 +114,9 @@ describe('an open conversation, windowed', () => {
     await expect(
       harness.invoke('conversationBefore', { conversationId: conversation.conversationId, before: '999' }),
     ).rejects.toThrow(/reopen the conversation/);
-    expect(readdirSync(join(harness.dataDir, 'open'))).toHaveLength(1);
+    const open = join(harness.dataDir, 'open', String(process.pid));
+    expect(readdirSync(open)).toEqual([`${conversation.conversationId}.jsonl`]);
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
-    expect(readdirSync(join(harness.dataDir, 'open'))).toHaveLength(0);
+    expect(readdirSync(open)).toEqual([]);
   });
 });

@@ -135,7 +135,8 @@ export type FileRewind = z.infer<typeof FileRewind>;
 const MessageBody = z
   .object({
     text: z.string().max(1_000_000),
-    images: z.array(TurnImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
+    /** A message sent again (after a rewind, say) may name its images by reference. */
+    images: z.array(ShownImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
   })
   .refine(
     (request) => request.text.trim().length > 0 || request.images.length > 0,
@@ -209,7 +210,7 @@ export const invokeChannels = {
   send: {
     request: ConversationRef.extend({
       text: z.string().max(1_000_000),
-      images: z.array(TurnImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
+      images: z.array(ShownImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
       uuid: Uuid.optional(),
     })
       .refine(
@@ -263,8 +264,12 @@ export const invokeChannels = {
       conversations: z.array(
         z.object({
           snapshot: ConversationSnapshot,
-          /** Its last screenful, with what it is as a whole (title, model, mode) from before that. */
+          /** What it is as a whole (title, model, mode, process) from before the screenful, to apply first. */
+          prelude: z.array(z.lazy(() => ConversationEvent)),
+          /** Its last screenful. */
           events: z.array(z.lazy(() => ConversationEvent)),
+          /** How many events it has had: those numbered below this are in the window or before it. */
+          seq: z.number().int().nonnegative(),
           /** Where the page before the screenful ends (for `conversationBefore`); null: nothing is earlier. */
           before: z.string().max(100).nullable(),
         }),
@@ -428,7 +433,15 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
 
 export const eventChannels = {
-  conversationEvents: z.object({ conversationId: ConversationId, events: z.array(ConversationEvent) }),
+  conversationEvents: z.object({
+    conversationId: ConversationId,
+    events: z.array(ConversationEvent),
+    /**
+     * The number of the batch's last event in its conversation (they count from 0). A window built from
+     * `listConversations` already holds every event numbered below its `seq`.
+     */
+    seq: z.number().int().nonnegative(),
+  }),
   /** The library's rows or indexing status changed: fetch them again. */
   libraryChanged: Empty,
   /** Something the user should notice even when the app is in the background. */

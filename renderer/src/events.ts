@@ -15,7 +15,8 @@ const BURST_MAX_WAIT_MS = 200;
  * skipped: the update waits for the burst to pause, or for at most BURST_MAX_WAIT_MS.
  */
 export function connectEvents(): () => void {
-  let pending = new Map<string, ConversationEvent[]>();
+  /** Per conversation, the batches that came since the last frame, with their last event's number. */
+  let pending = new Map<string, { seq: number; events: ConversationEvent[] }[]>();
   let pendingCount = 0;
   let frame: number | null = null;
   let waitingSince: number | null = null;
@@ -36,10 +37,18 @@ export function connectEvents(): () => void {
       return;
     }
     waitingSince = null;
-    const batches = pending;
+    const arrived = pending;
     pending = new Map();
     pendingCount = 0;
-    useStore.getState().applyConversationEvents(batches);
+    const state = useStore.getState();
+    const batches = new Map<string, ConversationEvent[]>();
+    for (const [conversationId, list] of arrived) {
+      // A tab built from a window since these came holds them already.
+      const from = state.tabs[conversationId]?.eventsFrom ?? 0;
+      const events = list.filter((batch) => batch.seq >= from).flatMap((batch) => batch.events);
+      if (events.length > 0) batches.set(conversationId, events);
+    }
+    state.applyConversationEvents(batches);
   };
 
   const alertPermission = permissionAlerts({
@@ -55,12 +64,12 @@ export function connectEvents(): () => void {
     },
   });
 
-  const offEvents = window.byre.on('conversationEvents', ({ conversationId, events }) => {
+  const offEvents = window.byre.on('conversationEvents', ({ conversationId, events, seq }) => {
     // At once, not at the next frame: a window in the background may get no frames at all.
     void alertPermission(conversationId, events);
     const list = pending.get(conversationId);
-    if (list) list.push(...events);
-    else pending.set(conversationId, [...events]);
+    if (list) list.push({ seq, events });
+    else pending.set(conversationId, [{ seq, events }]);
     pendingCount += events.length;
     lastArrival = performance.now();
     schedule();

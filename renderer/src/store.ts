@@ -54,6 +54,11 @@ export interface Tab {
   actionError: string | null;
   /** Set while the tab shows a saved conversation, read-only, until it is resumed. */
   saved: SavedView | null;
+  /**
+   * Events from main numbered below this are already in the conversation: it was built from a window
+   * (`listConversations`), and batches sent before that answer may still be waiting to be applied.
+   */
+  eventsFrom: number;
   /** Where the earlier part of a conversation opened from the library is read from (kept after Resume). */
   paging: Paging | null;
   /** A message to bring into view (a search result, a find match); the nonce makes each request new. */
@@ -427,10 +432,10 @@ export const useStore = create<Store>()((set, get, api) => {
           set((state) => {
             const tabs = { ...state.tabs };
             const tabOrder = [...state.tabOrder];
-            for (const { snapshot, events, before } of open.conversations) {
+            for (const { snapshot, ...window } of open.conversations) {
               const id = snapshot.conversationId;
               if (tabs[id]) continue;
-              tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, { events, before }));
+              tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, window));
               tabOrder.push(id);
             }
             return { tabs, tabOrder, activeTab: state.activeTab ?? tabOrder[0] ?? null, composingNew: false };

@@ -15,6 +15,7 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
     actionError: null,
     saved: null,
     paging: null,
+    eventsFrom: 0,
     focus: null,
     branches: null,
     branch: null,

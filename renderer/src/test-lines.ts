@@ -1,4 +1,4 @@
-import type { ConversationEvent } from '../../shared/ipc';
+import type { AppInfo, ConversationEvent } from '../../shared/ipc';
 
 /**
  * For tests: a conversation's lines as the CLI gives them, each with its uuid (`user-<n>`, `reply-<n>`; the
@@ -44,3 +44,14 @@ export function replyLine(n: number, sessionId = 's1'): ConversationEvent {
 export function turn(n: number, sessionId = 's1'): ConversationEvent[] {
   return [userLine(n, sessionId), replyLine(n, sessionId)];
 }
+
+/** For tests: what appInfo answers for a browser host with the CLI found. */
+export const TEST_APP_INFO: AppInfo = {
+  host: 'browser',
+  version: '0',
+  dataDir: '/d',
+  initialCwd: null,
+  recentFolders: [],
+  defaultPermissionMode: 'default',
+  cli: { found: true, path: '/c' },
+};

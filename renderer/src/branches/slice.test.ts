@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationSnapshot } from '../../../shared/ipc';
-import { turn } from '../test-lines';
+import { TEST_APP_INFO, turn } from '../test-lines';
 import { partPoints } from './model';
 
 /** Rewind and branches in the store, against a scripted window.byre. */
@@ -25,19 +25,19 @@ const ok = <T>(value: T) => ({ ok: true as const, value });
 async function storeWithConversation(extra: Calls = {}) {
   vi.resetModules();
   const calls: Calls = {
-    appInfo: vi.fn(async () =>
-      ok({
-        host: 'browser',
-        version: '0',
-        dataDir: '/d',
-        initialCwd: null,
-        recentFolders: [],
-        defaultPermissionMode: 'default',
-        cli: { found: true, path: '/c' },
-      }),
-    ),
+    appInfo: vi.fn(async () => ok(TEST_APP_INFO)),
     listConversations: vi.fn(async () =>
-      ok({ conversations: [{ snapshot: snapshot('c1', 's1'), events: [...turn(1), ...turn(2)] }] }),
+      ok({
+        conversations: [
+          {
+            snapshot: snapshot('c1', 's1'),
+            prelude: [],
+            events: [...turn(1), ...turn(2)],
+            before: null,
+            seq: 10,
+          },
+        ],
+      }),
     ),
     rewindFiles: vi.fn(async () =>
       ok({

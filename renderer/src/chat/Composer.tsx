@@ -1,5 +1,6 @@
 import { useRef, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { imageSource } from '../images';
 import { useStore } from '../store';
 
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
@@ -77,7 +78,7 @@ export function Composer({ tabId }: { tabId: string }) {
             <li key={attachment.id} className="attachment">
               {attachment.image ? (
                 <img
-                  src={`data:${attachment.image.mediaType};base64,${attachment.image.data}`}
+                  src={imageSource(attachment.image)}
                   alt={attachment.name}
                   title={
                     attachment.image.resized

@@ -443,12 +443,19 @@ export async function loadSavedView(sessionId: string): Promise<BranchView> {
  */
 export function openWindow(
   snapshot: ConversationSnapshot,
-  page: { events: readonly ConversationEvent[]; before: string | null },
-): { conversation: ConversationState; paging: Paging | null } {
-  const start = initialConversation(snapshot);
-  // Its first turn's cost waits for the page before, as a saved page's does.
+  page: {
+    prelude: readonly ConversationEvent[];
+    events: readonly ConversationEvent[];
+    before: string | null;
+    seq: number;
+  },
+): { conversation: ConversationState; paging: Paging | null; eventsFrom: number } {
+  const start = applyEvents(initialConversation(snapshot), page.prelude);
+  // Its first turn's cost waits for the page before, as a saved page's does (a resume in the prelude
+  // would otherwise say the process had spent nothing yet).
   const reduced = reducePage(page.before === null ? start : { ...start, processCostUsd: null }, page.events);
   return {
+    eventsFrom: page.seq,
     conversation: reduced.conversation,
     paging:
       page.before === null
