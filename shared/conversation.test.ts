@@ -12,6 +12,7 @@ import {
   type ToolCall,
 } from './conversation';
 import type { ConversationEvent, ConversationSnapshot } from './ipc';
+import { nodesNotShared } from './persistent-record';
 import { decodeCliMessage, type JsonObject } from './protocol';
 
 /*
@@ -363,10 +364,21 @@ function lastResult(state: ConversationState) {
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
+    try {
+      Object.freeze(value);
+    } catch {
+      // A record by id cannot be frozen, nor written to: its values can.
+    }
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/** A deep copy made of plain objects and arrays (structuredClone refuses the records by id). */
+function plainCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(plainCopy) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, plainCopy(child)])) as T;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1513,7 +1525,7 @@ describe('state between batches', () => {
 
   it('never mutates a state it was given', () => {
     const before = run(firstTurn());
-    const copy = structuredClone(before);
+    const copy = plainCopy(before);
     deepFreeze(before);
     const after = run(
       [
@@ -1569,6 +1581,32 @@ describe('state between batches', () => {
       expect(state.order).toBe(order);
       expect(state.tools).toBe(tools);
     }
+  });
+
+  it('costs a delta batch the same in a conversation of 10,000 messages as in one of 10', () => {
+    const streamingAfter = (count: number) => {
+      const earlier = Array.from({ length: count }, (_, i) =>
+        assistantLine(`msg_old_${i}`, { type: 'text', text: `Reply ${i}.` }),
+      );
+      // Applied at once: how batches are cut is checked elsewhere, and one event at a time would be slow here.
+      const before = applyEvents(started(), [
+        ...earlier,
+        messageStart('msg_new'),
+        blockStart('msg_new', 0, { type: 'text', text: '' }),
+      ]);
+      const after = applyEvents(before, [textDelta('msg_new', 0, 'More '), textDelta('msg_new', 0, 'text.')]);
+      expect(after.messages['a:msg_new']).toMatchObject({ parts: [{ text: 'More text.' }] });
+      // Nothing but the streaming message changed: every other container is the one it was.
+      expect(after.order).toBe(before.order);
+      expect(after.tools).toBe(before.tools);
+      expect(after.blocksSeen).toBe(before.blocksSeen);
+      expect(after.messages[`a:msg_old_${count - 1}`]).toBe(before.messages[`a:msg_old_${count - 1}`]);
+      return nodesNotShared(before.messages, after.messages) ?? NaN;
+    };
+    const small = streamingAfter(10);
+    expect(small).toBeLessThanOrEqual(4);
+    // One more level of the trie for each 32 times as many messages, at most.
+    expect(streamingAfter(10_000)).toBeLessThanOrEqual(small + 2);
   });
 
   it('returns the same state when nothing changed', () => {

@@ -2,9 +2,10 @@
  * The conversation reducer: protocol events in, what the chat shows out. Pure (no DOM, no Node), so the
  * live chat and a saved transcript are rendered by the same code from the same events.
  *
- * State is immutable between batches. Within one batch the reducer copies each touched object once, so a
- * streaming reply replaces only its own message object and a list of 10,000 messages is not rebuilt for
- * every delta.
+ * State is immutable between batches, and what a batch costs grows with what it changed, not with the
+ * conversation: messages, tool calls and the other records by id are persistent records (shared/persistent-
+ * record.ts), so a delta to a streaming reply copies that message and the short path to it, and every other
+ * message object, the order and the tool calls stay as they were.
  */
 import type {
   ConversationEvent,
@@ -13,6 +14,7 @@ import type {
   PermissionModeChoice,
   TurnImage,
 } from './ipc';
+import { editRecord, recordValues, withEntry, type RecordEditor } from './persistent-record';
 import { ImageMediaType } from './protocol';
 import type {
   AssistantMessage,
@@ -177,6 +179,10 @@ export interface ConversationState {
   lastResultId: string | null;
   /** Set while the CLI waits to retry a failed API request; cleared once the reply streams or the turn ends. */
   retry: ApiRetry | null;
+  /**
+   * By id. This, `tools`, `blocksSeen` and `taskTools` are persistent records (shared/persistent-record.ts):
+   * they read like plain objects and cannot be written to; a plain object put in their place works too.
+   */
   messages: Record<string, ChatMessage>;
   /** Top-level messages, in order; a subagent's messages live in its tool call's children. */
   order: string[];
@@ -289,7 +295,7 @@ const backgroundCache = new WeakMap<ConversationState, readonly TaskCall[]>();
 export function backgroundTasks(state: ConversationState): readonly TaskCall[] {
   let running = backgroundCache.get(state);
   if (!running) {
-    const found = Object.values(state.taskTools).flatMap((toolUseId) => {
+    const found = recordValues(state.taskTools).flatMap((toolUseId) => {
       const tool = state.tools[toolUseId];
       return isTaskCall(tool) && tool.task.backgrounded && taskRunning(tool.task) ? [tool] : [];
     });
@@ -366,7 +372,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
       return;
     case 'exit':
       endStreams(d);
-      for (const tool of Object.values(d.state.tools)) {
+      for (const tool of recordValues(d.state.tools)) {
         // Background tasks end with the process that ran them.
         const task = tool.task && taskRunning(tool.task) ? { ...tool.task, status: 'stopped' } : tool.task;
         if (tool.status === 'running' || task !== tool.task) {
@@ -702,7 +708,7 @@ function applyResult(d: Draft, line: ResultMessage): void {
   const unsolicited = !!line.origin && line.origin.kind !== 'human';
   endStreams(d);
   if (line.subtype === 'error_during_execution') {
-    for (const tool of Object.values(d.state.tools)) {
+    for (const tool of recordValues(d.state.tools)) {
       if (tool.status === 'running' && !tool.task?.backgrounded)
         d.setTool({ ...tool, status: 'interrupted' });
     }
@@ -770,7 +776,7 @@ export function joinCosts(
   if (cost === null) return joined;
   return {
     ...joined,
-    messages: { ...later.messages, [first.id]: { ...first, costUsd: cost } },
+    messages: withEntry<ChatMessage>(later.messages, first.id, { ...first, costUsd: cost }),
     costUsd: joined.costUsd + cost,
   };
 }
@@ -902,19 +908,19 @@ function addNotice(d: Draft, tone: 'info' | 'error', text: string): void {
 const userId = (uuid: string): string => `u:${uuid}`;
 const assistantId = (apiMessageId: string): string => `a:${apiMessageId}`;
 
-type EntryMaps = {
-  [
-    K in keyof ConversationState as ConversationState[K] extends Record<string, string | number> ? K : never
-  ]: ConversationState[K];
-};
+/** The state's records by id, which the reducer keeps as persistent records. */
+type Records = Pick<ConversationState, 'messages' | 'tools' | 'blocksSeen' | 'taskTools'>;
+type RecordValue<K extends keyof Records> = Records[K][string];
 
-/** Copy-on-write over one batch: each collection is copied at most once, however many events touch it. */
+/**
+ * One batch's changes to a state. The state object is copied on each `set`; a record by id is not copied
+ * at all: the batch makes its next version, which shares all but the few trie nodes on the paths to the
+ * entries the batch set.
+ */
 class Draft {
   state: ConversationState;
-  private messagesCopied = false;
-  private toolsCopied = false;
+  private readonly editors = new Map<keyof Records, RecordEditor<RecordValue<keyof Records>>>();
   private orderCopied = false;
-  private readonly entriesCopied = new Set<keyof EntryMaps>();
   private changed = false;
 
   constructor(private readonly original: ConversationState) {
@@ -926,32 +932,24 @@ class Draft {
     this.changed = true;
   }
 
-  /** Sets one entry of a bookkeeping map (copied once per batch, not once per event). */
-  setEntry<K extends keyof EntryMaps>(map: K, key: string, value: EntryMaps[K][string]): void {
-    if (!this.entriesCopied.has(map)) {
-      this.state = { ...this.state, [map]: { ...this.state[map] } };
-      this.entriesCopied.add(map);
+  /** Sets one entry of a record by id. */
+  setEntry<K extends keyof Records>(name: K, key: string, value: RecordValue<K>): void {
+    let editor = this.editors.get(name);
+    if (!editor) {
+      editor = editRecord<RecordValue<keyof Records>>(this.state[name]);
+      this.editors.set(name, editor);
+      this.state = { ...this.state, [name]: editor.record };
     }
-    (this.state[map] as Record<string, EntryMaps[K][string]>)[key] = value;
+    editor.set(key, value);
     this.changed = true;
   }
 
   setMessage(message: ChatMessage): void {
-    if (!this.messagesCopied) {
-      this.state = { ...this.state, messages: { ...this.state.messages } };
-      this.messagesCopied = true;
-    }
-    this.state.messages[message.id] = message;
-    this.changed = true;
+    this.setEntry('messages', message.id, message);
   }
 
   setTool(tool: ToolCall): void {
-    if (!this.toolsCopied) {
-      this.state = { ...this.state, tools: { ...this.state.tools } };
-      this.toolsCopied = true;
-    }
-    this.state.tools[tool.id] = tool;
-    this.changed = true;
+    this.setEntry('tools', tool.id, tool);
   }
 
   /** Adds a message at the end of the conversation, or of the subagent it belongs to. */
@@ -970,6 +968,7 @@ class Draft {
   }
 
   finish(): ConversationState {
+    for (const editor of this.editors.values()) editor.done();
     return this.changed ? this.state : this.original;
   }
 }

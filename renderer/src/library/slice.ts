@@ -5,6 +5,7 @@ import {
   joinCosts,
   type ConversationState,
 } from '../../../shared/conversation';
+import { joinRecords } from '../../../shared/persistent-record';
 import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 import { call } from '../api';
@@ -544,12 +545,13 @@ function prependPage(
     conversation: {
       ...later,
       ...costs,
-      messages: { ...earlier.messages, ...costs.messages },
+      // Joined without copying either side: the later part's records are shared, not spread.
+      messages: joinRecords(earlier.messages, costs.messages),
       lastResultId: later.lastResultId ?? earlier.lastResultId,
       order: [...earlier.order, ...later.order],
-      tools: { ...finishedTools(earlier).tools, ...later.tools },
-      blocksSeen: { ...earlier.blocksSeen, ...later.blocksSeen },
-      taskTools: { ...earlier.taskTools, ...later.taskTools },
+      tools: joinRecords(finishedTools(earlier).tools, later.tools),
+      blocksSeen: joinRecords(earlier.blocksSeen, later.blocksSeen),
+      taskTools: joinRecords(earlier.taskTools, later.taskTools),
       badLines: later.badLines + earlier.badLines,
       localIds: earlier.localIds,
     },
