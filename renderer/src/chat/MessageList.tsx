@@ -1,9 +1,10 @@
-import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { defaultRangeExtractor, type Range } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 import { permissionPlaces, type ChatMessage, type ConversationState } from '../../../shared/conversation';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { useFindHighlights } from './find-highlights';
+import { useFrameVirtualizer } from './frame-virtualizer';
 import { MessageView } from './MessageView';
 
 /**
@@ -11,22 +12,25 @@ import { MessageView } from './MessageView';
  * 10,000 messages opens and scrolls like a short one. It follows new output while the reader is at the
  * bottom and leaves them alone when they have scrolled up.
  *
- * A reply that is streaming at the end of the log is not measured by the virtualizer: its growth would
- * cost a second React commit every frame. It overflows its slot instead, and a ResizeObserver keeps the
- * view at the bottom without React; once it is complete, it is measured like any other row.
+ * The virtualizer renders with the store's updates (frame-virtualizer.ts): while a reply streams, the list
+ * makes one React commit a frame at most. A reply that is streaming at the end of the log is not measured
+ * by the virtualizer: its growth would move the list every frame. It overflows its slot instead, and a
+ * ResizeObserver keeps the view at the bottom without React; once it is complete, it is measured like any
+ * other row.
  *
  * Rows that hold a waiting permission request stay rendered wherever the reader has scrolled, so its card
  * can always take the focus and be found.
  */
 export function MessageList({ tabId }: { tabId: string }) {
   const order = useStore((state) => state.tabs[tabId]?.conversation.order);
-  const ids = order ?? [];
+  const ids = order ?? NO_IDS;
   const lastId = ids[ids.length - 1];
   const lastStreaming = useStore((state) => {
     const message = lastId ? state.tabs[tabId]?.conversation.messages[lastId] : undefined;
     return message?.role === 'assistant' && message.streaming;
   });
   const scroller = useRef<HTMLDivElement>(null);
+  const inner = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const focus = useStore((state) => state.tabs[tabId]?.focus ?? null);
   const earlier = useStore(
@@ -50,34 +54,51 @@ export function MessageList({ tabId }: { tabId: string }) {
     [askingRows],
   );
 
-  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; rows re-render by subscription
-  const virtualizer = useVirtualizer({
-    count: ids.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: (index) =>
-      estimateHeight(useStore.getState().tabs[tabId]?.conversation.messages[ids[index] ?? '']),
-    overscan: 4,
-    getItemKey: (index) => ids[index] ?? index,
-    rangeExtractor,
-  });
+  // The virtualizer works its rows' places out again whenever these change: they change with the ids.
+  const getItemKey = useCallback((index: number) => ids[index] ?? index, [ids]);
+  const estimates = useRef(new Map<string, number>());
+  const estimateSize = useCallback(
+    (index: number) => {
+      const id = ids[index] ?? '';
+      let estimate = estimates.current.get(id);
+      if (estimate === undefined) {
+        estimate = guessHeight(useStore.getState().tabs[tabId]?.conversation.messages[id]);
+        // The last message may still grow; the others are as they will stay until they are measured.
+        if (index < ids.length - 1) estimates.current.set(id, estimate);
+      }
+      return estimate;
+    },
+    [ids, tabId],
+  );
+  const virtualizer = useFrameVirtualizer(
+    {
+      count: ids.length,
+      getScrollElement: () => scroller.current,
+      estimateSize,
+      overscan: 4,
+      getItemKey,
+      rangeExtractor,
+    },
+    inner,
+  );
 
+  // Follow new output while the reader is at the bottom. Through the virtualizer, not by setting scrollTop:
+  // it would otherwise correct the view for rows measured meanwhile from where it last saw it.
   const total = virtualizer.getTotalSize();
   useLayoutEffect(() => {
-    const element = scroller.current;
-    if (element && atBottom.current) element.scrollTop = element.scrollHeight;
-  }, [total, ids.length]);
+    if (atBottom.current && ids.length > 0) virtualizer.scrollToEnd();
+  }, [virtualizer, total, ids.length]);
 
   // Follow the streaming row as it grows, outside React.
   useEffect(() => {
-    const element = scroller.current;
-    const inner = element?.querySelector('.message-list-inner');
-    if (!element || !inner || !lastStreaming) return;
+    const rows = inner.current?.children ?? [];
+    if (!lastStreaming) return;
     const observer = new ResizeObserver(() => {
-      if (atBottom.current) element.scrollTop = element.scrollHeight;
+      if (atBottom.current) virtualizer.scrollToEnd();
     });
-    for (const row of inner.children) observer.observe(row);
+    for (const row of rows) observer.observe(row);
     return () => observer.disconnect();
-  }, [lastStreaming, lastId]);
+  }, [virtualizer, lastStreaming, lastId]);
 
   // Open at the end of the conversation, unless a message is asked for.
   useEffect(() => {
@@ -152,7 +173,7 @@ export function MessageList({ tabId }: { tabId: string }) {
           )}
         </p>
       )}
-      <div className="message-list-inner" style={{ height: total }}>
+      <div ref={inner} className="message-list-inner">
         {virtualizer.getVirtualItems().map((row) => {
           const unmeasured = lastStreaming && row.index === ids.length - 1;
           return (
@@ -163,9 +184,8 @@ export function MessageList({ tabId }: { tabId: string }) {
               className="message-row"
               data-message-id={ids[row.index]}
               aria-current={ids[row.index] === findCurrent ? 'true' : undefined}
-              style={{ transform: `translateY(${row.start}px)` }}
             >
-              <MessageView tabId={tabId} id={ids[row.index] ?? ''} />
+              <MessageView tabId={tabId} id={ids[row.index] ?? ''} nextId={ids[row.index + 1]} />
             </div>
           );
         })}
@@ -174,6 +194,7 @@ export function MessageList({ tabId }: { tabId: string }) {
   );
 }
 
+const NO_IDS: string[] = [];
 const NO_ROWS: number[] = [];
 
 /** The rows (indexes in `order`) holding a tool call that waits for a permission answer. */
@@ -184,21 +205,9 @@ function rowsAsking(conversation: ConversationState | undefined): number[] {
   return rows.size === 0 ? NO_ROWS : [...rows].sort((a, b) => a - b);
 }
 
-/** Guesses by message object: the virtualizer asks again for every row each time the list grows. */
-const estimates = new WeakMap<ChatMessage, number>();
-
 /** A guess at a row's height before it is measured, from how much it holds; close guesses scroll smoothly. */
-function estimateHeight(message: ChatMessage | undefined): number {
+function guessHeight(message: ChatMessage | undefined): number {
   if (!message) return 80;
-  let estimate = estimates.get(message);
-  if (estimate === undefined) {
-    estimate = guessHeight(message);
-    estimates.set(message, estimate);
-  }
-  return estimate;
-}
-
-function guessHeight(message: ChatMessage): number {
   const LINE = 22;
   const CHARS_PER_LINE = 90;
   const lines = (text: string) =>

@@ -21,9 +21,18 @@ import { ToolCard } from './ToolCard';
 
 /**
  * One message of the conversation. Each row subscribes to its own message (and each tool card to its own
- * call), so a streaming reply re-renders itself and nothing else.
+ * call), so a streaming reply re-renders itself and nothing else. `nextId`: the message after it in the
+ * conversation's order, for a top-level message.
  */
-export const MessageView = memo(function MessageView({ tabId, id }: { tabId: string; id: string }) {
+export const MessageView = memo(function MessageView({
+  tabId,
+  id,
+  nextId,
+}: {
+  tabId: string;
+  id: string;
+  nextId?: string;
+}) {
   const message = useStore((state) => state.tabs[tabId]?.conversation.messages[id]);
   if (!message) return null;
   // A message whose content breaks rendering (the model's tool input is untrusted) costs only its row.
@@ -32,17 +41,25 @@ export const MessageView = memo(function MessageView({ tabId, id }: { tabId: str
       {!('parentToolUseId' in message && message.parentToolUseId) && (
         <BranchSwitcher tabId={tabId} messageId={id} />
       )}
-      <MessageBody tabId={tabId} message={message} />
+      <MessageBody tabId={tabId} message={message} nextId={nextId} />
     </ErrorBoundary>
   );
 });
 
-function MessageBody({ tabId, message }: { tabId: string; message: ChatMessage }) {
+function MessageBody({
+  tabId,
+  message,
+  nextId,
+}: {
+  tabId: string;
+  message: ChatMessage;
+  nextId: string | undefined;
+}) {
   switch (message.role) {
     case 'user':
       return <UserMessageView tabId={tabId} message={message} />;
     case 'assistant':
-      return <AssistantMessageView tabId={tabId} message={message} />;
+      return <AssistantMessageView tabId={tabId} message={message} nextId={nextId} />;
     case 'result':
       return <ResultView message={message} />;
     case 'notice':
@@ -173,14 +190,20 @@ function Lightbox({ image, onClose }: { image: TurnImage; onClose: () => void })
 /** An image by reference or inline (renderer/src/images.ts). */
 const dataUrl = (image: TurnImage) => imageSource(image);
 
-function AssistantMessageView({ tabId, message }: { tabId: string; message: AssistantChatMessage }) {
+function AssistantMessageView({
+  tabId,
+  message,
+  nextId,
+}: {
+  tabId: string;
+  message: AssistantChatMessage;
+  nextId: string | undefined;
+}) {
   const forkFromHere = useStore((state) => state.forkFromHere);
   // Only after a turn's last reply: forking after a tool call would leave the call without its result.
   const endsTurn = useStore((state) => {
     const conversation = state.tabs[tabId]?.conversation;
-    if (!conversation) return false;
-    const next = conversation.messages[conversation.order[conversation.order.indexOf(message.id) + 1] ?? ''];
-    return next?.role !== 'assistant';
+    return !!conversation && conversation.messages[nextId ?? '']?.role !== 'assistant';
   });
   const forkable = !message.parentToolUseId && !message.streaming && !!message.uuid && endsTurn;
   return (

@@ -1,0 +1,143 @@
+import {
+  elementScroll,
+  observeElementOffset,
+  observeElementRect,
+  Virtualizer,
+  type VirtualizerOptions,
+} from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useState, useSyncExternalStore, type RefObject } from 'react';
+import { useStore } from '../store';
+
+/**
+ * A virtualizer (@tanstack/virtual-core's) that never makes a second React commit in a frame while the store
+ * is updating: rows that came into range are rendered with the store's next update, in the same commit, so
+ * a list that streams makes at most one commit a frame (RenderRequests below).
+ *
+ * Where the rows are and how tall the list is are not rendered by React at all: they are written to the DOM
+ * after each commit and whenever the virtualizer's measurements change, as react-virtual's
+ * `directDomUpdates` does. So a row measured above the view, and the view scrolled to make up for it, move
+ * together before the next paint, which is what react-virtual's own hook needs flushSync for (it renders on
+ * every change, with flushSync on scroll and on such a resize).
+ */
+
+export type FrameVirtualizerOptions = Omit<
+  VirtualizerOptions<HTMLDivElement, HTMLDivElement>,
+  'observeElementRect' | 'observeElementOffset' | 'scrollToFn' | 'onChange'
+>;
+
+/** The store has not updated for this long: no update is expected in the next frame. */
+const STORE_QUIET_MS = 250;
+
+/**
+ * Renders one list asks for. Asked for while the store is updating (a reply streams), a render goes with
+ * the store's next update, in its commit; if no update came in that frame, it is made after the frame, so
+ * it never makes a second commit in a frame. Asked for while the store is quiet, it is made in the next
+ * animation frame, before that frame is painted.
+ */
+class RenderRequests {
+  private version = 0;
+  private wanted = false;
+  private frame: number | null = null;
+  private late: ReturnType<typeof setTimeout> | null = null;
+  private lastStoreUpdate = -Infinity;
+  private readonly listeners = new Set<() => void>();
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): number => this.version;
+
+  request(): void {
+    this.wanted = true;
+    this.frame ??= requestAnimationFrame(() => {
+      this.frame = null;
+      if (performance.now() - this.lastStoreUpdate > STORE_QUIET_MS) {
+        this.deliver();
+        return;
+      }
+      // After this frame's other callbacks (the store's update among them, if it has one) and its paint.
+      this.late ??= setTimeout(() => {
+        this.late = null;
+        this.deliver();
+      }, 0);
+    });
+  }
+
+  /** Called as the store updates: React renders what is wanted in the commit it makes for the update. */
+  readonly storeUpdated = (): void => {
+    this.lastStoreUpdate = performance.now();
+    this.deliver();
+  };
+
+  dispose(): void {
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    if (this.late !== null) clearTimeout(this.late);
+    this.frame = null;
+    this.late = null;
+  }
+
+  private deliver(): void {
+    if (!this.wanted) return;
+    this.wanted = false;
+    this.version += 1;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/**
+ * Moves the rendered rows (the children of `inner`, by their data-index) to where the virtualizer now puts
+ * them, and sizes `inner` to hold them all. A row that has left the range stays until React removes it.
+ */
+function placeRows(
+  virtualizer: Virtualizer<HTMLDivElement, HTMLDivElement>,
+  inner: HTMLElement | null,
+): void {
+  if (!inner) return;
+  const starts = new Map(virtualizer.getVirtualItems().map((item) => [item.index, item.start]));
+  for (const row of inner.children) {
+    if (!(row instanceof HTMLElement)) continue;
+    const start = starts.get(Number(row.dataset.index));
+    if (start !== undefined) row.style.transform = `translateY(${start}px)`;
+  }
+  inner.style.height = `${virtualizer.getTotalSize()}px`;
+}
+
+/**
+ * The virtualizer for a scrolling element. `inner` holds the rows, each with its index in `data-index`;
+ * neither it nor the rows may set their position or height in React: the hook writes them.
+ */
+export function useFrameVirtualizer(
+  options: FrameVirtualizerOptions,
+  inner: RefObject<HTMLElement | null>,
+): Virtualizer<HTMLDivElement, HTMLDivElement> {
+  const [requests] = useState(() => new RenderRequests());
+  useSyncExternalStore(requests.subscribe, requests.getSnapshot);
+  const resolved: VirtualizerOptions<HTMLDivElement, HTMLDivElement> = {
+    ...options,
+    observeElementRect,
+    observeElementOffset,
+    scrollToFn: elementScroll,
+    onChange: (instance) => {
+      placeRows(instance, inner.current);
+      requests.request();
+    },
+  };
+  const [virtualizer] = useState(() => new Virtualizer(resolved));
+  virtualizer.setOptions(resolved);
+
+  useEffect(() => {
+    const unsubscribe = useStore.subscribe(requests.storeUpdated);
+    return () => {
+      unsubscribe();
+      requests.dispose();
+    };
+  }, [requests]);
+  useLayoutEffect(() => virtualizer._didMount(), [virtualizer]);
+  useLayoutEffect(() => {
+    virtualizer._willUpdate();
+    placeRows(virtualizer, inner.current);
+  });
+  return virtualizer;
+}
