@@ -9,9 +9,14 @@
 //                         (default 2,000) for BENCH_STREAM_SECONDS (default 10), each delta a word or two;
 //                         then the complete `assistant` line, content_block_stop, message_delta, message_stop
 //                         and a `result`.
+//   BENCH_UI_MODE=big     system/init, then Bash calls each answered with a ~40 KB tool result, until
+//                         BENCH_BIG_BYTES (default 100 MB) of lines are written; then a reply and a `result`.
 //   BENCH_UI_MODE=long    system/init, then BENCH_LONG_MESSAGES (default 10,000) `assistant` lines as fast
 //                         as the pipe takes them, each its own message.id with markdown of 1–8 sentences
 //                         (some with a code block or a list), then one `result`.
+//   BENCH_UI_MODE=thinking  the first prompt is answered as in `long`; each prompt after it as in `stream`,
+//                         but the deltas are thinking_delta lines, each followed by a system/thinking_tokens
+//                         line as the CLI writes them, and a short text block (with the last word) follows.
 //
 // When a turn is written it writes BENCH_UI_STATS (if set): what it sent, for the benchmark to compare with
 // what the page showed. Stdin EOF ends the process once the running turn is written. Plain Node, no deps.
@@ -22,11 +27,14 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { clearInterval, setInterval, setTimeout } from 'node:timers';
 
-const mode = process.env.BENCH_UI_MODE === 'long' ? 'long' : 'stream';
+const mode = ['long', 'big', 'thinking'].includes(process.env.BENCH_UI_MODE)
+  ? process.env.BENCH_UI_MODE
+  : 'stream';
 const statsPath = process.env.BENCH_UI_STATS || '';
 const rate = Number(process.env.BENCH_STREAM_RATE) || 2000;
 const seconds = Number(process.env.BENCH_STREAM_SECONDS) || 10;
 const longMessages = Number(process.env.BENCH_LONG_MESSAGES) || 10_000;
+const bigBytes = Number(process.env.BENCH_BIG_BYTES) || 100_000_000;
 const TICK_MS = 5;
 const MODEL = 'claude-bench-1';
 /** The last word of every scripted reply, so the benchmark can see that the whole text arrived. */
@@ -231,7 +239,23 @@ function writeStats(stats) {
   );
 }
 
-async function streamTurn(promptUuid) {
+/** The CLI's running estimate of a thinking block's tokens, written after each thinking delta. */
+function thinkingTokens(estimated, delta, promptUuid) {
+  return {
+    type: 'system',
+    subtype: 'thinking_tokens',
+    estimated_tokens: estimated,
+    estimated_tokens_delta: delta,
+    ...base(),
+    user_message_uuid: promptUuid,
+  };
+}
+
+/**
+ * One streamed reply of `kind` 'text', or 'thinking': a thinking block streamed the same way, each delta
+ * followed by a system/thinking_tokens line as the CLI writes them, then a short text block.
+ */
+async function streamTurn(promptUuid, kind) {
   const started = Date.now();
   const messageId = `msg_bench_stream_${++turns}`;
   const total = Math.round(rate * seconds);
@@ -251,6 +275,13 @@ async function streamTurn(promptUuid) {
     deltas.push(text);
   }
   const fullText = deltas.join('');
+  const streamed =
+    kind === 'thinking'
+      ? {
+          block: { type: 'thinking', thinking: '', signature: '' },
+          delta: (thinking) => ({ type: 'thinking_delta', thinking }),
+        }
+      : { block: { type: 'text', text: '' }, delta: (text) => ({ type: 'text_delta', text }) };
 
   await write(
     (promptUuid ? line(lifecycle(promptUuid, 'started')) : '') +
@@ -275,28 +306,27 @@ async function streamTurn(promptUuid) {
         ),
         ttft_ms: 5,
       }) +
-      line(
-        streamEvent(
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          messageId,
-        ),
-      ),
+      line(streamEvent({ type: 'content_block_start', index: 0, content_block: streamed.block }, messageId)),
   );
 
   // Paced by the clock, not by the timer's punctuality: each tick writes whatever is due by now.
   const deltaStarted = performance.now();
   let sent = 0;
+  let estimated = 0;
   await new Promise((resolve) => {
     const tick = () => {
       const due = Math.min(total, Math.floor(((performance.now() - deltaStarted) * rate) / 1000));
       let chunk = '';
       for (; sent < due; sent++) {
+        const text = deltas[sent];
         chunk += line(
-          streamEvent(
-            { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: deltas[sent] } },
-            messageId,
-          ),
+          streamEvent({ type: 'content_block_delta', index: 0, delta: streamed.delta(text) }, messageId),
         );
+        if (kind === 'thinking') {
+          const tokens = Math.ceil(text.length / 4);
+          estimated += tokens;
+          chunk += line(thinkingTokens(estimated, tokens, promptUuid));
+        }
       }
       if (chunk) process.stdout.write(chunk);
       if (sent >= total) {
@@ -308,9 +338,36 @@ async function streamTurn(promptUuid) {
   });
   const deltaMs = performance.now() - deltaStarted;
 
-  await write(
-    line(assistant(messageId, fullText)) +
+  let blocks;
+  let replyText = fullText;
+  if (kind === 'thinking') {
+    replyText = `Thought it through. ${END_MARKER}.`;
+    const thought = assistant(messageId, '');
+    thought.message.content = [{ type: 'thinking', thinking: fullText, signature: 'bench-signature' }];
+    blocks =
+      line(thought) +
       line(streamEvent({ type: 'content_block_stop', index: 0 }, messageId)) +
+      line(
+        streamEvent(
+          { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+          messageId,
+        ),
+      ) +
+      line(
+        streamEvent(
+          { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: replyText } },
+          messageId,
+        ),
+      ) +
+      line(assistant(messageId, replyText)) +
+      line(streamEvent({ type: 'content_block_stop', index: 1 }, messageId));
+  } else {
+    blocks =
+      line(assistant(messageId, fullText)) +
+      line(streamEvent({ type: 'content_block_stop', index: 0 }, messageId));
+  }
+  await write(
+    blocks +
       line(
         streamEvent(
           {
@@ -322,12 +379,12 @@ async function streamTurn(promptUuid) {
         ),
       ) +
       line(streamEvent({ type: 'message_stop' }, messageId)) +
-      line(result(fullText, started, 1)) +
+      line(result(replyText, started, 1)) +
       (promptUuid ? line(lifecycle(promptUuid, 'completed')) : ''),
   );
   let offset = 0;
   const ends = deltas.map((text) => (offset += text.length));
-  writeStats({ deltas: total, deltaMs, text: fullText, ends, endMarker: END_MARKER });
+  writeStats({ kind, deltas: total, deltaMs, text: fullText, ends, endMarker: END_MARKER });
 }
 
 /**
@@ -384,13 +441,57 @@ async function longTurn(promptUuid) {
   });
 }
 
+/**
+ * A conversation of about BENCH_BIG_BYTES of lines: Bash calls, each answered with about 40 KB of output (as
+ * a tool's output makes up most of a real long session), then a last reply and a result.
+ */
+async function bigTurn(promptUuid) {
+  const started = Date.now();
+  const runId = ++turns;
+  await write((promptUuid ? line(lifecycle(promptUuid, 'started')) : '') + line(systemInit()));
+  const output = Array.from({ length: 500 }, () => sentence())
+    .join('\n')
+    .slice(0, 40_000);
+  let bytes = 0;
+  let lines = 0;
+  for (let call = 0; bytes < bigBytes; call++) {
+    const id = `toolu_bench_${runId}_${call}`;
+    const use = assistant(`msg_bench_big_${runId}_${call}`, '');
+    use.message.content = [
+      { type: 'tool_use', id, name: 'Bash', input: { command: `cat part-${call}.log` } },
+    ];
+    const answer = {
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: `${call}: ${output}` }],
+      },
+      parent_tool_use_id: null,
+      ...base(),
+      timestamp: new Date().toISOString(),
+    };
+    const text = line(use) + line(answer);
+    bytes += text.length;
+    lines += 2;
+    await write(text);
+  }
+  const last = `That was all of it. ${END_MARKER}.`;
+  const tail =
+    line(assistant(`msg_bench_big_${runId}_end`, last)) +
+    line(result(last, started, lines)) +
+    (promptUuid ? line(lifecycle(promptUuid, 'completed')) : '');
+  await write(tail);
+  writeStats({ bytes: bytes + tail.length, lines: lines + 3, endMarker: END_MARKER });
+}
+
 async function runTurn(promptUuid) {
   busy = true;
   userLineAt = Date.now();
   try {
     if (promptUuid) await write(line(lifecycle(promptUuid, 'queued')));
-    if (mode === 'long') await longTurn(promptUuid);
-    else await streamTurn(promptUuid);
+    if (mode === 'long' || (mode === 'thinking' && turns === 0)) await longTurn(promptUuid);
+    else if (mode === 'big') await bigTurn(promptUuid);
+    else await streamTurn(promptUuid, mode === 'thinking' ? 'thinking' : 'text');
   } finally {
     busy = false;
     maybeExit();
@@ -401,7 +502,7 @@ async function runTurn(promptUuid) {
 // Stdin
 
 // Before the first prompt can arrive (it delays the initialize answer instead, which is not measured).
-if (mode === 'long') prepareLong();
+if (mode === 'long' || mode === 'thinking') prepareLong();
 
 let queue = Promise.resolve();
 const input = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -143,7 +143,7 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
     [...(options.hostNodeArgs ?? []), WEB_HOST_ENTRY, '--port', '0', cwd],
     {
       cwd: REPO_ROOT,
-      env: hostEnv(home, dataDir, { BENCH_UI_STATS: statsPath, ...options.env }),
+      env: hostEnv(home, dataDir, { BENCH_UI_STATS: statsPath, BYRE_BENCH_ELD: '1', ...options.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -220,6 +220,107 @@ export function buildNote(): string | null {
   } catch {
     return null;
   }
+}
+
+/** The host's event-loop delay, in ms, over a stretch of a run (main/web.ts with BYRE_BENCH_ELD=1). */
+export interface EventLoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+const ELD_LINE = /^byre-eld (\{.*\})$/gm;
+
+/**
+ * The host's event-loop delay since the last call (or since it started): it writes it to stderr when sent
+ * SIGUSR2, and starts counting again. Undefined for a host built without that (BENCH_WEB_HOST), which the
+ * signal would end, so it is not sent one.
+ */
+export async function hostEventLoopDelay(run: UiRun): Promise<EventLoopDelay | undefined> {
+  if (!run.output().includes('byre-eld ready')) return undefined;
+  const seen = [...run.output().matchAll(ELD_LINE)].length;
+  run.host.kill('SIGUSR2');
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    const lines = [...run.output().matchAll(ELD_LINE)];
+    const line = lines[seen]?.[1];
+    if (line) return JSON.parse(line) as EventLoopDelay;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return undefined;
+}
+
+/** Installed before the app loads: when the log first shows a finished turn whose reply ends with `marker`. */
+export function watchFirstScreen(marker: string): void {
+  const seen = { at: NaN };
+  Object.defineProperty(window, '__benchFirstScreen', { value: seen });
+  const check = () => {
+    const log = document.querySelector('[role="log"][aria-label="Conversation"]');
+    if (!log || !Number.isNaN(seen.at)) return;
+    if (log.querySelector('[aria-label="Turn finished"]') && (log.textContent ?? '').includes(marker)) {
+      seen.at = performance.now();
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document, { subtree: true, childList: true, characterData: true });
+}
+
+/**
+ * Reloads the page and times it to its first screen of the conversation whose last reply ends with
+ * END_MARKER: `performance.now()` of the new document when that reply is in the log (installs
+ * watchFirstScreen for this and later page loads).
+ */
+export async function reloadToFirstScreen(run: UiRun, timeoutMs: number): Promise<number> {
+  await run.page.addInitScript(watchFirstScreen, END_MARKER);
+  await run.page.reload();
+  await run.page.waitForFunction(
+    () => !Number.isNaN((window as unknown as { __benchFirstScreen: { at: number } }).__benchFirstScreen.at),
+    undefined,
+    { timeout: timeoutMs, polling: 100 },
+  );
+  return run.page.evaluate(
+    () => (window as unknown as { __benchFirstScreen: { at: number } }).__benchFirstScreen.at,
+  );
+}
+
+/**
+ * One figure set from several runs of a measurement: each number is the median of the runs' values; a text
+ * figure is kept when all runs agree, or lists their values. `<name>_runs` lists each run's value of the
+ * figures named in `spread`, for the ones that decide goals.
+ */
+export function medianFigures(runs: readonly Figures[], spread: readonly string[] = []): Figures {
+  const figures: Figures = {};
+  const names = [...new Set(runs.flatMap((run) => Object.keys(run)))];
+  for (const name of names) {
+    const values = runs.map((run) => run[name]).filter((value) => value !== undefined);
+    if (values.every((value) => typeof value === 'number')) figures[name] = round(median(values), 2);
+    else figures[name] = [...new Set(values.map(String))].join(' / ');
+  }
+  for (const name of spread) {
+    if (names.includes(name)) figures[`${name}_runs`] = runs.map((run) => run[name] ?? 'n/a').join(', ');
+  }
+  return figures;
+}
+
+/** `measure` run `times` times, each from a fresh host and page; a run that fails is reported, not fatal. */
+export async function repeatRuns(
+  prefix: string,
+  times: number,
+  measure: () => Promise<Figures>,
+): Promise<Figures[]> {
+  const runs: Figures[] = [];
+  const errors: string[] = [];
+  for (let i = 0; i < times; i++) {
+    try {
+      runs.push(await measure());
+    } catch (error) {
+      errors.push((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '');
+    }
+  }
+  if (runs.length === 0) throw new Error(errors.join('; '));
+  if (errors.length > 0) runs.forEach((run) => (run[`${prefix}_failed_runs`] = errors.join('; ')));
+  return runs;
 }
 
 /** The fake CLI's account of what it wrote, once it has finished its turn. */

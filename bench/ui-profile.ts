@@ -346,7 +346,7 @@ async function main(): Promise<void> {
       await box.press('Enter');
     };
     if (scenario === 'stream') {
-      await page.evaluate(startProbe, END_MARKER);
+      await page.evaluate(startProbe, { endMarker: END_MARKER, kind: 'text' as const });
       await measure(
         'stream',
         () => 'stream',

@@ -1,36 +1,55 @@
 import {
   END_MARKER,
   frameStats,
+  hostEventLoopDelay,
+  medianFigures,
   readStats,
+  repeatRuns,
   round,
   startUiRun,
   withTimeout,
   type Figure,
   type Figures,
+  type UiRun,
 } from './ui-harness';
 
 /**
- * Streaming: one reply of 2,000 text_delta lines a second for 10 s (bench/fake-cli-stream.mjs), through the
- * browser host into Chromium. Measured in the page with the browser's own APIs while the reply streams:
+ * Streaming, two ways, through the browser host into Chromium (bench/fake-cli-stream.mjs), each run three
+ * times from a fresh host and page and reported as the median of the runs:
  *
- * - commits per frame: MutationObserver callbacks on the log region (one callback ≈ one React commit that
- *   changed the DOM) per requestAnimationFrame frame; also React's own commit count, from a stand-in
- *   DevTools hook (every commit of the root, whether or not it touched the log);
+ * - `ui_streaming_*`: one reply of 2,000 text_delta lines a second for 10 s, in a new conversation;
+ * - `ui_thinking_*`: 2,000 thinking_delta lines a second for 10 s, each followed by a system/thinking_tokens
+ *   line, in a conversation that already holds 10,000 messages.
+ *
+ * Measured in the page with the browser's own APIs while the reply streams:
+ *
+ * - commits per frame: React's commits of the root, counted by a stand-in DevTools hook, per
+ *   requestAnimationFrame frame; this decides the one-commit-per-frame goal. Also MutationObserver callbacks
+ *   on the log region per frame (`*_dom_updates_per_frame_*`), which a commit that did not touch the log
+ *   does not make and a commit with a layout effect can make twice;
  * - long tasks (`longtask`) and long animation frames (`long-animation-frame`, with script attribution);
- * - frames dropped: rAF intervals above 1.5 × 16.7 ms.
+ * - frames dropped: rAF intervals above 1.5 × 16.7 ms;
+ * - the host's event-loop delay (`monitorEventLoopDelay`) from Enter to the end of the turn.
  *
- * The window runs from the first frame the Claude reply is in the DOM to the frame its "Turn finished" row is.
+ * The window runs from the first frame the streaming reply is in the DOM to the frame its "Turn finished"
+ * row is.
  */
 
 const STREAM_SECONDS = 10;
 const STREAM_RATE = 2_000;
 const TASK_GOAL_MS = 50;
 const TURN_TIMEOUT_MS = 45_000;
+const LONG_MESSAGES = 10_000;
+const LOAD_TIMEOUT_MS = 90_000;
+const RUNS = 3;
 
 export const UI_STREAMING_GOALS = {
   maxCommitsPerFrame: 1,
   longTaskMs: TASK_GOAL_MS,
+  hostEventLoopDelayP99Ms: 20,
 };
+
+type StreamKind = 'text' | 'thinking';
 
 interface ScriptAttribution {
   invoker: string;
@@ -65,15 +84,19 @@ interface ProbeResult {
 }
 
 interface StreamStats {
+  kind: StreamKind;
   deltas: number;
   deltaMs: number;
   text: string;
   ends: number[];
 }
 
-/** Installed before the app loads: counts React commits and the text_delta text that reaches the page. */
+/** Installed before the app loads: counts React commits and the delta text that reaches the page, by kind. */
 export function installCounters(): void {
-  const counters = { reactCommits: 0, wsDeltaEvents: 0, wsDeltaText: [] as string[] };
+  const counters: Counters = {
+    reactCommits: 0,
+    deltas: { text: { events: 0, text: [] }, thinking: { events: 0, text: [] } },
+  };
   Object.defineProperty(window, '__benchCounters', { value: counters });
   // A minimal stand-in for React DevTools: react-dom calls onCommitFiberRoot once per commit.
   Object.defineProperty(window, '__REACT_DEVTOOLS_GLOBAL_HOOK__', {
@@ -96,15 +119,21 @@ export function installCounters(): void {
       super(url, protocols);
       this.addEventListener('message', (message: MessageEvent<unknown>) => {
         const data = message.data;
-        if (typeof data !== 'string' || !data.includes('"text_delta"')) return;
+        if (typeof data !== 'string' || !/"(text|thinking)_delta"/.test(data)) return;
         const frame = JSON.parse(data) as {
-          payload?: { events?: { message?: { event?: { delta?: { type?: string; text?: string } } } }[] };
+          payload?: {
+            events?: {
+              message?: { event?: { delta?: { type?: string; text?: string; thinking?: string } } };
+            }[];
+          };
         };
         for (const event of frame.payload?.events ?? []) {
           const delta = event.message?.event?.delta;
-          if (delta?.type === 'text_delta' && typeof delta.text === 'string') {
-            counters.wsDeltaEvents++;
-            counters.wsDeltaText.push(delta.text);
+          const text = delta?.type === 'text_delta' ? delta.text : delta?.thinking;
+          const kind = delta?.type === 'text_delta' ? counters.deltas.text : counters.deltas.thinking;
+          if (typeof text === 'string' && /^(text|thinking)_delta$/.test(delta?.type ?? '')) {
+            kind.events++;
+            kind.text.push(text);
           }
         }
       });
@@ -115,12 +144,14 @@ export function installCounters(): void {
 
 interface Counters {
   reactCommits: number;
-  wsDeltaEvents: number;
-  wsDeltaText: string[];
+  deltas: Record<StreamKind, { events: number; text: string[] }>;
 }
 
-/** Runs in the page: starts the probe, which resolves once the turn's "Turn finished" row is in the DOM. */
-export function startProbe(endMarker: string): void {
+/**
+ * Runs in the page: starts the probe, which resolves once the streamed turn's "Turn finished" row is the last
+ * in the log. `kind`: which deltas to account for.
+ */
+export function startProbe({ endMarker, kind }: { endMarker: string; kind: StreamKind }): void {
   const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
   if (!log) throw new Error('no Conversation log in the page');
   const counters = (window as unknown as { __benchCounters: Counters }).__benchCounters;
@@ -199,13 +230,14 @@ export function startProbe(endMarker: string): void {
         result.intervals.push(now - previous);
         result.domCommits.push(domCommits);
         result.reactCommits.push(counters.reactCommits - reactBefore);
-      } else if (log.querySelector('article[aria-label="Claude"]')) {
+      } else if (log.querySelector('article[aria-label="Claude"][aria-busy="true"]')) {
         result.windowStart = now;
       }
       domCommits = 0;
       reactBefore = counters.reactCommits;
       previous = now;
-      if (inWindow && log.querySelector('[aria-label="Turn finished"]')) {
+      const rows = log.querySelectorAll('.message-row');
+      if (inWindow && rows[rows.length - 1]?.querySelector('[aria-label="Turn finished"]')) {
         result.windowEnd = now;
         mutations.disconnect();
         // Let the observers deliver what is still queued.
@@ -217,8 +249,8 @@ export function startProbe(endMarker: string): void {
           const text = last?.textContent ?? '';
           result.lastWordRendered = text.includes(endMarker);
           result.claudeTextChars = text.length;
-          result.wsDeltaEvents = counters.wsDeltaEvents;
-          result.wsDeltaText = counters.wsDeltaText.join('');
+          result.wsDeltaEvents = counters.deltas[kind].events;
+          result.wsDeltaText = counters.deltas[kind].text.join('');
           resolve(result);
         }, 250);
         return;
@@ -254,81 +286,149 @@ function topScripts(frames: readonly LongFrame[], count = 4): string {
     .join('; ');
 }
 
-export async function measureUiStreaming(): Promise<Figures> {
+/** Sends a prompt from the composer. */
+async function send(run: UiRun, text: string): Promise<void> {
+  const box = run.page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** One run: a fresh host and page, a streamed reply of `kind`; figures named `<prefix>_…`. */
+async function streamOnce(kind: StreamKind, prefix: string): Promise<Figures> {
   const run = await startUiRun({
     env: {
-      BENCH_UI_MODE: 'stream',
+      BENCH_UI_MODE: kind === 'text' ? 'stream' : 'thinking',
       BENCH_STREAM_RATE: String(STREAM_RATE),
       BENCH_STREAM_SECONDS: String(STREAM_SECONDS),
+      BENCH_LONG_MESSAGES: String(LONG_MESSAGES),
     },
     initScripts: [installCounters],
   });
   try {
     const { page } = run;
-    await page.evaluate(startProbe, END_MARKER);
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('stream me a long reply');
-    await box.press('Enter');
+    if (kind === 'thinking') {
+      // The conversation the thinking streams into: 10,000 messages, settled.
+      await send(run, 'show me ten thousand messages');
+      await page.waitForFunction(
+        (marker) => {
+          const rows = document.querySelectorAll('[role="log"] .message-row');
+          const last = rows[rows.length - 1];
+          return (
+            !!last?.querySelector('[aria-label="Turn finished"]') &&
+            !!document.body.textContent?.includes(marker)
+          );
+        },
+        END_MARKER,
+        { timeout: LOAD_TIMEOUT_MS, polling: 100 },
+      );
+    }
+    await page.evaluate(startProbe, { endMarker: END_MARKER, kind });
+    await hostEventLoopDelay(run);
+    await send(run, kind === 'text' ? 'stream me a long reply' : 'think it over at length');
     const probe = await withTimeout(page.evaluate(awaitProbe), TURN_TIMEOUT_MS, 'the streamed turn');
+    const eld = await hostEventLoopDelay(run);
     const stats = readStats<StreamStats>(run.statsPath);
-
-    const inWindow = (start: number) => start >= probe.windowStart && start <= probe.windowEnd;
-    const tasks = probe.longTasks.filter((task) => inWindow(task.start));
-    const longFrames = probe.longFrames.filter((frame) => inWindow(frame.start));
-    const overGoal = tasks.filter((task) => task.duration > TASK_GOAL_MS);
-    const framesOver = longFrames.filter((frame) => frame.duration > TASK_GOAL_MS);
-    const frames = frameStats(probe.intervals);
-    const maxCommits = max(probe.domCommits);
-    const longestTask = overGoal.length > 0 ? max(overGoal.map((task) => task.duration)) : 0;
-
-    // Deltas whose text reached the page whole, in order: the longest common prefix with what was sent.
-    let deltasReceived: Figure = 'unknown';
-    if (stats) {
-      let same = 0;
-      const sent = stats.text;
-      const got = probe.wsDeltaText;
-      while (same < sent.length && same < got.length && sent.charCodeAt(same) === got.charCodeAt(same))
-        same++;
-      deltasReceived = stats.ends.filter((end) => end <= same).length;
-    }
-
-    const figures: Figures = {
-      ui_streaming_deltas_sent: stats?.deltas ?? 'unknown',
-      ui_streaming_delta_send_ms: stats ? round(stats.deltaMs) : 'unknown',
-      ui_streaming_deltas_received: deltasReceived,
-      ui_streaming_delta_batches_received: probe.wsDeltaEvents,
-      ui_streaming_final_text_rendered: probe.lastWordRendered ? 'yes' : 'no',
-      ui_streaming_window_ms: round(probe.windowEnd - probe.windowStart),
-      ui_streaming_frames: frames.frames,
-      ui_streaming_commits_per_frame_max: maxCommits,
-      ui_streaming_commits_per_frame_mean: round(mean(probe.domCommits), 2),
-      ui_streaming_frames_with_2plus_commits: probe.domCommits.filter((n) => n >= 2).length,
-      ui_streaming_react_commits_per_frame_max: max(probe.reactCommits),
-      ui_streaming_react_commits_per_frame_mean: round(mean(probe.reactCommits), 2),
-      ui_streaming_longest_task_ms: round(longestTask),
-      ui_streaming_tasks_over_50ms: overGoal.length,
-      ui_streaming_longest_animation_frame_ms: probe.loafSupported
-        ? round(max(longFrames.map((frame) => frame.duration)))
-        : 'unsupported',
-      ui_streaming_animation_frames_over_50ms: probe.loafSupported ? framesOver.length : 'unsupported',
-      ui_streaming_frames_dropped: frames.dropped,
-      ui_streaming_longest_frame_ms: frames.longestMs,
-      ui_streaming_median_frame_ms: frames.medianMs,
-    };
-    if (overGoal.length > 0) {
-      figures.ui_streaming_long_tasks = overGoal
-        .map(
-          (task) => `${Math.round(task.duration)} ms at +${round((task.start - probe.windowStart) / 1000)} s`,
-        )
-        .join(', ');
-    }
-    if (longFrames.length > 0) figures.ui_streaming_long_frame_scripts = topScripts(longFrames);
-    figures.goal_streaming_one_commit_per_frame =
-      maxCommits <= UI_STREAMING_GOALS.maxCommitsPerFrame ? 'pass' : 'fail';
-    figures.goal_streaming_no_task_over_50ms = overGoal.length === 0 ? 'pass' : 'fail';
-    if (probe.intervals.length === 0) figures.ui_streaming_note = 'no frames were recorded';
-    return figures;
+    return streamFigures(prefix, probe, stats?.kind === kind ? stats : undefined, eld?.p99);
   } finally {
     await run.close();
   }
+}
+
+function streamFigures(
+  prefix: string,
+  probe: ProbeResult,
+  stats: StreamStats | undefined,
+  hostEldP99: number | undefined,
+): Figures {
+  const inWindow = (start: number) => start >= probe.windowStart && start <= probe.windowEnd;
+  const tasks = probe.longTasks.filter((task) => inWindow(task.start));
+  const longFrames = probe.longFrames.filter((frame) => inWindow(frame.start));
+  const overGoal = tasks.filter((task) => task.duration > TASK_GOAL_MS);
+  const framesOver = longFrames.filter((frame) => frame.duration > TASK_GOAL_MS);
+  const frames = frameStats(probe.intervals);
+  const longestTask = overGoal.length > 0 ? max(overGoal.map((task) => task.duration)) : 0;
+
+  // Deltas whose text reached the page whole, in order: the longest common prefix with what was sent.
+  let deltasReceived: Figure = 'unknown';
+  if (stats) {
+    let same = 0;
+    const sent = stats.text;
+    const got = probe.wsDeltaText;
+    while (same < sent.length && same < got.length && sent.charCodeAt(same) === got.charCodeAt(same)) same++;
+    deltasReceived = stats.ends.filter((end) => end <= same).length;
+  }
+
+  const figures: Figures = {
+    [`${prefix}_deltas_sent`]: stats?.deltas ?? 'unknown',
+    [`${prefix}_delta_send_ms`]: stats ? round(stats.deltaMs) : 'unknown',
+    [`${prefix}_deltas_received`]: deltasReceived,
+    [`${prefix}_delta_batches_received`]: probe.wsDeltaEvents,
+    [`${prefix}_final_text_rendered`]: probe.lastWordRendered ? 'yes' : 'no',
+    [`${prefix}_window_ms`]: round(probe.windowEnd - probe.windowStart),
+    [`${prefix}_frames`]: frames.frames,
+    [`${prefix}_commits_per_frame_max`]: max(probe.reactCommits),
+    [`${prefix}_commits_per_frame_mean`]: round(mean(probe.reactCommits), 2),
+    [`${prefix}_frames_with_2plus_commits`]: probe.reactCommits.filter((n) => n >= 2).length,
+    [`${prefix}_react_commits_per_frame_max`]: max(probe.reactCommits),
+    [`${prefix}_react_commits_per_frame_mean`]: round(mean(probe.reactCommits), 2),
+    [`${prefix}_dom_updates_per_frame_max`]: max(probe.domCommits),
+    [`${prefix}_dom_updates_per_frame_mean`]: round(mean(probe.domCommits), 2),
+    [`${prefix}_longest_task_ms`]: round(longestTask),
+    [`${prefix}_tasks_over_50ms`]: overGoal.length,
+    [`${prefix}_longest_animation_frame_ms`]: probe.loafSupported
+      ? round(max(longFrames.map((frame) => frame.duration)))
+      : 'unsupported',
+    [`${prefix}_animation_frames_over_50ms`]: probe.loafSupported ? framesOver.length : 'unsupported',
+    [`${prefix}_frames_dropped`]: frames.dropped,
+    [`${prefix}_longest_frame_ms`]: frames.longestMs,
+    [`${prefix}_median_frame_ms`]: frames.medianMs,
+    [`${prefix}_host_eld_p99_ms`]: hostEldP99 ?? 'n/a',
+  };
+  if (overGoal.length > 0) {
+    figures[`${prefix}_long_tasks`] = overGoal
+      .map(
+        (task) => `${Math.round(task.duration)} ms at +${round((task.start - probe.windowStart) / 1000)} s`,
+      )
+      .join(', ');
+  }
+  if (longFrames.length > 0) figures[`${prefix}_long_frame_scripts`] = topScripts(longFrames);
+  if (probe.intervals.length === 0) figures[`${prefix}_note`] = 'no frames were recorded';
+  return figures;
+}
+
+/** The median of RUNS runs of one kind of stream, with its goals (`goal_<goal>_…`). */
+async function streamGoals(kind: StreamKind, prefix: string, goal: string): Promise<Figures> {
+  const runs = await repeatRuns(prefix, RUNS, () => streamOnce(kind, prefix));
+  const decisive = ['commits_per_frame_max', 'tasks_over_50ms', 'longest_task_ms', 'host_eld_p99_ms'];
+  const figures = medianFigures(
+    runs,
+    decisive.map((name) => `${prefix}_${name}`),
+  );
+  const below = (name: string, limit: number) => {
+    const value = figures[`${prefix}_${name}`];
+    return typeof value === 'number' && value <= limit ? 'pass' : 'fail';
+  };
+  figures[`goal_${goal}_one_commit_per_frame`] = below(
+    'commits_per_frame_max',
+    UI_STREAMING_GOALS.maxCommitsPerFrame,
+  );
+  figures[`goal_${goal}_no_task_over_50ms`] = below('tasks_over_50ms', 0);
+  figures[`goal_${goal}_host_eld_p99_under_20ms`] =
+    typeof figures[`${prefix}_host_eld_p99_ms`] === 'number'
+      ? below('host_eld_p99_ms', UI_STREAMING_GOALS.hostEventLoopDelayP99Ms - 0.01)
+      : 'not measured';
+  return figures;
+}
+
+export async function measureUiStreaming(): Promise<Figures> {
+  const text = await streamGoals('text', 'ui_streaming', 'streaming');
+  let thinking: Figures;
+  try {
+    thinking = await streamGoals('thinking', 'ui_thinking', 'thinking');
+  } catch (error) {
+    thinking = {
+      ui_thinking_error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '',
+    };
+  }
+  return { ...text, ...thinking };
 }

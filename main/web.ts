@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { version } from '../package.json';
 import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
@@ -39,7 +40,24 @@ function pageLimits(env: NodeJS.ProcessEnv): { pageLimits?: { minMessages: numbe
   return Number.isInteger(value) && value > 0 ? { pageLimits: { minMessages: value } } : {};
 }
 
+/**
+ * For the benchmarks (BYRE_BENCH_ELD=1): each SIGUSR2 writes the event loop's delay since the one before to
+ * stderr, as `byre-eld {"p50":…,"p99":…,"max":…}` in ms, and starts counting again.
+ */
+function reportEventLoopDelay(): void {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  process.on('SIGUSR2', () => {
+    const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+    const figures = { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) };
+    process.stderr.write(`byre-eld ${JSON.stringify(figures)}\n`);
+    delay.reset();
+  });
+  process.stderr.write('byre-eld ready\n');
+}
+
 async function main(): Promise<void> {
+  if (process.env.BYRE_BENCH_ELD === '1') reportEventLoopDelay();
   const { port, rest } = parseArgs(process.argv.slice(2));
   const rendererDir = join(import.meta.dirname, '../renderer');
   if (!existsSync(join(rendererDir, 'index.html'))) {
