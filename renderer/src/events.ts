@@ -1,5 +1,6 @@
 import type { ConversationEvent } from '../../shared/ipc';
 import { folderName } from './chat/ConversationView';
+import { inNextFrame } from './frame';
 import { permissionAlerts } from './permission-alerts';
 import { tabOfConversation, useStore } from './store';
 
@@ -18,17 +19,19 @@ export function connectEvents(): () => void {
   /** Per conversation, the batches that came since the last frame, with their last event's number. */
   let pending = new Map<string, { seq: number; events: ConversationEvent[] }[]>();
   let pendingCount = 0;
-  let frame: number | null = null;
+  let scheduled = false;
   let waitingSince: number | null = null;
   let lastArrival = 0;
 
   const schedule = () => {
-    // A hidden page gets no animation frames; a timer keeps it current for when it is shown again.
-    frame ??= document.hidden ? window.setTimeout(flush, 100) : requestAnimationFrame(flush);
+    // With the frame's other updates from main, in one commit (frame.ts).
+    if (scheduled) return;
+    scheduled = true;
+    inNextFrame(flush);
   };
 
   const flush = () => {
-    frame = null;
+    scheduled = false;
     const now = performance.now();
     const stillArriving = now - lastArrival < 32;
     if (pendingCount >= BURST_EVENTS && stillArriving && now - (waitingSince ?? now) < BURST_MAX_WAIT_MS) {

@@ -19,6 +19,7 @@ import {
   type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
+import { inNextFrame } from './frame';
 import type { Branch } from './branches/model';
 import { isPending } from './branches/model';
 import { createBranchSlice, liveConversationId, type BranchSlice, type RewindDialog } from './branches/slice';
@@ -538,7 +539,9 @@ export const useStore = create<Store>()((set, get, api) => {
       const latest = () => contextReads.get(tabId) === read;
       try {
         const usage = await call('contextUsage', { conversationId });
-        if (latest()) patchTab(tabId, { context: { conversationId, turn, usage, error: null } });
+        if (latest()) {
+          inNextFrame(() => patchTab(tabId, { context: { conversationId, turn, usage, error: null } }));
+        }
       } catch (error) {
         if (!latest()) return;
         const message = error instanceof Error ? error.message : String(error);

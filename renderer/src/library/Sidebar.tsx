@@ -1,8 +1,8 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
 import { folderName } from '../chat/ConversationView';
+import { useFrameVirtualizer } from '../chat/frame-virtualizer';
 import { useStore } from '../store';
 
 /**
@@ -156,31 +156,30 @@ type Item = { kind: 'folder'; folder: string | null; count: number } | { kind: '
 function RowList({ rows }: { rows: LibraryRow[] }) {
   const items = useMemo(() => groupByFolder(rows), [rows]);
   const scroller = useRef<HTMLDivElement>(null);
-  // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here
-  const virtualizer = useVirtualizer({
-    count: items.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: (index) => (items[index]?.kind === 'folder' ? 30 : 58),
-    overscan: 8,
-    getItemKey: (index) => {
+  const inner = useRef<HTMLUListElement>(null);
+  const estimateSize = useCallback((index: number) => (items[index]?.kind === 'folder' ? 30 : 58), [items]);
+  const getItemKey = useCallback(
+    (index: number) => {
       const item = items[index];
       return item?.kind === 'row' ? item.row.sessionId : `folder:${item?.folder ?? ''}`;
     },
-  });
+    [items],
+  );
+  // Like the conversation's list: no commit of its own while a reply streams (the rows change as it does).
+  const virtualizer = useFrameVirtualizer(
+    { count: items.length, getScrollElement: () => scroller.current, estimateSize, overscan: 8, getItemKey },
+    inner,
+  );
+  const measure = virtualizer.measureElement as unknown as (node: HTMLLIElement | null) => void;
   return (
     <div className="sidebar-list" ref={scroller}>
-      <ul className="sidebar-list-inner" style={{ height: virtualizer.getTotalSize() }}>
+      <ul className="sidebar-list-inner" ref={inner}>
+        {/* eslint-disable-next-line react-hooks/refs -- the virtualizer reads the scroller for its rows, as react-virtual's own hook does */}
         {virtualizer.getVirtualItems().map((virtual) => {
           const item = items[virtual.index];
           if (!item) return null;
           return (
-            <li
-              key={virtual.key}
-              data-index={virtual.index}
-              ref={virtualizer.measureElement}
-              className="sidebar-item"
-              style={{ transform: `translateY(${virtual.start}px)` }}
-            >
+            <li key={virtual.key} data-index={virtual.index} ref={measure} className="sidebar-item">
               {item.kind === 'folder' ? (
                 <h2 className="sidebar-folder-heading" title={item.folder ?? undefined}>
                   {item.folder ? folderName(item.folder) : 'Unknown folder'}

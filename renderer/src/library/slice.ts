@@ -9,6 +9,7 @@ import { joinRecords } from '../../../shared/persistent-record';
 import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 import { call } from '../api';
+import { inNextFrame } from '../frame';
 import { findMatches, messageText, type FindMatch, type Store } from '../store';
 import type { BranchView } from '../branches/model';
 import { newTab, tabActions } from '../tabs';
@@ -183,26 +184,30 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
         const [list, status] = await Promise.all([call('libraryList', {}), call('libraryStatus', {})]);
         if (request !== listRequests) return;
         const byId = new Map(list.rows.map((row) => [row.sessionId, row]));
-        set((state) => {
-          // Open saved conversations follow their rows: a rename elsewhere, the CLI deleting its copy.
-          let tabs = state.tabs;
-          for (const [id, tab] of Object.entries(state.tabs)) {
-            const row = tab.saved && byId.get(tab.saved.sessionId);
-            if (!tab.saved || !row || row === tab.saved.row) continue;
-            if (tabs === state.tabs) tabs = { ...state.tabs };
-            tabs[id] = {
-              ...tab,
-              saved: { ...tab.saved, row },
-              conversation: { ...tab.conversation, title: row.title },
+        // The list changes as a reply streams (its transcript grows): with the frame's events, one commit.
+        inNextFrame(() => {
+          if (request !== listRequests) return;
+          set((state) => {
+            // Open saved conversations follow their rows: a rename elsewhere, the CLI deleting its copy.
+            let tabs = state.tabs;
+            for (const [id, tab] of Object.entries(state.tabs)) {
+              const row = tab.saved && byId.get(tab.saved.sessionId);
+              if (!tab.saved || !row || row === tab.saved.row) continue;
+              if (tabs === state.tabs) tabs = { ...state.tabs };
+              tabs[id] = {
+                ...tab,
+                saved: { ...tab.saved, row },
+                conversation: { ...tab.conversation, title: row.title },
+              };
+            }
+            return {
+              tabs,
+              libraryRows: list.rows,
+              libraryStatus: status,
+              libraryError: null,
+              libraryLoaded: true,
             };
-          }
-          return {
-            tabs,
-            libraryRows: list.rows,
-            libraryStatus: status,
-            libraryError: null,
-            libraryLoaded: true,
-          };
+          });
         });
       } catch (error) {
         if (request !== listRequests) return;
