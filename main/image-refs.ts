@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IMAGE_REF_PREFIX, type ConversationEvent } from '../shared/ipc';
 import { ImageMediaType } from '../shared/protocol';
+import { isRecord } from './library/json';
 
 /**
  * Images travel to a window by reference, never inline in bulk: before an event leaves main, each image in
@@ -118,10 +119,6 @@ export class ImageRefs {
     this.known.set(hash, image.mediaType);
     return `${IMAGE_REF_PREFIX}${hash}`;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function holdsImage(block: unknown): boolean {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConversationEvent } from '../shared/ipc';
 import type { PermissionResult } from '../shared/protocol';
 import type { CanUseTool } from './claude';
+import { isRecord } from './library/json';
 
 /**
  * The permission requests of one conversation (`can_use_tool`): each becomes a `permission_request` event
@@ -158,8 +159,4 @@ export function describeSuggestions(suggestions: readonly unknown[] | undefined)
     }
   });
   return parts.length > 0 ? parts.join('; ') : null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@ import type { FileChange, FileRewind } from '../shared/ipc';
 import { chainParent } from './library/entries';
 import { eachEntry } from './library/family';
 import { nodeFs } from './library/files';
+import { isRecord } from './library/json';
 
 /**
  * What restoring files to just before a message would do to each file, for the Rewind dialog. The CLI's dry
@@ -156,8 +157,4 @@ function readText(path: string): string | undefined {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? '' : undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
