@@ -52,6 +52,38 @@ describe('CliPipe', () => {
     expect(info).toMatchObject({ code: 0, signal: null });
   });
 
+  it('lets timers run between chunks while the CLI writes faster than its lines are handled', async () => {
+    // 4 MB of 100-byte lines, written at once; each line then costs 50 µs to handle (2 s in all). Read
+    // greedily, libuv would hand over up to 2 MB (20,000 lines, a second of work) in one turn of the loop.
+    const script =
+      "const line = JSON.stringify({ type: 'n', pad: 'x'.repeat(80) }) + '\\n'; process.stdout.write(line.repeat(40000));";
+    const delivered: number[] = [];
+    let count = 0;
+    const pipe = new CliPipe(
+      { command: process.execPath, args: ['-e', script], cwd: tmpdir(), env: { PATH: process.env.PATH } },
+      {
+        line: () => {
+          count++;
+          const until = performance.now() + 0.05;
+          while (performance.now() < until);
+        },
+        oversized: () => undefined,
+        truncated: () => undefined,
+        exit: () => undefined,
+      },
+    );
+    started.push(pipe);
+    const ticks = setInterval(() => delivered.push(count), 1);
+    await pipe.exited;
+    clearInterval(ticks);
+    expect(count).toBe(40_000);
+    const during = delivered.filter((n) => n > 0 && n < 40_000);
+    const steps = during.slice(1).map((n, i) => n - (during[i] ?? 0));
+    // One 64 KB read (about 650 lines) at a time, at most a second one Node had already buffered.
+    expect(Math.max(...steps)).toBeLessThanOrEqual(1_400);
+    expect(during.length).toBeGreaterThan(20);
+  });
+
   it('writes lines to stdin', async () => {
     const { pipe, lines, ready } = start(
       "require('readline').createInterface({ input: process.stdin }).on('line', (l) => console.log('echo ' + l)); console.log('ready');",

@@ -40,6 +40,8 @@ export interface CloseTimings {
 }
 
 const DEFAULT_STDERR_TAIL = 8 * 1024;
+/** How long one turn of the event loop may spend on the CLI's output before it lets other work run. */
+const READ_SLICE_MS = 8;
 
 export class CliPipe {
   readonly pid: number | undefined;
@@ -64,7 +66,22 @@ export class CliPipe {
     });
     this.pid = this.child.pid;
     const splitter = new LineSplitter(events, options.maxLineBytes);
-    this.child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+    const stdout = this.child.stdout;
+    // libuv reads a pipe up to 32 times in one go when the CLI writes fast (a resumed or bulk turn), so a
+    // burst would hold the event loop for hundreds of ms. After READ_SLICE_MS of work in one turn of the
+    // loop, stop reading until the next: timers, IPC and the other conversations get their turn.
+    let sliceStart = -1;
+    stdout.on('data', (chunk: Buffer) => {
+      if (sliceStart < 0) {
+        sliceStart = performance.now();
+        setImmediate(() => (sliceStart = -1));
+      }
+      splitter.push(chunk);
+      if (performance.now() - sliceStart > READ_SLICE_MS && !stdout.isPaused()) {
+        stdout.pause();
+        setImmediate(() => stdout.resume());
+      }
+    });
     this.child.stdout.on('end', () => splitter.end());
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (text: string) => {
