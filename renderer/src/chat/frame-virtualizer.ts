@@ -105,6 +105,24 @@ function placeRows(
 }
 
 /**
+ * A row's height from its ResizeObserver entry. When a row is mounted there is no entry yet, and reading its
+ * height would force a layout for each new row in turn (each measured row moves the others); it keeps the
+ * height it has (the estimate for a new row) until the observer reports it, after the frame's one layout and
+ * before its paint, all rows in one batch.
+ */
+function measureWithoutLayout(
+  element: HTMLDivElement,
+  entry: ResizeObserverEntry | undefined,
+  instance: Virtualizer<HTMLDivElement, HTMLDivElement>,
+): number {
+  const box = entry?.borderBoxSize[0];
+  if (box) return Math.round(box.blockSize);
+  const index = instance.indexFromElement(element);
+  const key = instance.options.getItemKey(index);
+  return instance.itemSizeCache.get(key) ?? instance.measurementsCache[index]?.size ?? 0;
+}
+
+/**
  * The virtualizer for a scrolling element. `inner` holds the rows, each with its index in `data-index`;
  * neither it nor the rows may set their position or height in React: the hook writes them.
  */
@@ -119,6 +137,7 @@ export function useFrameVirtualizer(
     observeElementRect,
     observeElementOffset,
     scrollToFn: elementScroll,
+    measureElement: measureWithoutLayout,
     onChange: (instance) => {
       placeRows(instance, inner.current);
       requests.request();
