@@ -5,7 +5,7 @@ import { permissionAlerts } from './permission-alerts';
 import { tabOfConversation, useStore } from './store';
 
 /** A batch this large is a burst (a long history arriving), not a reply streaming. */
-const BURST_EVENTS = 1_000;
+const BURST_EVENTS = 100;
 /** During a burst the screen is brought up to date at least this often. */
 const BURST_MAX_WAIT_MS = 200;
 
