@@ -1,4 +1,4 @@
-import { create } from 'zustand';
+import { create, type StateCreator } from 'zustand';
 import {
   applyEvents,
   initialConversation,
@@ -19,7 +19,7 @@ import {
   type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
-import { inNextFrame } from './frame';
+import { inNextFrame, notifiedInFrame } from './frame';
 import type { Branch } from './branches/model';
 import { isPending } from './branches/model';
 import { createBranchSlice, liveConversationId, type BranchSlice, type RewindDialog } from './branches/slice';
@@ -205,7 +205,7 @@ let focusNonce = 0;
 /** Context readings asked for, per tab, so that a slow answer does not overwrite a newer one. */
 const contextReads = new Map<string, number>();
 
-export const useStore = create<Store>()((set, get, api) => {
+const storeState: StateCreator<Store> = (set, get, api) => {
   const { patchTab, guarded } = tabActions(set);
 
   const launch = async (tabId: string, cwd: string, options: StartOptions) => {
@@ -657,7 +657,9 @@ export const useStore = create<Store>()((set, get, api) => {
       });
     },
   };
-});
+};
+
+export const useStore = create<Store>()(notifiedInFrame(storeState));
 
 /** The tab a conversation open in main belongs to: its own, or the tab it is a branch of. */
 export function tabOfConversation(state: Store, conversationId: string): Tab | undefined {

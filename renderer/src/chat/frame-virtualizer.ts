@@ -6,6 +6,7 @@ import {
   type VirtualizerOptions,
 } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useState, useSyncExternalStore, type RefObject } from 'react';
+import { inNextFrame } from '../frame';
 import { useStore } from '../store';
 
 /**
@@ -25,21 +26,15 @@ export type FrameVirtualizerOptions = Omit<
   'observeElementRect' | 'observeElementOffset' | 'scrollToFn' | 'onChange'
 >;
 
-/** The store has not updated for this long: no update is expected in the next frame. */
-const STORE_QUIET_MS = 250;
-
 /**
- * Renders one list asks for. Asked for while the store is updating (a reply streams), a render goes with
- * the store's next update, in its commit; if no update came in that frame, it is made after the frame, so
- * it never makes a second commit in a frame. Asked for while the store is quiet, it is made in the next
- * animation frame, before that frame is painted.
+ * Renders one list asks for. A render goes with the store's next update, in its commit, or at the latest in
+ * the next animation frame's run of updates from main (frame.ts), with whatever else it brings: never as a
+ * second commit in a frame.
  */
 class RenderRequests {
   private version = 0;
   private wanted = false;
-  private frame: number | null = null;
-  private late: ReturnType<typeof setTimeout> | null = null;
-  private lastStoreUpdate = -Infinity;
+  private queued = false;
   private readonly listeners = new Set<() => void>();
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -51,32 +46,16 @@ class RenderRequests {
 
   request(): void {
     this.wanted = true;
-    this.frame ??= requestAnimationFrame(() => {
-      this.frame = null;
-      if (performance.now() - this.lastStoreUpdate > STORE_QUIET_MS) {
-        this.deliver();
-        return;
-      }
-      // After this frame's other callbacks (the store's update among them, if it has one) and its paint.
-      this.late ??= setTimeout(() => {
-        this.late = null;
-        this.deliver();
-      }, 0);
+    if (this.queued) return;
+    this.queued = true;
+    inNextFrame(() => {
+      this.queued = false;
+      this.deliver();
     });
   }
 
   /** Called as the store updates: React renders what is wanted in the commit it makes for the update. */
-  readonly storeUpdated = (): void => {
-    this.lastStoreUpdate = performance.now();
-    this.deliver();
-  };
-
-  dispose(): void {
-    if (this.frame !== null) cancelAnimationFrame(this.frame);
-    if (this.late !== null) clearTimeout(this.late);
-    this.frame = null;
-    this.late = null;
-  }
+  readonly storeUpdated = (): void => this.deliver();
 
   private deliver(): void {
     if (!this.wanted) return;
@@ -146,13 +125,7 @@ export function useFrameVirtualizer(
   const [virtualizer] = useState(() => new Virtualizer(resolved));
   virtualizer.setOptions(resolved);
 
-  useEffect(() => {
-    const unsubscribe = useStore.subscribe(requests.storeUpdated);
-    return () => {
-      unsubscribe();
-      requests.dispose();
-    };
-  }, [requests]);
+  useEffect(() => useStore.subscribe(requests.storeUpdated), [requests]);
   useLayoutEffect(() => virtualizer._didMount(), [virtualizer]);
   useLayoutEffect(() => {
     virtualizer._willUpdate();
