@@ -6,6 +6,9 @@ let frames: (() => void)[] = [];
 class FakeUIEvent {
   constructor(readonly type: string) {}
 }
+class FakeClipboardEvent {
+  readonly type = 'paste';
+}
 const fakeWindow: { event?: unknown } = {};
 
 beforeEach(() => {
@@ -13,7 +16,7 @@ beforeEach(() => {
   vi.stubGlobal('window', fakeWindow);
   vi.stubGlobal('document', { hidden: false });
   vi.stubGlobal('UIEvent', FakeUIEvent);
-  vi.stubGlobal('ClipboardEvent', class {});
+  vi.stubGlobal('ClipboardEvent', FakeClipboardEvent);
   vi.stubGlobal('requestAnimationFrame', (callback: () => void) => frames.push(callback));
   fakeWindow.event = undefined;
 });
