@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ErrorBoundary } from './ErrorBoundary';
 import { installBridgeClient } from './bridge-client';
+import { warmUpMarkdown } from './chat/Markdown';
 
 // In Electron the preload has set window.byre; in a plain browser it comes over the bridge.
 installBridgeClient();
@@ -16,4 +17,7 @@ if (root) {
       </ErrorBoundary>
     </StrictMode>,
   );
+  // After the first screen, while nothing else runs.
+  const idle = window.requestIdleCallback ?? ((work: () => void) => window.setTimeout(work, 500));
+  idle(() => warmUpMarkdown());
 }
