@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ConversationEvent } from '../shared/ipc';
+import { eventJson } from './event-json';
 
 /**
  * What an open conversation has shown, for a window that opens later (a reload, a second window). It
@@ -106,7 +107,7 @@ export class EventLog {
 
   append(event: ConversationEvent): void {
     const index = this.places.length;
-    const text = `${JSON.stringify(event)}\n`;
+    const text = `${eventJson(event)}\n`;
     const bytes = Buffer.byteLength(text);
     const place = this.placeOf(event);
     this.places.push(place);

@@ -8,6 +8,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
 import type { IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
+import { eventFrame } from './event-json';
 
 /**
  * The browser host: the backend served to a plain browser on loopback, over HTTP (the built renderer) and
@@ -134,7 +135,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   });
 
   const unsubscribe = options.backend.on((channel, payload) => {
-    const frame = JSON.stringify({ event: channel, payload });
+    const frame = eventFrame(channel, payload);
     for (const socket of sockets.clients) {
       if (socket.readyState === WebSocket.OPEN) socket.send(frame);
     }
