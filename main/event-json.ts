@@ -1,4 +1,5 @@
 import type { ConversationEvent, EventChannel, EventPayload } from '../shared/ipc';
+import { lineTextOf } from './claude/decode';
 
 /**
  * Events as JSON, each written once: the open conversation's log (event-log.ts) stores it and the browser
@@ -11,7 +12,9 @@ const texts = new WeakMap<ConversationEvent, string>();
 export function eventJson(event: ConversationEvent): string {
   let text = texts.get(event);
   if (text === undefined) {
-    text = JSON.stringify(event);
+    // A line from the CLI, shown as it came: its JSON is the text it came as.
+    const line = event.kind === 'message' && Object.keys(event).length === 2 && lineTextOf(event.message);
+    text = line ? `{"kind":"message","message":${line}}` : JSON.stringify(event);
     texts.set(event, text);
   }
   return text;

@@ -1,4 +1,4 @@
-import { decodeCliMessage, type CliMessage, type JsonObject } from '../../shared/protocol';
+import { decodeCliMessage, rewrittenBlocks, type CliMessage, type JsonObject } from '../../shared/protocol';
 import { fastDecode } from './fast-decode';
 import type { LineSink } from './lines';
 
@@ -20,6 +20,14 @@ export interface DecodedSink {
   bad(bad: BadLine): void;
 }
 
+/** The text of each line that decoded to a faithful copy of it, by the decoded message. */
+const lineTexts = new WeakMap<CliMessage, string>();
+
+/** The JSON of a decoded message as the CLI wrote it, if the decode changed nothing in it. */
+export function lineTextOf(message: CliMessage): string | undefined {
+  return lineTexts.get(message);
+}
+
 export function decodingLineSink(sink: DecodedSink): LineSink {
   return {
     line(text) {
@@ -36,12 +44,18 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
       }
       const line = parsed as JsonObject;
       const fast = fastDecode(line);
+      // Zod drops an own "__proto__" key: a line that has one is not its message's JSON.
+      const whole = !text.includes('"__proto__"');
       if (fast) {
+        // The parsed line itself.
+        if (whole) lineTexts.set(fast, text);
         sink.message(fast, text);
         return;
       }
+      const rewritten = rewrittenBlocks.count;
       const decoded = decodeCliMessage(line);
       if (decoded.ok) {
+        if (whole && rewrittenBlocks.count === rewritten) lineTexts.set(decoded.message, text);
         sink.message(decoded.message, text);
       } else {
         // A system line of a new subtype is kept in the transcript (for the protocol inspector), not shown

@@ -2,7 +2,8 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { decodeCliMessage, type JsonObject } from '../../shared/protocol';
+import { decodeCliMessage, type CliMessage, type JsonObject } from '../../shared/protocol';
+import { decodingLineSink, lineTextOf } from './decode';
 import { fastDecode } from './fast-decode';
 
 /**
@@ -271,6 +272,43 @@ describe('fastDecode against the zod schemas', () => {
     }
   });
 
+  it.each(sources)(
+    "keeps a line's text as its message's JSON only where the decode kept it whole: %s",
+    (_name, lines) => {
+      const random = prng(lines.length + 17);
+      let kept = 0;
+      let checked = 0;
+      for (const original of lines) {
+        for (const line of [original, mutate(original, random), mutate(original, random)]) {
+          const text = JSON.stringify(line);
+          let decoded: CliMessage | undefined;
+          decodingLineSink({ message: (message) => (decoded = message), raw: () => {}, bad: () => {} }).line(
+            text,
+          );
+          if (!decoded) continue;
+          checked++;
+          const kept_ = lineTextOf(decoded);
+          if (kept_ === undefined) continue;
+          kept++;
+          expect(kept_).toBe(text);
+          // What the app would have written: the decoded message's own JSON.
+          // (Up to the sign of a zero, which JSON.stringify does not write.)
+          expect(canonical(JSON.parse(kept_))).toBe(canonical(decoded));
+        }
+      }
+      if (checked > 0) expect(kept).toBeGreaterThan(checked / 2);
+    },
+  );
+
+  it('does not keep the text of a line whose decode rewrote a block', () => {
+    const text =
+      '{"type":"assistant","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[{"type":"server_tool_use","id":"s1","name":"web_search","input":{}}],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}';
+    let decoded: CliMessage | undefined;
+    decodingLineSink({ message: (message) => (decoded = message), raw: () => {}, bad: () => {} }).line(text);
+    expect(decoded).toBeDefined();
+    expect(lineTextOf(decoded as CliMessage)).toBeUndefined();
+  });
+
   it('keeps the parsed object itself, unknown keys and all', () => {
     const text =
       '{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"hm","extra":[1]}},"parent_tool_use_id":"toolu_1","session_id":"s","uuid":"u","api_message_id":"m"}';
@@ -300,3 +338,10 @@ describe('fastDecode against the zod schemas', () => {
     expect(decodeCliMessage(line).ok).toBe(true);
   });
 });
+
+/** JSON with every object's keys in order: two values with the same canonical JSON are the same JSON. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    isObject(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1))) : item,
+  );
+}
