@@ -79,8 +79,9 @@ describe('CliPipe', () => {
     expect(count).toBe(40_000);
     const during = delivered.filter((n) => n > 0 && n < 40_000);
     const steps = during.slice(1).map((n, i) => n - (during[i] ?? 0));
-    // One 64 KB read (about 650 lines) at a time, at most a second one Node had already buffered.
-    expect(Math.max(...steps)).toBeLessThanOrEqual(1_400);
+    // Between two timers: a 64 KB read (about 650 lines) and at most one that Node had already buffered
+    // and hands over as reading resumes. Greedy reading hands over 15,000 lines or more.
+    expect(Math.max(...steps)).toBeLessThanOrEqual(2_000);
     expect(during.length).toBeGreaterThan(20);
   });
 
