@@ -287,13 +287,13 @@ describe('fastDecode against the zod schemas', () => {
           );
           if (!decoded) continue;
           checked++;
-          const kept_ = lineTextOf(decoded);
-          if (kept_ === undefined) continue;
+          const keptText = lineTextOf(decoded);
+          if (keptText === undefined) continue;
           kept++;
-          expect(kept_).toBe(text);
+          expect(keptText).toBe(text);
           // What the app would have written: the decoded message's own JSON.
           // (Up to the sign of a zero, which JSON.stringify does not write.)
-          expect(canonical(JSON.parse(kept_))).toBe(canonical(decoded));
+          expect(canonical(JSON.parse(keptText))).toBe(canonical(decoded));
         }
       }
       if (checked > 0) expect(kept).toBeGreaterThan(checked / 2);
