@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BACKGROUND_NICE } from './background-priority';
 import { Library, LibraryUnavailable, NoSuchSession } from './library';
 import {
   append,
@@ -113,6 +115,31 @@ describe('Library (in its worker)', () => {
     ]);
     await expect(library.family('no-such-session')).rejects.toBeInstanceOf(NoSuchSession);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "indexes at background priority, leaving the host's own thread as it was",
+    async () => {
+      /** Each thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+      const niceByThread = () =>
+        new Map(
+          readdirSync('/proc/self/task').map((tid) => {
+            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+          }),
+        );
+      const before = niceByThread();
+      const id = randomUUID();
+      world.writeCli(id, conversation(id, 'a niced index', 'fine'));
+      const library = start();
+      await until(async () => (await library.status()).done, 'the first index is done');
+      const after = niceByThread();
+      // The index's thread and its text shards' writers, each made by the library and niced by itself.
+      const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICE);
+      expect(niced.length).toBeGreaterThanOrEqual(2);
+      expect(after.get(process.pid)).toBe(before.get(process.pid));
+      expect(BACKGROUND_NICE).toBeGreaterThan(before.get(process.pid) ?? 0);
+    },
+  );
 
   it("notices the CLI's projects folder once it is created", async () => {
     const library = start();

@@ -18,8 +18,14 @@ export interface LiveIndexOptions {
   rescanMs?: number;
   /** At most one change notice per this long. */
   changeIntervalMs?: number;
-  /** Watch events are gathered this long before the files they name are looked at. */
+  /** Watch events are gathered until none has come for this long, before the files they name are looked at. */
   gatherMs?: number;
+  /**
+   * While events keep coming (a conversation streaming into its transcript), the files are looked at no
+   * more often than this: reading a file that grows by the millisecond would chase it a line at a time,
+   * taking CPU from the conversation being shown.
+   */
+  busyMs?: number;
   /** A folder that cannot be watched yet is tried again after this long. */
   retryWatchMs?: number;
   onError?: (error: unknown) => void;
@@ -30,10 +36,15 @@ export class LiveIndex {
   /** Project folders being watched. */
   private readonly projects = new Map<string, FSWatcher>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Files named by watch events still being gathered, and files gathered and waiting to be looked at. */
   private readonly noticed = new Set<string>();
+  private readonly due = new Set<string>();
   private scanWanted = false;
   private scheduled = false;
   private gathering = false;
+  /** When the gathering started, and when the last watch event came. */
+  private gatherStart = 0;
+  private lastEvent = 0;
   private closed = false;
   private lastNotice = 0;
   private noticeTimer: NodeJS.Timeout | undefined;
@@ -126,11 +137,12 @@ export class LiveIndex {
       if (this.scanWanted) {
         this.scanWanted = false;
         this.noticed.clear();
+        this.due.clear();
         this.index.scan();
         more = true;
-      } else if (this.noticed.size > 0) {
-        const paths = [...this.noticed];
-        this.noticed.clear();
+      } else if (this.due.size > 0) {
+        const paths = [...this.due];
+        this.due.clear();
         this.index.notice(paths);
         more = true;
       } else {
@@ -142,7 +154,7 @@ export class LiveIndex {
       more = false;
     }
     this.tellChanges();
-    if (more || this.scanWanted || this.noticed.size > 0) this.schedule();
+    if (more || this.scanWanted || this.due.size > 0) this.schedule();
   }
 
   private tellChanges(): void {
@@ -171,10 +183,7 @@ export class LiveIndex {
     let watcher: FSWatcher;
     try {
       watcher = watch(folder, { persistent: false }, (_event, name) => {
-        const found = name ? paths(name.toString()) : 'scan';
-        if (found === 'scan') this.scanWanted = true;
-        else for (const path of found) this.noticed.add(path);
-        this.gather();
+        this.changed(name ? paths(name.toString()) : 'scan');
       });
     } catch {
       if (!how.retry) return null;
@@ -200,15 +209,45 @@ export class LiveIndex {
     return watcher;
   }
 
-  /** Events come in bursts (a line written is several); they are looked at together, a moment later. */
+  /** What a watch event does: these files (or everything) are looked at once the events pause. */
+  changed(paths: readonly string[] | 'scan'): void {
+    if (paths === 'scan') this.scanWanted = true;
+    else for (const path of paths) this.noticed.add(path);
+    this.gather();
+  }
+
+  /**
+   * Events come in bursts (a line written is several); they are looked at together, once they have paused
+   * for `gatherMs`, or after `busyMs` if they have not.
+   */
   private gather(): void {
+    this.lastEvent = performance.now();
     if (this.gathering || this.closed) return;
     this.gathering = true;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.gathering = false;
-      this.schedule();
-    }, this.options.gatherMs ?? 100);
+    this.gatherStart = this.lastEvent;
+    this.waitForPause();
+  }
+
+  private waitForPause(): void {
+    const gatherMs = this.options.gatherMs ?? 100;
+    const busyMs = Math.max(gatherMs, this.options.busyMs ?? 2_000);
+    const due = () => Math.min(this.lastEvent + gatherMs, this.gatherStart + busyMs);
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (this.closed) return;
+        // More events came while it waited: wait on for the pause after them.
+        if (performance.now() < due() - 1) {
+          this.waitForPause();
+          return;
+        }
+        this.gathering = false;
+        for (const path of this.noticed) this.due.add(path);
+        this.noticed.clear();
+        this.schedule();
+      },
+      Math.max(0, due() - performance.now()),
+    );
     this.timers.add(timer);
   }
 }

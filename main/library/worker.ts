@@ -1,4 +1,5 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { runThisThreadInBackground } from './background-priority';
 import { LibraryIndex } from './library-index';
 import { LiveIndex } from './live';
 import { ToWorker, WorkerSetup, type FromWorker, type LibraryRequest } from './protocol';
@@ -15,6 +16,9 @@ import { runTextWorker, TextWorkerSetup, ThreadedShards } from './text-shards';
 
 const port = parentPort;
 if (!port) throw new Error('The library worker runs only as a worker thread.');
+
+// Indexing is background work: under load it waits for the conversation on screen, not the other way round.
+runThisThreadInBackground();
 
 const textSetup = TextWorkerSetup.safeParse(workerData);
 if (textSetup.success) runTextWorker(textSetup.data, port);

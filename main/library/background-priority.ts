@@ -1,0 +1,23 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+
+/** How much the library's threads give way: nice 10 gets about a tenth of a core another thread wants. */
+export const BACKGROUND_NICE = 10;
+
+/**
+ * Lowers the priority of the calling thread only, so the library's indexing gives way to the conversation
+ * being shown: the host's event loop, the renderer and the CLI. Linux keeps a nice value per thread, and
+ * `setpriority` given a thread id changes just that thread. Elsewhere (or if /proc is not there) it does
+ * nothing and says so: the index then runs at the app's priority, as before.
+ */
+export function runThisThreadInBackground(nice = BACKGROUND_NICE): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(thread) || thread <= 0) return false;
+    setPriority(thread, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
