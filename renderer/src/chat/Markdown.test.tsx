@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { Markdown, splitBlocks } from './Markdown';
+import { Markdown, prepareMarkdown, splitBlocks } from './Markdown';
 
 const render = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
@@ -26,6 +26,21 @@ describe('Markdown for streamed replies', () => {
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<script');
     expect(html).not.toContain('javascript:');
+  });
+
+  it('prepares a reply ahead of need block by block, as far as its budget allows', () => {
+    const text = '# Prepared ahead\n\nA paragraph with `code`.\n\n```js\nconst ahead = true;\n```\n';
+    let allowed = 1;
+    expect(prepareMarkdown(text, () => allowed-- > 0)).toBe(false);
+    // No budget: the blocks not rendered yet are still not.
+    expect(prepareMarkdown(text, () => false)).toBe(false);
+    expect(prepareMarkdown(text, () => true)).toBe(true);
+    // Every block is rendered now: nothing is left to spend a budget on.
+    expect(prepareMarkdown(text, () => false)).toBe(true);
+    const html = render(text);
+    expect(html).toContain('<h1>Prepared ahead</h1>');
+    expect(html).toContain('<code>code</code>');
+    expect(html).toMatch(/<pre><code class="[^"]*language-js/);
   });
 
   it('splits text into blocks so that only the last one changes while a reply streams', () => {

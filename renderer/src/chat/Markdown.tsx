@@ -91,6 +91,33 @@ export function warmUpMarkdown(): void {
   }
 }
 
+/**
+ * Renders the blocks of `text` into the cache ahead of need (rows about to scroll into view), one block at a
+ * time while `more()` allows. Returns false if it stopped before the end.
+ */
+export function prepareMarkdown(text: string, more: () => boolean): boolean {
+  for (const block of splitCached(text)) {
+    if (rendered.has(block)) continue;
+    if (!more()) return false;
+    renderBlock(block);
+  }
+  return true;
+}
+
+/** Splits of whole texts, so a row prepared ahead (or scrolled back to) does not lex its text again. */
+const splits = new Map<string, string[]>();
+const SPLITS_MAX = 500;
+
+function splitCached(text: string): string[] {
+  let blocks = splits.get(text);
+  if (!blocks) {
+    blocks = splitBlocks(text);
+    if (splits.size >= SPLITS_MAX) splits.delete(splits.keys().next().value as string);
+    splits.set(text, blocks);
+  }
+  return blocks;
+}
+
 const Block = memo(function Block({ source }: { source: string }) {
   return <div className="md-block">{renderBlock(source)}</div>;
 });
@@ -118,7 +145,7 @@ function splitGrowing(previous: { text: string; blocks: string[] } | null, text:
 
 export function Markdown({ text }: { text: string }) {
   // Information from the previous render, kept the way React documents for it.
-  const [split, setSplit] = useState(() => ({ text, blocks: splitBlocks(text) }));
+  const [split, setSplit] = useState(() => ({ text, blocks: splitCached(text) }));
   let blocks = split.blocks;
   if (split.text !== text) {
     blocks = splitGrowing(split, text);

@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { useFindHighlights } from './find-highlights';
 import { useFrameVirtualizer } from './frame-virtualizer';
+import { prepareMarkdown } from './Markdown';
 import { MessageView } from './MessageView';
 
 /**
@@ -139,6 +140,7 @@ export function MessageList({ tabId }: { tabId: string }) {
   }, [ids.length, canFetch, loadEarlier, tabId]);
 
   useFindHighlights(tabId, scroller);
+  usePrepareAhead(virtualizer, ids, tabId);
 
   return (
     <div
@@ -192,6 +194,67 @@ export function MessageList({ tabId }: { tabId: string }) {
       </div>
     </div>
   );
+}
+
+/** Rows past the rendered ones, in the direction of scrolling, whose Markdown is rendered in idle time. */
+const PREPARE_AHEAD_ROWS = 30;
+/** When the list is still: rows on each side. */
+const PREPARE_AROUND_ROWS = 8;
+const STILL_MS = 300;
+
+/**
+ * Renders the Markdown of the rows about to come into view while the page is idle, so that a fast scroll
+ * mounts rows whose blocks are already rendered: parsing a row's Markdown costs a few ms, and a frame that
+ * mounts several rows at once would otherwise miss its deadline. Idle time is what is left of each frame.
+ */
+function usePrepareAhead(
+  virtualizer: ReturnType<typeof useFrameVirtualizer>,
+  ids: readonly string[],
+  tabId: string,
+): void {
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? -1;
+  const direction = virtualizer.scrollDirection;
+  useEffect(() => {
+    if (typeof window.requestIdleCallback !== 'function' || last < 0) return;
+    const rows: number[] = [];
+    const above = (count: number) => {
+      for (let row = first - 1; row >= Math.max(0, first - count); row--) rows.push(row);
+    };
+    const below = (count: number) => {
+      for (let row = last + 1; row <= Math.min(ids.length - 1, last + count); row++) rows.push(row);
+    };
+    if (direction === 'backward') above(PREPARE_AHEAD_ROWS);
+    else if (direction === 'forward') below(PREPARE_AHEAD_ROWS);
+    else {
+      above(PREPARE_AROUND_ROWS);
+      below(PREPARE_AROUND_ROWS);
+    }
+    let next = 0;
+    let handle = 0;
+    let settle: number | undefined;
+    const work = (deadline: IdleDeadline) => {
+      const more = () => deadline.timeRemaining() > 1;
+      const messages = useStore.getState().tabs[tabId]?.conversation.messages;
+      for (; next < rows.length && more(); next++) {
+        const message = messages?.[ids[rows[next] ?? -1] ?? ''];
+        if (message?.role !== 'assistant') continue;
+        const prepared = message.parts.every(
+          (part) => part.kind !== 'text' || prepareMarkdown(part.text, more),
+        );
+        if (!prepared) break;
+      }
+      if (next < rows.length) handle = window.requestIdleCallback(work);
+    };
+    // While still, only once the list has stayed still a moment: not for each batch of a reply streaming in.
+    if (direction) handle = window.requestIdleCallback(work);
+    else settle = window.setTimeout(() => (handle = window.requestIdleCallback(work)), STILL_MS);
+    return () => {
+      window.clearTimeout(settle);
+      window.cancelIdleCallback(handle);
+    };
+  }, [first, last, direction, ids, tabId]);
 }
 
 const NO_IDS: string[] = [];
