@@ -227,6 +227,25 @@ export interface EventLoopDelay {
   p50: number;
   p99: number;
   max: number;
+  /**
+   * Over the same stretch, the host's main thread's time on a CPU and its time runnable but waiting for one
+   * (Linux's /proc/<pid>/schedstat), in ms: a delay that is mostly waiting comes from the machine's other
+   * processes, not from the host's own work. Undefined where there is no schedstat.
+   */
+  onCpuMs?: number;
+  runQueueMs?: number;
+}
+
+/** The host main thread's cumulative time on a CPU and waiting for one, in ns, by run. */
+const schedule = new WeakMap<UiRun, readonly [number, number]>();
+
+function readSchedule(pid: number | undefined): readonly [number, number] | undefined {
+  try {
+    const [onCpu, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return onCpu !== undefined && waiting !== undefined ? [onCpu, waiting] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const ELD_LINE = /^byre-eld (\{.*\})$/gm;
@@ -240,11 +259,21 @@ export async function hostEventLoopDelay(run: UiRun): Promise<EventLoopDelay | u
   if (!run.output().includes('byre-eld ready')) return undefined;
   const seen = [...run.output().matchAll(ELD_LINE)].length;
   run.host.kill('SIGUSR2');
+  const now = readSchedule(run.host.pid);
+  const before = schedule.get(run);
+  if (now) schedule.set(run, now);
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) {
     const lines = [...run.output().matchAll(ELD_LINE)];
     const line = lines[seen]?.[1];
-    if (line) return JSON.parse(line) as EventLoopDelay;
+    if (line) {
+      const delay = JSON.parse(line) as EventLoopDelay;
+      if (now && before) {
+        delay.onCpuMs = round((now[0] - before[0]) / 1e6);
+        delay.runQueueMs = round((now[1] - before[1]) / 1e6);
+      }
+      return delay;
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return undefined;

@@ -1,5 +1,5 @@
 import { defaultRangeExtractor, type Range } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, type RefObject } from 'react';
 import { permissionPlaces, type ChatMessage, type ConversationState } from '../../../shared/conversation';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
@@ -140,7 +140,7 @@ export function MessageList({ tabId }: { tabId: string }) {
   }, [ids.length, canFetch, loadEarlier, tabId]);
 
   useFindHighlights(tabId, scroller);
-  usePrepareAhead(virtualizer, ids, tabId);
+  usePrepareAhead(virtualizer, ids, tabId, atBottom);
 
   return (
     <div
@@ -211,11 +211,14 @@ function usePrepareAhead(
   virtualizer: ReturnType<typeof useFrameVirtualizer>,
   ids: readonly string[],
   tabId: string,
+  following: RefObject<boolean>,
 ): void {
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? -1;
-  const direction = virtualizer.scrollDirection;
+  // Following new output is not the reader scrolling: what arrives below will not be scrolled to, and idle
+  // time then belongs to the host delivering it (two cores).
+  const direction = following.current ? null : virtualizer.scrollDirection;
   useEffect(() => {
     if (typeof window.requestIdleCallback !== 'function' || last < 0) return;
     const rows: number[] = [];
