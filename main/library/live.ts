@@ -29,6 +29,8 @@ export interface LiveIndexOptions {
   /** A folder that cannot be watched yet is tried again after this long. */
   retryWatchMs?: number;
   onError?: (error: unknown) => void;
+  /** Called after each step of work (a scan, a look at changed files, an index step). */
+  onWork?: () => void;
 }
 
 export class LiveIndex {
@@ -154,6 +156,7 @@ export class LiveIndex {
       more = false;
     }
     this.tellChanges();
+    this.options.onWork?.();
     if (more || this.scanWanted || this.due.size > 0) this.schedule();
   }
 

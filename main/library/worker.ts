@@ -1,4 +1,5 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { IdleCollector } from '../idle-collector';
 import { runThisThreadInBackground } from './background-priority';
 import { LibraryIndex } from './library-index';
 import { LiveIndex } from './live';
@@ -48,8 +49,12 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
         },
       }),
   });
+  // Reading a long transcript leaves the worker's heap full of garbage that V8 would keep for many seconds;
+  // once indexing has stopped a while, one full collection gives it back.
+  const idle = new IdleCollector();
   const live = new LiveIndex(index, {
     ...(setup.rescanMs ? { rescanMs: setup.rescanMs } : {}),
+    onWork: () => idle.poke(),
     onChange: () => post({ type: 'changed' }),
     onError: (error) => post({ type: 'error', message: messageOf(error) }),
   });
@@ -108,6 +113,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
         return;
       case 'close':
         live.close();
+        idle.stop();
         void index.close().finally(() => {
           post({ type: 'closed' });
           closed = true;
