@@ -30,13 +30,14 @@ describe('Markdown for streamed replies', () => {
 
   it('prepares a reply ahead of need block by block, as far as its budget allows', () => {
     const text = '# Prepared ahead\n\nA paragraph with `code`.\n\n```js\nconst ahead = true;\n```\n';
-    let allowed = 1;
-    expect(prepareMarkdown(text, () => allowed-- > 0)).toBe(false);
-    // No budget: the blocks not rendered yet are still not.
-    expect(prepareMarkdown(text, () => false)).toBe(false);
-    expect(prepareMarkdown(text, () => true)).toBe(true);
-    // Every block is rendered now: nothing is left to spend a budget on.
-    expect(prepareMarkdown(text, () => false)).toBe(true);
+    // Time for one block, then none.
+    let left = 50;
+    expect(prepareMarkdown(text, () => (left -= 25))).toBe(false);
+    // No time: the blocks not rendered yet are still not.
+    expect(prepareMarkdown(text, () => 0)).toBe(false);
+    expect(prepareMarkdown(text, () => 50)).toBe(true);
+    // Every block is rendered now: nothing is left to spend time on.
+    expect(prepareMarkdown(text, () => 0)).toBe(true);
     const html = render(text);
     expect(html).toContain('<h1>Prepared ahead</h1>');
     expect(html).toContain('<code>code</code>');

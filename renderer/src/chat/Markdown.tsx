@@ -93,15 +93,21 @@ export function warmUpMarkdown(): void {
 
 /**
  * Renders the blocks of `text` into the cache ahead of need (rows about to scroll into view), one block at a
- * time while `more()` allows. Returns false if it stopped before the end.
+ * time while `timeLeft()` (ms) has room for the next, by a rough estimate of its cost. Returns false if it
+ * stopped before the end.
  */
-export function prepareMarkdown(text: string, more: () => boolean): boolean {
+export function prepareMarkdown(text: string, timeLeft: () => number): boolean {
   for (const block of splitCached(text)) {
     if (rendered.has(block)) continue;
-    if (!more()) return false;
+    if (timeLeft() < estimatedRenderMs(block)) return false;
     renderBlock(block);
   }
   return true;
+}
+
+/** About what rendering a block costs on a slow machine: micromark parses a few hundred characters a ms. */
+function estimatedRenderMs(block: string): number {
+  return 1 + block.length / 300;
 }
 
 /** Splits of whole texts, so a row prepared ahead (or scrolled back to) does not lex its text again. */

@@ -238,13 +238,13 @@ function usePrepareAhead(
     let handle = 0;
     let settle: number | undefined;
     const work = (deadline: IdleDeadline) => {
-      const more = () => deadline.timeRemaining() > 1;
+      const timeLeft = () => deadline.timeRemaining();
       const messages = useStore.getState().tabs[tabId]?.conversation.messages;
-      for (; next < rows.length && more(); next++) {
+      for (; next < rows.length && timeLeft() > 1; next++) {
         const message = messages?.[ids[rows[next] ?? -1] ?? ''];
         if (message?.role !== 'assistant') continue;
         const prepared = message.parts.every(
-          (part) => part.kind !== 'text' || prepareMarkdown(part.text, more),
+          (part) => part.kind !== 'text' || prepareMarkdown(part.text, timeLeft),
         );
         if (!prepared) break;
       }
