@@ -110,6 +110,16 @@ describe('EventLog', () => {
     }
   });
 
+  it('opens a long turn with about a page, not all it could hold', () => {
+    const log = openLog({ minMessages: 1_000, softBytes: 10_000, hardBytes: 40_000, memoryBytes: 5_000 });
+    const events = talk(log, 1, 400, 'y'.repeat(500));
+    const { events: window } = log.window();
+    const bytes = JSON.stringify(window).length;
+    expect(bytes).toBeGreaterThanOrEqual(10_000);
+    expect(bytes).toBeLessThan(12_000);
+    expect(window).toEqual(events.slice(events.length - window.length));
+  });
+
   it('carries what the conversation is as a whole into a window that starts after it', () => {
     const log = openLog({ minMessages: 4 });
     const title: ConversationEvent = { kind: 'title', title: 'Fixing the build' };

@@ -286,8 +286,9 @@ export class EventLog {
       const bytes = endByte - this.startOf(index);
       const enough = this.messageCount(end) - this.messageCount(index) >= minMessages || bytes >= softBytes;
       if (place === Place.TurnStart && enough) return index;
-      // No turn starts within the hard limit: the nearest reply to it will do.
-      if (place === Place.Reply && (bytes < hardBytes || cut === -1)) cut = index;
+      // No turn starts within the hard limit: the nearest reply that makes the page enough will do. (Not the
+      // farthest one within the limit: a long turn would reopen with megabytes where a screenful does.)
+      if (place === Place.Reply && enough && cut === -1) cut = index;
       if (bytes >= hardBytes && cut !== -1) return cut;
     }
     return 0;
