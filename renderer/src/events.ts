@@ -8,6 +8,11 @@ import { tabOfConversation, useStore } from './store';
 const BURST_EVENTS = 100;
 /** During a burst the screen is brought up to date at least this often. */
 const BURST_MAX_WAIT_MS = 200;
+/**
+ * A burst goes on while batches come this close together. On two busy cores the host's frames of a burst
+ * come 30-50 ms apart; each screen drawn in between takes CPU the host needs to send the rest.
+ */
+const BURST_GAP_MS = 100;
 
 /**
  * Carries events from main into the store, applying whatever arrived since the last frame in one update:
@@ -22,6 +27,7 @@ export function connectEvents(): () => void {
   let scheduled = false;
   let waitingSince: number | null = null;
   let lastArrival = 0;
+  let turnEnded = false;
 
   const schedule = () => {
     // With the frame's other updates from main, in one commit (frame.ts).
@@ -33,13 +39,15 @@ export function connectEvents(): () => void {
   const flush = () => {
     scheduled = false;
     const now = performance.now();
-    const stillArriving = now - lastArrival < 32;
+    // A turn that has ended has nothing more coming: its last screen is drawn at once.
+    const stillArriving = now - lastArrival < BURST_GAP_MS && !turnEnded;
     if (pendingCount >= BURST_EVENTS && stillArriving && now - (waitingSince ?? now) < BURST_MAX_WAIT_MS) {
       waitingSince ??= now;
       schedule();
       return;
     }
     waitingSince = null;
+    turnEnded = false;
     const arrived = pending;
     pending = new Map();
     pendingCount = 0;
@@ -75,6 +83,7 @@ export function connectEvents(): () => void {
     else pending.set(conversationId, [{ seq, events }]);
     pendingCount += events.length;
     lastArrival = performance.now();
+    if (events.some((event) => event.kind === 'message' && event.message.type === 'result')) turnEnded = true;
     schedule();
   });
   const offNotification = window.byre.on('notification', ({ title, message }) => {
