@@ -1,8 +1,11 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-/** How much the library's threads give way: nice 10 gets about a tenth of a core another thread wants. */
-export const BACKGROUND_NICE = 10;
+/**
+ * How much the library's threads give way: at nice 5 a thread gets about a quarter of a core that a normal
+ * thread also wants, so it yields to the UI and the CLI and still makes progress on a machine kept busy.
+ */
+export const BACKGROUND_NICE = 5;
 
 /**
  * Lowers the priority of the calling thread only, so the library's indexing gives way to the conversation

@@ -50,7 +50,8 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   }
 }
 
-describe('Library (in its worker)', () => {
+// Each test waits for states, up to until()'s 60 s: on a busy machine the (niced) worker can take many seconds.
+describe('Library (in its worker)', { timeout: 90_000 }, () => {
   it('lists and searches, and shows a session written while it runs', async () => {
     const id = randomUUID();
     const path = world.writeCli(id, conversation(id, 'find the flaky test', 'It is timingSensitiveTest.'));
