@@ -52,7 +52,7 @@ function cpuMs(pid: number | undefined): number {
 }
 
 /** Waits until the host has been idle for a window; how long it stayed busy, in ms. */
-async function untilIdle(pid: number | undefined): Promise<number> {
+async function untilIdle(pid: number | undefined): Promise<number | string> {
   const started = Date.now();
   let windowStart = Date.now();
   let windowCpu = cpuMs(pid);
@@ -67,7 +67,8 @@ async function untilIdle(pid: number | undefined): Promise<number> {
       return windowStart - started;
     }
   }
-  throw new Error(`the host was still busy ${IDLE_TIMEOUT_MS / 1000} s after the reloads`);
+  // Reported, not thrown: the other figures of the run still stand.
+  return `n/a (still busy after ${IDLE_TIMEOUT_MS / 1000} s)`;
 }
 
 export async function measureReopen100mb(): Promise<Figures> {

@@ -119,16 +119,23 @@ describe('Library (in its worker)', { timeout: 90_000 }, () => {
 
   it.runIf(process.platform === 'linux')(
     "indexes at background priority, leaving the host's own thread as it was",
-    async () => {
+    async (context) => {
       /** Each thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
-      const niceByThread = () =>
-        new Map(
-          readdirSync('/proc/self/task').map((tid) => {
+      const niceByThread = () => {
+        const nices = new Map<number, number>();
+        for (const tid of readdirSync('/proc/self/task')) {
+          try {
             const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-            return [Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
-          }),
-        );
+            nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+          } catch {
+            // The thread ended between the listing and the read.
+          }
+        }
+        return nices;
+      };
       const before = niceByThread();
+      // Already running at background priority or lower: the library's threads could not be told apart.
+      if ((before.get(process.pid) ?? 0) >= BACKGROUND_NICE) context.skip();
       const id = randomUUID();
       world.writeCli(id, conversation(id, 'a niced index', 'fine'));
       const library = start();
@@ -138,7 +145,6 @@ describe('Library (in its worker)', { timeout: 90_000 }, () => {
       const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICE);
       expect(niced.length).toBeGreaterThanOrEqual(2);
       expect(after.get(process.pid)).toBe(before.get(process.pid));
-      expect(BACKGROUND_NICE).toBeGreaterThan(before.get(process.pid) ?? 0);
     },
   );
 

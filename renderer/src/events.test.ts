@@ -26,6 +26,7 @@ const prompt = (n: number): ConversationEvent => ({
 
 afterEach(() => {
   vi.useRealTimers();
+  delete (globalThis as { requestAnimationFrame?: unknown }).requestAnimationFrame;
 });
 
 async function setUp({ visible = false } = {}) {

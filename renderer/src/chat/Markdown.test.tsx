@@ -44,6 +44,16 @@ describe('Markdown for streamed replies', () => {
     expect(html).toMatch(/<pre><code class="[^"]*language-js/);
   });
 
+  it('leaves a block too big for any idle period to be rendered when shown, and prepares the rest', () => {
+    const huge = `${'a very long paragraph of words '.repeat(1_000)}\n\n`;
+    const text = `${huge}## After the long one\n`;
+    // A full idle period (50 ms): the heading after the huge paragraph is prepared, not held up by it.
+    expect(prepareMarkdown(text, () => 50)).toBe(true);
+    // Nothing is left that idle time could prepare, though the huge paragraph was not rendered.
+    expect(prepareMarkdown(text, () => 0)).toBe(true);
+    expect(render(text)).toContain('<h2>After the long one</h2>');
+  });
+
   it('splits text into blocks so that only the last one changes while a reply streams', () => {
     const done = 'First paragraph.\n\n- a\n- b\n\n';
     const blocks = splitBlocks(`${done}Third is stream`);

@@ -94,16 +94,22 @@ export function warmUpMarkdown(): void {
 /**
  * Renders the blocks of `text` into the cache ahead of need (rows about to scroll into view), one block at a
  * time while `timeLeft()` (ms) has room for the next, by a rough estimate of its cost. Returns false if it
- * stopped before the end.
+ * stopped before the end. A block too big for any idle period is left to be rendered when it is shown:
+ * waiting for room it will never have would hold up every row after it.
  */
 export function prepareMarkdown(text: string, timeLeft: () => number): boolean {
   for (const block of splitCached(text)) {
     if (rendered.has(block)) continue;
-    if (timeLeft() < estimatedRenderMs(block)) return false;
+    const estimate = estimatedRenderMs(block);
+    if (estimate > LONGEST_PREPARED_MS) continue;
+    if (timeLeft() < estimate) return false;
     renderBlock(block);
   }
   return true;
 }
+
+/** An idle period lasts at most 50 ms (the browser's cap); a block is prepared only if it fits well inside. */
+const LONGEST_PREPARED_MS = 40;
 
 /** About what rendering a block costs on a slow machine: micromark parses a few hundred characters a ms. */
 function estimatedRenderMs(block: string): number {

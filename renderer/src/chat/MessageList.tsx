@@ -216,8 +216,9 @@ function usePrepareAhead(
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? -1;
-  // Following new output is not the reader scrolling: what arrives below will not be scrolled to, and idle
-  // time then belongs to the host delivering it (two cores).
+  // Following new output is not the reader scrolling: it counts as still, so the rows around are prepared
+  // only once nothing has moved for a moment. While output arrives, idle time belongs to the host delivering
+  // it (two cores).
   const direction = following.current ? null : virtualizer.scrollDirection;
   useEffect(() => {
     if (typeof window.requestIdleCallback !== 'function' || last < 0) return;
