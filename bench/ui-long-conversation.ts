@@ -1,5 +1,6 @@
 import {
   END_MARKER,
+  DROPPED_FRAME_MS,
   frameStats,
   hostEventLoopDelay,
   medianFigures,
@@ -290,6 +291,14 @@ function scrollFigures(prefix: string, scroll: ScrollResult): Figures {
     [`${prefix}_rows_in_dom`]: scroll.rowsInDom,
     [`${prefix}_row_height_mean_px`]: Math.round(scroll.rowHeightMean),
     [`${prefix}_longest_task_ms`]: round(tasks.reduce((a, task) => Math.max(a, task.duration), 0)),
+    // Which frames (counted from the pass's start) were dropped, and how long they took: one at the start
+    // is the pass's first rows; scattered ones are the machine.
+    [`${prefix}_dropped_frames_at`]:
+      scroll.intervals
+        .map((interval, index) => [index, interval] as const)
+        .filter(([, interval]) => interval > DROPPED_FRAME_MS)
+        .map(([index, interval]) => `${index}:${round(interval)}ms`)
+        .join(' ') || 'none',
   };
 }
 

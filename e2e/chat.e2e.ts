@@ -252,6 +252,51 @@ test('a reloaded page shows the open conversation as it stands, and starts no se
   await expect(claude(page).last()).toContainText('Still 42.');
 });
 
+test('a fast scroll up a reloaded conversation ends with every reply in view formatted', async ({
+  page,
+  webHost,
+}) => {
+  // Replies long enough that each frame of the scroll brings a new one, none of them rendered yet after
+  // the reload (every block differs): while the reader scrolls, their Markdown is rendered a few ms a frame.
+  const reply = (turn: number) =>
+    Array.from(
+      { length: 12 },
+      (_, n) =>
+        `## Turn ${turn} part ${n}\n\nSome **bold** text ${turn}.${n}.\n\n- one ${turn}.${n}\n- two\n\n` +
+        `\`\`\`js\nconst n = ${turn * 100 + n};\n\`\`\``,
+    ).join('\n\n');
+  const turns = Array.from({ length: 14 }, (_, n) => n + 1);
+  webHost.world.fake.enqueue(
+    ...turns.map((turn) => ({ blocks: [{ type: 'text' as const, text: reply(turn) }] })),
+  );
+  for (const turn of turns) {
+    await send(page, `turn ${turn}`);
+    await expect(claude(page).last()).toContainText(`Turn ${turn} part 11`);
+  }
+  await page.reload();
+  await expect(claude(page).last()).toContainText('Turn 14 part 11');
+
+  // Up by 1,500 px a frame for 12 frames, stopping halfway: the rows in view then were mounted mid-scroll.
+  await log(page).evaluate(
+    (element) =>
+      new Promise<void>((resolve) => {
+        let frames = 0;
+        const step = () => {
+          element.scrollTop -= 1_500;
+          if (++frames < 12 && element.scrollTop > 0) requestAnimationFrame(step);
+          else resolve();
+        };
+        requestAnimationFrame(step);
+      }),
+  );
+  // Whatever was left as plain text during the scroll is formatted once it has stopped.
+  await expect(log(page).locator('.md-plain')).toHaveCount(0);
+  const shown = claude(page).first();
+  await expect(shown.getByRole('heading', { name: /^Turn \d+ part \d+$/ }).first()).toBeVisible();
+  await expect(shown.locator('strong').first()).toHaveText('bold');
+  await expect(shown.locator('pre code.language-js').first()).toContainText(/const n = \d+;/);
+});
+
 test('explains how to log in when the API refuses the request', async ({ page, webHost }) => {
   webHost.world.fake.when(() => true, {
     error: { status: 403, type: 'permission_error', message: 'Invalid authentication credentials' },

@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
-import { describe, expect, it } from 'vitest';
-import { Markdown, prepareMarkdown, splitBlocks } from './Markdown';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Markdown, noteScrolling, prepareMarkdown, splitBlocks } from './Markdown';
 
 const render = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
@@ -54,10 +54,34 @@ describe('Markdown for streamed replies', () => {
     expect(render(text)).toContain('<h2>After the long one</h2>');
   });
 
+  it('shows blocks past the frame budget as their text while the reader scrolls, and formats them after', () => {
+    // Each reading of the clock is 3 ms later: every block rendered costs at least that much.
+    let clock = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += 3));
+    const text = Array.from({ length: 6 }, (_, n) => `## Scrolled heading ${n}\n\nWith **bold** ${n}.`).join(
+      '\n\n',
+    );
+    noteScrolling();
+    const scrolling = render(text);
+    expect(scrolling).toContain('<h2>Scrolled heading 0</h2>');
+    // A later block is shown as what was written, in a paragraph, until there is time to render it.
+    expect(scrolling).toMatch(/<p class="md-plain">(## Scrolled heading \d|With \*\*bold\*\* \d\.)<\/p>/);
+    // Once the scrolling has stopped, a render formats every block.
+    clock += 1_000;
+    const still = render(text);
+    expect(still).not.toContain('md-plain');
+    expect(still).toContain('<h2>Scrolled heading 5</h2>');
+    expect(still).toContain('<strong>bold</strong> 5.');
+  });
+
   it('splits text into blocks so that only the last one changes while a reply streams', () => {
     const done = 'First paragraph.\n\n- a\n- b\n\n';
     const blocks = splitBlocks(`${done}Third is stream`);
     expect(blocks).toHaveLength(3);
     expect(splitBlocks(`${done}Third is streaming now`).slice(0, 2)).toEqual(blocks.slice(0, 2));
   });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });

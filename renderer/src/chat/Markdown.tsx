@@ -1,6 +1,6 @@
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
 import { Lexer } from 'marked';
-import { memo, useState, type ReactNode } from 'react';
+import { memo, useEffect, useReducer, useState, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize from 'rehype-sanitize';
@@ -8,6 +8,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
+import { createRation } from './render-ration';
 
 /**
  * Markdown for streamed replies: GFM, highlighted code, sanitized HTML. The text is split into top-level
@@ -130,8 +131,58 @@ function splitCached(text: string): string[] {
   return blocks;
 }
 
+const FRAME_MS = 16;
+
+/**
+ * While the reader scrolls, rendering Markdown gets 6 ms of each frame (see render-ration.ts); a block past
+ * that shows its plain text until a later frame has room for it, a few frames on once the scroll slows.
+ */
+const ration = createRation({
+  budgetMs: 6,
+  frameMs: FRAME_MS,
+  scrollingMs: 150,
+  now: () => performance.now(),
+});
+
+/** Called for each scroll event the reader makes in the conversation. */
+export const noteScrolling = (): void => ration.noteScrolling();
+
+/** The block rendered, or undefined if it has to wait for a frame with room (shown as plain text till then). */
+function renderBlockWithin(source: string, rationed: boolean): ReactNode | undefined {
+  const cached = rendered.get(source);
+  if (cached !== undefined) return cached;
+  return ration.run(() => renderBlock(source), rationed);
+}
+
+/** A block's text as it was written, in the place its rendering will take, until that is rendered. */
+function PlainBlock({ source }: { source: string }) {
+  const fence = /^ {0,3}(`{3,}|~{3,})[^\n]*\n([\s\S]*?)(?:\n {0,3}\1\s*)?$/.exec(source.trimEnd());
+  if (fence) {
+    return (
+      <pre>
+        <code>{fence[2]}</code>
+      </pre>
+    );
+  }
+  return <p className="md-plain">{source.trim()}</p>;
+}
+
 const Block = memo(function Block({ source }: { source: string }) {
-  return <div className="md-block">{renderBlock(source)}</div>;
+  // Once a block was left for later, its next renders are rationed too: the blocks left in one frame are
+  // rendered over the following frames, not all in one.
+  const [attempts, retry] = useReducer((count: number) => count + 1, 0);
+  const node = renderBlockWithin(source, attempts > 0);
+  const deferred = node === undefined;
+  useEffect(() => {
+    if (!deferred) return;
+    if (typeof window.requestIdleCallback !== 'function') {
+      const timer = window.setTimeout(retry, FRAME_MS);
+      return () => window.clearTimeout(timer);
+    }
+    const handle = window.requestIdleCallback(retry, { timeout: 500 });
+    return () => window.cancelIdleCallback(handle);
+  }, [deferred, attempts]);
+  return <div className="md-block">{deferred ? <PlainBlock source={source} /> : node}</div>;
 });
 
 /** Top-level blocks of `text`; blank lines stay with the block before them, so blocks join back to text. */

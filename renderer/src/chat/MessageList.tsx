@@ -5,7 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
 import { useFindHighlights } from './find-highlights';
 import { useFrameVirtualizer } from './frame-virtualizer';
-import { prepareMarkdown } from './Markdown';
+import { noteScrolling, prepareMarkdown } from './Markdown';
 import { MessageView } from './MessageView';
 
 /**
@@ -152,6 +152,9 @@ export function MessageList({ tabId }: { tabId: string }) {
       onScroll={(event) => {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+        // The reader is scrolling (following new output at the bottom is not): rows mount fast, so their
+        // Markdown is rendered a few ms a frame.
+        if (!atBottom.current) noteScrolling();
         // Near the top of a saved conversation: fetch the page before it.
         if (element.scrollTop < 400 && canFetch) void loadEarlier(tabId);
       }}
