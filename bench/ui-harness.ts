@@ -224,9 +224,12 @@ export function buildNote(): string | null {
 
 /** The host's event-loop delay, in ms, over a stretch of a run (main/web.ts with BYRE_BENCH_ELD=1). */
 export interface EventLoopDelay {
+  /** How late the host's 10 ms timer ran, in ms: its interval less the 10 ms it was set for. */
   p50: number;
   p99: number;
   max: number;
+  /** The p99 of the timer's raw interval, as monitorEventLoopDelay records it (10 ms more than the delay). */
+  p99Interval?: number;
   /**
    * Over the same stretch, the host's main thread's time on a CPU and its time runnable but waiting for one
    * (Linux's /proc/<pid>/schedstat), in ms: a delay that is mostly waiting comes from the machine's other

@@ -328,7 +328,10 @@ async function streamOnce(kind: StreamKind, prefix: string): Promise<Figures> {
     const probe = await withTimeout(page.evaluate(awaitProbe), TURN_TIMEOUT_MS, 'the streamed turn');
     const eld = await hostEventLoopDelay(run);
     const stats = readStats<StreamStats>(run.statsPath);
-    return streamFigures(prefix, probe, stats?.kind === kind ? stats : undefined, eld?.p99);
+    return {
+      ...streamFigures(prefix, probe, stats?.kind === kind ? stats : undefined, eld?.p99),
+      [`${prefix}_host_eld_p99_interval_ms`]: eld?.p99Interval ?? 'n/a',
+    };
   } finally {
     await run.close();
   }
