@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
-import { WebSocket, type ClientOptions } from 'ws';
+import { WebSocket, WebSocketServer, type ClientOptions } from 'ws';
+import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { ByreApi, IpcResult } from '../shared/ipc';
 import { lastUserText } from './fake-model/server';
 import { expect, test, WEB_HOST_ENTRY, type WebHost } from './fixtures/web-host';
@@ -50,13 +51,23 @@ function openSocket(url: string, options: ClientOptions = {}): Promise<SocketOut
   });
 }
 
-function bridgeUrl(host: WebHost, query = `?token=${host.token}`): string {
-  return `ws://127.0.0.1:${host.port}/bridge${query}`;
+/** A socket opened the way the page opens it: a fresh nonce and a proof made from `token`. */
+async function bridgeUrl(host: WebHost, token = host.token, nonce = newBridgeNonce()): Promise<string> {
+  const proof = encodeURIComponent(await bridgeProof(token, 'client', nonce));
+  return `ws://127.0.0.1:${host.port}/bridge?nonce=${nonce}&proof=${proof}`;
+}
+
+/** The first frame a socket receives, or how it closed if it closed first. */
+function firstFrame(socket: WebSocket): Promise<unknown> {
+  return new Promise((resolve) => {
+    socket.once('message', (data) => resolve(JSON.parse(String(data))));
+    socket.once('close', (code) => resolve({ closed: code }));
+  });
 }
 
 /** The first script the built index.html loads, as a path below /app/. */
 async function firstAsset(host: WebHost): Promise<string> {
-  const index = await rawRequest(host.port, `/app/?token=${host.token}`);
+  const index = await rawRequest(host.port, '/app/');
   const asset = /src="\.\/(assets\/[^"]+\.js)"/.exec(index.body)?.[1];
   expect(asset, 'the built index.html names its script').toBeTruthy();
   return asset!;
@@ -75,19 +86,11 @@ test('the printed address opens the app, and window.byre answers over the bridge
     ok: true,
     value: { host: 'browser', initialCwd: webHost.world.cwd, dataDir: webHost.dataDir },
   });
-  const cookies = await page.context().cookies(webHost.origin);
-  expect(cookies).toEqual([
-    expect.objectContaining({
-      name: `byre_token_${webHost.port}`,
-      value: webHost.token,
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-    }),
-  ]);
+  // Nothing is kept in a cookie: every other server on 127.0.0.1 would be sent it.
+  expect(await page.context().cookies()).toEqual([]);
 });
 
-test('the loader page refuses an address without the right token', async ({ webHost, browser }) => {
+test('an address without the right token opens nothing, and says why', async ({ webHost, browser }) => {
   for (const [address, message] of [
     [`${webHost.origin}/`, 'Open the address Byre printed in the terminal'],
     [`${webHost.origin}/#token=wrong`, 'This address is no longer valid'],
@@ -95,32 +98,22 @@ test('the loader page refuses an address without the right token', async ({ webH
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(address);
-    await expect(page.getByText(message)).toBeVisible();
-    expect(new URL(page.url()).pathname).toBe('/');
-    expect(await context.cookies(webHost.origin)).toEqual([]);
+    await expect(page.getByRole('alert')).toContainText(message);
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
+    expect(await context.cookies()).toEqual([]);
     await context.close();
   }
 });
 
-test('the app’s files need the token, by cookie or query', async ({ webHost }) => {
-  const { port, token } = webHost;
+test('the app’s files hold no secret: served without the token, with strict headers', async ({ webHost }) => {
+  const { port } = webHost;
   const asset = await firstAsset(webHost);
-  for (const path of ['/app/', `/app/${asset}`]) {
-    expect((await rawRequest(port, path)).status, `${path} without a token`).toBe(401);
-    expect((await rawRequest(port, `${path}?token=wrong`)).status, `${path}?token=wrong`).toBe(401);
-    const wrongCookie = await rawRequest(port, path, { cookie: `byre_token_${port}=wrong` });
-    expect(wrongCookie.status, `${path} with a wrong cookie`).toBe(401);
-    const otherPortCookie = await rawRequest(port, path, { cookie: `byre_token_${port + 1}=${token}` });
-    expect(otherPortCookie.status, `${path} with another port's cookie`).toBe(401);
-
-    const byCookie = await rawRequest(port, path, { cookie: `byre_token_${port}=${token}` });
-    expect(byCookie.status, `${path} with the cookie`).toBe(200);
-    expect((await rawRequest(port, `${path}?token=${token}`)).status, `${path}?token=…`).toBe(200);
-  }
-
-  const script = await rawRequest(port, `/app/${asset}?token=${token}`);
+  const script = await rawRequest(port, `/app/${asset}`);
+  expect(script.status).toBe(200);
   expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-  const page = await rawRequest(port, `/app/?token=${token}`);
+  expect(script.body).not.toContain(webHost.token);
+  const page = await rawRequest(port, '/app/');
+  expect(page.status).toBe(200);
   expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(page.headers).toMatchObject({
     'content-security-policy': expect.stringContaining("script-src 'self'"),
@@ -129,50 +122,57 @@ test('the app’s files need the token, by cookie or query', async ({ webHost })
     'cache-control': 'no-store',
   });
   expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-  expect((await rawRequest(port, `/app/assets/?token=${token}`)).status, 'no directory listing').toBe(404);
+  expect(page.headers['set-cookie']).toBeUndefined();
+  expect((await rawRequest(port, '/app/assets/')).status, 'no directory listing').toBe(404);
 });
 
-test('the bridge socket needs the token and this origin', async ({ webHost }) => {
+test('the bridge socket needs a proof of the token, and this origin', async ({ webHost }) => {
   const origin = webHost.origin;
-  expect(await openSocket(bridgeUrl(webHost, ''), { origin })).toEqual({ refused: 401 });
-  expect(await openSocket(bridgeUrl(webHost, '?token=wrong'), { origin })).toEqual({ refused: 401 });
-  expect(await openSocket(bridgeUrl(webHost), { origin: 'http://evil.example' })).toEqual({
+  const bare = `ws://127.0.0.1:${webHost.port}/bridge`;
+  expect(await openSocket(bare, { origin })).toEqual({ refused: 400 });
+  expect(await openSocket(`${bare}?token=${webHost.token}`, { origin })).toEqual({ refused: 400 });
+  expect(await openSocket(await bridgeUrl(webHost), { origin: 'http://evil.example' })).toEqual({
     refused: 403,
   });
-  expect(await openSocket(bridgeUrl(webHost))).toEqual({ refused: 403 });
+  expect(await openSocket(await bridgeUrl(webHost))).toEqual({ refused: 403 });
 
-  const opened = await openSocket(bridgeUrl(webHost), { origin });
+  // A wrong proof is let in only to be told why, and is sent nothing else.
+  const wrong = await openSocket(await bridgeUrl(webHost, 'wrong'), { origin });
+  expect(await firstFrame((wrong as { socket: WebSocket }).socket)).toEqual({ closed: UNAUTHORIZED_CLOSE });
+
+  const nonce = newBridgeNonce();
+  const opened = await openSocket(await bridgeUrl(webHost, webHost.token, nonce), { origin });
   expect(opened).toHaveProperty('socket');
   const { socket } = opened as { socket: WebSocket };
-  const reply = new Promise<unknown>((resolve) =>
-    socket.once('message', (data) => resolve(JSON.parse(String(data)))),
-  );
+  expect(await firstFrame(socket)).toMatchObject({
+    hello: { proof: await bridgeProof(webHost.token, 'server', nonce) },
+  });
+  const reply = firstFrame(socket);
   socket.send(JSON.stringify({ id: 1, channel: 'appInfo', payload: {} }));
   expect(await reply).toMatchObject({ id: 1, result: { ok: true, value: { host: 'browser' } } });
   socket.close();
 });
 
 test('a request naming another host is refused (DNS rebinding)', async ({ webHost }) => {
-  const { port, token } = webHost;
+  const { port } = webHost;
   const evil = { host: `evil.example:${port}` };
   expect((await rawRequest(port, '/', evil)).status).toBe(403);
-  expect((await rawRequest(port, `/app/?token=${token}`, evil)).status).toBe(403);
-  expect((await rawRequest(port, '/auth', { ...evil, 'x-byre-token': token }, 'POST')).status).toBe(403);
+  expect((await rawRequest(port, '/app/', evil)).status).toBe(403);
   expect(
-    await openSocket(bridgeUrl(webHost), { origin: webHost.origin, headers: { host: evil.host } }),
+    await openSocket(await bridgeUrl(webHost), { origin: webHost.origin, headers: { host: evil.host } }),
   ).toEqual({ refused: 403 });
-  expect((await rawRequest(port, '/')).status, 'the same request with the right host').toBe(200);
+  expect((await rawRequest(port, '/app/')).status, 'the same request with the right host').toBe(200);
 });
 
 test('paths that climb out of the app are refused', async ({ webHost }) => {
-  const { port, token } = webHost;
+  const { port } = webHost;
   for (const path of [
     '/app/../../package.json',
     '/app/..%2f..%2fpackage.json',
     '/app/%2e%2e/%2e%2e/package.json',
     '/app/assets/../../../package.json',
   ]) {
-    const response = await rawRequest(port, `${path}?token=${token}`);
+    const response = await rawRequest(port, path);
     expect(response.status, path).toBe(403);
     expect(response.body, path).not.toContain('"name": "byre"');
   }
@@ -217,6 +217,92 @@ test('calls resolve as Disconnected once the host has gone', async ({ page, webH
       message: 'Lost the connection to Byre. Reload the page once it is running again.',
     },
   });
+});
+
+/** An HTTP and WebSocket server on 127.0.0.1 that answers anything and writes down all it is sent. */
+async function recorder(
+  port = 0,
+): Promise<{ server: Server; port: number; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>another server</p>');
+  });
+  const sockets = new WebSocketServer({ server });
+  sockets.on('connection', (socket, req) => {
+    seen.push(`UPGRADE ${req.url} ${JSON.stringify(req.headers)}`);
+    socket.on('message', (data) => seen.push(`FRAME ${String(data)}`));
+    // It knows Byre's handshake, not the token: it makes up a proof.
+    socket.send(JSON.stringify({ hello: { proof: 'made-up', imagesKey: 'made-up' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    server,
+    port: typeof address === 'object' && address ? address.port : 0,
+    seen,
+    close: async () => {
+      for (const socket of sockets.clients) socket.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+test('the token reaches no other server on 127.0.0.1 that the same browser visits', async ({
+  page,
+  webHost,
+}) => {
+  // The app is open and working.
+  expect(await page.evaluate(() => (globalThis as unknown as Byre).byre.appInfo({}))).toMatchObject({
+    ok: true,
+  });
+  const other = await recorder();
+  try {
+    await page.goto(`http://127.0.0.1:${other.port}/`);
+    await expect(page.getByText('another server')).toBeVisible();
+    expect(other.seen.length).toBeGreaterThan(0);
+    for (const request of other.seen) {
+      expect(request).not.toContain(webHost.token);
+      expect(request.toLowerCase()).not.toContain('"cookie"');
+    }
+    expect(await page.context().cookies()).toEqual([]);
+  } finally {
+    await other.close();
+  }
+});
+
+test('a tab left open after Byre exits sends nothing to what takes its port, and says so', async ({
+  page,
+  webHost,
+}) => {
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered before the exit.' }] });
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('before the exit');
+  await box.press('Enter');
+  await expect(page.getByRole('article', { name: 'Claude' })).toContainText('Answered before the exit.');
+
+  const exited = new Promise((resolve) => webHost.process.once('exit', resolve));
+  webHost.process.kill('SIGTERM');
+  await exited;
+  await expect(page.getByRole('status').filter({ hasText: 'Lost the connection to Byre' })).toBeVisible();
+  // Another program takes the port, and the tab finds it there.
+  const impostor = await recorder(webHost.port);
+  try {
+    await expect(page.getByRole('alert')).toContainText('Byre is no longer at this address', {
+      timeout: 30_000,
+    });
+    const sent = await page.evaluate(() =>
+      (globalThis as unknown as Byre).byre.send({ conversationId: 'any', text: 'typed into the stale tab' }),
+    );
+    expect(sent).toMatchObject({ ok: false, error: { name: 'Disconnected' } });
+    expect(impostor.seen.some((request) => request.startsWith('UPGRADE'))).toBe(true);
+    for (const request of impostor.seen) {
+      expect(request).not.toContain(webHost.token);
+      expect(request).not.toMatch(/^FRAME/);
+    }
+  } finally {
+    await impostor.close();
+  }
 });
 
 test('the browser host’s build never loads electron', () => {

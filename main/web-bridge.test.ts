@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { IpcResult } from '../shared/ipc';
 import type { EventListener } from './backend';
 import {
@@ -12,7 +13,6 @@ import {
   resolveStaticPath,
   splitRequestTarget,
   startWebBridge,
-  tokenFromRequest,
   tokensEqual,
   type WebBridge,
 } from './web-bridge';
@@ -58,19 +58,6 @@ describe('isAllowedOrigin', () => {
     expect(isAllowedOrigin('http://127.0.0.1:4000/', 4000)).toBe(false);
     expect(isAllowedOrigin('null', 4000)).toBe(false);
     expect(isAllowedOrigin(undefined, 4000)).toBe(false);
-  });
-});
-
-describe('tokenFromRequest', () => {
-  it('reads the query parameter first, then this port’s cookie', () => {
-    expect(tokenFromRequest(undefined, 'token=q', 4000)).toBe('q');
-    expect(tokenFromRequest('byre_token_4000=c', 'token=q', 4000)).toBe('q');
-    expect(tokenFromRequest('a=1; byre_token_4000=c; b=2', '', 4000)).toBe('c');
-  });
-
-  it('ignores another port’s cookie', () => {
-    expect(tokenFromRequest('byre_token_4001=c', '', 4000)).toBeNull();
-    expect(tokenFromRequest(undefined, '', 4000)).toBeNull();
   });
 });
 
@@ -162,10 +149,18 @@ describe('startWebBridge', () => {
 
   const origin = () => `http://127.0.0.1:${bridge.port}`;
 
-  async function connect(): Promise<{ socket: WebSocket; next: () => Promise<unknown> }> {
-    const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/bridge?token=the-token`, {
+  /** A socket opened the way the page opens it: a fresh nonce and the proof made from it. */
+  async function proofQuery(token = 'the-token', nonce = newBridgeNonce()): Promise<string> {
+    return `nonce=${nonce}&proof=${encodeURIComponent(await bridgeProof(token, 'client', nonce))}`;
+  }
+
+  async function connect(
+    query?: string,
+  ): Promise<{ socket: WebSocket; next: () => Promise<unknown>; closed: Promise<number> }> {
+    const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/bridge?${query ?? (await proofQuery())}`, {
       origin: origin(),
     });
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
     sockets.push(socket);
     const inbox: unknown[] = [];
     const waiters: ((frame: unknown) => void)[] = [];
@@ -181,21 +176,65 @@ describe('startWebBridge', () => {
     });
     const next = () =>
       inbox.length > 0 ? Promise.resolve(inbox.shift()) : new Promise((resolve) => waiters.push(resolve));
-    return { socket, next };
+    return { socket, next, closed };
+  }
+
+  /** A proven socket, past the server's hello. */
+  async function connectProven(): Promise<{ socket: WebSocket; next: () => Promise<unknown> }> {
+    const opened = await connect();
+    expect(await opened.next()).toHaveProperty('hello');
+    return opened;
   }
 
   it('prints an address with the token in the fragment, on 127.0.0.1', () => {
     expect(bridge.url).toBe(`http://127.0.0.1:${bridge.port}/#token=the-token`);
   });
 
+  it('opens with a hello that proves the server holds the token, and gives the images key', async () => {
+    const nonce = newBridgeNonce();
+    const { next } = await connect(await proofQuery('the-token', nonce));
+    expect(await next()).toEqual({
+      hello: {
+        proof: await bridgeProof('the-token', 'server', nonce),
+        imagesKey: await bridgeProof('the-token', 'images'),
+      },
+    });
+  });
+
+  it('closes a socket whose proof is wrong, or whose nonce was used before, with nothing sent', async () => {
+    for (const query of [
+      await proofQuery('wrong'),
+      `nonce=${newBridgeNonce()}&proof=`,
+      `nonce=${newBridgeNonce()}&proof=the-token`,
+    ]) {
+      const { next, closed } = await connect(query);
+      const first = Promise.race([next(), closed.then(() => 'closed')]);
+      expect(await closed, query).toBe(UNAUTHORIZED_CLOSE);
+      expect(await first, query).toBe('closed');
+    }
+    const reused = await proofQuery();
+    const once = await connect(reused);
+    expect(await once.next()).toHaveProperty('hello');
+    const twice = await connect(reused);
+    expect(await twice.closed).toBe(UNAUTHORIZED_CLOSE);
+  });
+
+  it('sends events only to proven sockets', async () => {
+    const refused = await connect(await proofQuery('wrong'));
+    const proven = await connectProven();
+    emit('notification', { conversationId: 'c', title: 't', message: 'm' });
+    expect(await proven.next()).toMatchObject({ event: 'notification' });
+    expect(await refused.closed).toBe(UNAUTHORIZED_CLOSE);
+  });
+
   it('answers each frame by id with the backend’s result', async () => {
-    const { socket, next } = await connect();
+    const { socket, next } = await connectProven();
     socket.send(JSON.stringify({ id: 7, channel: 'echo', payload: { a: 1 } }));
     expect(await next()).toEqual({ id: 7, result: { ok: true, value: { a: 1 } } });
   });
 
   it('answers a malformed frame that has an id with an error, drops the rest, and stays up', async () => {
-    const { socket, next } = await connect();
+    const { socket, next } = await connectProven();
     socket.send('not json');
     socket.send(JSON.stringify({ channel: 'echo' }));
     socket.send(JSON.stringify({ id: 1, channel: 42 }));
@@ -205,46 +244,46 @@ describe('startWebBridge', () => {
   });
 
   it('sends every backend event to every socket', async () => {
-    const first = await connect();
-    const second = await connect();
+    const first = await connectProven();
+    const second = await connectProven();
     emit('notification', { conversationId: 'c', title: 't', message: 'm' });
     const expected = { event: 'notification', payload: { conversationId: 'c', title: 't', message: 'm' } };
     expect(await first.next()).toEqual(expected);
     expect(await second.next()).toEqual(expected);
   });
 
-  it('serves an image sent by reference only with the token', async () => {
-    const found = await fetch(`${origin()}/images/${IMAGE_HASH}?token=the-token`);
+  it('serves an image sent by reference only with the images key, never for the token itself', async () => {
+    const key = encodeURIComponent(await bridgeProof('the-token', 'images'));
+    const found = await fetch(`${origin()}/images/${IMAGE_HASH}?key=${key}`);
     expect(found.status).toBe(200);
     expect(found.headers.get('content-type')).toBe('image/png');
     // Named by its hash, it never changes: the browser keeps it.
     expect(found.headers.get('cache-control')).toContain('immutable');
     expect(await found.text()).toBe('png bytes');
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}`)).status).toBe(401);
-    expect((await fetch(`${origin()}/images/${IMAGE_HASH}?token=wrong`)).status).toBe(401);
-    expect((await fetch(`${origin()}/images/${'0'.repeat(64)}?token=the-token`)).status).toBe(404);
+    expect((await fetch(`${origin()}/images/${IMAGE_HASH}?key=wrong`)).status).toBe(401);
+    expect((await fetch(`${origin()}/images/${IMAGE_HASH}?key=the-token`)).status).toBe(401);
+    expect((await fetch(`${origin()}/images/${IMAGE_HASH}?token=the-token`)).status).toBe(401);
+    expect((await fetch(`${origin()}/images/${'0'.repeat(64)}?key=${key}`)).status).toBe(404);
   });
 
   it('does not follow a link out of the renderer folder', async () => {
-    const response = await fetch(`${origin()}/app/link.txt?token=the-token`);
+    const response = await fetch(`${origin()}/app/link.txt`);
     expect(response.status).toBe(404);
     expect(await response.text()).not.toContain('secret');
   });
 
-  it('sets the cookie only for the right token from this origin', async () => {
-    const post = (headers: Record<string, string>) =>
-      fetch(`${origin()}/auth`, { method: 'POST', headers: { origin: origin(), ...headers } });
-    expect((await post({ 'x-byre-token': 'wrong' })).status).toBe(401);
-    expect((await post({})).status).toBe(401);
-    const refusedOrigin = await fetch(`${origin()}/auth`, {
-      method: 'POST',
-      headers: { origin: 'http://evil.example', 'x-byre-token': 'the-token' },
-    });
-    expect(refusedOrigin.status).toBe(403);
-    const ok = await post({ 'x-byre-token': 'the-token' });
-    expect(ok.status).toBe(204);
-    expect(ok.headers.get('set-cookie')).toBe(
-      `byre_token_${bridge.port}=the-token; HttpOnly; SameSite=Strict; Path=/`,
-    );
+  it('sets no cookie, and takes no request that changes state', async () => {
+    const index = await fetch(`${origin()}/app/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('set-cookie')).toBeNull();
+    const redirect = await fetch(`${origin()}/`, { redirect: 'manual' });
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.get('location')).toBe('/app/');
+    expect(redirect.headers.get('set-cookie')).toBeNull();
+    for (const path of ['/', '/auth', '/app/', '/bridge']) {
+      const posted = await fetch(`${origin()}${path}`, { method: 'POST', headers: { origin: origin() } });
+      expect(posted.status, path).toBe(405);
+    }
   });
 });

@@ -8,6 +8,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
 import type { IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
+import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import { eventFrame } from './event-json';
 
 /**
@@ -16,9 +17,11 @@ import { eventFrame } from './event-json';
  * request must prove it holds the per-launch token, name this server in its Host header (DNS rebinding)
  * and, when it changes state or opens the socket, come from this server's own origin.
  *
- * The printed address carries the token in its fragment, which browsers never send. The public page at `/`
- * hands it to `POST /auth` in a header and gets it back as an HttpOnly, SameSite=Strict cookie; the app
- * under `/app/` then loads with that cookie, and the client opens `/bridge?token=…`.
+ * The printed address carries the token in its fragment, which browsers never send, and the token never
+ * travels afterwards (shared/bridge-auth.ts): the app's files are not secret and are served to anyone on
+ * this server's names; the socket is opened with a proof made from the token, and the server proves itself
+ * in return before the page sends anything. Nothing is kept in a cookie, which every other server on
+ * 127.0.0.1 would be sent (cookies ignore ports). Images are fetched with a key derived from the token.
  */
 
 export interface WebBridgeOptions {
@@ -40,47 +43,11 @@ export interface WebBridge {
 /** Images travel inside frames, so a frame may be large; past this the socket is closed (1009). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
-const TOKEN_HEADER = 'x-byre-token';
-
 const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const LOADER_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; " +
-  "frame-ancestors 'none'";
-
-const LOADER_HTML = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <title>Byre</title>
-    <script src="/loader.js" defer></script>
-  </head>
-  <body>
-    <p id="status">Opening Byre…</p>
-  </body>
-</html>
-`;
-
-const LOADER_JS = `(async () => {
-  const status = document.getElementById('status');
-  const token = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (!token) {
-    status.textContent = 'Open the address Byre printed in the terminal, including the part after #.';
-    return;
-  }
-  try {
-    const response = await fetch('/auth', { method: 'POST', headers: { '${TOKEN_HEADER}': token } });
-    if (response.ok) {
-      location.replace('/app/' + location.hash);
-      return;
-    }
-    status.textContent = 'This address is no longer valid: Byre prints a new one each time it starts.';
-  } catch {
-    status.textContent = 'Byre is not running.';
-  }
-})();
-`;
+/** For what is not a page: redirects, refusals, images. */
+const PLAIN_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -109,34 +76,52 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   const token = options.token ?? randomBytes(32).toString('base64url');
   if (token.length === 0) throw new Error('The bridge token must not be empty.');
   const rendererDir = realpathSync(options.rendererDir);
+  const imagesKey = await bridgeProof(token, 'images');
+  const usedNonces = new Set<string>();
   let port = 0;
 
   const server = createServer((req, res) => {
-    handleRequest(req, res, { token, port, rendererDir, backend: options.backend }).catch(() => {
+    handleRequest(req, res, { port, rendererDir, imagesKey, backend: options.backend }).catch(() => {
       if (!res.headersSent) refuse(res, 500, 'Internal error.');
       else res.destroy();
     });
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  sockets.on('connection', (socket) => {
-    // A broken or oversized frame ends that socket only; without a listener it would end the process.
-    socket.on('error', () => undefined);
-    socket.on('message', (data, isBinary) => void answerFrame(options.backend, socket, data, isBinary));
-  });
+  /** The sockets that proved they hold the token: the only ones events go to and requests come from. */
+  const proven = new Set<WebSocket>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
-    const refusal = checkUpgrade(req, token, port);
-    if (refusal) {
-      refuseUpgrade(socket, refusal.status, refusal.reason);
-      return;
-    }
-    sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req));
+    void checkUpgrade(req, token, port, usedNonces).then(async (check) => {
+      if ('refused' in check) {
+        refuseUpgrade(socket, check.refused.status, check.refused.reason);
+        return;
+      }
+      if (socket.destroyed) return;
+      const hello = check.proven
+        ? JSON.stringify({
+            hello: { proof: await bridgeProof(token, 'server', check.nonce), imagesKey },
+          } satisfies HelloFrame)
+        : null;
+      sockets.handleUpgrade(req, socket, head, (ws) => {
+        // A broken or oversized frame ends that socket only; without a listener it would end the process.
+        ws.on('error', () => undefined);
+        if (hello === null) {
+          // Accepted only to say why, which a refused upgrade cannot tell a page: its address is stale.
+          ws.close(UNAUTHORIZED_CLOSE, 'This address is no longer valid.');
+          return;
+        }
+        proven.add(ws);
+        ws.on('close', () => proven.delete(ws));
+        ws.on('message', (data, isBinary) => void answerFrame(options.backend, ws, data, isBinary));
+        ws.send(hello);
+      });
+    });
   });
 
   const unsubscribe = options.backend.on((channel, payload) => {
     const frame = eventFrame(channel, payload);
-    for (const socket of sockets.clients) {
+    for (const socket of proven) {
       if (socket.readyState === WebSocket.OPEN) socket.send(frame);
     }
   });
@@ -169,59 +154,47 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
 }
 
 interface RequestContext {
-  token: string;
   port: number;
   rendererDir: string;
+  /** What image addresses carry: derived from the token, so the token itself never travels. */
+  imagesKey: string;
   backend: Pick<Backend, 'image'>;
 }
 
 async function handleRequest(req: IncomingMessage, res: ServerResponse, context: RequestContext) {
-  const { token, port, rendererDir, backend } = context;
+  const { port, rendererDir, imagesKey, backend } = context;
   const method = req.method ?? 'GET';
   if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header.');
   const origin = req.headers.origin;
-  const changesState = method !== 'GET' && method !== 'HEAD';
-  if ((origin !== undefined || changesState) && !isAllowedOrigin(origin, port)) {
+  if (origin !== undefined && !isAllowedOrigin(origin, port)) {
     return refuse(res, 403, 'Forbidden: unexpected Origin.');
   }
+  // Everything here is read-only: what changes state goes over the socket.
+  if (method !== 'GET' && method !== 'HEAD') return refuse(res, 405, 'Method not allowed.');
 
   const { path, query } = splitRequestTarget(req.url ?? '');
   if (path === null) return refuse(res, 400, 'Bad request target.');
 
-  if (path === '/' || path === '/loader.js') {
-    if (changesState) return refuse(res, 405, 'Method not allowed.');
-    return path === '/'
-      ? respond(res, method, 200, LOADER_HTML, 'text/html; charset=utf-8', LOADER_CSP)
-      : respond(res, method, 200, LOADER_JS, 'text/javascript; charset=utf-8', LOADER_CSP);
-  }
-  if (path === '/auth') {
-    if (method !== 'POST') return refuse(res, 405, 'Method not allowed.');
-    if (!tokensEqual(token, singleHeader(req.headers[TOKEN_HEADER]))) {
-      return refuse(res, 401, 'Unauthorized: missing or wrong token.');
-    }
-    res.setHeader('Set-Cookie', `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`);
-    return respond(res, method, 204, '', 'text/plain; charset=utf-8', LOADER_CSP);
-  }
-
-  if (!tokensEqual(token, tokenFromRequest(req.headers.cookie, query, port))) {
-    return refuse(res, 401, 'Unauthorized: missing or wrong token.');
-  }
-  if (changesState) return refuse(res, 405, 'Method not allowed.');
-  if (path === '/app') {
-    res.setHeader('Location', `/app/${query ? `?${query}` : ''}`);
-    return respond(res, method, 308, '', 'text/plain; charset=utf-8', LOADER_CSP);
+  // The printed address: the browser keeps its fragment (the token) across the redirect.
+  if (path === '/' || path === '/app') {
+    res.setHeader('Location', '/app/');
+    return respond(res, method, 308, '', 'text/plain; charset=utf-8', PLAIN_CSP);
   }
   const image = /^\/images\/([0-9a-f]{64})$/.exec(path);
   if (image) {
     // An image a page was sent by reference (main/image-refs.ts): named by its hash, so it never changes.
+    if (!tokensEqual(imagesKey, new URLSearchParams(query).get('key'))) {
+      return refuse(res, 401, 'Unauthorized: missing or wrong key.');
+    }
     const stored = backend.image(image[1] ?? '');
     if (!stored) return refuse(res, 404, 'Not found.');
-    return respond(res, method, 200, stored.bytes, stored.mediaType, LOADER_CSP, {
+    return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP, {
       'Cache-Control': 'private, max-age=31536000, immutable',
     });
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
 
+  // The app's own files hold no secret: the socket is what needs the token.
   const file = resolveStaticPath(rendererDir, path.slice('/app/'.length));
   if (file === null) return refuse(res, 403, 'Forbidden: path outside the app.');
   const body = await readStaticFile(rendererDir, file);
@@ -229,21 +202,38 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
   return respond(res, method, 200, body, contentTypeFor(file), APP_CSP);
 }
 
-function checkUpgrade(
+/** What an upgrade to the socket is: refused outright, or accepted with its proof right or wrong. */
+type UpgradeCheck = { refused: { status: number; reason: string } } | { nonce: string; proven: boolean };
+
+async function checkUpgrade(
   req: IncomingMessage,
   token: string,
   port: number,
-): { status: number; reason: string } | null {
-  if (!isAllowedHost(req.headers.host, port)) return { status: 403, reason: 'Forbidden: unexpected Host.' };
-  if (!isAllowedOrigin(req.headers.origin, port))
-    return { status: 403, reason: 'Forbidden: unexpected Origin.' };
-  const { path, query } = splitRequestTarget(req.url ?? '');
-  if (path !== '/bridge') return { status: 404, reason: 'Not found.' };
-  if (!tokensEqual(token, tokenFromRequest(req.headers.cookie, query, port))) {
-    return { status: 401, reason: 'Unauthorized: missing or wrong token.' };
+  usedNonces: Set<string>,
+): Promise<UpgradeCheck> {
+  if (!isAllowedHost(req.headers.host, port)) {
+    return { refused: { status: 403, reason: 'Forbidden: unexpected Host.' } };
   }
-  return null;
+  if (!isAllowedOrigin(req.headers.origin, port)) {
+    return { refused: { status: 403, reason: 'Forbidden: unexpected Origin.' } };
+  }
+  const { path, query } = splitRequestTarget(req.url ?? '');
+  if (path !== '/bridge') return { refused: { status: 404, reason: 'Not found.' } };
+  const params = new URLSearchParams(query);
+  const nonce = BridgeNonce.safeParse(params.get('nonce'));
+  if (!nonce.success) return { refused: { status: 400, reason: 'Bad request: the socket needs a nonce.' } };
+  const expected = await bridgeProof(token, 'client', nonce.data);
+  // A nonce is good for one socket: a proof seen once cannot open another.
+  const proven = tokensEqual(expected, params.get('proof')) && !usedNonces.has(nonce.data);
+  if (proven) {
+    if (usedNonces.size >= MAX_USED_NONCES) usedNonces.clear();
+    usedNonces.add(nonce.data);
+  }
+  return { nonce: nonce.data, proven };
 }
+
+/** Nonces remembered (one per socket opened); past this the oldest are forgotten all at once. */
+const MAX_USED_NONCES = 10_000;
 
 const ClientFrame = z.object({
   id: z.number(),
@@ -318,27 +308,6 @@ export function isAllowedOrigin(origin: string | undefined, port: number): boole
   return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
 
-/** Cookies are not scoped by port, so the name carries it: two Byres on one machine keep their own. */
-export function cookieName(port: number): string {
-  return `byre_token_${port}`;
-}
-
-/** The token a request carries: the `?token=` query parameter, else the cookie. */
-export function tokenFromRequest(
-  cookieHeader: string | undefined,
-  query: string,
-  port: number,
-): string | null {
-  const fromQuery = new URLSearchParams(query).get('token');
-  if (fromQuery !== null) return fromQuery;
-  const name = `${cookieName(port)}=`;
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const cookie = part.trim();
-    if (cookie.startsWith(name)) return cookie.slice(name.length);
-  }
-  return null;
-}
-
 /**
  * The raw path and query of a request target. The path is kept as sent (no dot-segment normalizing), so
  * `/app/../x` reaches the static resolver and is refused there rather than quietly rewritten.
@@ -385,10 +354,6 @@ export function contentTypeFor(file: string): string {
   return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? undefined : value;
-}
-
 function securityHeaders(csp: string): Record<string, string> {
   return {
     'Content-Security-Policy': csp,
@@ -420,13 +385,13 @@ function respond(
 }
 
 function refuse(res: ServerResponse, status: number, reason: string): void {
-  respond(res, 'GET', status, `${reason}\n`, 'text/plain; charset=utf-8', LOADER_CSP);
+  respond(res, 'GET', status, `${reason}\n`, 'text/plain; charset=utf-8', PLAIN_CSP);
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   const body = `${reason}\n`;
   const headers = {
-    ...securityHeaders(LOADER_CSP),
+    ...securityHeaders(PLAIN_CSP),
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     Connection: 'close',

@@ -1,4 +1,5 @@
-import { useEffect } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
+import { bridgeConnection, STATUS_MESSAGES, type BridgeStatus } from './bridge-client';
 import { ConversationView, folderName } from './chat/ConversationView';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -17,6 +18,15 @@ export function App() {
     return disconnect;
   }, [loadInfo]);
 
+  const status = useBridgeStatus();
+  if (status === 'no-token' || status === 'stale' || status === 'foreign') {
+    return (
+      <div className="state-panel" role="alert">
+        <h2>{status === 'foreign' ? 'Byre is no longer at this address' : 'This page cannot open Byre'}</h2>
+        <p>{STATUS_MESSAGES[status]}</p>
+      </div>
+    );
+  }
   if (infoError) {
     return (
       <div className="state-panel" role="alert">
@@ -27,6 +37,11 @@ export function App() {
   }
   return (
     <div className="app">
+      {status === 'lost' && (
+        <p className="connection-lost" role="status">
+          Lost the connection to Byre. Trying again…
+        </p>
+      )}
       <Shortcuts />
       <div className="app-body">
         <SidebarSlot />
@@ -36,6 +51,15 @@ export function App() {
         </div>
       </div>
     </div>
+  );
+}
+
+/** Where the page stands with the browser host (always open under Electron, which has no bridge). */
+function useBridgeStatus(): BridgeStatus {
+  const connection = bridgeConnection();
+  return useSyncExternalStore(
+    (listener) => connection?.onStatus(listener) ?? (() => undefined),
+    () => connection?.status ?? 'open',
   );
 }
 

@@ -6,12 +6,30 @@ import {
   type EventChannel,
   type IpcResult,
 } from '../../shared/ipc';
+import { bridgeProof, HelloFrame, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../../shared/bridge-auth';
 
 /**
  * `window.byre` for a plain browser: the same contract as the Electron preload, carried over the browser
- * host's WebSocket (`main/web-bridge.ts`). Calls made before the socket opens wait for it; when it closes,
- * every call still waiting resolves as Disconnected and the client keeps trying to reconnect.
+ * host's WebSocket (`main/web-bridge.ts`). Each socket starts with the handshake of shared/bridge-auth.ts:
+ * nothing is sent until the server has proved it is the launch that printed this page's address. Calls
+ * made before that wait for it; when the socket closes, every call still waiting resolves as Disconnected
+ * and the client tries again, unless the address turned out to be stale or the port taken by something
+ * else: then it stops for good, and says so (`bridgeStatus`).
  */
+
+/**
+ * Where the page stands with its host:
+ * - `connecting`: the first socket is being opened;
+ * - `open`: the host proved itself, calls go through;
+ * - `lost`: the host went away; the client tries again;
+ * - `no-token`: the address has no token (it was typed or copied without the part after #);
+ * - `stale`: the host at this address does not know the token: Byre has started again since;
+ * - `foreign`: what answers at this address did not prove it holds the token. Nothing is sent to it.
+ */
+export type BridgeStatus = 'connecting' | 'open' | 'lost' | 'no-token' | 'stale' | 'foreign';
+
+/** The statuses after which the client never tries again. */
+const FINAL: ReadonlySet<BridgeStatus> = new Set(['no-token', 'stale', 'foreign']);
 
 const DISCONNECTED: IpcResult<never> = {
   ok: false,
@@ -23,6 +41,8 @@ const DISCONNECTED: IpcResult<never> = {
 
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 8_000;
+/** Byre says hello as soon as a socket opens; what stays silent this long is not Byre. */
+const HELLO_TIMEOUT_MS = 15_000;
 
 const ServerFrame = z.union([
   z.object({
@@ -37,18 +57,53 @@ const ServerFrame = z.union([
 
 type Listener = (payload: unknown) => void;
 
-class BridgeConnection {
+export interface BridgeAddress {
+  /** `ws://host` or `wss://host`: the page's own server. */
+  socketBase: string;
+  /** The token from the page's address fragment, or null if it has none. */
+  token: string | null;
+}
+
+export class BridgeConnection {
   private socket: WebSocket | null = null;
+  /** True once the open socket's server proved it holds the token. */
+  private proven = false;
   private nextId = 1;
   private readonly pending = new Map<number, (result: IpcResult<unknown>) => void>();
-  /** Frames written while the socket was not yet open. */
+  /** Frames written while no proven socket was open. */
   private queued: string[] = [];
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly statusListeners = new Set<() => void>();
   private retries = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private currentStatus: BridgeStatus = 'connecting';
+  /** What image addresses carry, from the server's hello. */
+  imagesKey: string | null = null;
 
-  constructor(private readonly url: string) {
-    this.connect();
+  constructor(private readonly address: BridgeAddress) {
+    if (address.token === null) this.setStatus('no-token');
+    else this.connect();
+  }
+
+  get status(): BridgeStatus {
+    return this.currentStatus;
+  }
+
+  onStatus(listener: () => void): () => void {
+    this.statusListeners.add(listener);
+    return () => {
+      this.statusListeners.delete(listener);
+    };
+  }
+
+  private setStatus(status: BridgeStatus): void {
+    if (this.currentStatus === status || FINAL.has(this.currentStatus)) return;
+    this.currentStatus = status;
+    if (FINAL.has(status)) {
+      clearTimeout(this.retryTimer);
+      this.failWaiting();
+    }
+    for (const listener of this.statusListeners) listener();
   }
 
   invoke(channel: string, payload: unknown): Promise<IpcResult<unknown>> {
@@ -62,15 +117,16 @@ class BridgeConnection {
         error: { name: 'InvalidRequest', message: error instanceof Error ? error.message : String(error) },
       });
     }
+    if (FINAL.has(this.currentStatus)) return Promise.resolve(this.refusal());
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      if (this.socket?.readyState === WebSocket.OPEN) {
+      if (this.proven && this.socket?.readyState === WebSocket.OPEN) {
         this.socket.send(frame);
         return;
       }
       this.queued.push(frame);
       // A call during the backoff pause tries at once rather than waiting out the timer.
-      if (!this.socket) this.connect();
+      if (!this.socket && this.retryTimer !== undefined) this.connect();
     });
   }
 
@@ -89,33 +145,88 @@ class BridgeConnection {
   private connect(): void {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    const socket = new WebSocket(this.url);
-    this.socket = socket;
-    socket.onopen = () => {
-      this.retries = 0;
-      const frames = this.queued;
-      this.queued = [];
-      for (const frame of frames) socket.send(frame);
-    };
-    socket.onmessage = (message: MessageEvent<unknown>) => this.receive(message.data);
-    socket.onclose = () => {
-      if (this.socket !== socket) return;
+    const token = this.address.token;
+    if (token === null || FINAL.has(this.currentStatus)) return;
+    const nonce = newBridgeNonce();
+    // No socket while the proofs are made (WebCrypto is asynchronous): calls meanwhile only queue.
+    this.socket = null;
+    this.proven = false;
+    void Promise.all([bridgeProof(token, 'client', nonce), bridgeProof(token, 'server', nonce)])
+      .then(([proof, expected]) => {
+        if (FINAL.has(this.currentStatus)) return;
+        const socket = new WebSocket(
+          `${this.address.socketBase}/bridge?nonce=${nonce}&proof=${encodeURIComponent(proof)}`,
+        );
+        this.socket = socket;
+        const silent = setTimeout(() => {
+          if (this.socket === socket && !this.proven) this.hello(socket, undefined, expected);
+        }, HELLO_TIMEOUT_MS);
+        socket.onmessage = (message: MessageEvent<unknown>) => {
+          if (this.socket !== socket) return;
+          if (this.proven) {
+            this.receive(message.data);
+            return;
+          }
+          clearTimeout(silent);
+          this.hello(socket, message.data, expected);
+        };
+        socket.onclose = (event: CloseEvent) => {
+          clearTimeout(silent);
+          if (this.socket !== socket) return;
+          this.socket = null;
+          this.proven = false;
+          if (event.code === UNAUTHORIZED_CLOSE) {
+            this.setStatus('stale');
+            return;
+          }
+          this.failWaiting();
+          if (FINAL.has(this.currentStatus)) return;
+          this.setStatus('lost');
+          this.retryLater();
+        };
+      })
+      .catch(() => {
+        // No WebCrypto (not a secure context): the page cannot prove anything.
+        this.setStatus('foreign');
+      });
+  }
+
+  private retryLater(): void {
+    const delay = Math.min(RETRY_FIRST_MS * 2 ** this.retries, RETRY_MAX_MS);
+    this.retries++;
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** The first frame of a socket: the server's proof. Anything else is not this launch talking. */
+  private hello(socket: WebSocket, data: unknown, expected: string): void {
+    const hello = typeof data === 'string' ? HelloFrame.safeParse(parseJson(data)) : null;
+    if (!hello?.success || hello.data.hello.proof !== expected) {
+      this.setStatus('foreign');
       this.socket = null;
-      this.failWaiting();
-      const delay = Math.min(RETRY_FIRST_MS * 2 ** this.retries, RETRY_MAX_MS);
-      this.retries++;
-      this.retryTimer = setTimeout(() => this.connect(), delay);
-    };
+      socket.close();
+      return;
+    }
+    this.proven = true;
+    this.imagesKey = hello.data.hello.imagesKey;
+    this.retries = 0;
+    this.setStatus('open');
+    const frames = this.queued;
+    this.queued = [];
+    for (const frame of frames) socket.send(frame);
+  }
+
+  private refusal(): IpcResult<never> {
+    const status = this.currentStatus;
+    if (status === 'no-token' || status === 'stale' || status === 'foreign') {
+      return { ok: false, error: { name: 'Disconnected', message: STATUS_MESSAGES[status] } };
+    }
+    return DISCONNECTED;
   }
 
   private receive(data: unknown): void {
     if (typeof data !== 'string') return;
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      return;
-    }
+    const json = parseJson(data);
+    if (json === undefined) return;
     const parsed = ServerFrame.safeParse(json);
     if (!parsed.success) return;
     const frame = parsed.data;
@@ -139,20 +250,43 @@ class BridgeConnection {
     this.queued = [];
     const waiting = [...this.pending.values()];
     this.pending.clear();
-    for (const resolve of waiting) resolve(DISCONNECTED);
+    const result = this.refusal();
+    for (const resolve of waiting) resolve(result);
   }
 }
 
-/** The socket address: this page's host, with the token from the address's fragment when it has one. */
-export function bridgeUrl(location: Pick<Location, 'protocol' | 'host' | 'hash'>): string {
-  const token = new URLSearchParams(location.hash.slice(1)).get('token');
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  // Without a token in the address the socket still carries the HttpOnly cookie the loader page set.
-  return `${scheme}://${location.host}/bridge${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+/** What the page says for a status that stops it (and why a call failed then). */
+export const STATUS_MESSAGES = {
+  'no-token': 'Open the address Byre printed in the terminal, including the part after #.',
+  stale: 'This address is no longer valid: Byre prints a new one each time it starts.',
+  foreign:
+    'Something other than the Byre that opened this page answers at this address, so nothing was sent to ' +
+    'it. Open the address Byre printed when it last started.',
+} as const satisfies Partial<Record<BridgeStatus, string>>;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
-export function createBridgeApi(url: string): ByreApi {
-  const connection = new BridgeConnection(url);
+/** Where the socket is: this page's own server, with the token from the address's fragment. */
+export function bridgeAddress(location: Pick<Location, 'protocol' | 'host' | 'hash'>): BridgeAddress {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return { socketBase: `${scheme}://${location.host}`, token: token || null };
+}
+
+/** The page's connection, in a plain browser (null under Electron, which has no bridge). */
+let installed: BridgeConnection | null = null;
+
+export function bridgeConnection(): BridgeConnection | null {
+  return installed;
+}
+
+export function createBridgeApi(connection: BridgeConnection): ByreApi {
   const api: Record<string, unknown> = { host: 'browser' };
   for (const name of invokeChannelNames) {
     api[name] = (request: unknown) => connection.invoke(name, request);
@@ -164,8 +298,9 @@ export function createBridgeApi(url: string): ByreApi {
 /** In a plain browser there is no preload: this gives the page its window.byre over the bridge. */
 export function installBridgeClient(): void {
   if (window.byre !== undefined) return;
+  installed = new BridgeConnection(bridgeAddress(window.location));
   Object.defineProperty(window, 'byre', {
-    value: createBridgeApi(bridgeUrl(window.location)),
+    value: createBridgeApi(installed),
     enumerable: true,
   });
 }
