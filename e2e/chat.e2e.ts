@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { Gate, isSubagentRequest, lastUserText } from './fake-model/server';
@@ -37,6 +37,29 @@ test('streams a reply that is seen growing, then whole', async ({ page, webHost 
   rest.release();
   await expect(claude(page)).toContainText('word39');
   await expect(log(page).getByLabel('Turn finished')).toBeVisible();
+});
+
+/** Every entry below `dir` that others could read: `path mode` for each. */
+function readableByOthers(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stats = lstatSync(path);
+    if (stats.isSymbolicLink()) continue;
+    if ((stats.mode & 0o077) !== 0) found.push(`${path} ${(stats.mode & 0o777).toString(8)}`);
+    if (stats.isDirectory()) found.push(...readableByOthers(path));
+  }
+  return found;
+}
+
+test('keeps what it writes private: its folders 0700 and its files 0600', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'A private reply.' }] });
+  await send(page, 'something private');
+  await expect(claude(page)).toContainText('A private reply.');
+  // Transcripts, settings (written 0644 by the test before the host started), the library's databases.
+  await expect.poll(() => readableByOthers(webHost.dataDir)).toEqual([]);
+  expect(readdirSync(join(webHost.dataDir, 'transcripts')).length).toBeGreaterThan(0);
+  expect(lstatSync(webHost.dataDir).mode & 0o777).toBe(0o700);
 });
 
 test('shows a Bash call as a card with its command and output', async ({ page, webHost }) => {

@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../shared/images';
 import { PermissionModeChoice } from '../shared/ipc';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files';
 
 /**
  * Where the app keeps its data: transcripts and settings. Electron passes its userData folder; the browser
@@ -38,7 +39,7 @@ export class SettingsStore {
   private settings: Settings;
 
   constructor(readonly dataDir: string) {
-    mkdirSync(dataDir, { recursive: true });
+    makePrivateDir(dataDir);
     this.file = join(dataDir, 'settings.json');
     this.settings = this.load();
   }
@@ -77,7 +78,7 @@ export class SettingsStore {
 
   private save(): void {
     const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.settings, null, 2));
+    writeFileSync(temp, JSON.stringify(this.settings, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(temp, this.file);
   }
 }

@@ -32,6 +32,7 @@ import { claudeConfigDir, Library } from './library/library';
 import { readBranch } from './library/read-branch';
 import { readLastPage, readPageBefore } from './library/read-session';
 import { fileChanges } from './rewind-preview';
+import { makeDataPrivate } from './private-files';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -86,6 +87,8 @@ export class Backend {
   constructor(private readonly options: BackendOptions) {
     // What this process's conversations show, in a folder of its own: another instance on the same data
     // folder keeps its own. Those of processes that are gone went with them (their transcripts keep it).
+    // What an earlier version wrote readable to others becomes private; what is written now is made so.
+    void makeDataPrivate(options.dataDir).catch(() => undefined);
     const open = join(options.dataDir, 'open');
     removeDeadProcessFolders(open);
     this.eventLogDir = join(open, String(process.pid));

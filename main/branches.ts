@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files';
 import { join } from 'node:path';
 import { ForkRecord, ForkRecordsFile } from '../shared/branches';
 import { errorCode } from './library/files';
@@ -37,9 +38,9 @@ export class ForkRecords {
       else renameSync(this.file, `${this.file}.damaged-${Date.now()}`);
     }
     const next: ForkRecordsFile = { version: 1, forks: [...forks, fork] };
-    mkdirSync(this.dataDir, { recursive: true });
+    makePrivateDir(this.dataDir);
     const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(next, null, 2));
+    writeFileSync(temp, JSON.stringify(next, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(temp, this.file);
   }
 

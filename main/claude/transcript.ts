@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../../shared/protocol';
 
@@ -23,8 +24,8 @@ export class TranscriptWriter {
     /** Told once if writing fails (disk full, say); the transcript stops, the conversation does not. */
     private readonly onError: (error: Error) => void = () => undefined,
   ) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'a');
+    makePrivateDir(dirname(path));
+    this.fd = openSync(path, 'a', PRIVATE_FILE_MODE);
     flushedOnExit.add(this);
   }
 

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { errorCode } from './files';
@@ -20,7 +21,7 @@ export class LibraryChoices {
   private hiddenIds: Set<string>;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true });
+    makePrivateDir(dataDir);
     this.file = join(dataDir, 'library.json');
     this.choices = this.load();
     this.hiddenIds = new Set(this.choices.hidden);
@@ -71,7 +72,7 @@ export class LibraryChoices {
 
   private save(): void {
     const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.choices, null, 2));
+    writeFileSync(temp, JSON.stringify(this.choices, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(temp, this.file);
   }
 }

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { touchPrivateFile } from '../private-files';
 
 /**
  * The library's message texts and their full-text index, in shards beside the main index (library.sqlite):
@@ -130,6 +131,8 @@ export function openDatabase(
   onCreate?: () => void,
   pageSize?: number,
 ): Database.Database {
+  // Created private first: SQLite gives its -wal and -shm files the database file's mode.
+  touchPrivateFile(path);
   const db = new Database(path, NATIVE_BINDING);
   try {
     const found = db.pragma('user_version', { simple: true });
