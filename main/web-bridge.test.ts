@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { IpcResult } from '../shared/ipc';
@@ -113,6 +113,7 @@ describe('contentTypeFor', () => {
 });
 
 const IMAGE_HASH = 'a'.repeat(64);
+const WAIT = { timeout: 30_000 };
 
 describe('startWebBridge', () => {
   let root: string;
@@ -285,5 +286,83 @@ describe('startWebBridge', () => {
       const posted = await fetch(`${origin()}${path}`, { method: 'POST', headers: { origin: origin() } });
       expect(posted.status, path).toBe(405);
     }
+  });
+});
+
+// Waits for states, with room for a busy machine.
+describe('a client that asks too much or stops reading', { timeout: 60_000 }, () => {
+  let root: string;
+  let bridge: WebBridge;
+  let invoked = 0;
+  let releases: (() => void)[] = [];
+  const BIG = 'x'.repeat(1024 * 1024);
+  const backend = {
+    invoke: async (channel: string): Promise<IpcResult<unknown>> => {
+      invoked += 1;
+      if (channel === 'slow') await new Promise<void>((resolve) => releases.push(resolve));
+      return { ok: true, value: channel === 'big' ? BIG : channel };
+    },
+    on: () => () => undefined,
+    image: () => undefined,
+  };
+
+  beforeEach(async () => {
+    invoked = 0;
+    releases = [];
+    root = mkdtempSync(join(tmpdir(), 'byre-bridge-'));
+    mkdirSync(join(root, 'renderer'));
+    bridge = await startWebBridge({
+      backend,
+      rendererDir: join(root, 'renderer'),
+      token: 'the-token',
+      limits: { maxInFlight: 4, maxBufferedBytes: 8 * 1024 * 1024 },
+    });
+  });
+  afterEach(async () => {
+    for (const release of releases) release();
+    await bridge.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function proven(): Promise<{ socket: WebSocket; frames: unknown[]; closed: Promise<number> }> {
+    const nonce = newBridgeNonce();
+    const proof = encodeURIComponent(await bridgeProof('the-token', 'client', nonce));
+    const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/bridge?nonce=${nonce}&proof=${proof}`, {
+      origin: `http://127.0.0.1:${bridge.port}`,
+    });
+    const frames: unknown[] = [];
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    const hello = new Promise((resolve) => socket.once('message', resolve));
+    socket.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await hello;
+    frames.length = 0;
+    return { socket, frames, closed };
+  }
+
+  it('takes only a few requests at a time from one socket; the rest wait, none is lost', async () => {
+    const { socket, frames } = await proven();
+    for (let id = 1; id <= 10; id++) socket.send(JSON.stringify({ id, channel: 'slow', payload: {} }));
+    await vi.waitFor(() => expect(invoked).toBe(4), WAIT);
+    // One ends: one more is taken.
+    releases.shift()?.();
+    await vi.waitFor(() => expect(invoked).toBe(5), WAIT);
+    await vi.waitFor(() => expect(frames).toHaveLength(1), WAIT);
+    while (invoked < 10 || releases.length > 0) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await vi.waitFor(() => expect(frames).toHaveLength(10), WAIT);
+    socket.close();
+  });
+
+  it('drops a socket that stops reading while replies pile up, instead of holding them all', async () => {
+    const { socket, frames, closed } = await proven();
+    socket.pause();
+    for (let id = 1; id <= 50; id++) socket.send(JSON.stringify({ id, channel: 'big', payload: {} }));
+    await vi.waitFor(() => expect(invoked).toBe(50), WAIT);
+    socket.resume();
+    expect(await closed).toBe(1006);
+    // 50 MB of replies were asked for; the host kept at most its limit and what the kernel buffers hold.
+    expect(frames.length).toBeLessThan(50);
   });
 });

@@ -31,7 +31,23 @@ export interface WebBridgeOptions {
   /** 0 (the default) picks any free port. */
   port?: number;
   token?: string;
+  /** Limits on one socket (tests make them small). */
+  limits?: Partial<SocketLimits>;
 }
+
+export interface SocketLimits {
+  /** Requests a socket may have waiting for the backend; past this its frames are not read until one ends. */
+  maxInFlight: number;
+  /** What may wait to be sent to a socket that is not reading it; past this the socket is dropped. */
+  maxBufferedBytes: number;
+}
+
+/**
+ * A page makes a few requests at once; a client that sends thousands only waits, its later frames left
+ * unread (TCP pushes back on it). Replies and events to a page that stopped reading would otherwise pile
+ * up in the host without end: a page that is this far behind is dropped, and reconnects to a fresh start.
+ */
+export const DEFAULT_SOCKET_LIMITS: SocketLimits = { maxInFlight: 32, maxBufferedBytes: 64 * 1024 * 1024 };
 
 export interface WebBridge {
   url: string;
@@ -77,6 +93,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   if (token.length === 0) throw new Error('The bridge token must not be empty.');
   const rendererDir = realpathSync(options.rendererDir);
   const imagesKey = await bridgeProof(token, 'images');
+  const limits: SocketLimits = { ...DEFAULT_SOCKET_LIMITS, ...options.limits };
   const usedNonces = new Set<string>();
   let port = 0;
 
@@ -113,7 +130,27 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
         }
         proven.add(ws);
         ws.on('close', () => proven.delete(ws));
-        ws.on('message', (data, isBinary) => void answerFrame(options.backend, ws, data, isBinary));
+        // Frames past the limit wait here, and the socket stops reading until they are taken: what waits is
+        // at most what was read before it stopped.
+        let inFlight = 0;
+        const waiting: [RawData, boolean][] = [];
+        const take = (data: RawData, isBinary: boolean) => {
+          inFlight += 1;
+          void answerFrame(options.backend, ws, data, isBinary, limits).finally(() => {
+            inFlight -= 1;
+            const next = waiting.shift();
+            if (next) take(...next);
+            else if (ws.isPaused) ws.resume();
+          });
+        };
+        ws.on('message', (data, isBinary) => {
+          if (inFlight < limits.maxInFlight) {
+            take(data, isBinary);
+            return;
+          }
+          waiting.push([data, isBinary]);
+          ws.pause();
+        });
         ws.send(hello);
       });
     });
@@ -121,9 +158,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
 
   const unsubscribe = options.backend.on((channel, payload) => {
     const frame = eventFrame(channel, payload);
-    for (const socket of proven) {
-      if (socket.readyState === WebSocket.OPEN) socket.send(frame);
-    }
+    for (const socket of proven) sendOrDrop(socket, frame, limits);
   });
 
   await new Promise<void>((resolveListen, rejectListen) => {
@@ -247,6 +282,7 @@ async function answerFrame(
   socket: WebSocket,
   data: RawData,
   isBinary: boolean,
+  limits: SocketLimits,
 ): Promise<void> {
   if (isBinary) return;
   let frame: unknown;
@@ -275,9 +311,18 @@ async function answerFrame(
       },
     };
   }
+  sendOrDrop(socket, JSON.stringify(reply), limits);
+}
+
+/** Sends `frame`, or drops a socket that has left too much unread (see SocketLimits). */
+function sendOrDrop(socket: WebSocket, frame: string | Buffer, limits: SocketLimits): void {
   if (socket.readyState !== WebSocket.OPEN) return;
+  if (socket.bufferedAmount > limits.maxBufferedBytes) {
+    socket.terminate();
+    return;
+  }
   try {
-    socket.send(JSON.stringify(reply));
+    socket.send(frame);
   } catch {
     socket.terminate();
   }

@@ -36,7 +36,7 @@ class FakeSocket {
 
 /** The socket the client opens next (its proofs are made asynchronously first). */
 async function nextSocket(count: number): Promise<FakeSocket> {
-  await vi.waitFor(() => expect(FakeSocket.opened.length).toBeGreaterThanOrEqual(count));
+  await vi.waitFor(() => expect(FakeSocket.opened.length).toBeGreaterThanOrEqual(count), { timeout: 20_000 });
   return FakeSocket.opened[count - 1]!;
 }
 
