@@ -354,3 +354,16 @@ function killCli(home: string): void {
   if (pid === undefined) throw new Error(`No claude process found for HOME=${home}`);
   process.kill(pid, 'SIGKILL');
 }
+
+test.describe('with a bad field in the settings file', () => {
+  test.use({ extraSettings: { imageMaxLongSide: 'huge' }, permissionMode: 'plan' });
+
+  test('says which setting could not be used, and keeps the others', async ({ page }) => {
+    const alert = page.getByRole('alert').filter({ hasText: 'Some settings could not be used' });
+    await expect(alert).toContainText('"imageMaxLongSide" is not valid');
+    // The good field in the same file still holds: conversations start in Plan.
+    await expect(page.getByRole('combobox', { name: 'Permission mode' })).toHaveValue('plan');
+    await alert.getByRole('button', { name: 'Dismiss' }).click();
+    await expect(alert).toHaveCount(0);
+  });
+});

@@ -33,10 +33,19 @@ export type Settings = z.infer<typeof Settings>;
 
 const MAX_RECENT = 12;
 
-/** Settings as one small JSON file, replaced atomically so a crash never leaves half of it. */
+/**
+ * Settings as one small JSON file, replaced atomically so a crash never leaves half of it. Each field is
+ * read on its own: one that is not valid takes its default and is reported (`problems`), and the others
+ * are kept. Fields this version does not know are kept too, for the version that wrote them. A file that
+ * is not JSON at all is set aside, never overwritten.
+ */
 export class SettingsStore {
   private readonly file: string;
   private settings: Settings;
+  /** What else the file held, written back as it was. */
+  private unknown: Record<string, unknown> = {};
+  /** What was wrong with the file as it was read, one sentence each. */
+  readonly problems: string[] = [];
 
   constructor(readonly dataDir: string) {
     makePrivateDir(dataDir);
@@ -68,17 +77,59 @@ export class SettingsStore {
   }
 
   private load(): Settings {
+    let text: string;
     try {
-      return Settings.parse(JSON.parse(readFileSync(this.file, 'utf8')));
-    } catch {
-      // Missing or damaged settings fall back to defaults; they hold nothing that cannot be rebuilt.
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.problems.push(
+          `${this.file} could not be read (${(error as Error).message}); the defaults are used.`,
+        );
+      }
       return Settings.parse({});
     }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      const aside = `${this.file}.damaged-${Date.now()}`;
+      try {
+        renameSync(this.file, aside);
+        this.problems.push(
+          `${this.file} was not valid settings; it was kept as ${aside} and the defaults are used.`,
+        );
+      } catch {
+        this.problems.push(`${this.file} was not valid settings; the defaults are used.`);
+      }
+      return Settings.parse({});
+    }
+    const fields = raw as Record<string, unknown>;
+    const read: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields)) {
+      const schema = Settings.shape[key as keyof Settings];
+      if (!schema) {
+        this.unknown[key] = value;
+        continue;
+      }
+      const parsed = schema.safeParse(value);
+      if (parsed.success) {
+        read[key] = parsed.data;
+      } else {
+        const fallback = JSON.stringify(schema.parse(undefined));
+        const why = parsed.error.issues[0]?.message ?? 'not valid';
+        this.problems.push(`In ${this.file}, "${key}" is not valid (${why}); ${fallback} is used instead.`);
+      }
+    }
+    return Settings.parse(read);
   }
 
   private save(): void {
     const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.settings, null, 2), { mode: PRIVATE_FILE_MODE });
+    const content = { ...this.unknown, ...this.settings };
+    writeFileSync(temp, JSON.stringify(content, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(temp, this.file);
   }
 }

@@ -168,6 +168,7 @@ export class Backend {
       initialCwd: this.options.initialCwd,
       recentFolders: this.settings.recentFolders,
       defaultPermissionMode: this.settings.defaultPermissionMode,
+      settingsProblems: this.settings.problems,
       cli: this.findCli(),
     }),
     startConversation: async ({ cwd, model, permissionMode }) =>

@@ -56,6 +56,8 @@ export const AppInfo = z.object({
   recentFolders: z.array(z.string()),
   /** The permission mode new conversations start in (a setting). */
   defaultPermissionMode: PermissionModeChoice,
+  /** What was wrong with the settings file as it was read: the fields that took their defaults. */
+  settingsProblems: z.array(z.string()),
   /** Where the claude CLI was found, or why it was not. */
   cli: z.discriminatedUnion('found', [
     z.object({ found: z.literal(true), path: z.string() }),

@@ -1,4 +1,4 @@
-import { useEffect, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import { bridgeConnection, STATUS_MESSAGES, type BridgeStatus } from './bridge-client';
 import { ConversationView, folderName } from './chat/ConversationView';
 import { NewConversation } from './chat/NewConversation';
@@ -42,6 +42,7 @@ export function App() {
           Lost the connection to Byre. Trying again…
         </p>
       )}
+      <SettingsProblems />
       <Shortcuts />
       <div className="app-body">
         <SidebarSlot />
@@ -60,6 +61,28 @@ function useBridgeStatus(): BridgeStatus {
   return useSyncExternalStore(
     (listener) => connection?.onStatus(listener) ?? (() => undefined),
     () => connection?.status ?? 'open',
+  );
+}
+
+/** What was wrong with the settings file when Byre started, until the user has read it. */
+const NO_PROBLEMS: string[] = [];
+
+function SettingsProblems() {
+  const problems = useStore((state) => state.info?.settingsProblems ?? NO_PROBLEMS);
+  const [dismissed, setDismissed] = useState(false);
+  if (problems.length === 0 || dismissed) return null;
+  return (
+    <div className="banner banner-warn settings-problems" role="alert">
+      <p>Some settings could not be used:</p>
+      <ul>
+        {problems.map((problem) => (
+          <li key={problem}>{problem}</li>
+        ))}
+      </ul>
+      <button type="button" className="button-secondary" onClick={() => setDismissed(true)}>
+        Dismiss
+      </button>
+    </div>
   );
 }
 

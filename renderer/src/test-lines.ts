@@ -53,5 +53,6 @@ export const TEST_APP_INFO: AppInfo = {
   initialCwd: null,
   recentFolders: [],
   defaultPermissionMode: 'default',
+  settingsProblems: [],
   cli: { found: true, path: '/c' },
 };

@@ -1,0 +1,65 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IMAGE_LIMITS } from '../shared/images';
+import { SettingsStore } from './app-data';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'byre-settings-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const file = () => join(dir, 'settings.json');
+const written = () => JSON.parse(readFileSync(file(), 'utf8')) as Record<string, unknown>;
+
+describe('SettingsStore', () => {
+  it('keeps the valid fields when one is bad, reports the bad one, and keeps fields it does not know', () => {
+    writeFileSync(
+      file(),
+      JSON.stringify({
+        defaultPermissionMode: 'plan',
+        recentFolders: ['/work/a'],
+        imageMaxLongSide: 'huge',
+        fromALaterVersion: { keep: true },
+      }),
+    );
+    const settings = new SettingsStore(dir);
+    expect(settings.defaultPermissionMode).toBe('plan');
+    expect(settings.recentFolders).toEqual(['/work/a']);
+    expect(settings.imageMaxLongSide).toBe(IMAGE_LIMITS.defaultMaxLongSide);
+    expect(settings.problems).toHaveLength(1);
+    expect(settings.problems[0]).toContain('"imageMaxLongSide" is not valid');
+    expect(settings.problems[0]).toContain(String(IMAGE_LIMITS.defaultMaxLongSide));
+
+    // The next save keeps what was good and what it does not know.
+    settings.addRecentFolder('/work/b');
+    expect(written()).toEqual({
+      defaultPermissionMode: 'plan',
+      recentFolders: ['/work/b', '/work/a'],
+      imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
+      fromALaterVersion: { keep: true },
+    });
+  });
+
+  it('sets aside a file that is not JSON, never overwriting it, and says where it is', () => {
+    writeFileSync(file(), '{"defaultPermissionMode": "plan",');
+    const settings = new SettingsStore(dir);
+    expect(settings.defaultPermissionMode).toBe('default');
+    const aside = readdirSync(dir).find((name) => name.startsWith('settings.json.damaged-'));
+    expect(aside).toBeDefined();
+    expect(readFileSync(join(dir, aside!), 'utf8')).toBe('{"defaultPermissionMode": "plan",');
+    expect(settings.problems).toEqual([expect.stringContaining(aside!)]);
+    settings.setDefaultPermissionMode('acceptEdits');
+    expect(written()).toMatchObject({ defaultPermissionMode: 'acceptEdits' });
+  });
+
+  it('has nothing to report for a missing or valid file', () => {
+    expect(new SettingsStore(dir).problems).toEqual([]);
+    writeFileSync(file(), JSON.stringify({ defaultPermissionMode: 'plan' }));
+    expect(new SettingsStore(dir).problems).toEqual([]);
+  });
+});
