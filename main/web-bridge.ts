@@ -14,8 +14,9 @@ import { eventFrame } from './event-json';
 /**
  * The browser host: the backend served to a plain browser on loopback, over HTTP (the built renderer) and
  * one WebSocket (the IPC contract). Anything else on the machine can reach a loopback port, so every
- * request must prove it holds the per-launch token, name this server in its Host header (DNS rebinding)
- * and, when it changes state or opens the socket, come from this server's own origin.
+ * request must name this server in its Host header (DNS rebinding), and the socket must come from this
+ * server's own origin and prove it holds the per-launch token. Only 127.0.0.1 is served: `localhost` may
+ * resolve to ::1, where another program could listen on the same port.
  *
  * The printed address carries the token in its fragment, which browsers never send, and the token never
  * travels afterwards (shared/bridge-auth.ts): the app's files are not secret and are served to anyone on
@@ -109,51 +110,53 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   const proven = new Set<WebSocket>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
-    void checkUpgrade(req, token, port, usedNonces).then(async (check) => {
-      if ('refused' in check) {
-        refuseUpgrade(socket, check.refused.status, check.refused.reason);
-        return;
-      }
-      if (socket.destroyed) return;
-      const hello = check.proven
-        ? JSON.stringify({
-            hello: { proof: await bridgeProof(token, 'server', check.nonce), imagesKey },
-          } satisfies HelloFrame)
-        : null;
-      sockets.handleUpgrade(req, socket, head, (ws) => {
-        // A broken or oversized frame ends that socket only; without a listener it would end the process.
-        ws.on('error', () => undefined);
-        if (hello === null) {
-          // Accepted only to say why, which a refused upgrade cannot tell a page: its address is stale.
-          ws.close(UNAUTHORIZED_CLOSE, 'This address is no longer valid.');
+    void checkUpgrade(req, token, port, usedNonces)
+      .then(async (check) => {
+        if ('refused' in check) {
+          refuseUpgrade(socket, check.refused.status, check.refused.reason);
           return;
         }
-        proven.add(ws);
-        ws.on('close', () => proven.delete(ws));
-        // Frames past the limit wait here, and the socket stops reading until they are taken: what waits is
-        // at most what was read before it stopped.
-        let inFlight = 0;
-        const waiting: [RawData, boolean][] = [];
-        const take = (data: RawData, isBinary: boolean) => {
-          inFlight += 1;
-          void answerFrame(options.backend, ws, data, isBinary, limits).finally(() => {
-            inFlight -= 1;
-            const next = waiting.shift();
-            if (next) take(...next);
-            else if (ws.isPaused) ws.resume();
-          });
-        };
-        ws.on('message', (data, isBinary) => {
-          if (inFlight < limits.maxInFlight) {
-            take(data, isBinary);
+        const hello = check.proven
+          ? JSON.stringify({
+              hello: { proof: await bridgeProof(token, 'server', check.nonce), imagesKey },
+            } satisfies HelloFrame)
+          : null;
+        if (socket.destroyed) return;
+        sockets.handleUpgrade(req, socket, head, (ws) => {
+          // A broken or oversized frame ends that socket only; without a listener it would end the process.
+          ws.on('error', () => undefined);
+          if (hello === null) {
+            // Accepted only to say why, which a refused upgrade cannot tell a page: its address is stale.
+            ws.close(UNAUTHORIZED_CLOSE, 'This address is no longer valid.');
             return;
           }
-          waiting.push([data, isBinary]);
-          ws.pause();
+          proven.add(ws);
+          ws.on('close', () => proven.delete(ws));
+          // Frames past the limit wait here, and the socket stops reading until they are taken: what waits is
+          // at most what was read before it stopped.
+          let inFlight = 0;
+          const waiting: [RawData, boolean][] = [];
+          const take = (data: RawData, isBinary: boolean) => {
+            inFlight += 1;
+            void answerFrame(options.backend, ws, data, isBinary, limits).finally(() => {
+              inFlight -= 1;
+              const next = waiting.shift();
+              if (next) take(...next);
+              else if (ws.isPaused) ws.resume();
+            });
+          };
+          ws.on('message', (data, isBinary) => {
+            if (inFlight < limits.maxInFlight) {
+              take(data, isBinary);
+              return;
+            }
+            waiting.push([data, isBinary]);
+            ws.pause();
+          });
+          ws.send(hello);
         });
-        ws.send(hello);
-      });
-    });
+      })
+      .catch(() => socket.destroy());
   });
 
   const unsubscribe = options.backend.on((channel, payload) => {
@@ -261,13 +264,14 @@ async function checkUpgrade(
   // A nonce is good for one socket: a proof seen once cannot open another.
   const proven = tokensEqual(expected, params.get('proof')) && !usedNonces.has(nonce.data);
   if (proven) {
-    if (usedNonces.size >= MAX_USED_NONCES) usedNonces.clear();
+    // The oldest is forgotten first (a Set keeps insertion order).
+    if (usedNonces.size >= MAX_USED_NONCES) usedNonces.delete(usedNonces.values().next().value as string);
     usedNonces.add(nonce.data);
   }
   return { nonce: nonce.data, proven };
 }
 
-/** Nonces remembered (one per socket opened); past this the oldest are forgotten all at once. */
+/** Nonces remembered, one per socket opened: a page opens a few in a launch, this many would take weeks. */
 const MAX_USED_NONCES = 10_000;
 
 const ClientFrame = z.object({
@@ -346,11 +350,11 @@ export function tokensEqual(expected: string, given: string | null | undefined):
 export function isAllowedHost(host: string | undefined, port: number): boolean {
   if (host === undefined) return false;
   const normalized = host.toLowerCase();
-  return normalized === `127.0.0.1:${port}` || normalized === `localhost:${port}`;
+  return normalized === `127.0.0.1:${port}`;
 }
 
 export function isAllowedOrigin(origin: string | undefined, port: number): boolean {
-  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+  return origin === `http://127.0.0.1:${port}`;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
-import { bridgeConnection, STATUS_MESSAGES, type BridgeStatus } from './bridge-client';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './bridge-client';
 import { ConversationView, folderName } from './chat/ConversationView';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -19,7 +19,13 @@ export function App() {
   }, [loadInfo]);
 
   const status = useBridgeStatus();
-  if (status === 'no-token' || status === 'stale' || status === 'foreign') {
+  // Loading failed while the connection was down: try again once it is back (only then, not in a loop).
+  const wasOpen = useRef(status === 'open');
+  useEffect(() => {
+    if (status === 'open' && !wasOpen.current && useStore.getState().infoError) void loadInfo();
+    wasOpen.current = status === 'open';
+  }, [status, loadInfo]);
+  if (isFinal(status)) {
     return (
       <div className="state-panel" role="alert">
         <h2>{status === 'foreign' ? 'Byre is no longer at this address' : 'This page cannot open Byre'}</h2>
@@ -56,12 +62,16 @@ export function App() {
 }
 
 /** Where the page stands with the browser host (always open under Electron, which has no bridge). */
+function subscribeBridgeStatus(listener: () => void): () => void {
+  return bridgeConnection()?.onStatus(listener) ?? (() => undefined);
+}
+
+function bridgeStatus(): BridgeStatus {
+  return bridgeConnection()?.status ?? 'open';
+}
+
 function useBridgeStatus(): BridgeStatus {
-  const connection = bridgeConnection();
-  return useSyncExternalStore(
-    (listener) => connection?.onStatus(listener) ?? (() => undefined),
-    () => connection?.status ?? 'open',
-  );
+  return useSyncExternalStore(subscribeBridgeStatus, bridgeStatus);
 }
 
 /** What was wrong with the settings file when Byre started, until the user has read it. */

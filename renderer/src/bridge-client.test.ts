@@ -20,9 +20,16 @@ class FakeSocket {
   close() {
     this.readyState = 3;
   }
+  onopen: (() => void) | null = null;
+  /** The server accepts the socket. */
+  accept() {
+    if (this.readyState === FakeSocket.OPEN) return;
+    this.readyState = FakeSocket.OPEN;
+    this.onopen?.();
+  }
   /** The server accepts the socket and sends `frame`. */
   serverSays(frame: unknown) {
-    this.readyState = FakeSocket.OPEN;
+    this.accept();
     this.onmessage?.({ data: JSON.stringify(frame) });
   }
   serverCloses(code: number) {
@@ -41,10 +48,13 @@ async function nextSocket(count: number): Promise<FakeSocket> {
 }
 
 const TOKEN = 'launch-token';
-const address = { socketBase: 'ws://127.0.0.1:4000', token: TOKEN };
+/** Nothing listens at the address unless a test says so. */
+let listening = false;
+const address = { socketBase: 'ws://127.0.0.1:4000', token: TOKEN, probe: async () => listening };
 
 beforeEach(() => {
   FakeSocket.opened = [];
+  listening = false;
   (globalThis as { WebSocket?: unknown }).WebSocket = FakeSocket;
 });
 afterEach(() => {
@@ -142,12 +152,74 @@ describe('a server that never says hello', () => {
     const connection = new BridgeConnection(address);
     const call = connection.invoke('send', { conversationId: 'c', text: 'typed meanwhile' });
     const socket = await nextSocket(1);
-    socket.readyState = FakeSocket.OPEN;
+    socket.accept();
     vi.advanceTimersByTime(14_000);
     expect(connection.status).toBe('connecting');
     vi.advanceTimersByTime(2_000);
     expect(connection.status).toBe('foreign');
     expect(socket.sent).toEqual([]);
     expect(await call).toMatchObject({ ok: false });
+  });
+});
+
+describe('what else may answer at the address', () => {
+  const helloFor = async (socket: FakeSocket) => ({
+    hello: { proof: await bridgeProof(TOKEN, 'server', socket.nonce), imagesKey: 'k' },
+  });
+
+  it('a server whose first frame is not a hello is not Byre', async () => {
+    const connection = new BridgeConnection(address);
+    const call = connection.invoke('appInfo', {});
+    const socket = await nextSocket(1);
+    socket.serverSays({ id: 1, result: { ok: true, value: 'I am Byre, honest' } });
+    expect(connection.status).toBe('foreign');
+    expect(await call).toMatchObject({ ok: false });
+    expect(socket.sent).toEqual([]);
+  });
+
+  it('a server that takes the socket and closes it without a hello is not Byre', async () => {
+    const connection = new BridgeConnection(address);
+    const socket = await nextSocket(1);
+    socket.accept();
+    socket.serverCloses(1000);
+    expect(connection.status).toBe('foreign');
+  });
+
+  it('a server that answers HTTP but refuses the socket is not Byre; a free port is only lost', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const connection = new BridgeConnection(address);
+    const first = await nextSocket(1);
+    // Nothing listens (Byre restarting, say): the client waits and tries again.
+    first.serverCloses(1006);
+    await vi.waitFor(() => expect(vi.getTimerCount()).toBe(1));
+    expect(connection.status).toBe('lost');
+    vi.advanceTimersByTime(250);
+    const second = await nextSocket(2);
+    // Something now answers HTTP there, but refuses the socket.
+    listening = true;
+    second.serverCloses(1006);
+    await vi.waitFor(() => expect(connection.status).toBe('foreign'));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('holds calls made while the connection is lost until the server proves itself again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const connection = new BridgeConnection(address);
+    const first = await nextSocket(1);
+    first.serverSays(await helloFor(first));
+    first.serverCloses(1006);
+    await vi.waitFor(() => expect(vi.getTimerCount()).toBe(1));
+    // A call during the pause tries at once, once, rather than waiting out the timer.
+    const call = connection.invoke('appInfo', {});
+    const second = await nextSocket(2);
+    expect(FakeSocket.opened).toHaveLength(2);
+    second.accept();
+    expect(second.sent).toEqual([]);
+    second.serverSays(await helloFor(second));
+    expect(second.sent.map((frame) => JSON.parse(frame) as unknown)).toEqual([
+      { id: 1, channel: 'appInfo', payload: {} },
+    ]);
+    second.serverSays({ id: 1, result: { ok: true, value: 'back' } });
+    expect(await call).toEqual({ ok: true, value: 'back' });
   });
 });

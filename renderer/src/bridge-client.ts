@@ -24,18 +24,29 @@ import { bridgeProof, HelloFrame, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../
  * - `lost`: the host went away; the client tries again;
  * - `no-token`: the address has no token (it was typed or copied without the part after #);
  * - `stale`: the host at this address does not know the token: Byre has started again since;
- * - `foreign`: what answers at this address did not prove it holds the token. Nothing is sent to it.
+ * - `foreign`: what answers at this address did not prove it holds the token. Nothing is sent to it;
+ * - `unsupported`: the browser cannot make the proof (no Web Crypto).
  */
-export type BridgeStatus = 'connecting' | 'open' | 'lost' | 'no-token' | 'stale' | 'foreign';
-
+export type BridgeStatus = 'connecting' | 'open' | 'lost' | FinalStatus;
 /** The statuses after which the client never tries again. */
-const FINAL: ReadonlySet<BridgeStatus> = new Set(['no-token', 'stale', 'foreign']);
+export type FinalStatus = 'no-token' | 'stale' | 'foreign' | 'unsupported';
+
+const FINAL: ReadonlySet<BridgeStatus> = new Set<FinalStatus>([
+  'no-token',
+  'stale',
+  'foreign',
+  'unsupported',
+]);
+
+export function isFinal(status: BridgeStatus): status is FinalStatus {
+  return FINAL.has(status);
+}
 
 const DISCONNECTED: IpcResult<never> = {
   ok: false,
   error: {
     name: 'Disconnected',
-    message: 'Lost the connection to Byre. Reload the page once it is running again.',
+    message: 'Lost the connection to Byre. The page reconnects on its own while Byre is running.',
   },
 };
 
@@ -62,6 +73,8 @@ export interface BridgeAddress {
   socketBase: string;
   /** The token from the page's address fragment, or null if it has none. */
   token: string | null;
+  /** For tests: whether anything answers HTTP there (by default, a HEAD request for the app). */
+  probe?: () => Promise<boolean>;
 }
 
 export class BridgeConnection {
@@ -97,9 +110,9 @@ export class BridgeConnection {
   }
 
   private setStatus(status: BridgeStatus): void {
-    if (this.currentStatus === status || FINAL.has(this.currentStatus)) return;
+    if (this.currentStatus === status || isFinal(this.currentStatus)) return;
     this.currentStatus = status;
-    if (FINAL.has(status)) {
+    if (isFinal(status)) {
       clearTimeout(this.retryTimer);
       this.failWaiting();
     }
@@ -117,7 +130,7 @@ export class BridgeConnection {
         error: { name: 'InvalidRequest', message: error instanceof Error ? error.message : String(error) },
       });
     }
-    if (FINAL.has(this.currentStatus)) return Promise.resolve(this.refusal());
+    if (isFinal(this.currentStatus)) return Promise.resolve(this.refusal());
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       if (this.proven && this.socket?.readyState === WebSocket.OPEN) {
@@ -146,21 +159,29 @@ export class BridgeConnection {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const token = this.address.token;
-    if (token === null || FINAL.has(this.currentStatus)) return;
+    if (token === null || isFinal(this.currentStatus)) return;
     const nonce = newBridgeNonce();
     // No socket while the proofs are made (WebCrypto is asynchronous): calls meanwhile only queue.
     this.socket = null;
     this.proven = false;
     void Promise.all([bridgeProof(token, 'client', nonce), bridgeProof(token, 'server', nonce)])
       .then(([proof, expected]) => {
-        if (FINAL.has(this.currentStatus)) return;
+        if (isFinal(this.currentStatus)) return;
         const socket = new WebSocket(
           `${this.address.socketBase}/bridge?nonce=${nonce}&proof=${encodeURIComponent(proof)}`,
         );
         this.socket = socket;
+        let opened = false;
+        // Byre says hello the moment a socket opens. A socket that opened and stays silent is not Byre; one
+        // that never opened is given up (and the port probed, below).
         const silent = setTimeout(() => {
-          if (this.socket === socket && !this.proven) this.hello(socket, undefined, expected);
+          if (this.socket !== socket || this.proven) return;
+          if (opened) this.hello(socket, undefined, expected);
+          else socket.close();
         }, HELLO_TIMEOUT_MS);
+        socket.onopen = () => {
+          opened = true;
+        };
         socket.onmessage = (message: MessageEvent<unknown>) => {
           if (this.socket !== socket) return;
           if (this.proven) {
@@ -173,22 +194,45 @@ export class BridgeConnection {
         socket.onclose = (event: CloseEvent) => {
           clearTimeout(silent);
           if (this.socket !== socket) return;
+          const wasProven = this.proven;
           this.socket = null;
           this.proven = false;
           if (event.code === UNAUTHORIZED_CLOSE) {
             this.setStatus('stale');
             return;
           }
+          // Byre never closes a socket it opened before saying hello: what did is something else.
+          if (opened && !wasProven) {
+            this.setStatus('foreign');
+            return;
+          }
           this.failWaiting();
-          if (FINAL.has(this.currentStatus)) return;
           this.setStatus('lost');
-          this.retryLater();
+          if (wasProven) {
+            this.retryLater();
+            return;
+          }
+          void this.probe().then((listening) => {
+            // Something answers HTTP at this address yet refused the socket Byre would have taken.
+            if (listening) this.setStatus('foreign');
+            else this.retryLater();
+          });
         };
       })
       .catch(() => {
-        // No WebCrypto (not a secure context): the page cannot prove anything.
-        this.setStatus('foreign');
+        // No WebCrypto: the page cannot make its proof (a page on http://127.0.0.1 always can).
+        this.setStatus('unsupported');
       });
+  }
+
+  /** Whether anything answers HTTP at the page's address (after a socket there failed to open). */
+  private probe(): Promise<boolean> {
+    if (this.address.probe) return this.address.probe();
+    const base = this.address.socketBase.replace(/^ws/, 'http');
+    return fetch(`${base}/app/`, { method: 'HEAD', cache: 'no-store' }).then(
+      () => true,
+      () => false,
+    );
   }
 
   private retryLater(): void {
@@ -217,9 +261,8 @@ export class BridgeConnection {
 
   private refusal(): IpcResult<never> {
     const status = this.currentStatus;
-    if (status === 'no-token' || status === 'stale' || status === 'foreign') {
+    if (isFinal(status))
       return { ok: false, error: { name: 'Disconnected', message: STATUS_MESSAGES[status] } };
-    }
     return DISCONNECTED;
   }
 
@@ -262,7 +305,9 @@ export const STATUS_MESSAGES = {
   foreign:
     'Something other than the Byre that opened this page answers at this address, so nothing was sent to ' +
     'it. Open the address Byre printed when it last started.',
-} as const satisfies Partial<Record<BridgeStatus, string>>;
+  unsupported:
+    'This browser cannot make the proof Byre asks for (Web Crypto). Open the address in a current browser.',
+} as const satisfies Record<FinalStatus, string>;
 
 function parseJson(text: string): unknown {
   try {
