@@ -348,7 +348,11 @@ export class Backend {
       notify: ({ title, message }) => this.emit('notification', { conversationId: id, title, message }),
     });
     this.conversations.set(id, conversation);
-    this.settings.addRecentFolder(conversation.snapshot().cwd);
+    try {
+      this.settings.addRecentFolder(conversation.snapshot().cwd);
+    } catch {
+      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
+    }
     return conversation;
   }
 

@@ -111,8 +111,16 @@ export class Conversation {
         ...(options.fork ? forkLaunch(options.fork) : options.resume ? { resume: options.resume } : {}),
       }),
     );
-    made.conversation = new Conversation(options, session, permissions);
+    try {
+      made.conversation = new Conversation(options, session, permissions);
+    } catch (error) {
+      // Never a CLI left running for a start that failed.
+      await session.close({ graceMs: 0, termMs: 1_000 });
+      throw error;
+    }
     for (const event of early) made.conversation.options.emit(event);
+    if (session.transcriptError)
+      made.conversation.options.emit({ kind: 'warning', message: session.transcriptError });
     return made.conversation;
   }
 

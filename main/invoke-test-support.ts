@@ -45,10 +45,13 @@ export interface BackendHarness {
 export async function openBackend(options: {
   dontAsk: boolean;
   pageLimits?: BackendOptions['pageLimits'];
+  /** Runs on the data folder before the backend starts (to break it, say). */
+  prepare?: (dataDir: string) => void;
 }): Promise<BackendHarness> {
   const world = await createCliWorld();
   const dataDir = mkdtempSync(join(tmpdir(), 'byre-backend-data-'));
   if (options.dontAsk) dontAskByDefault(dataDir);
+  options.prepare?.(dataDir);
   const backend = new Backend({
     host: 'browser',
     version: 'test',

@@ -114,6 +114,22 @@ describe('CliPipe', () => {
     expect(error).toMatchObject({ code: 3, message: expect.stringContaining('fatal: boom') });
   });
 
+  it('a write the CLI refused reports its real exit, with its code and stderr, not "code null"', async () => {
+    // The CLI closes its input at once, says why on stderr, and exits a moment later: the write error comes
+    // first, and used to win the race with the exit.
+    const { pipe } = start(
+      "require('fs').closeSync(0); process.stderr.write('boom: bad settings\\n'); setTimeout(() => process.exit(3), 300);",
+    );
+    await vi.waitFor(() => expect(pipe.stderr).toContain('boom'), { timeout: 10_000 });
+    const error = await pipe.write('{"type":"user"}').then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(CliExited);
+    expect(error).toMatchObject({ code: 3, stderrTail: expect.stringContaining('boom: bad settings') });
+    expect(String((error as Error).message)).toContain('exited with code 3');
+  });
+
   it('close() ends stdin first, and a child that exits on EOF is not signalled', async () => {
     const { pipe, lines, ready } = start(
       "process.stdin.resume(); process.stdin.on('end', () => { console.log('bye'); process.exit(0); }); console.log('ready');",

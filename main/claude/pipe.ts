@@ -43,6 +43,9 @@ const DEFAULT_STDERR_TAIL = 8 * 1024;
 /** How long one turn of the event loop may spend on the CLI's output before it lets other work run. */
 const READ_SLICE_MS = 8;
 
+/** How long a refused write waits for the CLI's exit, to report it (it exits within moments of closing). */
+const EXIT_WAIT_MS = 5_000;
+
 export class CliPipe {
   readonly pid: number | undefined;
   readonly exited: Promise<ExitInfo>;
@@ -110,15 +113,23 @@ export class CliPipe {
     return this.exitInfo === undefined;
   }
 
-  /** Writes one line; resolves once the OS took it (back-pressure), rejects if the CLI is gone. */
+  /**
+   * Writes one line; resolves once the OS took it (back-pressure), rejects if the CLI is gone. A write
+   * refused by a CLI on its way out (EPIPE) comes before its exit does: the error waits for the exit, so it
+   * says how the CLI really ended and what it wrote on stderr.
+   */
   write(line: string): Promise<void> {
     const stdin = this.child.stdin;
-    if (!this.running || stdin.destroyed || stdin.writableEnded) {
-      return Promise.reject(this.exitError());
-    }
+    if (!this.running || stdin.destroyed || stdin.writableEnded) return this.failedWrite();
     return new Promise((resolve, reject) => {
-      stdin.write(`${line}\n`, (error) => (error ? reject(this.exitError()) : resolve()));
+      stdin.write(`${line}\n`, (error) => (error ? this.failedWrite().catch(reject) : resolve()));
     });
+  }
+
+  /** Rejects with the CLI's exit once it has exited (at most EXIT_WAIT_MS after a refused write). */
+  private async failedWrite(): Promise<never> {
+    if (this.running) await this.exitsWithin(EXIT_WAIT_MS);
+    throw this.exitError();
   }
 
   /** Stdin EOF: the CLI finishes the turn it is on, then exits (cli-facts §10). */

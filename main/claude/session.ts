@@ -102,6 +102,8 @@ export class Session {
   private readonly pipe: CliPipe;
   private readonly control: ControlChannel;
   private readonly transcript: TranscriptWriter | undefined;
+  /** Why the transcript could not be opened (the conversation goes on without it), or null. */
+  readonly transcriptError: string | null = null;
   private readonly mcp: ByreMcpServer;
   private readonly hookCallbacks = new Map<string, HookCallback>();
   private readonly listeners = new Set<Listener>();
@@ -129,14 +131,24 @@ export class Session {
     this.cwd = options.cwd;
     const launch = buildLaunch({ ...options, ...(sessionId ? { sessionId } : {}) }, options.env);
 
-    this.transcript = options.transcript
-      ? new TranscriptWriter(options.transcript, (error) =>
+    let transcript: TranscriptWriter | undefined;
+    if (options.transcript) {
+      const path = options.transcript;
+      try {
+        transcript = new TranscriptWriter(path, (error) =>
           this.emit({
             kind: 'warning',
-            message: `Byre stopped writing this conversation's transcript (${options.transcript}): ${error.message}`,
+            message: `Byre stopped writing this conversation's transcript (${path}): ${error.message}`,
           }),
-        )
-      : undefined;
+        );
+      } catch (error) {
+        // A full disk or a read-only data folder must not stop the conversation: it goes on unrecorded.
+        this.transcriptError = `Byre cannot write this conversation's transcript (${path}): ${
+          error instanceof Error ? error.message : String(error)
+        }. The conversation works, but Byre's own history will not have it.`;
+      }
+    }
+    this.transcript = transcript;
     this.mcp = new ByreMcpServer(
       {
         setTitle: (title) => this.emit({ kind: 'title', title }),
