@@ -341,6 +341,10 @@ test.describe('without the CLI', () => {
     await expect(page.getByText('npm install -g @anthropic-ai/claude-code').first()).toBeVisible();
     await page.getByText('Places Byre looked').click();
     await expect(page.getByRole('listitem').filter({ hasText: '/nonexistent/claude' })).toBeVisible();
+    // It says that the variable points at nothing, and where.
+    await expect(
+      page.getByText('BYRE_CLAUDE_PATH points at /nonexistent/claude, where there is nothing').first(),
+    ).toBeVisible();
     await expect(page.getByRole('button', { name: 'Try again' })).toBeVisible();
   });
 });
@@ -354,6 +358,26 @@ function killCli(home: string): void {
   if (pid === undefined) throw new Error(`No claude process found for HOME=${home}`);
   process.kill(pid, 'SIGKILL');
 }
+
+test('refuses a folder that does not exist in the form, rather than opening a tab that cannot start', async ({
+  page,
+  webHost,
+}) => {
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const form = page.getByRole('form', { name: 'New conversation' });
+  const missing = `${webHost.world.cwd}/no-such-folder`;
+  await form.getByLabel('Working folder').fill(missing);
+  await form.getByRole('button', { name: 'Start' }).click();
+  await expect(form.getByRole('alert')).toContainText(`${missing} is not a folder, or does not exist.`);
+  await expect(form.getByLabel('Working folder')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  // Corrected, it starts.
+  await form.getByLabel('Working folder').fill(webHost.world.cwd);
+  await expect(form.getByRole('alert')).toHaveCount(0);
+  await form.getByRole('button', { name: 'Start' }).click();
+  await expect(page.getByRole('tab')).toHaveCount(2);
+});
 
 test.describe('with a bad field in the settings file', () => {
   test.use({ extraSettings: { imageMaxLongSide: 'huge' }, permissionMode: 'plan' });

@@ -242,6 +242,11 @@ export class Backend {
       return {};
     },
     pickFolder: async () => ({ path: this.options.pickFolder ? await this.options.pickFolder() : null }),
+    checkFolder: async ({ cwd }) => {
+      const folder = resolve(cwd);
+      if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder, or does not exist.`);
+      return { path: folder };
+    },
     libraryList: async ({ folder }) => ({ rows: await this.library.list({ folder: folder ?? null }) }),
     libraryStatus: async () => this.library.status(),
     librarySearch: async ({ query, folder }) => ({
@@ -499,7 +504,13 @@ export class Backend {
     try {
       return { found: true, path: locateCli({ env: this.options.env }) };
     } catch (error) {
-      if (error instanceof CliNotFound) return { found: false, looked: [...error.looked] };
+      if (error instanceof CliNotFound) {
+        return {
+          found: false,
+          looked: [...error.looked],
+          ...(error.explanation ? { explanation: error.explanation } : {}),
+        };
+      }
       throw error;
     }
   }

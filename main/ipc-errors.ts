@@ -3,8 +3,14 @@ import { CliNotFound } from './claude';
 
 /** Errors cross IPC as plain {name, message}: never a stack trace. */
 export function toIpcError(error: unknown): IpcError {
-  if (error instanceof CliNotFound)
-    return { name: error.name, message: error.message, looked: [...error.looked] };
+  if (error instanceof CliNotFound) {
+    return {
+      name: error.name,
+      message: error.message,
+      looked: [...error.looked],
+      ...(error.explanation ? { explanation: error.explanation } : {}),
+    };
+  }
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
 }

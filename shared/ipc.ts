@@ -61,7 +61,7 @@ export const AppInfo = z.object({
   /** Where the claude CLI was found, or why it was not. */
   cli: z.discriminatedUnion('found', [
     z.object({ found: z.literal(true), path: z.string() }),
-    z.object({ found: z.literal(false), looked: z.array(z.string()) }),
+    z.object({ found: z.literal(false), looked: z.array(z.string()), explanation: z.string().optional() }),
   ]),
 });
 export type AppInfo = z.infer<typeof AppInfo>;
@@ -292,6 +292,11 @@ export const invokeChannels = {
   },
   /** The native folder picker (Electron only; a browser has none). */
   pickFolder: { request: Empty, response: z.object({ path: z.string().nullable() }) },
+  /** Whether a typed folder exists (NotAFolder if not), before a conversation is started in it. */
+  checkFolder: {
+    request: z.object({ cwd: z.string().min(1).max(4096) }),
+    response: z.object({ path: z.string() }),
+  },
 
   /** Every past conversation Byre knows of, newest first; optionally only those of one folder. */
   libraryList: {
@@ -375,6 +380,8 @@ export const IpcError = z.object({
   message: z.string(),
   /** For CliNotFound: every place looked. */
   looked: z.array(z.string()).optional(),
+  /** For CliNotFound: why the path the user chose (BYRE_CLAUDE_PATH) is not the CLI. */
+  explanation: z.string().optional(),
 });
 export type IpcError = z.infer<typeof IpcError>;
 

@@ -2,8 +2,15 @@
 
 export class CliNotFound extends Error {
   override readonly name = 'CliNotFound';
-  constructor(readonly looked: readonly string[]) {
-    super(`The claude CLI was not found. Looked in:\n${looked.map((place) => `  - ${place}`).join('\n')}`);
+  constructor(
+    readonly looked: readonly string[],
+    /** Why a path the user chose (BYRE_CLAUDE_PATH, or the launch's own) is not the CLI, in a sentence. */
+    readonly explanation?: string,
+  ) {
+    super(
+      explanation ??
+        `The claude CLI was not found. Looked in:\n${looked.map((place) => `  - ${place}`).join('\n')}`,
+    );
   }
 }
 

@@ -157,6 +157,24 @@ describe('locateCli', () => {
     expect(error.message).toContain(missing);
   });
 
+  it('says what is wrong with the path the user chose: nothing there, a folder, or not executable', () => {
+    const env = (path: string) => ({ BYRE_CLAUDE_PATH: path, PATH: '' });
+    const missing = join(root, 'nowhere', 'claude');
+    expect(locateError(() => locateCli({ env: env(missing), home: folder('home') })).message).toBe(
+      `BYRE_CLAUDE_PATH points at ${missing}, where there is nothing: set it to the claude program, or unset it to let Byre find one.`,
+    );
+    const dir = folder('a-folder');
+    expect(locateError(() => locateCli({ env: env(dir), home: folder('home') })).explanation).toBe(
+      `BYRE_CLAUDE_PATH points at ${dir}, which is a folder, not the claude program.`,
+    );
+    const plain = stub('plain2/claude', 0o644);
+    const notExecutable = locateError(() => locateCli({ env: env(plain), home: folder('home') }));
+    // As root any file with an execute bit counts; one with none does not.
+    expect(notExecutable.explanation).toContain(
+      `BYRE_CLAUDE_PATH points at ${plain}, which is not executable`,
+    );
+  });
+
   it('throws for a wrong BYRE_CLAUDE_PATH too, and for an explicit file that is not executable', () => {
     stub('path/claude');
     const plain = stub('plain/claude', 0o644);

@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -16,10 +16,23 @@ export interface LocateOptions {
 
 function isExecutable(file: string): boolean {
   try {
+    // A folder has its x bit too: it is not a program.
+    if (!statSync(file).isFile()) return false;
     accessSync(file, constants.X_OK);
     return true;
   } catch {
     return false;
+  }
+}
+
+/** What is at a path that is not an executable file, as the end of a sentence. */
+function whatIsThere(file: string): string {
+  try {
+    const stats = statSync(file);
+    if (stats.isDirectory()) return 'which is a folder, not the claude program';
+    return 'which is not executable (make it so with chmod +x, or point at the claude program)';
+  } catch {
+    return 'where there is nothing: set it to the claude program, or unset it to let Byre find one';
   }
 }
 
@@ -65,7 +78,8 @@ export function locateCli(options: LocateOptions = {}): string {
   if (explicit) {
     if (tryPath(explicit)) return explicit;
     // An explicit choice that is wrong is an error, not a reason to silently run some other claude.
-    throw new CliNotFound(looked);
+    const named = options.explicit ? 'The path Byre was given for claude' : 'BYRE_CLAUDE_PATH';
+    throw new CliNotFound(looked, `${named} points at ${explicit}, ${whatIsThere(explicit)}.`);
   }
 
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {

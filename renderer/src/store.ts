@@ -241,7 +241,12 @@ const storeState: StateCreator<Store> = (set, get, api) => {
       const ipc = error as Error & Partial<IpcError>;
       patchTab(tabId, {
         starting: false,
-        startError: { name: ipc.name, message: ipc.message, ...(ipc.looked ? { looked: ipc.looked } : {}) },
+        startError: {
+          name: ipc.name,
+          message: ipc.message,
+          ...(ipc.looked ? { looked: ipc.looked } : {}),
+          ...(ipc.explanation ? { explanation: ipc.explanation } : {}),
+        },
       });
     }
   };

@@ -292,6 +292,7 @@ function StartFailure({ tabId, error }: { tabId: string; error: IpcError }) {
     return (
       <div className="state-panel" role="alert">
         <h2>Claude Code CLI not found</h2>
+        {error.explanation && <p className="banner banner-error">{error.explanation}</p>}
         <p>
           Byre runs the <code>claude</code> command-line tool. Install it with:
         </p>

@@ -23,6 +23,8 @@ export function NewConversation() {
   const [makeDefault, setMakeDefault] = useState(false);
   const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
+  const [folderError, setFolderError] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
 
   const pick = async () => {
     setPicking(true);
@@ -40,16 +42,37 @@ export function NewConversation() {
       aria-label="New conversation"
       onSubmit={(event) => {
         event.preventDefault();
-        if (!cwd.trim()) return;
-        if (makeDefault && !isDefault) void rememberDefaultMode(mode);
-        void start(cwd.trim(), { ...(model.trim() ? { model: model.trim() } : {}), permissionMode: mode });
+        if (!cwd.trim() || checking) return;
+        // A folder that is not there is said here, in the form, rather than in a tab that cannot start.
+        setChecking(true);
+        void window.byre
+          .checkFolder({ cwd: cwd.trim() })
+          .then((checked) => {
+            if (!checked.ok) {
+              setFolderError(checked.error.message);
+              return;
+            }
+            setFolderError(null);
+            if (makeDefault && !isDefault) void rememberDefaultMode(mode);
+            void start(checked.value.path, {
+              ...(model.trim() ? { model: model.trim() } : {}),
+              permissionMode: mode,
+            });
+          })
+          .finally(() => setChecking(false));
       }}
     >
       <h2>New conversation</h2>
       {info && !info.cli.found && (
         <p className="banner banner-error" role="alert">
-          The Claude Code CLI was not found. Install it with{' '}
-          <code>npm install -g @anthropic-ai/claude-code</code> or set <code>BYRE_CLAUDE_PATH</code>.
+          {info.cli.explanation ? (
+            info.cli.explanation
+          ) : (
+            <>
+              The Claude Code CLI was not found. Install it with{' '}
+              <code>npm install -g @anthropic-ai/claude-code</code> or set <code>BYRE_CLAUDE_PATH</code>.
+            </>
+          )}
         </p>
       )}
       <label>
@@ -58,10 +81,15 @@ export function NewConversation() {
           <input
             type="text"
             value={cwd}
-            onChange={(event) => setCwd(event.target.value)}
+            onChange={(event) => {
+              setCwd(event.target.value);
+              setFolderError(null);
+            }}
             placeholder="/path/to/your/project"
             spellCheck={false}
             required
+            aria-invalid={folderError ? true : undefined}
+            aria-describedby={folderError ? 'folder-error' : undefined}
           />
           {info?.host === 'electron' && (
             <button type="button" className="button-secondary" onClick={() => void pick()} disabled={picking}>
@@ -70,6 +98,11 @@ export function NewConversation() {
           )}
         </div>
       </label>
+      {folderError && (
+        <p id="folder-error" className="banner banner-error" role="alert">
+          {folderError}
+        </p>
+      )}
       {info && info.recentFolders.length > 0 && (
         <div className="recent">
           <span>Recent</span>
