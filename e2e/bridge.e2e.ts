@@ -1,10 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { WebSocket, WebSocketServer, type ClientOptions } from 'ws';
 import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { ByreApi, IpcResult } from '../shared/ipc';
 import { lastUserText } from './fake-model/server';
+import { processesWithHome } from './fixtures/cli-env';
+import { waitForAddress } from './fixtures/host-process';
 import { expect, test, WEB_HOST_ENTRY, type WebHost } from './fixtures/web-host';
 
 /** The browser host: the app through the printed address, and the locks on every door. */
@@ -328,6 +332,31 @@ test('a tab left open after Byre exits sends nothing to what takes its port, and
     }
   } finally {
     await impostor.close();
+  }
+});
+
+test('the host stops when the process that started it dies without a word', async ({ world }) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'byre-orphan-'));
+  // A parent that is killed outright (SIGKILL): no signal reaches the host.
+  const parent = spawn(
+    'sh',
+    ['-c', `"${process.execPath}" "${WEB_HOST_ENTRY}" --port 0 "${world.cwd}" & wait`],
+    {
+      env: { ...world.env, BYRE_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  parent.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  try {
+    await waitForAddress(parent, () => output, 60_000);
+    const hosts = () => processesWithHome(world.home, 'web.js').filter((pid) => pid !== parent.pid);
+    expect(hosts()).toHaveLength(1);
+    parent.kill('SIGKILL');
+    await expect.poll(hosts, { timeout: 30_000 }).toEqual([]);
+  } finally {
+    for (const pid of processesWithHome(world.home, 'web.js')) process.kill(pid, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 

@@ -237,6 +237,30 @@ test('runs two conversations in two tabs at once', async ({ page, webHost }) => 
   await expect(claude(page)).not.toContainText('two0');
 });
 
+test('quitting mid-turn leaves no process of the run behind: not the CLI, not the Bash it runs', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  world.fake.enqueue({
+    blocks: [
+      {
+        type: 'tool_use',
+        name: 'Bash',
+        input: { command: 'tail -f /dev/null', description: 'follow nothing forever' },
+      },
+    ],
+  });
+  await send(page, 'wait for a long time');
+  await expect
+    .poll(() => processesWithHome(world.home, 'tail -f /dev/null').length, { timeout: 60_000 })
+    .toBeGreaterThan(0);
+  const exited = new Promise((resolve) => webHost.process.once('exit', resolve));
+  webHost.process.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  await expect.poll(() => processesWithHome(world.home), { timeout: 10_000 }).toEqual([]);
+});
+
 test('offers Resume when the CLI exits unexpectedly, and carries on', async ({ page, webHost }) => {
   const { world } = webHost;
   world.fake.enqueue(

@@ -103,7 +103,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+  // The host goes with whatever started it (a terminal's npm, start.mjs, a test): if that dies without a
+  // signal reaching here, the host is reparented, and stops rather than serve on with no one to answer to.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, PARENT_CHECK_MS).unref();
 }
+
+/** How often the host looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 1_000;
 
 main().catch((error: unknown) => {
   process.stderr.write(`Byre: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,4 +1,5 @@
 import { afterEach, describe, it, expect, vi } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { CliExited } from './errors';
 import { CliPipe, type ExitInfo, type PipeOptions } from './pipe';
@@ -163,6 +164,58 @@ describe('CliPipe', () => {
     expect(pipe.running).toBe(false);
   });
 
+  /** A CLI that started a long tool (a sleep of its own) and says its pid; it ignores stdin EOF. */
+  const WITH_TOOL = (then: string) =>
+    `const tool = require('child_process').spawn('sleep', ['300'], { stdio: 'ignore' }); console.log('tool ' + tool.pid); ${then}`;
+  const toolPid = (lines: string[]) => Number(lines.find((line) => line.startsWith('tool '))?.slice(5));
+  /** Running: in /proc and not a zombie (one whose parent died may wait a while for its reaper). */
+  const alive = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+
+  it.runIf(process.platform === 'linux')(
+    'close() ends the tools the CLI started, not only the CLI',
+    async () => {
+      const { pipe, lines } = start(WITH_TOOL(STAYS_UP));
+      await vi.waitFor(() => expect(lines).toContain('ready'), { timeout: 10_000 });
+      const tool = toolPid(lines);
+      expect(alive(tool)).toBe(true);
+      await pipe.close({ graceMs: 100, termMs: 5_000 });
+      await vi.waitFor(() => expect(alive(tool)).toBe(false), { timeout: 10_000 });
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'a CLI that crashes takes its running tools with it',
+    async () => {
+      const { pipe, lines } = start(
+        WITH_TOOL("console.log('ready'); setTimeout(() => process.exit(9), 200);"),
+      );
+      await vi.waitFor(() => expect(lines).toContain('ready'), { timeout: 10_000 });
+      const tool = toolPid(lines);
+      expect(await pipe.exited).toMatchObject({ code: 9, expected: false });
+      await vi.waitFor(() => expect(alive(tool)).toBe(false), { timeout: 10_000 });
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'kill() ends the CLI and its tools at once',
+    async () => {
+      const { pipe, lines } = start(WITH_TOOL(STAYS_UP));
+      await vi.waitFor(() => expect(lines).toContain('ready'), { timeout: 10_000 });
+      const tool = toolPid(lines);
+      pipe.kill();
+      expect(await pipe.exited).toMatchObject({ signal: 'SIGKILL', expected: true });
+      await vi.waitFor(() => expect(alive(tool)).toBe(false), { timeout: 10_000 });
+    },
+    30_000,
+  );
+
   it('reports a command that cannot be spawned through exit, without throwing', async () => {
     let pipe: CliPipe | undefined;
     const exits: ExitInfo[] = [];
@@ -187,7 +240,7 @@ describe('CliPipe', () => {
     await expect(pipe!.write('{}')).rejects.toBeInstanceOf(CliExited);
     await expect(pipe!.close({ graceMs: 10, termMs: 10 })).resolves.toBe(info);
     expect(killAllCliProcesses()).toBe(0);
-  });
+  }, 30_000);
 
   it('killAllCliProcesses kills every live child', async () => {
     const first = start(STAYS_UP);

@@ -45,6 +45,11 @@ const READ_SLICE_MS = 8;
 
 /** How long a refused write waits for the CLI's exit, to report it (it exits within moments of closing). */
 const EXIT_WAIT_MS = 5_000;
+/** After stdin EOF, how long the CLI has to exit by itself, then after SIGTERM: 2.5 s in all. */
+const DEFAULT_GRACE_MS = 1_500;
+const DEFAULT_TERM_MS = 1_000;
+/** Process groups (POSIX): the CLI is spawned as the leader of its own, so that it and its tools end together. */
+const GROUPS = process.platform !== 'win32';
 
 export class CliPipe {
   readonly pid: number | undefined;
@@ -66,6 +71,8 @@ export class CliPipe {
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
+      // A process group of its own: the CLI and the tools it runs (a Bash command, say) end together.
+      detached: GROUPS,
     });
     this.pid = this.child.pid;
     const splitter = new LineSplitter(events, options.maxLineBytes);
@@ -137,21 +144,39 @@ export class CliPipe {
     if (!this.child.stdin.writableEnded) this.child.stdin.end();
   }
 
-  /** Staged, bounded shutdown: stdin EOF, wait, SIGTERM, wait, SIGKILL. */
+  /**
+   * Staged, bounded shutdown: stdin EOF, wait, SIGTERM to the CLI's process group, wait, SIGKILL to it.
+   * The defaults fit inside the hosts' 3 s for quitting. Whatever is left of the group once the CLI has
+   * exited (a tool it started) is killed with it.
+   */
   async close(timings: CloseTimings = {}): Promise<ExitInfo> {
     this.closing = true;
     this.endInput();
-    if (await this.exitsWithin(timings.graceMs ?? 5_000)) return this.exited;
-    this.child.kill('SIGTERM');
-    if (await this.exitsWithin(timings.termMs ?? 2_000)) return this.exited;
-    this.child.kill('SIGKILL');
+    if (!(await this.exitsWithin(timings.graceMs ?? DEFAULT_GRACE_MS))) {
+      this.signal('SIGTERM');
+      if (!(await this.exitsWithin(timings.termMs ?? DEFAULT_TERM_MS))) this.signal('SIGKILL');
+    }
     return this.exited;
   }
 
-  /** Immediate kill, for app quit. */
+  /** Immediate kill of the CLI and everything it started, for app quit. */
   kill(): void {
     this.closing = true;
-    if (this.running) this.child.kill('SIGKILL');
+    if (this.running) this.signal('SIGKILL');
+  }
+
+  /** Sends `signal` to the CLI's process group (to the CLI alone where there are no groups). */
+  private signal(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (GROUPS && pid !== undefined) {
+      try {
+        process.kill(-pid, signal);
+        return;
+      } catch {
+        // The group is gone already.
+      }
+    }
+    this.child.kill(signal);
   }
 
   exitError(): CliExited {
@@ -181,6 +206,14 @@ export class CliPipe {
       : this.stderr;
     const info: ExitInfo = { ...partial, stderrTail, expected: this.closing };
     this.exitInfo = info;
+    // The CLI is gone, closed or crashed: the tools it was running have no one to report to.
+    if (GROUPS && this.child.pid !== undefined) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        // Nothing was left in the group.
+      }
+    }
     liveProcesses.delete(this);
     this.events.exit(info);
     resolve(info);
