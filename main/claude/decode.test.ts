@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { CliMessage, JsonObject } from '../../shared/protocol';
-import { decodingLineSink, type BadLine } from './decode';
+import { decodingLineSink, lineTextOf, SHOWN_STRING_BYTES, type BadLine } from './decode';
 
 function decoder() {
   const messages: [CliMessage, string][] = [];
@@ -15,6 +15,31 @@ function decoder() {
 }
 
 describe('decodingLineSink', () => {
+  it('shows a 60 MB tool output cut, with a note, and gives the transcript the line whole', () => {
+    const { sink, messages, bads } = decoder();
+    const output = `${'é'.repeat(30 * 1024 * 1024)}END`;
+    const line = JSON.stringify({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: output }] },
+      session_id: 's',
+      uuid: '00000000-0000-4000-8000-000000000001',
+      parent_tool_use_id: null,
+    });
+    sink.line(line);
+    expect(bads).toEqual([]);
+    const [[message, text]] = messages as [[CliMessage, string]];
+    // The transcript's copy is the line as received.
+    expect(text).toBe(line);
+    const shown = JSON.stringify(message);
+    expect(shown.length).toBeLessThan(SHOWN_STRING_BYTES + 2_000);
+    expect(shown).not.toContain('END');
+    expect(shown).toContain('[Byre cut 62.7 MB here: too large to show. The transcript has it whole.]');
+    // What a window is sent (the line's text where it decoded unchanged) is the cut one too.
+    const sent = lineTextOf(message) ?? shown;
+    expect(sent.length).toBeLessThan(SHOWN_STRING_BYTES + 2_000);
+    expect(JSON.parse(sent)).toEqual(JSON.parse(shown));
+  });
+
   it('reports a non-JSON line as bad with its text', () => {
     const { sink, messages, raws, bads } = decoder();
     sink.line('Warning: something printed on stdout');

@@ -1,4 +1,5 @@
 import { decodeCliMessage, rewrittenBlocks, type CliMessage, type JsonObject } from '../../shared/protocol';
+import { shortenStrings } from '../library/shorten';
 import { fastDecode } from './fast-decode';
 import type { LineSink } from './lines';
 
@@ -28,9 +29,27 @@ export function lineTextOf(message: CliMessage): string | undefined {
   return lineTexts.get(message);
 }
 
+/**
+ * A line longer than this is not shown whole: its long strings (a tool's enormous output, say) are cut to
+ * SHOWN_STRING_BYTES before it is parsed, so neither the host nor the page holds it. The transcript still
+ * gets the line as received.
+ */
+export const SHOWN_LINE_BYTES = 4 * 1024 * 1024;
+export const SHOWN_STRING_BYTES = 256 * 1024;
+
+/** Said where a string was cut, as it is written inside a JSON string (the line breaks escaped). */
+function cutMarker(bytes: number): string {
+  return `\\n\\n[Byre cut ${(bytes / 1e6).toFixed(1)} MB here: too large to show. The transcript has it whole.]`;
+}
+
 export function decodingLineSink(sink: DecodedSink): LineSink {
   return {
-    line(text) {
+    line(received) {
+      // `text` is what is parsed and shown; `received` what goes to the transcript.
+      const text =
+        received.length > SHOWN_LINE_BYTES
+          ? shortenStrings(Buffer.from(received, 'utf8'), SHOWN_STRING_BYTES, cutMarker).toString('utf8')
+          : received;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -49,19 +68,19 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
       if (fast) {
         // The parsed line itself.
         if (whole) lineTexts.set(fast, text);
-        sink.message(fast, text);
+        sink.message(fast, received);
         return;
       }
       const rewritten = rewrittenBlocks.count;
       const decoded = decodeCliMessage(line);
       if (decoded.ok) {
         if (whole && rewrittenBlocks.count === rewritten) lineTexts.set(decoded.message, text);
-        sink.message(decoded.message, text);
+        sink.message(decoded.message, received);
       } else {
         // A system line of a new subtype is kept in the transcript (for the protocol inspector), not shown
         // to the user as a line that could not be read.
         if (!decoded.unknownSubtype) sink.bad({ problem: decoded.problem, line });
-        sink.raw(line, decoded.problem, text);
+        sink.raw(line, decoded.problem, received);
       }
     },
     oversized(bytes) {

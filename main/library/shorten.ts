@@ -5,9 +5,10 @@ const LETTER_U = 0x75;
 /**
  * A JSON line with every string value longer than `keep` bytes cut to about `keep` bytes, still valid JSON
  * (never cut inside a UTF-8 sequence or an escape), so that parsing it costs little. The same buffer if no
- * string is that long; malformed JSON is left for the parser to refuse.
+ * string is that long; malformed JSON is left for the parser to refuse. `marker`, given the bytes cut, says
+ * so at the end of each cut string, written as inside a JSON string (escapes escaped, no bare quote).
  */
-export function shortenStrings(line: Buffer, keep: number): Buffer {
+export function shortenStrings(line: Buffer, keep: number, marker?: (cutBytes: number) => string): Buffer {
   const parts: Buffer[] = [];
   let copied = 0;
   for (let open = line.indexOf(QUOTE); open !== -1;) {
@@ -16,7 +17,9 @@ export function shortenStrings(line: Buffer, keep: number): Buffer {
     while (close !== -1 && isEscaped(line, close)) close = line.indexOf(QUOTE, close + 1);
     if (close === -1) break;
     if (close - start > keep) {
-      parts.push(line.subarray(copied, safeCut(line, start + keep)));
+      const cut = safeCut(line, start + keep);
+      parts.push(line.subarray(copied, cut));
+      if (marker) parts.push(Buffer.from(marker(close - cut), 'utf8'));
       copied = close;
     }
     open = line.indexOf(QUOTE, close + 1);
