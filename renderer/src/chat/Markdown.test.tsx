@@ -19,6 +19,15 @@ describe('Markdown for streamed replies', () => {
     expect(html).toContain('<del>gone</del>');
   });
 
+  it('loads no remote image: it becomes a link that says it is an image', () => {
+    const html = render('Look: ![the chart](https://tracker.example/pixel.png?who=me)');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('<em>Image not loaded: <a href="https://tracker.example/pixel.png?who=me"');
+    expect(html).toContain('>the chart</a></em>');
+    // Without alt text the address itself is the link's text.
+    expect(render('![](http://example.com/x.png)')).toContain('>http://example.com/x.png</a>');
+  });
+
   it('never renders raw HTML or script links', () => {
     const html = render(
       '<img src=x onerror="alert(1)"> <script>alert(2)</script>\n\n[click](javascript:alert(3))',

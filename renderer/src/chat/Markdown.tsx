@@ -3,7 +3,8 @@ import { Lexer } from 'marked';
 import { memo, useEffect, useReducer, useState, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import rehypeHighlight from 'rehype-highlight';
-import rehypeSanitize from 'rehype-sanitize';
+import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
+import type { Element as HastElement, Root as HastRoot } from 'hast';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
@@ -20,11 +21,56 @@ import { createRation } from './render-ration';
 // One processor for the whole app: building one (and registering highlight.js's languages) per render
 // costs more than rendering. Raw HTML is dropped by remark-rehype; sanitize then strips unsafe URLs and
 // attributes, and highlighting only adds its own class names to what survived.
+/**
+ * An image in a reply that points elsewhere is not loaded (that would tell its server the reply was read,
+ * and from where): it becomes a link the reader can follow, saying it is an image. Runs before sanitize,
+ * whose own rules drop any image source that is not a data URL, should one get past.
+ */
+type HastParent = HastRoot | HastElement;
+
+function rehypeRemoteImagesAsLinks() {
+  const visit = (node: HastParent) => {
+    node.children = node.children.map((child) => {
+      if (child.type !== 'element') return child;
+      if (child.tagName === 'img') {
+        const src = typeof child.properties.src === 'string' ? child.properties.src : '';
+        if (/^https?:\/\//i.test(src)) {
+          const alt =
+            typeof child.properties.alt === 'string' && child.properties.alt ? child.properties.alt : src;
+          return {
+            type: 'element',
+            tagName: 'em',
+            properties: {},
+            children: [
+              { type: 'text', value: 'Image not loaded: ' },
+              {
+                type: 'element',
+                tagName: 'a',
+                properties: { href: src, title: src },
+                children: [{ type: 'text', value: alt }],
+              },
+            ],
+          };
+        }
+      }
+      visit(child);
+      return child;
+    });
+  };
+  return (tree: HastRoot) => visit(tree);
+}
+
+const SANITIZE_SCHEMA = {
+  ...defaultSchema,
+  protocols: { ...defaultSchema.protocols, src: [] },
+};
+
 const processor = unified()
   .use(remarkParse)
   .use(remarkGfm)
   .use(remarkRehype)
-  .use(rehypeSanitize)
+  .use(rehypeRemoteImagesAsLinks)
+  .use(rehypeSanitize, SANITIZE_SCHEMA)
   .use(rehypeHighlight, { detect: false })
   .freeze();
 
