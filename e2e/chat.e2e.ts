@@ -403,6 +403,51 @@ test('refuses a folder that does not exist in the form, rather than opening a ta
   await expect(page.getByRole('tab')).toHaveCount(2);
 });
 
+test('asks before closing a tab with an unsent message, and the closed conversation opens again from the list', async ({
+  page,
+  webHost,
+}) => {
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Remember the lighthouse.' }] });
+  await send(page, 'a conversation worth keeping');
+  await expect(claude(page)).toContainText('Remember the lighthouse.');
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('a thought not sent yet');
+
+  await page.getByRole('button', { name: /^Close / }).click();
+  const dialog = page.getByRole('dialog', { name: /^Close / });
+  await expect(dialog).toContainText('You have a message you have not sent; closing discards it.');
+  // Keeping it changes nothing.
+  await dialog.getByRole('button', { name: 'Keep it open' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await expect(box).toHaveValue('a thought not sent yet');
+
+  // Escape keeps it too; closing closes.
+  await page.getByRole('button', { name: /^Close / }).click();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await page.getByRole('button', { name: /^Close / }).click();
+  await dialog.getByRole('button', { name: 'Close conversation' }).click();
+  await expect(page.getByRole('tab')).toHaveCount(0);
+
+  await page
+    .getByRole('navigation', { name: 'Conversations' })
+    .getByRole('button', { name: /a conversation worth keeping/ })
+    .click();
+  await expect(page.getByRole('tab')).toHaveCount(1);
+  await expect(claude(page)).toContainText('Remember the lighthouse.');
+});
+
+test('closes a tab with nothing at stake without asking', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Done here.' }] });
+  await send(page, 'quick question');
+  await expect(claude(page)).toContainText('Done here.');
+  await page.getByRole('button', { name: /^Close / }).click();
+  await expect(page.getByRole('tab')).toHaveCount(0);
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+});
+
 test.describe('with a bad field in the settings file', () => {
   test.use({ extraSettings: { imageMaxLongSide: 'huge' }, permissionMode: 'plan' });
 

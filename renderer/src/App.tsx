@@ -127,12 +127,79 @@ function Shortcuts() {
   return null;
 }
 
+/** What closing a tab would cost the user, one sentence each: nothing, if it can close without asking. */
+function closeCosts(id: string): string[] {
+  const state = useStore.getState();
+  const tab = state.tabs[id];
+  const draft = state.drafts[id];
+  const reasons: string[] = [];
+  const running =
+    tab?.conversation.status === 'running' ||
+    !!tab?.branches?.some((branch) => branch.view?.conversation.status === 'running');
+  if (running) reasons.push('Claude is still working on a reply; closing stops it.');
+  if (draft && (draft.text.trim() !== '' || draft.attachments.length > 0)) {
+    reasons.push('You have a message you have not sent; closing discards it.');
+  }
+  return reasons;
+}
+
+/** Asks before a tab is closed with work in it. Escape or "Keep it open" leaves it as it was. */
+function CloseTabDialog({
+  label,
+  reasons,
+  onClose,
+  onKeep,
+}: {
+  label: string;
+  reasons: string[];
+  onClose: () => void;
+  onKeep: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={dialog}
+      className="confirm-dialog"
+      aria-labelledby="close-tab-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        onKeep();
+      }}
+    >
+      <h2 id="close-tab-title">Close “{label}”?</h2>
+      {reasons.map((reason) => (
+        <p key={reason}>{reason}</p>
+      ))}
+      <p className="muted">The conversation stays in the list, to open again.</p>
+      <div className="dialog-actions">
+        <button type="button" className="button-secondary" onClick={onKeep} autoFocus>
+          Keep it open
+        </button>
+        <button type="button" className="button-danger" onClick={onClose}>
+          Close conversation
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
 function TabBar() {
   const tabOrder = useStore((state) => state.tabOrder);
   const tabs = useStore((state) => state.tabs);
   const active = useStore((state) => state.activeTab);
   const activate = useStore((state) => state.activate);
   const closeTab = useStore((state) => state.closeTab);
+  const [confirming, setConfirming] = useState<{ id: string; label: string; reasons: string[] } | null>(null);
+  /** Closes at once, or asks first when closing would stop a reply or throw away an unsent message. */
+  const askToClose = (id: string, label: string) => {
+    const reasons = closeCosts(id);
+    if (reasons.length === 0) void closeTab(id);
+    else setConfirming({ id, label, reasons });
+  };
   const showNew = useStore((state) => state.showNewConversation);
   const sidebarOpen = useStore((state) => state.sidebarOpen);
   const toggleSidebar = useStore((state) => state.toggleSidebar);
@@ -187,7 +254,7 @@ function TabBar() {
                 type="button"
                 className="tab-close"
                 aria-label={`Close ${label}`}
-                onClick={() => void closeTab(id)}
+                onClick={() => askToClose(id, label)}
               >
                 ×
               </button>
@@ -198,6 +265,16 @@ function TabBar() {
       <button type="button" className="new-tab" onClick={showNew}>
         New conversation
       </button>
+      {confirming && (
+        <CloseTabDialog
+          {...confirming}
+          onClose={() => {
+            void closeTab(confirming.id);
+            setConfirming(null);
+          }}
+          onKeep={() => setConfirming(null)}
+        />
+      )}
     </div>
   );
 }
