@@ -149,6 +149,26 @@ test('stops a reply mid-stream, then takes another turn', async ({ page, webHost
   await expect(claude(page).last()).toContainText('Yes, still here.');
 });
 
+test('when the host goes away mid-reply, the page says so and shows nothing as still streaming', async ({
+  page,
+  webHost,
+}) => {
+  const fake = webHost.world.fake;
+  fake.enqueue({ blocks: [{ type: 'text', text: words(60) }], hold: { after: 3, until: new Gate() } });
+  await send(page, 'a long story please');
+  await expect(claude(page)).toContainText('word2');
+  await expect(claude(page)).toHaveAttribute('aria-busy', 'true');
+  const exited = new Promise((resolve) => webHost.process.once('exit', resolve));
+  webHost.process.kill('SIGKILL');
+  await exited;
+  await expect(page.getByRole('status').filter({ hasText: 'Lost the connection to Byre' })).toBeVisible();
+  await expect(claude(page)).toHaveAttribute('aria-busy', 'false');
+  await expect(page.getByLabel('Status: disconnected')).toBeVisible();
+  await expect(page.getByRole('tab').locator('.tab-spinner')).toHaveCount(0);
+  // What had arrived is still there to read.
+  await expect(claude(page)).toContainText('word2');
+});
+
 test('switches the model from the picker and uses it for the next turn', async ({ page, webHost }) => {
   const fake = webHost.world.fake;
   await send(page, 'first');

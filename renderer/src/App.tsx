@@ -19,6 +19,10 @@ export function App() {
   }, [loadInfo]);
 
   const status = useBridgeStatus();
+  const setConnected = useStore((state) => state.setConnected);
+  useEffect(() => {
+    setConnected(status === 'open' || status === 'connecting');
+  }, [status, setConnected]);
   // Loading failed while the connection was down: try again once it is back (only then, not in a loop).
   const wasOpen = useRef(status === 'open');
   useEffect(() => {
@@ -193,6 +197,7 @@ function TabBar() {
   const active = useStore((state) => state.activeTab);
   const activate = useStore((state) => state.activate);
   const closeTab = useStore((state) => state.closeTab);
+  const connected = useStore((state) => state.connected);
   const [confirming, setConfirming] = useState<{ id: string; label: string; reasons: string[] } | null>(null);
   /** Closes at once, or asks first when closing would stop a reply or throw away an unsent message. */
   const askToClose = (id: string, label: string) => {
@@ -222,8 +227,9 @@ function TabBar() {
           const label = tab.conversation.title ?? folderName(tab.cwd);
           // A branch that is not shown may still be working: the tab says so.
           const running =
-            tab.conversation.status === 'running' ||
-            !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running');
+            connected &&
+            (tab.conversation.status === 'running' ||
+              !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running'));
           const asking =
             tab.conversation.permissionRequests.length +
             (tab.branches ?? []).reduce(

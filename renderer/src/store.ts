@@ -119,6 +119,12 @@ const EMPTY_DRAFT: Draft = { text: '', attachments: [], refusals: [] };
 interface AppSlice {
   info: AppInfo | null;
   infoError: string | null;
+  /**
+   * Whether the page hears from the host (always, under Electron). While it does not, nothing is shown as
+   * live: a reply that was streaming has stopped arriving.
+   */
+  connected: boolean;
+  setConnected(connected: boolean): void;
   activeTab: string | null;
   /** The "new conversation" form is showing. */
   composingNew: boolean;
@@ -423,6 +429,10 @@ const storeState: StateCreator<Store> = (set, get, api) => {
 
     info: null,
     infoError: null,
+    connected: true,
+    setConnected(connected) {
+      if (get().connected !== connected) set({ connected });
+    },
     activeTab: null,
     composingNew: false,
     tabs: {},

@@ -211,8 +211,21 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
       </label>
       <PermissionModePicker tabId={tabId} />
       {sessionId && <ExportMenu sessionId={sessionId} />}
-      <span className={`status-dot status-${status}`} aria-label={`Status: ${status}`} />
+      <StatusDot status={status} />
     </header>
+  );
+}
+
+/** The conversation's state, or that the page has lost the host (then nothing it shows is live). */
+function StatusDot({ status }: { status: string }) {
+  const connected = useStore((state) => state.connected);
+  const shown = connected ? status : 'disconnected';
+  return (
+    <span
+      className={`status-dot status-${shown}`}
+      aria-label={`Status: ${shown}`}
+      title={connected ? undefined : 'Lost the connection to Byre'}
+    />
   );
 }
 

@@ -206,11 +206,13 @@ function AssistantMessageView({
     return !!conversation && conversation.messages[nextId ?? '']?.role !== 'assistant';
   });
   const forkable = !message.parentToolUseId && !message.streaming && !!message.uuid && endsTurn;
+  // With the host gone, nothing more of it is arriving: it is not shown as streaming.
+  const streaming = useStore((state) => message.streaming && state.connected);
   return (
     <article
-      className={`message message-assistant${message.streaming ? ' streaming' : ''}${message.parentToolUseId ? ' message-nested' : ''}`}
+      className={`message message-assistant${streaming ? ' streaming' : ''}${message.parentToolUseId ? ' message-nested' : ''}`}
       aria-label={message.author}
-      aria-busy={message.streaming}
+      aria-busy={streaming}
     >
       <header className="author">
         {message.author}
