@@ -21,6 +21,7 @@ async function send(page: Page, text: string): Promise<void> {
 
 const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 const claude = (page: Page) => log(page).getByRole('article', { name: 'Claude' });
+const you = (page: Page) => log(page).getByRole('article', { name: 'You' });
 
 test('streams a reply that is seen growing, then whole', async ({ page, webHost }) => {
   const rest = new Gate();
@@ -298,6 +299,35 @@ test('offers Resume when the CLI exits unexpectedly, and carries on', async ({ p
   await send(page, 'what did I say?');
   await expect(claude(page).last()).toContainText('You said 42.');
   expect(JSON.stringify(world.fake.messageRequests().at(-1)!.body)).toContain('remember 42');
+});
+
+test('after a crash mid-reply, the message being answered is not called cancelled, and Send again waits for Resume', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  world.fake.enqueue(
+    { blocks: [{ type: 'text', text: words(60) }], hold: { after: 3, until: new Gate() } },
+    { blocks: [{ type: 'text', text: 'The second, answered at last.' }] },
+  );
+  await send(page, 'a long story please');
+  await expect(claude(page)).toContainText('word2');
+  await send(page, 'and a second thing');
+  const second = you(page).filter({ hasText: 'and a second thing' });
+  await expect(second.getByText('Queued', { exact: true })).toBeVisible();
+  killCli(world.home);
+  const banner = page.getByRole('alert').filter({ hasText: 'Claude Code exited unexpectedly' });
+  await expect(banner).toBeVisible();
+  // The first was being answered: its answer is cut, not cancelled. The second never ran.
+  await expect(you(page).first().getByText('Cancelled', { exact: true })).toHaveCount(0);
+  await expect(second.getByText('Cancelled', { exact: true })).toBeVisible();
+  const again = second.getByRole('button', { name: 'Send again' });
+  await expect(again).toBeDisabled();
+  await banner.getByRole('button', { name: 'Resume' }).click();
+  await expect(banner).toBeHidden();
+  await expect(again).toBeEnabled();
+  await again.click();
+  await expect(claude(page).last()).toContainText('The second, answered at last.');
 });
 
 test('a reloaded page shows the open conversation as it stands, and starts no second CLI', async ({

@@ -1136,7 +1136,7 @@ describe('errors and notices', () => {
     expect(transcript(state)).toEqual(['[error] Byre stopped writing the transcript: disk full']);
   });
 
-  it('shows an unexpected exit, cancels what was waiting, and comes back on resume', () => {
+  it('shows an unexpected exit, cancels what was waiting but not what was being answered, and comes back on resume', () => {
     const error = { name: 'CliExited', message: 'The claude CLI exited with code 1.' };
     let state = run([
       ...promptStarts(P1, 'First'),
@@ -1152,11 +1152,8 @@ describe('errors and notices', () => {
     expect(state.exitError).toEqual(error);
     expect(state.pending).toEqual([]);
     expect(assistantOf(state, 'msg_1').streaming).toBe(false);
-    expect(transcript(state)).toEqual([
-      'You: First (cancelled)',
-      'Claude: Half a',
-      'You: Second (cancelled)',
-    ]);
+    // First was being answered when the CLI went: its answer is cut, it was not cancelled. Second never ran.
+    expect(transcript(state)).toEqual(['You: First (sent)', 'Claude: Half a', 'You: Second (cancelled)']);
 
     state = run([{ kind: 'resumed', snapshot: { ...SNAPSHOT, model: null } }], state);
     expect(state).toMatchObject({ status: 'idle', exitError: null, sessionId: SID, model: MODEL });

@@ -379,7 +379,11 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
           d.setTool({ ...tool, status: tool.status === 'running' ? 'interrupted' : tool.status, task });
         }
       }
-      for (const uuid of d.state.pending) setPromptStatus(d, uuid, 'cancelled');
+      // A prompt Claude had begun to answer was not cancelled: its answer stops where the exit cut it. The
+      // ones after it never ran.
+      for (const uuid of d.state.pending) {
+        if (!answeredInPart(d, uuid)) setPromptStatus(d, uuid, 'cancelled');
+      }
       // Nobody is left to answer: the exit banner says so. A process that comes next counts its cost from 0.
       d.set({
         status: 'exited',
@@ -866,6 +870,19 @@ function withPart(message: AssistantChatMessage, at: number, part: Part): Assist
   const parts = message.parts.slice();
   parts[at] = part;
   return { ...message, parts, streaming: true };
+}
+
+/** Whether a reply of Claude's follows the prompt `uuid` in the conversation (a turn it had begun). */
+function answeredInPart(d: Draft, uuid: string): boolean {
+  const order = d.state.order;
+  const at = order.indexOf(userId(uuid));
+  if (at === -1) return false;
+  for (let index = at + 1; index < order.length; index++) {
+    const message = d.state.messages[order[index] ?? ''];
+    if (message?.role === 'assistant') return true;
+    if (message?.role === 'user' && !message.parentToolUseId) return false;
+  }
+  return false;
 }
 
 function setPromptStatus(d: Draft, uuid: string, status: PromptStatus, onlyFrom?: PromptStatus[]): void {

@@ -77,6 +77,11 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
   const openRewind = useStore((state) => state.openRewind);
   const queued = message.status === 'queued' || message.status === 'sending';
   const rewindable = !message.parentToolUseId && message.status === 'sent' && !!message.uuid;
+  // After a crash, until the resumed session is ready there is nothing to send it to.
+  const takesMessages = useStore((state) => {
+    const status = state.tabs[tabId]?.conversation.status;
+    return state.connected && (status === 'idle' || status === 'running');
+  });
   return (
     <article
       className={`message message-user status-${message.status}${message.parentToolUseId ? ' message-nested' : ''}`}
@@ -113,6 +118,8 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
             <button
               type="button"
               className="link-button"
+              disabled={!takesMessages}
+              title={takesMessages ? undefined : 'Once the conversation is running again'}
               onClick={() => void sendMessage(tabId, message.text, message.images)}
             >
               Send again
