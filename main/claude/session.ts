@@ -135,11 +135,21 @@ export class Session {
     if (options.transcript) {
       const path = options.transcript;
       try {
-        transcript = new TranscriptWriter(path, (error) =>
-          this.emit({
-            kind: 'warning',
-            message: `Byre stopped writing this conversation's transcript (${path}): ${error.message}`,
-          }),
+        transcript = new TranscriptWriter(
+          path,
+          (error) =>
+            this.emit({
+              kind: 'warning',
+              message: `Byre cannot write this conversation's transcript for now (${path}): ${error.message}. It keeps what comes meanwhile and tries again.`,
+            }),
+          (dropped) =>
+            this.emit({
+              kind: 'warning',
+              message:
+                dropped === 0
+                  ? `Byre is writing this conversation's transcript again; nothing was lost.`
+                  : `Byre is writing this conversation's transcript again; ${dropped} lines from while it could not are missing from it.`,
+            }),
         );
       } catch (error) {
         // A full disk or a read-only data folder must not stop the conversation: it goes on unrecorded.

@@ -104,18 +104,88 @@ describe('TranscriptWriter', () => {
     expect(writes).toHaveBeenCalledTimes(3);
   });
 
-  it('tells of a failed write once, then stops writing', () => {
-    const errors: Error[] = [];
-    const writer = new TranscriptWriter(path, (error) => errors.push(error));
+  it('tells of a failed write once, keeps the lines, and writes them when it can again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const errors: Error[] = [];
+      const resumed: number[] = [];
+      const writer = new TranscriptWriter(
+        path,
+        (error) => errors.push(error),
+        (dropped) => resumed.push(dropped),
+      );
+      const full = () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      };
+      writes.mockImplementationOnce(full).mockImplementationOnce(full);
+      writer.record('recv', { type: 'result', n: 1 });
+      writer.record('recv', { type: 'result', n: 2 });
+      expect(errors.map((error) => error.message)).toEqual(['ENOSPC: no space left on device, write']);
+      expect(readFileSync(path, 'utf8')).toBe('');
+      // The next try fails too, and says nothing more; the one after writes everything, in order.
+      vi.advanceTimersByTime(2_000);
+      expect(errors).toHaveLength(1);
+      expect(resumed).toEqual([]);
+      vi.advanceTimersByTime(2_000);
+      expect(resumed).toEqual([0]);
+      expect(readLines()).toEqual([
+        { dir: 'recv', msg: { type: 'result', n: 1 } },
+        { dir: 'recv', msg: { type: 'result', n: 2 } },
+      ]);
+      writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never leaves half a line: a write that fails part way is cut back', () => {
+    const writer = new TranscriptWriter(path);
+    writer.record('recv', { type: 'result', n: 1 });
+    expect(readLines()).toHaveLength(1);
+    // The disk fills up in the middle of the next write: half of it lands, then ENOSPC.
+    const real = vi.mocked(writeSync).getMockImplementation() as unknown as (
+      fd: number,
+      buffer: Buffer,
+      offset: number,
+      length: number,
+    ) => number;
+    writes.mockImplementationOnce(((fd: number, buffer: Buffer, offset: number, length: number) =>
+      real(fd, buffer, offset, Math.floor(length / 2))) as typeof writeSync);
     writes.mockImplementationOnce(() => {
       throw new Error('ENOSPC: no space left on device, write');
     });
-    writer.record('recv', { type: 'result', n: 1 });
-    writer.record('recv', { type: 'result', n: 2 });
+    writer.record('recv', { type: 'result', n: 2, pad: 'x'.repeat(1_000) });
+    // Only whole lines: the first, and nothing of the second.
+    expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true);
+    expect(readLines()).toEqual([{ dir: 'recv', msg: { type: 'result', n: 1 } }]);
     writer.close();
-    expect(errors.map((error) => error.message)).toEqual(['ENOSPC: no space left on device, write']);
-    expect(writes).toHaveBeenCalledTimes(1);
-    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('drops the oldest lines it holds past its limit while it cannot write, and says how many', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const resumed: number[] = [];
+      const writer = new TranscriptWriter(
+        path,
+        () => undefined,
+        (dropped) => resumed.push(dropped),
+      );
+      writes.mockImplementationOnce(() => {
+        throw new Error('ENOSPC: no space left on device, write');
+      });
+      // 10 lines of 1 MB each while the disk is full: 8 MB are kept.
+      for (let n = 0; n < 10; n++) writer.record('recv', { type: 'result', n, pad: 'x'.repeat(1024 * 1024) });
+      vi.advanceTimersByTime(2_000);
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0]).toBeGreaterThan(0);
+      const kept = readLines() as { msg: { n: number } }[];
+      expect(kept.length + resumed[0]!).toBe(10);
+      // The newest are the ones kept.
+      expect(kept.at(-1)?.msg.n).toBe(9);
+      writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('appends when the same file is opened again', () => {

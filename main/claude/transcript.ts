@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../../shared/protocol';
@@ -12,17 +12,25 @@ import type { JsonObject } from '../../shared/protocol';
  * (which the session calls when the CLI exits or crashes, after its last line) and the app's exit write at
  * once. So a crash of the CLI loses nothing already seen; a hard kill of the app loses at most the lines of
  * its last turn of the event loop.
+ *
+ * A write that fails (a full disk) leaves no half line: the file is cut back to where the write began. The
+ * writer says so once, keeps the lines meanwhile (up to HELD_CHARS, the oldest dropped past that), tries
+ * again every RETRY_MS, and says so again when it has written them.
  */
 export class TranscriptWriter {
   private fd: number | undefined;
   private secret: Secret | undefined;
   private pending = '';
   private flushTimer: NodeJS.Immediate | undefined;
+  /** Since a write failed: the lines dropped meanwhile, and the timer of the next try. */
+  private failing: { dropped: number; retry: NodeJS.Timeout } | undefined;
 
   constructor(
     readonly path: string,
-    /** Told once if writing fails (disk full, say); the transcript stops, the conversation does not. */
+    /** Told once when writing fails (disk full, say); the conversation goes on, its lines wait. */
     private readonly onError: (error: Error) => void = () => undefined,
+    /** Told when writing works again, with how many lines were dropped meanwhile. */
+    private readonly onResume: (dropped: number) => void = () => undefined,
   ) {
     makePrivateDir(dirname(path));
     this.fd = openSync(path, 'a', PRIVATE_FILE_MODE);
@@ -42,6 +50,10 @@ export class TranscriptWriter {
     if (this.fd === undefined || isTelemetry(msg)) return;
     const json = text ?? JSON.stringify(msg);
     this.pending += `{"dir":"${dir}","msg":${this.secret ? this.secret.redact(json) : json}}\n`;
+    if (this.failing) {
+      this.holdAtMost(HELD_CHARS);
+      return;
+    }
     if (msg.type === 'result' || this.pending.length >= WRITE_CHARS) this.flush();
     else this.flushTimer ??= setImmediate(() => this.flush());
   }
@@ -52,12 +64,22 @@ export class TranscriptWriter {
     this.flushTimer = undefined;
     if (this.fd === undefined || this.pending === '') return;
     const text = this.pending;
-    this.pending = '';
     try {
-      writeSync(this.fd, text);
+      writeWhole(this.fd, Buffer.from(text, 'utf8'));
     } catch (error) {
-      this.stop();
-      this.onError(error instanceof Error ? error : new Error(String(error)));
+      if (!this.failing) {
+        this.failing = { dropped: 0, retry: this.retryLater() };
+        this.onError(error instanceof Error ? error : new Error(String(error)));
+      } else {
+        this.failing.retry = this.retryLater();
+      }
+      return;
+    }
+    this.pending = this.pending.slice(text.length);
+    if (this.failing) {
+      const { dropped } = this.failing;
+      this.failing = undefined;
+      this.onResume(dropped);
     }
   }
 
@@ -66,9 +88,25 @@ export class TranscriptWriter {
     this.stop();
   }
 
+  private retryLater(): NodeJS.Timeout {
+    return setTimeout(() => this.flush(), RETRY_MS).unref();
+  }
+
+  /** Drops the oldest whole lines until what is held fits `chars`, counting them. */
+  private holdAtMost(chars: number): void {
+    while (this.pending.length > chars && this.failing) {
+      const end = this.pending.indexOf('\n');
+      if (end === -1) break;
+      this.pending = this.pending.slice(end + 1);
+      this.failing.dropped += 1;
+    }
+  }
+
   private stop(): void {
     if (this.flushTimer) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
+    if (this.failing) clearTimeout(this.failing.retry);
+    this.failing = undefined;
     this.pending = '';
     flushedOnExit.delete(this);
     if (this.fd === undefined) return;
@@ -84,6 +122,29 @@ export class TranscriptWriter {
 
 /** Buffered text is written at this size (in UTF-16 units, for speed) at the latest. */
 const WRITE_CHARS = 64 * 1024;
+/** While writes fail: how much is kept to write later, and how often writing is tried again. */
+const HELD_CHARS = 8 * 1024 * 1024;
+const RETRY_MS = 2_000;
+
+/**
+ * Appends all of `bytes`, or nothing: a write that fails part way (the disk filled up) is undone by cutting
+ * the file back to its length before it, so the transcript never holds half a line.
+ */
+function writeWhole(fd: number, bytes: Buffer): void {
+  const before = fstatSync(fd).size;
+  try {
+    for (let written = 0; written < bytes.length;) {
+      written += writeSync(fd, bytes, written, bytes.length - written);
+    }
+  } catch (error) {
+    try {
+      ftruncateSync(fd, before);
+    } catch {
+      // Left as it is: readers skip a line they cannot parse.
+    }
+    throw error;
+  }
+}
 
 const REDACTED = '[redacted]';
 
