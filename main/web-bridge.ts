@@ -54,6 +54,8 @@ export interface WebBridge {
   url: string;
   port: number;
   token: string;
+  /** How many pages are connected (sockets that proved the token and are still open). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -179,6 +181,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     url: `http://127.0.0.1:${port}/#token=${token}`,
     port,
     token,
+    connections: () => proven.size,
     async close() {
       unsubscribe();
       for (const socket of sockets.clients) socket.terminate();
