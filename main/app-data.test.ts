@@ -57,6 +57,19 @@ describe('SettingsStore', () => {
     expect(written()).toMatchObject({ defaultPermissionMode: 'acceptEdits' });
   });
 
+  it('takes keys that name built-in properties for unknown fields, not for settings', () => {
+    writeFileSync(
+      file(),
+      '{"constructor": 1, "__proto__": {"x": 1}, "toString": "no", "defaultPermissionMode": "plan"}',
+    );
+    const settings = new SettingsStore(dir);
+    expect(settings.defaultPermissionMode).toBe('plan');
+    expect(settings.problems).toEqual([]);
+    settings.addRecentFolder('/work/c');
+    expect(readFileSync(file(), 'utf8')).toContain('"__proto__"');
+    expect(written()).toMatchObject({ constructor: 1, toString: 'no', recentFolders: ['/work/c'] });
+  });
+
   it('has nothing to report for a missing or valid file', () => {
     expect(new SettingsStore(dir).problems).toEqual([]);
     writeFileSync(file(), JSON.stringify({ defaultPermissionMode: 'plan' }));

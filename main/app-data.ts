@@ -43,7 +43,7 @@ export class SettingsStore {
   private readonly file: string;
   private settings: Settings;
   /** What else the file held, written back as it was. */
-  private unknown: Record<string, unknown> = {};
+  private readonly unknown = new Map<string, unknown>();
   /** What was wrong with the file as it was read, one sentence each. */
   readonly problems: string[] = [];
 
@@ -109,9 +109,10 @@ export class SettingsStore {
     const fields = raw as Record<string, unknown>;
     const read: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(fields)) {
-      const schema = Settings.shape[key as keyof Settings];
+      // Own keys only: "constructor" or "__proto__" in the file are not settings.
+      const schema = Object.hasOwn(Settings.shape, key) ? Settings.shape[key as keyof Settings] : undefined;
       if (!schema) {
-        this.unknown[key] = value;
+        this.unknown.set(key, value);
         continue;
       }
       const parsed = schema.safeParse(value);
@@ -128,7 +129,7 @@ export class SettingsStore {
 
   private save(): void {
     const temp = `${this.file}.${process.pid}.tmp`;
-    const content = { ...this.unknown, ...this.settings };
+    const content = { ...Object.fromEntries(this.unknown), ...this.settings };
     writeFileSync(temp, JSON.stringify(content, null, 2), { mode: PRIVATE_FILE_MODE });
     renameSync(temp, this.file);
   }

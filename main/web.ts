@@ -107,8 +107,11 @@ async function main(): Promise<void> {
   // The host goes with whatever started it (a terminal's npm, start.mjs, a test): if that dies without a
   // signal reaching here, the host is reparented, and stops rather than serve on with no one to answer to.
   const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) stop();
+  const orphaned = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphaned);
+    // Once: a second stop() would mean "now" and cut the clean shutdown short.
+    if (!stopping) stop();
   }, PARENT_CHECK_MS).unref();
 }
 

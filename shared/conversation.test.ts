@@ -1163,6 +1163,21 @@ describe('errors and notices', () => {
     expect(transcript(state).slice(-2)).toEqual(['Claude: Yes.', 'result success']);
   });
 
+  it('on a crash, keeps the answered prompt and cancels one queued before its reply began', () => {
+    const state = run([
+      prompt(P1, 'First'),
+      prompt(P2, 'Second'),
+      lifecycle(P2, 'queued'),
+      requesting(),
+      messageStart('msg_1'),
+      blockStart('msg_1', 0, { type: 'text', text: '' }),
+      textDelta('msg_1', 0, 'Begun'),
+      { kind: 'exit', error: { name: 'CliExited', message: 'gone' } },
+    ]);
+    expect(messageOf(state, `u:${P1}`, 'user').status).not.toBe('cancelled');
+    expect(messageOf(state, `u:${P2}`, 'user').status).toBe('cancelled');
+  });
+
   it('stops showing a tool as running once the CLI has exited', () => {
     const state = run([
       ...promptStarts(P1, 'Run the slow one'),

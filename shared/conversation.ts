@@ -379,11 +379,12 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
           d.setTool({ ...tool, status: tool.status === 'running' ? 'interrupted' : tool.status, task });
         }
       }
-      // A prompt Claude had begun to answer was not cancelled: its answer stops where the exit cut it. The
-      // ones after it never ran.
-      for (const uuid of d.state.pending) {
-        if (!answeredInPart(d, uuid)) setPromptStatus(d, uuid, 'cancelled');
-      }
+      // The prompt Claude had begun to answer (the first waiting: prompts run in order) was not cancelled:
+      // its answer stops where the exit cut it. The ones after it never ran.
+      d.state.pending.forEach((uuid, index) => {
+        if (index === 0 && answeredInPart(d, uuid)) return;
+        setPromptStatus(d, uuid, 'cancelled');
+      });
       // Nobody is left to answer: the exit banner says so. A process that comes next counts its cost from 0.
       d.set({
         status: 'exited',
@@ -872,15 +873,19 @@ function withPart(message: AssistantChatMessage, at: number, part: Part): Assist
   return { ...message, parts, streaming: true };
 }
 
-/** Whether a reply of Claude's follows the prompt `uuid` in the conversation (a turn it had begun). */
+/**
+ * Whether Claude had begun on the first waiting prompt `uuid`: the CLI said it started, or a reply of
+ * Claude's comes after it (prompts queued meanwhile are shown before the rest of that reply, and none of
+ * them has started).
+ */
 function answeredInPart(d: Draft, uuid: string): boolean {
+  const prompt = d.state.messages[userId(uuid)];
+  if (prompt?.role === 'user' && prompt.status === 'sent') return true;
   const order = d.state.order;
   const at = order.indexOf(userId(uuid));
   if (at === -1) return false;
   for (let index = at + 1; index < order.length; index++) {
-    const message = d.state.messages[order[index] ?? ''];
-    if (message?.role === 'assistant') return true;
-    if (message?.role === 'user' && !message.parentToolUseId) return false;
+    if (d.state.messages[order[index] ?? '']?.role === 'assistant') return true;
   }
   return false;
 }

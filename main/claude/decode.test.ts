@@ -40,6 +40,39 @@ describe('decodingLineSink', () => {
     expect(JSON.parse(sent)).toEqual(JSON.parse(shown));
   });
 
+  it('never cuts a permission request, whose input goes back to the CLI if allowed, nor image data', () => {
+    const { sink, messages } = decoder();
+    const content = 'x'.repeat(5 * 1024 * 1024);
+    const request = JSON.stringify({
+      type: 'control_request',
+      request_id: 'r1',
+      request: { subtype: 'can_use_tool', tool_name: 'Write', input: { file_path: '/tmp/f', content } },
+    });
+    sink.line(request);
+    expect(JSON.stringify(messages[0]?.[0])).toContain(content);
+
+    const image = 'A'.repeat(5 * 1024 * 1024);
+    sink.line(
+      JSON.stringify({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }],
+            },
+          ],
+        },
+        session_id: 's',
+        uuid: '00000000-0000-4000-8000-000000000002',
+        parent_tool_use_id: null,
+      }),
+    );
+    expect(JSON.stringify(messages[1]?.[0])).toContain(image);
+  });
+
   it('reports a non-JSON line as bad with its text', () => {
     const { sink, messages, raws, bads } = decoder();
     sink.line('Warning: something printed on stdout');

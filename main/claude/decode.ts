@@ -30,7 +30,7 @@ export function lineTextOf(message: CliMessage): string | undefined {
 }
 
 /**
- * A line longer than this is not shown whole: its long strings (a tool's enormous output, say) are cut to
+ * A line longer than this (in characters) is not shown whole: its long strings (a tool's enormous output, say) are cut to
  * SHOWN_STRING_BYTES before it is parsed, so neither the host nor the page holds it. The transcript still
  * gets the line as received.
  */
@@ -46,9 +46,13 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
   return {
     line(received) {
       // `text` is what is parsed and shown; `received` what goes to the transcript.
+      // Never a control line: a permission request's input is what the CLI runs if the user allows it,
+      // and must go back whole. Nor an image's base64, which cut would be no image.
       const text =
-        received.length > SHOWN_LINE_BYTES
-          ? shortenStrings(Buffer.from(received, 'utf8'), SHOWN_STRING_BYTES, cutMarker).toString('utf8')
+        received.length > SHOWN_LINE_BYTES && !received.includes('"type":"control_')
+          ? shortenStrings(Buffer.from(received, 'utf8'), SHOWN_STRING_BYTES, cutMarker, ['data']).toString(
+              'utf8',
+            )
           : received;
       let parsed: unknown;
       try {

@@ -120,9 +120,11 @@ describe('CliPipe', () => {
     // The CLI closes its input at once, says why on stderr, and exits a moment later: the write error comes
     // first, and used to win the race with the exit.
     const { pipe } = start(
-      "require('fs').closeSync(0); process.stderr.write('boom: bad settings\\n'); setTimeout(() => process.exit(3), 300);",
+      "require('fs').closeSync(0); process.stderr.write('boom: bad settings\\n'); setTimeout(() => process.exit(3), 5000);",
     );
     await vi.waitFor(() => expect(pipe.stderr).toContain('boom'), { timeout: 10_000 });
+    // Still running: the write is refused by a live CLI, before its exit (the race this is about).
+    expect(pipe.running).toBe(true);
     const error = await pipe.write('{"type":"user"}').then(
       () => null,
       (failure: unknown) => failure,
@@ -130,7 +132,7 @@ describe('CliPipe', () => {
     expect(error).toBeInstanceOf(CliExited);
     expect(error).toMatchObject({ code: 3, stderrTail: expect.stringContaining('boom: bad settings') });
     expect(String((error as Error).message)).toContain('exited with code 3');
-  });
+  }, 30_000);
 
   it('close() ends stdin first, and a child that exits on EOF is not signalled', async () => {
     const { pipe, lines, ready } = start(

@@ -50,6 +50,8 @@ const DEFAULT_GRACE_MS = 1_500;
 const DEFAULT_TERM_MS = 1_000;
 /** Process groups (POSIX): the CLI is spawned as the leader of its own, so that it and its tools end together. */
 const GROUPS = process.platform !== 'win32';
+/** What is left of the CLI's group after it exits gets this long between SIGTERM and SIGKILL. */
+const LEFTOVER_GRACE_MS = 1_000;
 
 export class CliPipe {
   readonly pid: number | undefined;
@@ -109,7 +111,25 @@ export class CliPipe {
       // 'close' waits for stdout to drain, so every line is delivered before exit is.
       this.child.once('close', (code, signal) => this.finish({ code, signal, spawnError }, resolve));
     });
+    // The CLI is gone, closed or crashed: what is left of its group (a tool it was running, work it put in
+    // the background) has no one to report to. Asked to stop, then made to. On 'exit', not 'close': a
+    // leftover holding the CLI's stdout open would otherwise hold off 'close' for good.
+    this.child.once('exit', () => this.endGroup());
     liveProcesses.add(this);
+  }
+
+  private endGroup(): void {
+    const pid = this.child.pid;
+    if (!GROUPS || pid === undefined) return;
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-pid, signal);
+        return true;
+      } catch {
+        return false; // Nothing is left in the group.
+      }
+    };
+    if (signalGroup('SIGTERM')) setTimeout(() => signalGroup('SIGKILL'), LEFTOVER_GRACE_MS).unref();
   }
 
   get stderr(): string {
@@ -206,14 +226,6 @@ export class CliPipe {
       : this.stderr;
     const info: ExitInfo = { ...partial, stderrTail, expected: this.closing };
     this.exitInfo = info;
-    // The CLI is gone, closed or crashed: the tools it was running have no one to report to.
-    if (GROUPS && this.child.pid !== undefined) {
-      try {
-        process.kill(-this.child.pid, 'SIGKILL');
-      } catch {
-        // Nothing was left in the group.
-      }
-    }
     liveProcesses.delete(this);
     this.events.exit(info);
     resolve(info);

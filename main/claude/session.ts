@@ -150,6 +150,11 @@ export class Session {
                   ? `Byre is writing this conversation's transcript again; nothing was lost.`
                   : `Byre is writing this conversation's transcript again; ${dropped} lines from while it could not are missing from it.`,
             }),
+          (lost) =>
+            this.emit({
+              kind: 'warning',
+              message: `Byre could not write the last ${lost} lines of this conversation's transcript before Claude Code exited; the transcript ends without them.`,
+            }),
         );
       } catch (error) {
         // A full disk or a read-only data folder must not stop the conversation: it goes on unrecorded.

@@ -138,6 +138,29 @@ describe('TranscriptWriter', () => {
     }
   });
 
+  it('says how many lines it could not write when it is closed while writing still fails', () => {
+    const lost: number[] = [];
+    const writer = new TranscriptWriter(
+      path,
+      () => undefined,
+      () => undefined,
+      (lines) => lost.push(lines),
+    );
+    const original = writes.getMockImplementation()!;
+    writes.mockImplementation(() => {
+      throw new Error('ENOSPC: no space left on device, write');
+    });
+    try {
+      writer.record('recv', { type: 'result', n: 1 });
+      writer.record('recv', { type: 'result', n: 2 });
+      writer.record('recv', { type: 'assistant', n: 3 });
+      writer.close();
+    } finally {
+      writes.mockImplementation(original);
+    }
+    expect(lost).toEqual([3]);
+  });
+
   it('never leaves half a line: a write that fails part way is cut back', () => {
     const writer = new TranscriptWriter(path);
     writer.record('recv', { type: 'result', n: 1 });

@@ -31,6 +31,8 @@ export class TranscriptWriter {
     private readonly onError: (error: Error) => void = () => undefined,
     /** Told when writing works again, with how many lines were dropped meanwhile. */
     private readonly onResume: (dropped: number) => void = () => undefined,
+    /** Told when it is closed while writing still fails, with how many lines could not be written. */
+    private readonly onLost: (lines: number) => void = () => undefined,
   ) {
     makePrivateDir(dirname(path));
     this.fd = openSync(path, 'a', PRIVATE_FILE_MODE);
@@ -71,6 +73,7 @@ export class TranscriptWriter {
         this.failing = { dropped: 0, retry: this.retryLater() };
         this.onError(error instanceof Error ? error : new Error(String(error)));
       } else {
+        clearTimeout(this.failing.retry);
         this.failing.retry = this.retryLater();
       }
       return;
@@ -85,6 +88,10 @@ export class TranscriptWriter {
 
   close(): void {
     this.flush();
+    if (this.failing) {
+      const held = this.pending.split('\n').length - 1;
+      this.onLost(held + this.failing.dropped);
+    }
     this.stop();
   }
 

@@ -8,7 +8,14 @@ const LETTER_U = 0x75;
  * string is that long; malformed JSON is left for the parser to refuse. `marker`, given the bytes cut, says
  * so at the end of each cut string, written as inside a JSON string (escapes escaped, no bare quote).
  */
-export function shortenStrings(line: Buffer, keep: number, marker?: (cutBytes: number) => string): Buffer {
+export function shortenStrings(
+  line: Buffer,
+  keep: number,
+  marker?: (cutBytes: number) => string,
+  /** Keys whose string values are never cut (written compactly, `"key":"…"`): an image's base64, say. */
+  spare: readonly string[] = [],
+): Buffer {
+  const spared = spare.map((key) => Buffer.from(`"${key}":`, 'utf8'));
   const parts: Buffer[] = [];
   let copied = 0;
   for (let open = line.indexOf(QUOTE); open !== -1;) {
@@ -16,7 +23,7 @@ export function shortenStrings(line: Buffer, keep: number, marker?: (cutBytes: n
     let close = line.indexOf(QUOTE, start);
     while (close !== -1 && isEscaped(line, close)) close = line.indexOf(QUOTE, close + 1);
     if (close === -1) break;
-    if (close - start > keep) {
+    if (close - start > keep && !spared.some((key) => endsWith(line, open, key))) {
       const cut = safeCut(line, start + keep);
       parts.push(line.subarray(copied, cut));
       if (marker) parts.push(Buffer.from(marker(close - cut), 'utf8'));
@@ -27,6 +34,11 @@ export function shortenStrings(line: Buffer, keep: number, marker?: (cutBytes: n
   if (parts.length === 0) return line;
   parts.push(line.subarray(copied));
   return Buffer.concat(parts);
+}
+
+/** Whether `line` has `key` just before `at`. */
+function endsWith(line: Buffer, at: number, key: Buffer): boolean {
+  return at >= key.length && line.subarray(at - key.length, at).equals(key);
 }
 
 /** Whether the quote at `at` is escaped: an odd run of backslashes before it. */

@@ -137,9 +137,11 @@ function closeCosts(id: string): string[] {
   const tab = state.tabs[id];
   const draft = state.drafts[id];
   const reasons: string[] = [];
+  // With the host gone, nothing is running that closing could stop.
   const running =
-    tab?.conversation.status === 'running' ||
-    !!tab?.branches?.some((branch) => branch.view?.conversation.status === 'running');
+    state.connected &&
+    (tab?.conversation.status === 'running' ||
+      !!tab?.branches?.some((branch) => branch.view?.conversation.status === 'running'));
   if (running) reasons.push('Claude is still working on a reply; closing stops it.');
   if (draft && (draft.text.trim() !== '' || draft.attachments.length > 0)) {
     reasons.push('You have a message you have not sent; closing discards it.');
@@ -169,15 +171,18 @@ function CloseTabDialog({
       ref={dialog}
       className="confirm-dialog"
       aria-labelledby="close-tab-title"
+      aria-describedby="close-tab-reasons"
       onCancel={(event) => {
         event.preventDefault();
         onKeep();
       }}
     >
       <h2 id="close-tab-title">Close “{label}”?</h2>
-      {reasons.map((reason) => (
-        <p key={reason}>{reason}</p>
-      ))}
+      <div id="close-tab-reasons">
+        {reasons.map((reason) => (
+          <p key={reason}>{reason}</p>
+        ))}
+      </div>
       <p className="muted">The conversation stays in the list, to open again.</p>
       <div className="dialog-actions">
         <button type="button" className="button-secondary" onClick={onKeep} autoFocus>

@@ -26,6 +26,13 @@ describe('Markdown for streamed replies', () => {
     expect(html).toContain('>the chart</a></em>');
     // Without alt text the address itself is the link's text.
     expect(render('![](http://example.com/x.png)')).toContain('>http://example.com/x.png</a>');
+    // Addresses a browser would still resolve to a remote server load nothing either.
+    for (const src of ['//tracker.example/p.png', 'https:/x.example/p.png', 'HTTPS://x.example/p.png']) {
+      const html = render(`![pixel](${src})`);
+      expect(html, src).not.toContain('<img');
+      expect(html, src).not.toContain('<link');
+      expect(html, src).toContain('Image not loaded');
+    }
   });
 
   it('never renders raw HTML or script links', () => {

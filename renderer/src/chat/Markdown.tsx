@@ -24,7 +24,7 @@ import { createRation } from './render-ration';
 /**
  * An image in a reply that points elsewhere is not loaded (that would tell its server the reply was read,
  * and from where): it becomes a link the reader can follow, saying it is an image. Runs before sanitize,
- * whose own rules drop any image source that is not a data URL, should one get past.
+ * whose own rules then allow an image source only as a data URL, should one get past.
  */
 type HastParent = HastRoot | HastElement;
 
@@ -33,8 +33,10 @@ function rehypeRemoteImagesAsLinks() {
     node.children = node.children.map((child) => {
       if (child.type !== 'element') return child;
       if (child.tagName === 'img') {
-        const src = typeof child.properties.src === 'string' ? child.properties.src : '';
-        if (/^https?:\/\//i.test(src)) {
+        const src = typeof child.properties.src === 'string' ? child.properties.src.trim() : '';
+        // Anything but an inline image is fetched from somewhere: `//host/x`, `https:/host/x` and the like
+        // included (browsers resolve them).
+        if (src !== '' && !/^data:image\//i.test(src)) {
           const alt =
             typeof child.properties.alt === 'string' && child.properties.alt ? child.properties.alt : src;
           return {
@@ -62,7 +64,8 @@ function rehypeRemoteImagesAsLinks() {
 
 const SANITIZE_SCHEMA = {
   ...defaultSchema,
-  protocols: { ...defaultSchema.protocols, src: [] },
+  // An empty list would allow every protocol (hast-util-sanitize checks none then).
+  protocols: { ...defaultSchema.protocols, src: ['data'] },
 };
 
 const processor = unified()
