@@ -144,6 +144,8 @@ test('stops a reply mid-stream, then takes another turn', async ({ page, webHost
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(claude(page)).toContainText('word2');
   await expect(claude(page)).not.toContainText('word3');
+  // The fake hears the CLI hang up in its own time, which may come after the page shows it stopped.
+  await fake.waitForFinished(fake.messageRequests()[0]!);
   expect(fake.messageRequests()[0]!.closedEarly).toBe(true);
 
   await send(page, 'are you still there?');

@@ -201,6 +201,8 @@ describe('the claude driver against the real CLI', () => {
     expect(result.subtype).toBe('error_during_execution');
     expect(result.is_error).toBe(true);
     const streamed = world.fake.messageRequests()[0]!;
+    // The fake hears the CLI hang up in its own time, which may come after the result on a busy machine.
+    await world.fake.waitForFinished(streamed);
     expect(streamed.closedEarly).toBe(true);
     expect(streamed.deltasSent).toBe(3);
     const partial = events
