@@ -119,17 +119,19 @@ export class CliPipe {
   }
 
   private endGroup(): void {
+    if (this.signalGroup('SIGTERM')) setTimeout(() => this.signalGroup('SIGKILL'), LEFTOVER_GRACE_MS).unref();
+  }
+
+  /** Sends `signal` to the CLI's process group; false where there are no groups or nothing is left in it. */
+  private signalGroup(signal: NodeJS.Signals): boolean {
     const pid = this.child.pid;
-    if (!GROUPS || pid === undefined) return;
-    const signalGroup = (signal: NodeJS.Signals) => {
-      try {
-        process.kill(-pid, signal);
-        return true;
-      } catch {
-        return false; // Nothing is left in the group.
-      }
-    };
-    if (signalGroup('SIGTERM')) setTimeout(() => signalGroup('SIGKILL'), LEFTOVER_GRACE_MS).unref();
+    if (!GROUPS || pid === undefined) return false;
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get stderr(): string {
@@ -187,16 +189,7 @@ export class CliPipe {
 
   /** Sends `signal` to the CLI's process group (to the CLI alone where there are no groups). */
   private signal(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (GROUPS && pid !== undefined) {
-      try {
-        process.kill(-pid, signal);
-        return;
-      } catch {
-        // The group is gone already.
-      }
-    }
-    this.child.kill(signal);
+    if (!this.signalGroup(signal)) this.child.kill(signal);
   }
 
   exitError(): CliExited {
