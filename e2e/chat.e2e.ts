@@ -495,6 +495,8 @@ test('closes a tab with nothing at stake without asking', async ({ page, webHost
   webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Done here.' }] });
   await send(page, 'quick question');
   await expect(claude(page)).toContainText('Done here.');
+  // The reply's text shows before its turn ends; until then closing would stop it, and asks.
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
   await page.getByRole('button', { name: /^Close / }).click();
   await expect(page.getByRole('tab')).toHaveCount(0);
   await expect(page.getByRole('dialog')).toHaveCount(0);
