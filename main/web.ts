@@ -68,6 +68,12 @@ function reportEventLoopDelay(): void {
   process.stderr.write('byre-eld ready\n');
 }
 
+/**
+ * The process that started the host, read before anything is announced: once the address is printed the
+ * starter may go at once, and on a busy machine that can happen before the next line here runs.
+ */
+const parent = process.ppid;
+
 async function main(): Promise<void> {
   if (process.env.BYRE_BENCH_ELD === '1') reportEventLoopDelay();
   const { port, rest } = parseArgs(process.argv.slice(2));
@@ -106,7 +112,6 @@ async function main(): Promise<void> {
   process.on('SIGHUP', stop);
   // The host goes with whatever started it (a terminal's npm, start.mjs, a test): if that dies without a
   // signal reaching here, the host is reparented, and stops rather than serve on with no one to answer to.
-  const parent = process.ppid;
   const orphaned = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(orphaned);
