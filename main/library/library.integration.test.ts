@@ -82,8 +82,16 @@ describe('the library with the real CLI', () => {
     await invoke('send', { conversationId: snapshot.conversationId, text: 'Hello from Byre' });
     await finished;
 
+    // The index may first see the CLI file before the reply is flushed to it; the row
+    // must settle on both messages, still as one row.
     const rows = await rowsWhen((list) =>
-      list.some((row) => row.sessionId === snapshot.sessionId && row.hasTranscript && row.resumable),
+      list.some(
+        (row) =>
+          row.sessionId === snapshot.sessionId &&
+          row.hasTranscript &&
+          row.resumable &&
+          row.messageCount === 2,
+      ),
     );
     const mine = rows.filter((row) => row.sessionId === snapshot.sessionId);
     expect(mine).toHaveLength(1);
