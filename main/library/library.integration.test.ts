@@ -47,7 +47,11 @@ describe('the library with the real CLI', () => {
   it('lists a session run with claude -p in a terminal, titled by its first prompt', async () => {
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Here are the notes.' }] });
     const { session_id } = await runInTerminal(world, 'Summarise the release notes');
-    const rows = await rowsWhen((list) => list.some((row) => row.sessionId === session_id));
+    // The index may read the file while the CLI is still writing it; the row settles once the watcher has
+    // seen the reply written.
+    const rows = await rowsWhen((list) =>
+      list.some((row) => row.sessionId === session_id && row.messageCount === 2),
+    );
     expect(rows.find((row) => row.sessionId === session_id)).toMatchObject({
       title: 'Summarise the release notes',
       cwd: world.cwd,
