@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { Gate, isSubagentRequest, lastUserText } from './fake-model/server';
 import { processesWithHome } from './fixtures/cli-env';
+import { queueAndCancel } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -196,13 +197,7 @@ test('shows a message sent meanwhile as queued, and cancels it', async ({ page, 
   fake.enqueue({ blocks: [{ type: 'text', text: words(30) }], hold: { after: 2, until: firstReply } });
   await send(page, 'the slow one');
   await expect(claude(page)).toContainText('word1');
-  await send(page, 'please also do this later');
-  const queued = log(page)
-    .getByRole('article', { name: 'You' })
-    .filter({ hasText: 'please also do this later' });
-  await expect(queued).toContainText('Queued');
-  await queued.getByRole('button', { name: 'Cancel queued message' }).click();
-  await expect(queued).toContainText('Cancelled');
+  const queued = await queueAndCancel(page, 'please also do this later');
   firstReply.release();
   await expect(claude(page)).toContainText('word29');
   await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);

@@ -203,14 +203,20 @@ export class Backend {
       try {
         const maxLongSide = maxLongSideFor(imagesInTurn, this.settings.imageMaxLongSide);
         const apiMaxSide = apiMaxSideFor(imagesInTurn);
-        return {
-          ok: true,
-          image: await prepareImage(name, Buffer.from(data, 'base64'), { maxLongSide, apiMaxSide }),
-        };
+        const image = await prepareImage(name, Buffer.from(data, 'base64'), { maxLongSide, apiMaxSide });
+        return { ok: true, image, ref: this.images.keep(image) };
       } catch (error) {
         if (!(error instanceof ImageRefused)) throw error;
         return { ok: false, reason: error.refusal.reason, message: error.message };
       }
+    },
+    setDraft: async ({ conversationId, draft }) => {
+      // Images only by what main gave for them: a draft never carries megabytes on each keystroke.
+      this.get(conversationId).draft = {
+        text: draft.text,
+        images: draft.images.map((image) => ({ ...image, data: this.images.keep(image) })),
+      };
+      return {};
     },
     interrupt: async ({ conversationId }) => {
       await this.get(conversationId).interrupt();
@@ -230,6 +236,7 @@ export class Backend {
         conversations: [...this.conversations.values()].map((conversation) => ({
           snapshot: conversation.snapshot(),
           ...this.byReference(conversation.history()),
+          draft: conversation.draft,
         })),
       };
     },

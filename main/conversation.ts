@@ -7,12 +7,15 @@ import {
   type FileRewind,
   type InvokeResponse,
   type TurnImage,
+  EMPTY_SAVED_DRAFT,
+  type SavedDraft,
 } from '../shared/ipc';
 import type { OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from './ipc-errors';
 import { Permissions, type PermissionAnswer } from './permissions';
+import { StreamTail } from './stream-tail';
 
 /**
  * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
@@ -61,6 +64,10 @@ export class Conversation {
    * follow), and so are thinking_tokens lines (a running estimate, telemetry: nothing shows them).
    */
   private readonly log: EventLog;
+  /** The message being written in it, as the window last said (setDraft), for a window that opens later. */
+  draft: SavedDraft = EMPTY_SAVED_DRAFT;
+  /** The replies still streaming, whose deltas the log leaves out. */
+  private readonly tail = new StreamTail();
   private closed = false;
   /** Events emitted so far. */
   private emitted = 0;
@@ -78,16 +85,32 @@ export class Conversation {
       ...options,
       emit: (event) => {
         const seq = this.emitted++;
-        if (!isTelemetry(event)) this.log.append(event);
+        this.remember(event);
         emit(event, seq);
       },
     };
     this.follow(session);
   }
 
-  /** What a window needs to show this conversation as it stands: its last screenful, and where it begins. */
+  /**
+   * What a window needs to show this conversation as it stands: its last screenful, and where it begins,
+   * with any reply still streaming as far as it has got.
+   */
   history(): EventWindow & { seq: number } {
-    return { ...this.log.window(), seq: this.emitted };
+    const window = this.log.window();
+    const streaming = this.tail.lines().map((message): ConversationEvent => ({ kind: 'message', message }));
+    return { ...window, events: [...window.events, ...streaming], seq: this.emitted };
+  }
+
+  private remember(event: ConversationEvent): void {
+    if (event.kind === 'exit' || (event.kind === 'message' && event.message.type === 'result')) {
+      // A reply cut off mid-block (an interrupt, a crash) stays in the log as far as it got, before what
+      // ended it: the complete line it would have ended with never comes.
+      for (const message of this.tail.cutLines()) this.log.append({ kind: 'message', message });
+      this.tail.clear();
+    }
+    if (event.kind === 'message') this.tail.note(event.message);
+    if (!isTelemetry(event)) this.log.append(event);
   }
 
   /** The page of the conversation's history that ends where `before` (from an earlier page) says. */

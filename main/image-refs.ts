@@ -101,6 +101,11 @@ export class ImageRefs {
     };
   }
 
+  /** Keeps an image (once) for a window to name later: its reference, or its base64 if small. */
+  keep(image: { mediaType: ImageMediaType; data: string }): string {
+    return this.put(image);
+  }
+
   /** Writes the image (once) and returns its reference; a small or unreadable one stays inline. */
   private put(image: { mediaType: ImageMediaType; data: string }): string {
     if (image.data.length <= INLINE_MAX_CHARS || image.data.startsWith(IMAGE_REF_PREFIX)) return image.data;

@@ -65,6 +65,43 @@ describe('an open conversation, windowed', () => {
     expect(pages.flat()).toEqual(shown(harness.eventsOf(id)));
   });
 
+  it('keeps a conversation’s unsent draft for the next window, its images by reference', async () => {
+    const noise = await sharp(randomBytes(80 * 60 * 3), { raw: { width: 80, height: 60, channels: 3 } })
+      .png()
+      .toBuffer();
+    const prepared = await harness.invoke('prepareImage', {
+      name: 'noise.png',
+      data: noise.toString('base64'),
+      imagesInTurn: 1,
+    });
+    if (!prepared.ok) throw new Error(prepared.message);
+    expect(prepared.ref).toMatch(/^ref:[0-9a-f]{64}$/);
+    const conversation = await harness.invoke('startConversation', { cwd: harness.world.cwd });
+    const id = conversation.conversationId;
+    const draftOf = async () =>
+      (await harness.invoke('listConversations', {})).conversations.find(
+        (c) => c.snapshot.conversationId === id,
+      )?.draft;
+    expect(await draftOf()).toEqual({ text: '', images: [] });
+    await harness.invoke('setDraft', {
+      conversationId: id,
+      draft: { text: 'half a thought', images: [{ ...prepared.image, data: prepared.ref }] },
+    });
+    expect(await draftOf()).toEqual({
+      text: 'half a thought',
+      images: [{ ...prepared.image, data: prepared.ref }],
+    });
+    // A window that sends the bytes themselves gets them kept by reference too.
+    await harness.invoke('setDraft', {
+      conversationId: id,
+      draft: { text: 'again', images: [prepared.image] },
+    });
+    expect(await draftOf()).toEqual({ text: 'again', images: [{ ...prepared.image, data: prepared.ref }] });
+    await expect(
+      harness.invoke('setDraft', { conversationId: 'nobody', draft: { text: 'x', images: [] } }),
+    ).rejects.toThrow();
+  });
+
   it('sends an image by reference, and takes the reference back when the message is sent again', async () => {
     const noise = await sharp(randomBytes(120 * 90 * 3), { raw: { width: 120, height: 90, channels: 3 } })
       .png()

@@ -104,6 +104,21 @@ export const ShownImage = z.object({
   data: z.union([z.base64().min(1), z.string().regex(/^ref:[0-9a-f]{64}$/)]),
 });
 
+/** An image of an unsent draft, as main keeps it: by reference (a small one inline). */
+export const DraftImage = PreparedImage.extend({ data: ShownImage.shape.data });
+export type DraftImage = z.infer<typeof DraftImage>;
+
+/**
+ * The message being written in a conversation, kept in main so that a reload (or another window) finds it
+ * where it was left: its text, and the images attached so far that are ready to send.
+ */
+export const SavedDraft = z.object({
+  text: z.string().max(1_000_000),
+  images: z.array(DraftImage).max(IMAGE_LIMITS.maxImagesPerTurn),
+});
+export type SavedDraft = z.infer<typeof SavedDraft>;
+export const EMPTY_SAVED_DRAFT: SavedDraft = { text: '', images: [] };
+
 /** Which session a request is about: a conversation open in main, or a saved one with no process. */
 export const SessionTarget = z.union([ConversationRef, z.object({ sessionId: SessionId })]);
 export type SessionTarget = z.infer<typeof SessionTarget>;
@@ -236,7 +251,8 @@ export const invokeChannels = {
       imagesInTurn: z.number().int().min(1),
     }),
     response: z.discriminatedUnion('ok', [
-      z.object({ ok: z.literal(true), image: PreparedImage }),
+      /** `ref`: how main keeps it from now on, for the draft (see SavedDraft). */
+      z.object({ ok: z.literal(true), image: PreparedImage, ref: ShownImage.shape.data }),
       z.object({
         ok: z.literal(false),
         reason: z.enum(['not_an_image', 'unreadable', 'too_many', 'too_large', 'turn_too_large']),
@@ -244,6 +260,8 @@ export const invokeChannels = {
       }),
     ]),
   },
+  /** Keeps the conversation's unsent draft in main, replacing the one before. */
+  setDraft: { request: ConversationRef.extend({ draft: SavedDraft }), response: Empty },
   /** Stops the running turn; queued messages stay queued. */
   interrupt: { request: ConversationRef, response: Empty },
   cancelQueued: {
@@ -274,6 +292,8 @@ export const invokeChannels = {
           seq: z.number().int().nonnegative(),
           /** Where the page before the screenful ends (for `conversationBefore`); null: nothing is earlier. */
           before: z.string().max(100).nullable(),
+          /** The message being written in it when the window went (setDraft). */
+          draft: SavedDraft,
         }),
       ),
     }),

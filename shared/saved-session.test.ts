@@ -244,6 +244,31 @@ describe('Byre’s transcripts', () => {
     expect(Object.values(state.tools).every((tool) => tool.status !== 'running')).toBe(true);
   });
 
+  it('shows a reply the CLI cut off as far as it had streamed, marked as stopped', () => {
+    const cut = {
+      dir: 'byre',
+      msg: {
+        type: 'assistant',
+        message: {
+          id: 'msg_cut',
+          role: 'assistant',
+          model: 'm',
+          content: [{ type: 'text', text: 'Half a rep' }],
+        },
+        parent_tool_use_id: null,
+        session_id: 's',
+        uuid: '6f1c1d52-54c4-4b8e-9a53-1c0b8a3f0d11',
+        aborted: true,
+      },
+    };
+    const crashed = [...lines.slice(0, secondPrompt + 1), JSON.stringify(cut)].join('\n') + '\n';
+    const { state, skipped } = reduce('transcript', [crashed]);
+    expect(skipped).toBe(0);
+    expect(transcriptOf(state).at(-1)).toBe('Claude: Half a rep');
+    expect(shown(state).at(-1)).toMatchObject({ role: 'assistant', aborted: true, streaming: false });
+    expect(state.status).toBe('exited');
+  });
+
   it('reads the transcripts of a resumed session in order, as one', () => {
     // The first process was killed before its result; a second one took the next turn.
     const first = lines.slice(0, firstResult).join('\n') + '\n';

@@ -24,6 +24,12 @@ import {
 
 export type SavedFormat = 'cli' | 'transcript';
 
+/**
+ * The `dir` of a transcript line Byre wrote itself rather than one that crossed the pipe: a reply cut off
+ * by an interrupt or the CLI's exit, as the assistant line it never sent, marked `aborted`.
+ */
+export const BYRE_LINE = 'byre';
+
 /** What one line of a saved file turns into. */
 export interface SavedLine {
   events: readonly ConversationEvent[];
@@ -168,8 +174,13 @@ const NotifyArguments = z.looseObject({
 
 function readTranscriptLine(line: JsonObject): SavedLine {
   const { dir, msg } = line;
-  if ((dir !== 'send' && dir !== 'recv') || !isObject(msg)) return BAD;
+  if ((dir !== 'send' && dir !== 'recv' && dir !== BYRE_LINE) || !isObject(msg)) return BAD;
   if (dir === 'send') return readSentLine(msg);
+  if (dir === BYRE_LINE) {
+    // A reply the CLI cut off, as far as it had streamed (main/stream-tail.ts).
+    const decoded = msg.type === 'assistant' ? decodeCliMessage(msg) : undefined;
+    return decoded?.ok ? messageLine(decoded.message) : NOTHING;
+  }
   const type = msg.type;
   if (type === 'control_request') return { ...NOTHING, events: byreToolEvents(msg) };
   if (typeof type !== 'string' || type === UNPARSED_LINE) return BAD;

@@ -535,6 +535,19 @@ describe('the claude driver against the real CLI', () => {
     const exit = await events.next((event) => event.kind === 'exit');
     expect(exit).toMatchObject({ kind: 'exit', error: expect.any(CliExited) });
     await expect(session.interrupt()).rejects.toBeInstanceOf(CliExited);
+    // The reply so far is in the transcript, as the assistant line it never got, marked unfinished.
+    const cut = readFileSync(world.transcriptPath('killed'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { dir: string; msg: AssistantMessage })
+      .filter((line) => line.dir === 'byre');
+    expect(cut).toHaveLength(1);
+    expect(cut[0]!.msg).toMatchObject({ type: 'assistant', aborted: true, session_id: session.id });
+    const text = cut[0]!.msg.message.content
+      .map((block) => (block.type === 'text' ? block.text : ''))
+      .join('');
+    expect(text).toMatch(/^word0 word1 word2/);
+    expect(text).not.toContain('word3');
 
     const resumed = await open('killed-resumed', session.resumeOptions());
     expect(resumed.id).toBe(session.id);

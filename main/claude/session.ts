@@ -25,6 +25,8 @@ import { locateCli } from './locate';
 import { ByreMcpServer } from './mcp';
 import { CliPipe, type CloseTimings, type ExitInfo } from './pipe';
 import { TranscriptWriter } from './transcript';
+import { StreamTail } from '../stream-tail';
+import { BYRE_LINE } from '../../shared/saved-session';
 
 /**
  * The protocol layer over the byte pipe: one running `claude` process and its conversation. It sends
@@ -102,6 +104,8 @@ export class Session {
   private readonly pipe: CliPipe;
   private readonly control: ControlChannel;
   private readonly transcript: TranscriptWriter | undefined;
+  /** Replies still streaming, for the transcript if the CLI cuts them off. */
+  private readonly tail = new StreamTail();
   /** Why the transcript could not be opened (the conversation goes on without it), or null. */
   readonly transcriptError: string | null = null;
   private readonly mcp: ByreMcpServer;
@@ -365,6 +369,8 @@ export class Session {
 
   private onMessage(message: CliMessage, text: string): void {
     if (message.type === 'control_response') this.noteSecrets(message.response);
+    if (message.type === 'result') this.recordCutReplies();
+    this.tail.note(message);
     this.transcript?.record('recv', message, text);
     this.dispatch(message);
   }
@@ -457,8 +463,18 @@ export class Session {
     const failure = error ?? new SessionClosed('The session was closed.');
     this.control.failAll(failure);
     for (const turn of this.turns.splice(0)) turn.reject(failure);
+    this.recordCutReplies();
     this.transcript?.close();
     this.emit({ kind: 'exit', info, ...(error ? { error } : {}) });
+  }
+
+  /**
+   * Replies cut off mid-block (by an interrupt, a crash, the end of input) go into the transcript as far
+   * as they had streamed: the transcript leaves stream lines out, and the complete line never comes.
+   */
+  private recordCutReplies(): void {
+    for (const reply of this.tail.cutReplies()) this.transcript?.record(BYRE_LINE, reply);
+    this.tail.clear();
   }
 
   private badLine(bad: BadLine): void {

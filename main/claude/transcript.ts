@@ -2,6 +2,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:f
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../../shared/protocol';
+import type { BYRE_LINE } from '../../shared/saved-session';
 
 /**
  * The app's own transcript of one CLI run: every line both ways as {"dir","msg"} JSONL, with the text of
@@ -48,7 +49,7 @@ export class TranscriptWriter {
    * One line: `msg` says what it is; `text` is its JSON as it went over the pipe, written as it is (a line
    * we send may leave it out, to have `msg` stringified).
    */
-  record(dir: 'send' | 'recv', msg: JsonObject, text?: string): void {
+  record(dir: 'send' | 'recv' | typeof BYRE_LINE, msg: JsonObject, text?: string): void {
     if (this.fd === undefined || isTelemetry(msg)) return;
     const json = text ?? JSON.stringify(msg);
     this.pending += `{"dir":"${dir}","msg":${this.secret ? this.secret.redact(json) : json}}\n`;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { isRecord, list, record, text, timestamp, type JsonRecord } from './json';
 import { cleanTitle, cutTo, promptOffer, withoutMarkers } from './titles';
+import { BYRE_LINE } from '../../shared/saved-session';
 
 export type FileKind = 'cli' | 'transcript';
 
@@ -178,7 +179,8 @@ function readTranscriptLine(value: unknown, facts: FileFacts): Read | null {
     const read = { uuid: text(msg.uuid), ...NO_TEXT };
     return message ? { ...read, ...readUser(facts, message.content, msg) } : read;
   }
-  if (line.dir !== 'recv') return null;
+  // Byre's own lines are replies the CLI cut off, recorded as far as they had streamed.
+  if (line.dir !== 'recv' && !(line.dir === BYRE_LINE && msg.type === 'assistant')) return null;
   facts.sessionId ??= text(msg.session_id);
   noteTime(facts, timestamp(msg.timestamp));
   // A subagent's messages come with the tool call that started it; they are not the main thread.

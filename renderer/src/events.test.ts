@@ -86,7 +86,11 @@ describe('connectEvents', () => {
     const loading = useStore.getState().loadInfo();
     answer({
       ok: true,
-      value: { conversations: [{ snapshot, prelude: [], events: [], before: null, seq: 0 }] },
+      value: {
+        conversations: [
+          { snapshot, prelude: [], events: [], before: null, seq: 0, draft: { text: '', images: [] } },
+        ],
+      },
     });
     await loading;
     const shown = () => useStore.getState().tabs.c1?.conversation.order.length ?? 0;
@@ -126,7 +130,16 @@ describe('connectEvents', () => {
     answer({
       ok: true,
       value: {
-        conversations: [{ snapshot, prelude: [], events: [prompt(1)], before: null, seq: 1 }],
+        conversations: [
+          {
+            snapshot,
+            prelude: [],
+            events: [prompt(1)],
+            before: null,
+            seq: 1,
+            draft: { text: '', images: [] },
+          },
+        ],
       },
     });
     await loading;

@@ -54,7 +54,11 @@ describe('the renderer store', () => {
     store.setState((state) => ({
       drafts: {
         ...state.drafts,
-        c1: { text: 'hello there', attachments: [{ id: 'i1', name: 'a.png', image }], refusals: [] },
+        c1: {
+          text: 'hello there',
+          attachments: [{ id: 'i1', name: 'a.png', image, ref: null }],
+          refusals: [],
+        },
       },
     }));
     const sending = store.getState().send('c1');
@@ -64,7 +68,7 @@ describe('the renderer store', () => {
     expect(await sending).toBe(false);
     expect(store.getState().drafts.c1).toMatchObject({
       text: 'hello there\ntyped meanwhile',
-      attachments: [{ id: 'i1', name: 'a.png', image }],
+      attachments: [{ id: 'i1', name: 'a.png', image, ref: null }],
     });
     expect(store.getState().tabs.c1?.actionError).toBe('The claude CLI exited.');
     expect(send).toHaveBeenCalledWith({
@@ -83,7 +87,7 @@ describe('the renderer store', () => {
     store.setState((state) => ({
       drafts: {
         ...state.drafts,
-        c1: { text: 'one', attachments: [{ id: 'i1', name: 'a.png', image }], refusals: [] },
+        c1: { text: 'one', attachments: [{ id: 'i1', name: 'a.png', image, ref: null }], refusals: [] },
       },
     }));
     const sending = store.getState().send('c1');
@@ -92,7 +96,7 @@ describe('the renderer store', () => {
         ...state.drafts,
         c1: {
           ...state.drafts.c1!,
-          attachments: [...state.drafts.c1!.attachments, { id: 'i2', name: 'b.png', image }],
+          attachments: [...state.drafts.c1!.attachments, { id: 'i2', name: 'b.png', image, ref: null }],
         },
       },
     }));
@@ -178,6 +182,60 @@ describe('the renderer store', () => {
       conversationId: 'c1',
       requestId: 'req_1',
       answer: { behavior: 'deny', message: 'Not there.' },
+    });
+  });
+
+  it('tells main each change of a draft, its images by what main keeps them as', async () => {
+    const setDraft = vi.fn(async () => ({ ok: true, value: {} }));
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      prepareImage: vi.fn(async () => ({
+        ok: true,
+        value: { ok: true, image, ref: `ref:${'a'.repeat(64)}` },
+      })),
+      setDraft,
+    });
+    await store.getState().startConversation('/work');
+    store.getState().setDraftText('c1', 'hello');
+    await store
+      .getState()
+      .attachFiles('c1', [new File([new Uint8Array([1, 2, 3])], 'a.png', { type: 'image/png' })]);
+    store.getState().dismissRefusals('c1');
+    expect(setDraft.mock.calls).toEqual([
+      [{ conversationId: 'c1', draft: { text: 'hello', images: [] } }],
+      [
+        {
+          conversationId: 'c1',
+          draft: { text: 'hello', images: [{ ...image, data: `ref:${'a'.repeat(64)}` }] },
+        },
+      ],
+    ]);
+  });
+
+  it('opens a reloaded window with the drafts main kept', async () => {
+    const kept = { ...image, data: `ref:${'b'.repeat(64)}` };
+    const store = await freshStore({
+      appInfo: vi.fn(async () => ({ ok: true, value: { initialCwd: null } })),
+      listConversations: vi.fn(async () => ({
+        ok: true,
+        value: {
+          conversations: [
+            {
+              snapshot,
+              prelude: [],
+              events: [],
+              before: null,
+              seq: 0,
+              draft: { text: 'unsent', images: [kept] },
+            },
+          ],
+        },
+      })),
+    });
+    await store.getState().loadInfo();
+    expect(store.getState().drafts.c1).toMatchObject({
+      text: 'unsent',
+      attachments: [{ name: 'a.png', image: kept, ref: kept.data }],
     });
   });
 

@@ -14,8 +14,10 @@ import {
   type InvokeRequest,
   type InvokeResponse,
   type IpcError,
+  type DraftImage,
   type PermissionModeChoice,
   type PreparedImage,
+  type SavedDraft,
   type TurnImage,
 } from '../../shared/ipc';
 import { call } from './api';
@@ -103,7 +105,10 @@ export interface FindState {
 export interface Attachment {
   id: string;
   name: string;
-  image: PreparedImage | null;
+  /** Its data may be a reference (`ref:…`) once it comes back from main, after a reload say. */
+  image: PreparedImage | DraftImage | null;
+  /** How main keeps it (prepareImage's `ref`), for the draft main holds; null while it is being checked. */
+  ref: string | null;
 }
 
 /** The message being written in a tab, besides its text: images, and why files were refused. */
@@ -194,6 +199,45 @@ interface FindSlice {
 let localTabs = 0;
 let localAttachments = 0;
 
+/** What main was last told of each conversation's draft, and a long one's wait before it is told. */
+const keptDrafts = new Map<string, string>();
+const draftTimers = new Map<string, ReturnType<typeof setTimeout>>();
+/** A draft this long is told to main after a pause in typing, not on every key. */
+const LONG_DRAFT_CHARS = 100_000;
+
+/** A draft main kept, as the composer shows it. */
+function draftFrom(saved: SavedDraft): Draft {
+  return {
+    text: saved.text,
+    refusals: [],
+    attachments: saved.images.map((image) => ({
+      id: `image-${++localAttachments}`,
+      name: image.name,
+      image,
+      ref: image.data,
+    })),
+  };
+}
+
+/** Which tab was open, kept per window (sessionStorage) so that a reload opens it again. */
+const ACTIVE_TAB_KEY = 'byre.activeTab';
+
+function rememberedTab(): string | null {
+  try {
+    return sessionStorage.getItem(ACTIVE_TAB_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function rememberTab(tabId: string): void {
+  try {
+    sessionStorage.setItem(ACTIVE_TAB_KEY, tabId);
+  } catch {
+    // Storage off: a reload opens the first tab.
+  }
+}
+
 /** The file's bytes as base64, read by the browser itself. */
 function readBase64(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -257,12 +301,43 @@ const storeState: StateCreator<Store> = (set, get, api) => {
     }
   };
 
-  const patchDraft = (tabId: string, update: (draft: Draft) => Draft) =>
+  const patchDraft = (tabId: string, update: (draft: Draft) => Draft) => {
     set((state) => ({ drafts: { ...state.drafts, [tabId]: update(state.drafts[tabId] ?? EMPTY_DRAFT) } }));
+    keepDraft(tabId);
+  };
+
+  /**
+   * Tells main the tab's draft as it is now, so that a reload finds it: at once (the page may go any
+   * moment), and only when its text or images changed. A very long text waits for a pause in typing.
+   */
+  const keepDraft = (tabId: string) => {
+    const tab = get().tabs[tabId];
+    const conversationId = tab && !tab.starting ? liveConversationId(tab) : null;
+    if (!conversationId) return;
+    const draft = get().drafts[tabId] ?? EMPTY_DRAFT;
+    const kept: SavedDraft = {
+      text: draft.text,
+      images: draft.attachments.flatMap((attachment) =>
+        attachment.image && attachment.ref ? [{ ...attachment.image, data: attachment.ref }] : [],
+      ),
+    };
+    const signature = `${kept.text}\u0000${kept.images.map((image) => image.data).join(',')}`;
+    if (keptDrafts.get(conversationId) === signature) return;
+    keptDrafts.set(conversationId, signature);
+    clearTimeout(draftTimers.get(conversationId));
+    const tell = () => {
+      draftTimers.delete(conversationId);
+      // Best effort: the draft on screen is what counts, and a failure here loses nothing shown.
+      void call('setDraft', { conversationId, draft: kept }).catch(() => keptDrafts.delete(conversationId));
+    };
+    if (kept.text.length > LONG_DRAFT_CHARS) draftTimers.set(conversationId, setTimeout(tell, 500));
+    else tell();
+  };
 
   const prepare = async (tabId: string, attachment: Attachment, file: File, imagesInTurn: number) => {
     let refusal: string | null = null;
     let image: PreparedImage | null = null;
+    let ref: string | null = null;
     try {
       if (file.size > MAX_IMAGE_FILE_BYTES) {
         refusal = refusalMessage({ name: file.name, reason: 'too_large' });
@@ -272,8 +347,10 @@ const storeState: StateCreator<Store> = (set, get, api) => {
           data: await readBase64(file),
           imagesInTurn,
         });
-        if (answer.ok) image = answer.image;
-        else refusal = answer.message;
+        if (answer.ok) {
+          image = answer.image;
+          ref = answer.ref;
+        } else refusal = answer.message;
       }
     } catch (error) {
       refusal = `${file.name} could not be read: ${error instanceof Error ? error.message : String(error)}`;
@@ -296,7 +373,7 @@ const storeState: StateCreator<Store> = (set, get, api) => {
         refusals: reason ? [...draft.refusals, reason] : draft.refusals,
         attachments: accepted
           ? draft.attachments.map((existing) =>
-              existing.id === attachment.id ? { ...existing, image: accepted } : existing,
+              existing.id === attachment.id ? { ...existing, image: accepted, ref } : existing,
             )
           : draft.attachments.filter((existing) => existing.id !== attachment.id),
       };
@@ -377,7 +454,7 @@ const storeState: StateCreator<Store> = (set, get, api) => {
           continue;
         }
         accepted.push({
-          attachment: { id: `image-${++localAttachments}`, name: file.name, image: null },
+          attachment: { id: `image-${++localAttachments}`, name: file.name, image: null, ref: null },
           file,
         });
       }
@@ -408,6 +485,8 @@ const storeState: StateCreator<Store> = (set, get, api) => {
         attachments: images.map((image, index) => ({
           id: `image-${++localAttachments}`,
           name: `image ${index + 1}`,
+          // Main keeps it by this (a reference, as events carry images, or its base64).
+          ref: image.data,
           image: {
             name: `image ${index + 1}`,
             mediaType: image.mediaType,
@@ -448,13 +527,19 @@ const storeState: StateCreator<Store> = (set, get, api) => {
           set((state) => {
             const tabs = { ...state.tabs };
             const tabOrder = [...state.tabOrder];
-            for (const { snapshot, ...window } of open.conversations) {
+            const drafts = { ...state.drafts };
+            for (const { snapshot, draft, ...window } of open.conversations) {
               const id = snapshot.conversationId;
               if (tabs[id]) continue;
               tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, window));
               tabOrder.push(id);
+              if (draft.text || draft.images.length > 0) drafts[id] = draftFrom(draft);
+              keptDrafts.set(id, `${draft.text}\u0000${draft.images.map((image) => image.data).join(',')}`);
             }
-            return { tabs, tabOrder, activeTab: state.activeTab ?? tabOrder[0] ?? null, composingNew: false };
+            const remembered = rememberedTab();
+            const activeTab =
+              state.activeTab ?? (remembered && tabs[remembered] ? remembered : (tabOrder[0] ?? null));
+            return { tabs, tabOrder, drafts, activeTab, composingNew: false };
           });
         } else if (info.initialCwd && get().tabOrder.length === 0) {
           await get().startConversation(info.initialCwd);
@@ -675,6 +760,9 @@ const storeState: StateCreator<Store> = (set, get, api) => {
 };
 
 export const useStore = create<Store>()(notifiedInFrame(storeState));
+useStore.subscribe((state, previous) => {
+  if (state.activeTab && state.activeTab !== previous.activeTab) rememberTab(state.activeTab);
+});
 
 /** The tab a conversation open in main belongs to: its own, or the tab it is a branch of. */
 export function tabOfConversation(state: Store, conversationId: string): Tab | undefined {

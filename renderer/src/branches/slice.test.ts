@@ -35,6 +35,7 @@ async function storeWithConversation(extra: Calls = {}) {
             events: [...turn(1), ...turn(2)],
             before: null,
             seq: 10,
+            draft: { text: '', images: [] },
           },
         ],
       }),
