@@ -126,3 +126,51 @@ test('a reload keeps each tab’s unsent draft, its text and images, and the tab
     { media_type: 'image/png', data: image.toString('base64') },
   ]);
 });
+
+test('when the connection drops and comes back, the page shows what happened meanwhile', async ({
+  page,
+  webHost,
+}) => {
+  // The page's socket goes through the test, which can cut it off as a network fault would: frames from
+  // the host are dropped, then the socket is closed and the page reconnects.
+  let cut: (() => void) | undefined;
+  await page.routeWebSocket(/\/bridge/, (ws) => {
+    const server = ws.connectToServer();
+    let dropping = false;
+    server.onMessage((frame) => {
+      if (!dropping) ws.send(frame);
+    });
+    ws.onMessage((frame) => server.send(frame));
+    cut = () => {
+      dropping = true;
+      cut = () => void ws.close();
+    };
+  });
+  await page.reload();
+  const rest = new Gate();
+  webHost.world.fake.enqueue({
+    blocks: [{ type: 'text', text: words(40) }],
+    hold: { after: 3, until: rest },
+  });
+  await send(page, 'tell me forty words');
+  await expect(claude(page)).toContainText('word2');
+
+  // Cut off: the rest of the reply is streamed, and never reaches the page; a draft is typed meanwhile.
+  cut!();
+  await message(page).fill('typed while it was cut off');
+  rest.release();
+  await expect.poll(() => webHost.world.fake.messageRequests().at(-1)?.finished).toBe(true);
+  await expect(claude(page)).not.toContainText('word39');
+  cut!();
+  await expect(page.getByRole('status').filter({ hasText: 'Lost the connection to Byre' })).toBeVisible();
+
+  // Back: the whole reply, the turn ended, and the draft still there.
+  await expect(page.getByRole('status').filter({ hasText: 'Lost the connection to Byre' })).toBeHidden();
+  await expect(claude(page)).toContainText('word39');
+  await expect(finished(page)).toHaveCount(1);
+  await expect(claude(page)).toHaveCount(1);
+  await expect(message(page)).toHaveValue('typed while it was cut off');
+  // Main was told the draft once the page was back: a reload finds it.
+  await page.reload();
+  await expect(message(page)).toHaveValue('typed while it was cut off');
+});

@@ -26,7 +26,12 @@ export function App() {
   // Loading failed while the connection was down: try again once it is back (only then, not in a loop).
   const wasOpen = useRef(status === 'open');
   useEffect(() => {
-    if (status === 'open' && !wasOpen.current && useStore.getState().infoError) void loadInfo();
+    if (status === 'open' && !wasOpen.current) {
+      const { info, infoError, resync } = useStore.getState();
+      if (infoError) void loadInfo();
+      // Back after a loss: what happened meanwhile never reached this page.
+      else if (info) void resync();
+    }
     wasOpen.current = status === 'open';
   }, [status, loadInfo]);
   if (isFinal(status)) {

@@ -134,6 +134,11 @@ interface AppSlice {
   /** The "new conversation" form is showing. */
   composingNew: boolean;
   loadInfo(): Promise<void>;
+  /**
+   * After the connection to the host came back: what happened meanwhile is fetched again, each open
+   * conversation rebuilt from main's window of it, and drafts typed meanwhile are told to main.
+   */
+  resync(): Promise<void>;
   showNewConversation(): void;
   activate(tabId: string): void;
 }
@@ -217,6 +222,41 @@ function draftFrom(saved: SavedDraft): Draft {
       ref: image.data,
     })),
   };
+}
+
+/** What tells two drafts apart for main: their text and how main keeps their images. */
+function draftSignature(draft: SavedDraft): string {
+  return `${draft.text}\u0000${draft.images.map((image) => image.data).join(',')}`;
+}
+
+/**
+ * A tab for each conversation open in main that this window does not show, with the draft main kept of
+ * it. With `refresh`, those it shows are rebuilt from main's window of them too (after a lost connection).
+ */
+function withOpenConversations(
+  state: Store,
+  open: InvokeResponse<'listConversations'>['conversations'],
+  refresh: boolean,
+): Pick<Store, 'tabs' | 'tabOrder' | 'drafts'> {
+  const tabs = { ...state.tabs };
+  const tabOrder = [...state.tabOrder];
+  const drafts = { ...state.drafts };
+  for (const { snapshot, draft, ...window } of open) {
+    const id = snapshot.conversationId;
+    const showing = Object.values(tabs).find((tab) => liveConversationId(tab) === id);
+    if (showing) {
+      if (refresh) tabs[showing.id] = { ...showing, ...openWindow(snapshot, window) };
+      continue;
+    }
+    // A branch that a tab keeps but does not show now is read again when it is shown.
+    if (tabs[id] || Object.values(tabs).some((tab) => tab.branches?.some((b) => b.conversationId === id))) {
+      continue;
+    }
+    tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, window));
+    tabOrder.push(id);
+    if (draft.text || draft.images.length > 0) drafts[id] = draftFrom(draft);
+  }
+  return { tabs, tabOrder, drafts };
 }
 
 /** Which tab was open, kept per window (sessionStorage) so that a reload opens it again. */
@@ -321,7 +361,7 @@ const storeState: StateCreator<Store> = (set, get, api) => {
         attachment.image && attachment.ref ? [{ ...attachment.image, data: attachment.ref }] : [],
       ),
     };
-    const signature = `${kept.text}\u0000${kept.images.map((image) => image.data).join(',')}`;
+    const signature = draftSignature(kept);
     if (keptDrafts.get(conversationId) === signature) return;
     keptDrafts.set(conversationId, signature);
     clearTimeout(draftTimers.get(conversationId));
@@ -525,21 +565,15 @@ const storeState: StateCreator<Store> = (set, get, api) => {
         // as they stand; the folder from the command line is opened only once.
         if (open.conversations.length > 0) {
           set((state) => {
-            const tabs = { ...state.tabs };
-            const tabOrder = [...state.tabOrder];
-            const drafts = { ...state.drafts };
-            for (const { snapshot, draft, ...window } of open.conversations) {
-              const id = snapshot.conversationId;
-              if (tabs[id]) continue;
-              tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, window));
-              tabOrder.push(id);
-              if (draft.text || draft.images.length > 0) drafts[id] = draftFrom(draft);
-              keptDrafts.set(id, `${draft.text}\u0000${draft.images.map((image) => image.data).join(',')}`);
+            const opened = withOpenConversations(state, open.conversations, false);
+            for (const { snapshot, draft } of open.conversations) {
+              keptDrafts.set(snapshot.conversationId, draftSignature(draft));
             }
             const remembered = rememberedTab();
             const activeTab =
-              state.activeTab ?? (remembered && tabs[remembered] ? remembered : (tabOrder[0] ?? null));
-            return { tabs, tabOrder, drafts, activeTab, composingNew: false };
+              state.activeTab ??
+              (remembered && opened.tabs[remembered] ? remembered : (opened.tabOrder[0] ?? null));
+            return { ...opened, activeTab, composingNew: false };
           });
         } else if (info.initialCwd && get().tabOrder.length === 0) {
           await get().startConversation(info.initialCwd);
@@ -549,6 +583,19 @@ const storeState: StateCreator<Store> = (set, get, api) => {
       } catch (error) {
         set({ infoError: error instanceof Error ? error.message : String(error) });
       }
+    },
+
+    async resync() {
+      let open: InvokeResponse<'listConversations'>;
+      try {
+        open = await call('listConversations', {});
+      } catch {
+        // Lost again already; the next reconnection tries again.
+        return;
+      }
+      set((state) => withOpenConversations(state, open.conversations, true));
+      keptDrafts.clear();
+      for (const tabId of Object.keys(get().drafts)) keepDraft(tabId);
     },
 
     showNewConversation() {
