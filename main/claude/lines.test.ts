@@ -34,6 +34,19 @@ const EXPECTED: Event[] = [
 ];
 
 describe('LineSplitter', () => {
+  it('reads bytes that are not UTF-8 as U+FFFD, losing nothing else of the line or the ones after', () => {
+    const bad = Buffer.concat([
+      Buffer.from('{"a":"x'),
+      Buffer.from([0xff, 0xe6, 0x97]),
+      Buffer.from('y"}\n{"b":"fine"}\n'),
+    ]);
+    expect(split([bad])).toEqual([
+      ['line', '{"a":"x\ufffd\ufffdy"}'],
+      ['line', '{"b":"fine"}'],
+    ]);
+    expect(JSON.parse(split([bad])[0]![1] as string)).toEqual({ a: 'x\ufffd\ufffdy' });
+  });
+
   it('reassembles lines split into two chunks at every byte position', () => {
     for (let i = 0; i <= BYTES.length; i++) {
       expect(split([BYTES.subarray(0, i), BYTES.subarray(i)]), `split at ${i}`).toEqual(EXPECTED);
