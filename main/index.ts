@@ -1,31 +1,48 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import {
-  app,
-  BrowserWindow,
-  dialog,
-  ipcMain,
-  Notification,
-  protocol,
-  session,
-  shell,
-  type WebContents,
-} from 'electron';
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell } from 'electron';
 import { invokeChannelNames, ipcChannel } from '../shared/ipc';
 import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
 import { Backend } from './backend';
+import {
+  APP_INDEX,
+  APP_SCHEME,
+  appFileFor,
+  CRASH_PAGE,
+  crashPage,
+  ELECTRON_CSP,
+  isAppFrame,
+  navigationAllowed,
+  permissionAllowed,
+  RendererCrashes,
+} from './electron-policy';
 
 /**
- * The Electron host. The window is locked down per Electron's security checklist: sandboxed renderer,
- * context isolation, no node integration, a strict CSP (in index.html), no navigation away from the app,
- * no new windows, no permission but notifications for its own page. Every IPC call must come from the app's
- * own top-level frame.
+ * The Electron host. The window is locked down per Electron's security checklist: the app is served from
+ * app://byre (never file://), a sandboxed renderer, context isolation, no node integration, a strict CSP
+ * (index.html's, and a stricter one sent with it), no navigation away from the app, no new windows, no
+ * permission but notifications for its own page. Every IPC call must come from the app's own top-level
+ * frame. The decisions themselves are in electron-policy.ts, tested without Electron.
  */
 
 const rendererDir = join(import.meta.dirname, '../renderer');
 const IMAGE_SCHEME = 'byre-image';
-const rendererIndex = pathToFileURL(join(rendererDir, 'index.html')).href;
+
+// Before the app is ready: app:// behaves as a web origin ('self' in the CSP, fetch of its own modules).
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+]);
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
 
 // Arguments after `--` from `npm start -- <dir>`, or after the app path when run as `electron . <dir>`.
 const userArgs = process.argv.slice(app.isPackaged ? 1 : 2);
@@ -51,19 +68,37 @@ const backend = new Backend({
   openExternal: (url) => shell.openExternal(url),
 });
 
-function isAppFrame(contents: WebContents, frameUrl: string | undefined): boolean {
-  return (
-    !!frameUrl &&
-    frameUrl.split('#')[0] === rendererIndex &&
-    contents.getURL().split('#')[0] === rendererIndex
-  );
+/** The last crash that gave up, for the crash page. */
+let gaveUp: { crashes: number; reason: string } = { crashes: 0, reason: 'unknown' };
+
+/** The app's files from app://byre/, the index with the Electron CSP; the crash page; nothing else. */
+async function serveApp(request: Request): Promise<Response> {
+  if (request.url === CRASH_PAGE) {
+    return new Response(crashPage(gaveUp.crashes, gaveUp.reason), {
+      headers: { 'Content-Type': 'text/html; charset=utf-8' },
+    });
+  }
+  const file = appFileFor(request.url, rendererDir);
+  if (!file) return new Response('Not found.', { status: 404 });
+  try {
+    const body = await readFile(file);
+    const headers: Record<string, string> = {
+      'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (extname(file) === '.html') headers['Content-Security-Policy'] = ELECTRON_CSP;
+    return new Response(new Uint8Array(body), { headers });
+  } catch {
+    return new Response('Not found.', { status: 404 });
+  }
 }
 
 function registerIpc(): void {
   for (const name of invokeChannelNames) {
     ipcMain.handle(ipcChannel(name), async (event, payload: unknown) => {
       // Only the app's own top-level frame may call in; anything else is refused before parsing.
-      if (event.senderFrame?.parent || !isAppFrame(event.sender, event.senderFrame?.url)) {
+      const frame = event.senderFrame;
+      if (!isAppFrame(event.sender.getURL(), frame?.url, !!frame?.parent)) {
         return {
           ok: false,
           error: { name: 'Forbidden', message: 'IPC from an unexpected frame was refused.' },
@@ -94,25 +129,41 @@ function createWindow(): BrowserWindow {
       contextIsolation: true,
       nodeIntegration: false,
       webSecurity: true,
-      spellcheck: true,
+      // macOS checks spelling with the system's own checker; elsewhere Chromium would download Hunspell
+      // dictionaries from Google's servers, which Byre does not do behind the user's back.
+      spellcheck: process.platform === 'darwin',
     },
   });
   window.once('ready-to-show', () => window.show());
-  // A renderer that crashed (out of memory, say) would leave a white window: load the app again. The
-  // conversations live in main and go on.
+  // A renderer that crashed (out of memory, say) would leave a white window: load the app again, after a
+  // while if it keeps crashing, and show the crash page rather than loop. The conversations live in main.
+  const crashes = new RendererCrashes();
   window.webContents.on('render-process-gone', (_event, details) => {
-    if (details.reason !== 'clean-exit' && !window.isDestroyed()) void window.loadURL(rendererIndex);
+    if (details.reason === 'clean-exit' || window.isDestroyed()) return;
+    const answer = crashes.next(Date.now());
+    if (answer.action === 'give-up') {
+      gaveUp = { crashes: answer.crashes, reason: details.reason };
+      void window.loadURL(CRASH_PAGE);
+      return;
+    }
+    setTimeout(() => {
+      if (!window.isDestroyed()) void window.loadURL(APP_INDEX);
+    }, answer.delayMs);
   });
-  void window.loadURL(rendererIndex);
+  // "Try again" on the crash page: the count starts afresh.
+  window.webContents.on('will-navigate', (_event, url) => {
+    if (window.webContents.getURL() === CRASH_PAGE && navigationAllowed(url)) crashes.reset();
+  });
+  void window.loadURL(APP_INDEX);
   return window;
 }
 
 app.on('web-contents-created', (_event, contents) => {
   contents.on('will-navigate', (event, url) => {
-    if (url.split('#')[0] !== rendererIndex) event.preventDefault();
+    if (!navigationAllowed(url)) event.preventDefault();
   });
   contents.on('will-redirect', (event, url) => {
-    if (url.split('#')[0] !== rendererIndex) event.preventDefault();
+    if (!navigationAllowed(url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   // The app never opens a window. Links open in the system browser only when clicked (openLink).
@@ -122,13 +173,13 @@ app.on('web-contents-created', (_event, contents) => {
 void app.whenReady().then(() => {
   // Only notifications (a permission request or a finished turn while the window is in the background), and
   // only for the app's own page.
-  const ownPage = (url: string | undefined) => url?.split('#')[0] === rendererIndex;
   session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
-    callback(permission === 'notifications' && ownPage(contents.getURL())),
+    callback(permissionAllowed(permission, contents.getURL())),
   );
-  session.defaultSession.setPermissionCheckHandler(
-    (contents, permission) => permission === 'notifications' && ownPage(contents?.getURL()),
+  session.defaultSession.setPermissionCheckHandler((contents, permission) =>
+    permissionAllowed(permission, contents?.getURL()),
   );
+  protocol.handle(APP_SCHEME, serveApp);
   // Images a window was sent by reference (main/image-refs.ts): byre-image://image/<sha256>.
   protocol.handle(IMAGE_SCHEME, (request) => {
     const image = backend.image(new URL(request.url).pathname.slice(1));

@@ -87,3 +87,18 @@ test('refuses navigation away from the app and denies new windows', async () => 
   await page.waitForTimeout(500);
   expect(app.windows()).toHaveLength(1);
 });
+
+test('serves the app from app://, with a CSP that lets the page connect nowhere', async () => {
+  const page = await app.firstWindow();
+  expect(page.url()).toMatch(/^app:\/\/byre\/index\.html/);
+  // Its own origin would answer a fetch; the CSP refuses it before it is made.
+  const fetched = await page.evaluate(() =>
+    fetch('app://byre/index.html').then(
+      () => 'fetched',
+      () => 'refused',
+    ),
+  );
+  expect(fetched).toBe('refused');
+  // Under Electron the page reaches main through IPC alone.
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+});
