@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { WebSocket, WebSocketServer, type ClientOptions } from 'ws';
 import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { ByreApi, IpcResult } from '../shared/ipc';
-import { lastUserText } from './fake-model/server';
-import { processesWithHome } from './fixtures/cli-env';
+import { Gate, lastUserText } from './fake-model/server';
+import { processesWithHome, projectFolderName } from './fixtures/cli-env';
+import { claude, send, words } from './fixtures/chat-page';
 import { waitForAddress } from './fixtures/host-process';
 import { expect, test, WEB_HOST_ENTRY, type WebHost } from './fixtures/web-host';
 
@@ -358,6 +359,31 @@ test('the host stops when the process that started it dies without a word', asyn
     for (const pid of processesWithHome(world.home, 'web.js')) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('a host killed mid-turn leaves no CLI behind once its turn ends, and the session can be resumed', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  const rest = new Gate();
+  world.fake.enqueue({ blocks: [{ type: 'text', text: words(30) }], hold: { after: 2, until: rest } });
+  await send(page, 'a turn the host will not see end');
+  await expect(claude(page)).toContainText('word1');
+  expect(processesWithHome(world.home, '--input-format')).toHaveLength(1);
+
+  webHost.process.kill('SIGKILL');
+  await expect(page.getByRole('status').filter({ hasText: 'Lost the connection to Byre' })).toBeVisible();
+  // The CLI reads the end of its input: it finishes the turn it had (nothing of it is lost from its own
+  // session file), then exits.
+  rest.release();
+  await expect.poll(() => processesWithHome(world.home, '--input-format'), { timeout: 60_000 }).toEqual([]);
+  const folder = join(world.home, '.claude', 'projects', projectFolderName(world.cwd));
+  const files = readdirSync(folder).filter((name) => name.endsWith('.jsonl'));
+  expect(files).toHaveLength(1);
+  const saved = readFileSync(join(folder, files[0]!), 'utf8');
+  expect(saved).toContain('a turn the host will not see end');
+  expect(saved).toContain('word29');
 });
 
 test('the browser host’s build never loads electron', () => {

@@ -3,16 +3,13 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { Gate, isSubagentRequest, lastUserText } from './fake-model/server';
 import { processesWithHome } from './fixtures/cli-env';
-import { queueAndCancel } from './fixtures/chat-page';
+import { queueAndCancel, words } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
  * The chat window in Chromium through the browser host, against the real CLI and the fake model. Each test
  * types, clicks and reads the page as a person would.
  */
-
-const words = (count: number, prefix = 'word'): string =>
-  Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(' ');
 
 async function send(page: Page, text: string): Promise<void> {
   const box = page.getByRole('textbox', { name: 'Message' });

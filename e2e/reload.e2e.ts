@@ -4,16 +4,13 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Page } from '@playwright/test';
 import { Gate, imageBlocks } from './fake-model/server';
-import { claude, finished, log, queueAndCancel, send } from './fixtures/chat-page';
+import { claude, finished, log, queueAndCancel, send, words } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
  * A reload (or a crash of the page) loses nothing the page showed: a reply still streaming, notices, a
  * message cancelled from the queue, each tab's unsent draft with its images, and which tab was open.
  */
-
-const words = (count: number, prefix = 'word'): string =>
-  Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(' ');
 
 const message = (page: Page) => page.getByRole('textbox', { name: 'Message' });
 const attached = (page: Page) => page.getByRole('list', { name: 'Attached images' }).getByRole('img');

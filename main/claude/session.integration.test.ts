@@ -214,12 +214,52 @@ describe('the claude driver against the real CLI', () => {
       type: 'text',
       text: expect.stringMatching(/^word0 word1 word2/),
     });
+    // The CLI's own line stands for the partial reply: Byre writes no second one into the transcript.
+    const transcript = readFileSync(world.transcriptPath('interrupt'), 'utf8');
+    expect(transcript).toContain('"aborted":true');
+    expect(transcript).not.toContain('"dir":"byre"');
 
     const again = await session.send('are you still there?').result;
     expect(again.subtype).toBe('success');
     expect(again.result).toBe('Still here.');
     const followUp = history(world.fake.messageRequests()[1]!);
     expect(followUp.some((m) => m.role === 'assistant' && m.text.startsWith('word0 word1'))).toBe(true);
+  });
+
+  it('settles every turn when an interrupt races the end of its reply, and goes on taking turns', async () => {
+    const session = await open('interrupt-race');
+    const events = watch(session);
+    const isLine = (type: string, streamType?: string) => (event: SessionEvent) =>
+      event.kind === 'message' &&
+      event.message.type === type &&
+      (streamType === undefined ||
+        (event.message.type === 'stream_event' && event.message.event.type === streamType));
+    // The interrupt goes out as the reply starts, as its text streams, as it completes, and as the turn ends.
+    const points = [
+      isLine('stream_event', 'message_start'),
+      isTextDelta,
+      isLine('assistant'),
+      isLine('result'),
+    ];
+    const outcomes: string[] = [];
+    for (const [index, point] of points.entries()) {
+      world.fake.enqueue({ blocks: [{ type: 'text', text: `Reply ${index}.` }] });
+      const seen = events.seen.filter(point).length;
+      const turn = session.send(`turn ${index}`);
+      await events.count(point, seen + 1);
+      const interrupted = session.interrupt().then(
+        () => 'answered',
+        (error: Error) => `refused: ${error.name}`,
+      );
+      const result = await turn.result;
+      expect(['success', 'error_during_execution']).toContain(result.subtype);
+      outcomes.push(`${result.subtype} / ${await interrupted}`);
+    }
+    // Whatever each race's outcome, the session takes the next turn as if nothing had happened.
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Still here.' }] });
+    expect((await session.send('still there?').result).result).toBe('Still here.');
+    expect(outcomes).toHaveLength(4);
+    expect(events.seen.some((event) => event.kind === 'exit')).toBe(false);
   });
 
   it('switches the model with set_model, answering the CLI probe, and uses it for the next turn', async () => {

@@ -212,6 +212,26 @@ describe('the renderer store', () => {
     ]);
   });
 
+  it('refuses a 50 MB file without reading it, and keeps the draft and the other image', async () => {
+    const prepareImage = vi.fn(async () => ({ ok: true, value: { ok: true, image, ref: image.data } }));
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      prepareImage,
+    });
+    await store.getState().startConversation('/work');
+    store.getState().setDraftText('c1', 'look at these');
+    const huge = new File([new Uint8Array(50 * 1024 * 1024)], 'huge.png', { type: 'image/png' });
+    const small = new File([new Uint8Array([1, 2, 3])], 'a.png', { type: 'image/png' });
+    await store.getState().attachFiles('c1', [huge, small]);
+    // Only the small one went to main to be checked.
+    expect(prepareImage).toHaveBeenCalledTimes(1);
+    expect(store.getState().drafts.c1).toMatchObject({
+      text: 'look at these',
+      attachments: [{ name: 'a.png', image }],
+      refusals: ['huge.png is too large to send, even scaled down.'],
+    });
+  });
+
   it('opens a reloaded window with the drafts main kept', async () => {
     const kept = { ...image, data: `ref:${'b'.repeat(64)}` };
     const store = await freshStore({
