@@ -128,8 +128,8 @@ test('when the connection drops and comes back, the page shows what happened mea
   page,
   webHost,
 }) => {
-  // The page's socket goes through the test, which can cut it off as a network fault would: frames from
-  // the host are dropped, then the socket is closed and the page reconnects.
+  // The page's socket goes through the test, which can cut it off as a network fault would: frames both
+  // ways are dropped, then the socket is closed and the page reconnects.
   let cut: (() => void) | undefined;
   await page.routeWebSocket(/\/bridge/, (ws) => {
     const server = ws.connectToServer();
@@ -137,7 +137,9 @@ test('when the connection drops and comes back, the page shows what happened mea
     server.onMessage((frame) => {
       if (!dropping) ws.send(frame);
     });
-    ws.onMessage((frame) => server.send(frame));
+    ws.onMessage((frame) => {
+      if (!dropping) server.send(frame);
+    });
     cut = () => {
       dropping = true;
       cut = () => void ws.close();

@@ -204,7 +204,7 @@ export class Backend {
         const maxLongSide = maxLongSideFor(imagesInTurn, this.settings.imageMaxLongSide);
         const apiMaxSide = apiMaxSideFor(imagesInTurn);
         const image = await prepareImage(name, Buffer.from(data, 'base64'), { maxLongSide, apiMaxSide });
-        return { ok: true, image, ref: this.images.keep(image) };
+        return { ok: true, image, ref: this.images.keep(image) ?? image.data };
       } catch (error) {
         if (!(error instanceof ImageRefused)) throw error;
         return { ok: false, reason: error.refusal.reason, message: error.message };
@@ -214,7 +214,10 @@ export class Backend {
       // Images only by what main gave for them: a draft never carries megabytes on each keystroke.
       this.get(conversationId).draft = {
         text: draft.text,
-        images: draft.images.map((image) => ({ ...image, data: this.images.keep(image) })),
+        images: draft.images.flatMap((image) => {
+          const data = this.images.keep(image);
+          return data ? [{ ...image, data }] : [];
+        }),
       };
       return {};
     },

@@ -101,8 +101,14 @@ export class ImageRefs {
     };
   }
 
-  /** Keeps an image (once) for a window to name later: its reference, or its base64 if small. */
-  keep(image: { mediaType: ImageMediaType; data: string }): string {
+  /**
+   * Keeps an image (once) for a window to name later: its reference, or its base64 if small. A reference
+   * to nothing main holds gives undefined: a window cannot make main vouch for an image it never saw.
+   */
+  keep(image: { mediaType: ImageMediaType; data: string }): string | undefined {
+    if (image.data.startsWith(IMAGE_REF_PREFIX)) {
+      return this.known.has(image.data.slice(IMAGE_REF_PREFIX.length)) ? image.data : undefined;
+    }
     return this.put(image);
   }
 

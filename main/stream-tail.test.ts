@@ -18,6 +18,7 @@ const assistant = (id: string, block: AssistantMessage['message']['content'][num
   message: { id, role: 'assistant', model: 'claude-test', content: [block] },
   parent_tool_use_id: null,
   ...base,
+  uuid: 'saved-uuid',
 });
 
 function fed(...lines: CliMessage[]): StreamTail {
@@ -60,6 +61,10 @@ describe('StreamTail', () => {
       'message_start',
       'content_block_start',
       'content_block_delta',
+    ]);
+    // Cut off here, the reply is named by its complete line's uuid, which the CLI saved.
+    expect(tail.cutReplies()).toMatchObject([
+      { uuid: 'saved-uuid', message: { content: [{ text: 'Sec' }] } },
     ]);
   });
 

@@ -12,6 +12,8 @@ import type { AssistantMessage, CliMessage, StreamEventMessage } from '../shared
 export class StreamTail {
   /** Open streams, by parent tool use id ('' for the main thread), in the order they opened. */
   private readonly open = new Map<string, StreamEventMessage[]>();
+  /** The uuid of each open reply's last complete line: the CLI saved it, so a rewind can name it. */
+  private readonly savedUuid = new Map<string, string>();
 
   note(message: CliMessage): void {
     switch (message.type) {
@@ -24,11 +26,12 @@ export class StreamTail {
         const start = lines?.[0];
         if (lines && start?.event.type === 'message_start' && start.event.message.id === message.message.id) {
           lines.length = 1;
+          this.savedUuid.set(message.parent_tool_use_id ?? '', message.uuid);
         }
         return;
       }
       case 'result':
-        this.open.clear();
+        this.clear();
         return;
       default:
         return;
@@ -38,6 +41,7 @@ export class StreamTail {
   /** The CLI is gone: nothing streams on. */
   clear(): void {
     this.open.clear();
+    this.savedUuid.clear();
   }
 
   /**
@@ -60,7 +64,7 @@ export class StreamTail {
    */
   cutReplies(): AssistantMessage[] {
     const replies: AssistantMessage[] = [];
-    for (const lines of this.open.values()) {
+    for (const [key, lines] of this.open) {
       const [start, ...rest] = lines;
       if (start?.event.type !== 'message_start' || rest.length === 0) continue;
       const blocks = new Map<number, AssistantMessage['message']['content'][number]>();
@@ -91,7 +95,8 @@ export class StreamTail {
         },
         parent_tool_use_id: start.parent_tool_use_id,
         session_id: start.session_id,
-        uuid: start.uuid,
+        // The stream line's own uuid is in no file; the reply's last complete line's is, if it had one.
+        uuid: this.savedUuid.get(key) ?? start.uuid,
         aborted: true,
       } as AssistantMessage);
     }
@@ -103,11 +108,13 @@ export class StreamTail {
     const event = line.event;
     if (event.type === 'message_start') {
       this.open.delete(key);
+      this.savedUuid.delete(key);
       this.open.set(key, [line]);
       return;
     }
     if (event.type === 'message_stop') {
       this.open.delete(key);
+      this.savedUuid.delete(key);
       return;
     }
     const lines = this.open.get(key);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { imageBlocks, type ScriptedReply } from '../e2e/fake-model/server';
+import { Gate, imageBlocks, type ScriptedReply } from '../e2e/fake-model/server';
+import { processesWithHome } from '../e2e/fixtures/cli-env';
 import type { ConversationEvent, ConversationSnapshot } from '../shared/ipc';
 import { openBackend, type BackendHarness } from './invoke-test-support';
 
@@ -65,6 +66,44 @@ describe('an open conversation, windowed', () => {
     expect(pages.flat()).toEqual(shown(harness.eventsOf(id)));
   });
 
+  it('gives a window opened after a crash the reply as far as it had streamed', async () => {
+    const words = Array.from({ length: 30 }, (_, index) => `word${index}`).join(' ');
+    harness.world.fake.enqueue({
+      blocks: [{ type: 'text', text: words }],
+      hold: { after: 3, until: new Gate() },
+    });
+    const conversation = await harness.invoke('startConversation', { cwd: harness.world.cwd });
+    const id = conversation.conversationId;
+    await harness.invoke('send', { conversationId: id, text: 'tell me thirty words' });
+    const streamedText = (events: readonly ConversationEvent[]) =>
+      events
+        .flatMap((event) =>
+          event.kind === 'message' &&
+          event.message.type === 'stream_event' &&
+          event.message.event.type === 'content_block_delta' &&
+          event.message.event.delta.type === 'text_delta'
+            ? [event.message.event.delta.text]
+            : [],
+        )
+        .join('');
+    await harness.when(() => streamedText(harness.eventsOf(id)).includes('word2'));
+    const [pid] = processesWithHome(harness.world.home, '--input-format');
+    process.kill(pid!, 'SIGKILL');
+    await harness.when(() => harness.eventsOf(id).some((event) => event.kind === 'exit'));
+
+    const { conversations } = await harness.invoke('listConversations', {});
+    const window = conversations.find((c) => c.snapshot.conversationId === id)!;
+    // The deltas stand in main's log now, before the exit, merged into one.
+    const events = [...window.prelude, ...window.events];
+    expect(streamedText(events)).toBe(streamedText(harness.eventsOf(id)));
+    const exitAt = events.findIndex((event) => event.kind === 'exit');
+    const deltaAt = events.findIndex(
+      (event) => event.kind === 'message' && event.message.type === 'stream_event',
+    );
+    expect(deltaAt).toBeGreaterThan(-1);
+    expect(deltaAt).toBeLessThan(exitAt);
+  });
+
   it('keeps a conversation’s unsent draft for the next window, its images by reference', async () => {
     const noise = await sharp(randomBytes(80 * 60 * 3), { raw: { width: 80, height: 60, channels: 3 } })
       .png()
@@ -97,6 +136,12 @@ describe('an open conversation, windowed', () => {
       draft: { text: 'again', images: [prepared.image] },
     });
     expect(await draftOf()).toEqual({ text: 'again', images: [{ ...prepared.image, data: prepared.ref }] });
+    // A reference to an image main never held is left out, not kept for a thumbnail that cannot load.
+    await harness.invoke('setDraft', {
+      conversationId: id,
+      draft: { text: 'forged', images: [{ ...prepared.image, data: `ref:${'0'.repeat(64)}` }] },
+    });
+    expect(await draftOf()).toEqual({ text: 'forged', images: [] });
     await expect(
       harness.invoke('setDraft', { conversationId: 'nobody', draft: { text: 'x', images: [] } }),
     ).rejects.toThrow();

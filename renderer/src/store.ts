@@ -80,6 +80,11 @@ export interface Tab {
   context: ContextReading | null;
   /** Background tasks the user asked to stop that have not ended yet, by task id. */
   stoppingTasks: readonly string[];
+  /**
+   * Its whole history is in main's log of its conversation (started here, or opened from main's window),
+   * so it can be rebuilt from that log; one resumed from the library holds history from files too.
+   */
+  fromMain: boolean;
 }
 
 /** A reading of how full a conversation's context window is, taken after one of its turns. */
@@ -245,14 +250,20 @@ function withOpenConversations(
     const id = snapshot.conversationId;
     const showing = Object.values(tabs).find((tab) => liveConversationId(tab) === id);
     if (showing) {
-      if (refresh) tabs[showing.id] = { ...showing, ...openWindow(snapshot, window) };
+      // Only a tab whose whole history is in main's log can be rebuilt from it: one resumed from the
+      // library, or showing branches, holds history main's log of this process does not.
+      if (refresh && showing.fromMain && !showing.branches) {
+        tabs[showing.id] = { ...showing, ...openWindow(snapshot, window) };
+      }
       continue;
     }
-    // A branch that a tab keeps but does not show now is read again when it is shown.
+    // After a lost connection, no tab is added: a fork still starting, or a tab closed meanwhile, would
+    // come back as a tab of its own. Conversations opened from another window show after a reload.
+    if (refresh) continue;
     if (tabs[id] || Object.values(tabs).some((tab) => tab.branches?.some((b) => b.conversationId === id))) {
       continue;
     }
-    tabs[id] = newTab(id, snapshot.cwd, openWindow(snapshot, window));
+    tabs[id] = newTab(id, snapshot.cwd, { ...openWindow(snapshot, window), fromMain: true });
     tabOrder.push(id);
     if (draft.text || draft.images.length > 0) drafts[id] = draftFrom(draft);
   }
@@ -611,7 +622,7 @@ const storeState: StateCreator<Store> = (set, get, api) => {
       set((state) => ({
         tabs: {
           ...state.tabs,
-          [tabId]: newTab(tabId, cwd, { starting: true, requested: options }),
+          [tabId]: newTab(tabId, cwd, { starting: true, requested: options, fromMain: true }),
         },
         tabOrder: [...state.tabOrder, tabId],
         activeTab: tabId,
@@ -761,6 +772,15 @@ const storeState: StateCreator<Store> = (set, get, api) => {
 
     async closeTab(tabId) {
       const tab = get().tabs[tabId];
+      // Nothing more is told to main of a draft whose conversation ends.
+      for (const id of [
+        tabId,
+        ...(tab?.branches ?? []).flatMap((b) => (b.conversationId ? [b.conversationId] : [])),
+      ]) {
+        clearTimeout(draftTimers.get(id));
+        draftTimers.delete(id);
+        keptDrafts.delete(id);
+      }
       set((state) => {
         const { [tabId]: _closed, ...tabs } = state.tabs;
         const { [tabId]: _draft, ...drafts } = state.drafts;

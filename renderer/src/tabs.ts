@@ -24,6 +24,7 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
     compare: null,
     context: null,
     stoppingTasks: [],
+    fromMain: false,
     ...patch,
   };
 }
