@@ -118,17 +118,20 @@ describe('CliPipe', () => {
 
   it('a write the CLI refused reports its real exit, with its code and stderr, not "code null"', async () => {
     // The CLI closes its input at once, says why on stderr, and exits a moment later: the write error comes
-    // first, and used to win the race with the exit.
+    // first, and used to win the race with the exit. Here "a moment later" is when the test says, so that
+    // no clock decides which comes first.
     const { pipe } = start(
-      "require('fs').closeSync(0); process.stderr.write('boom: bad settings\\n'); setTimeout(() => process.exit(3), 5000);",
+      "require('fs').closeSync(0); process.on('SIGUSR2', () => process.exit(3)); process.stderr.write('boom: bad settings\\n'); setInterval(() => {}, 1000);",
     );
     await vi.waitFor(() => expect(pipe.stderr).toContain('boom'), { timeout: 10_000 });
     // Still running: the write is refused by a live CLI, before its exit (the race this is about).
     expect(pipe.running).toBe(true);
-    const error = await pipe.write('{"type":"user"}').then(
+    const writing = pipe.write('{"type":"user"}').then(
       () => null,
       (failure: unknown) => failure,
     );
+    process.kill(pipe.pid!, 'SIGUSR2');
+    const error = await writing;
     expect(error).toBeInstanceOf(CliExited);
     expect(error).toMatchObject({ code: 3, stderrTail: expect.stringContaining('boom: bad settings') });
     expect(String((error as Error).message)).toContain('exited with code 3');
@@ -139,9 +142,8 @@ describe('CliPipe', () => {
       "process.stdin.resume(); process.stdin.on('end', () => { console.log('bye'); process.exit(0); }); console.log('ready');",
     );
     await ready();
-    const began = Date.now();
-    const info = await pipe.close({ graceMs: 5_000, termMs: 5_000 });
-    expect(Date.now() - began).toBeLessThan(3_000);
+    // A grace far longer than the child needs, however busy the machine: not being signalled proves it.
+    const info = await pipe.close({ graceMs: 30_000, termMs: 5_000 });
     expect(info).toMatchObject({ code: 0, signal: null, expected: true });
     expect(lines).toEqual(['ready', 'bye']);
   });
@@ -154,7 +156,6 @@ describe('CliPipe', () => {
     const took = Date.now() - began;
     expect(info).toMatchObject({ signal: 'SIGTERM', expected: true });
     expect(took).toBeGreaterThanOrEqual(140);
-    expect(took).toBeLessThan(3_000);
   });
 
   it('close() sends SIGKILL after termMs to a child that also ignores SIGTERM', async () => {
