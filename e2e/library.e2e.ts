@@ -77,6 +77,17 @@ test.describe('with two conversations made in a terminal', () => {
     expect(lastUserText(last)).toContain('What did I ask before?');
     expect(JSON.stringify(last.body)).toContain('When is lunch?');
     expect(JSON.stringify(last.body)).toContain('Lunch is at noon.');
+
+    // Reloaded, the tab shows the history from before the resume as well as what came after it.
+    await page.reload();
+    await expect(log(page).getByRole('article', { name: 'Claude' }).last()).toContainText(
+      'You asked about lunch.',
+    );
+    await expect(log(page).getByRole('article', { name: 'You' }).first()).toContainText('When is lunch?');
+    await expect(log(page).getByRole('article', { name: 'Claude' }).first()).toContainText(
+      'Lunch is at noon.',
+    );
+    await expect(log(page).getByRole('article', { name: 'You' })).toHaveCount(2);
   });
 
   test('exports one as Markdown', async ({ page }) => {

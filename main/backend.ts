@@ -30,7 +30,7 @@ import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../
 import { exportJsonl, exportMarkdown, recentMarkdown } from './library/export';
 import { claudeConfigDir, Library } from './library/library';
 import { readBranch } from './library/read-branch';
-import { readLastPage, readPageBefore } from './library/read-session';
+import { cliCursorAt, readLastPage, readPageBefore } from './library/read-session';
 import { fileChanges } from './rewind-preview';
 import { makeDataPrivate } from './private-files';
 
@@ -240,6 +240,7 @@ export class Backend {
           snapshot: conversation.snapshot(),
           ...this.byReference(conversation.history()),
           draft: conversation.draft,
+          savedBefore: conversation.savedBefore,
         })),
       };
     },
@@ -494,7 +495,12 @@ export class Backend {
         'Claude Code no longer has its copy of this conversation (it deletes them after cleanupPeriodDays), so it cannot be resumed. You can continue it in a new conversation instead.',
       );
     }
-    return this.startConversation(this.existingFolder(saved.cwd), { resume: sessionId });
+    // What the file holds now is the history before this process: the pages a window reads past the start
+    // of main's log of it (which begins here).
+    const before = statSync(saved.cliFile).size;
+    const conversation = await this.startConversation(this.existingFolder(saved.cwd), { resume: sessionId });
+    conversation.savedBefore = before > 0 ? cliCursorAt(before) : null;
+    return conversation;
   }
 
   /** A saved conversation's files, or a clear error. */

@@ -64,6 +64,11 @@ export class Conversation {
    * follow), and so are thinking_tokens lines (a running estimate, telemetry: nothing shows them).
    */
   private readonly log: EventLog;
+  /**
+   * For a conversation resumed from the library: where its history before this process ends in the CLI's
+   * file (a saved-page cursor), for a window that reads back past the start of the log. Null otherwise.
+   */
+  savedBefore: string | null = null;
   /** The message being written in it, as the window last said (setDraft), for a window that opens later. */
   draft: SavedDraft = EMPTY_SAVED_DRAFT;
   /** The replies still streaming, whose deltas the log leaves out. */

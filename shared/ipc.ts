@@ -294,6 +294,11 @@ export const invokeChannels = {
           before: z.string().max(100).nullable(),
           /** The message being written in it when the window went (setDraft). */
           draft: SavedDraft,
+          /**
+           * Resumed from the library: the saved page before the resume (`openSavedBefore`), read once the
+           * window has read back to the start of main's log; null when there is none.
+           */
+          savedBefore: z.string().max(1000).nullable(),
         }),
       ),
     }),

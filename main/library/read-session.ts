@@ -97,6 +97,11 @@ const Cursor = z.object({
 });
 type Cursor = z.infer<typeof Cursor>;
 
+/** The cursor of the page that ends at `offset` of a session's CLI file (its end as it was, say). */
+export function cliCursorAt(offset: number): string {
+  return JSON.stringify({ format: 'cli', file: 0, offset } satisfies Cursor);
+}
+
 function parseCursor(text: string): Cursor {
   try {
     return Cursor.parse(JSON.parse(text));

@@ -45,6 +45,11 @@ export interface Paging {
   error: string | null;
   /** The message each loaded CLI line belongs to, by the line's uuid: a search hit names a line. */
   anchors: Record<string, string>;
+  /**
+   * For a conversation resumed from the library: once main's pages reach the start of its log, reading
+   * goes on in the saved file from here (the history before the resume).
+   */
+  thenSaved?: string | null;
 }
 
 export interface LibrarySlice {
@@ -135,10 +140,13 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
             ...(await call('conversationBefore', { conversationId: paging.conversationId, before })),
           }
         : await call('openSavedBefore', { sessionId: paging.sessionId, before });
+      // Main's log of a resumed conversation ends at the resume: the saved file has what came before it.
+      const toSaved = page.before === null && paging.conversationId !== null && !!paging.thenSaved;
+      const next = toSaved ? (paging.thenSaved ?? null) : page.before;
       set((state) => {
         const tab = state.tabs[tabId];
         if (!tab?.paging) return {};
-        const merged = prependPage(tab.conversation, page.events, page.before === null);
+        const merged = prependPage(tab.conversation, page.events, next === null);
         return {
           tabs: {
             ...state.tabs,
@@ -148,7 +156,8 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
               saved: tab.saved ? { ...tab.saved, skipped: tab.saved.skipped + page.skipped } : null,
               paging: {
                 ...tab.paging,
-                before: page.before,
+                ...(toSaved ? { conversationId: null, thenSaved: null } : {}),
+                before: next,
                 loading: false,
                 anchors: { ...merged.anchors, ...tab.paging.anchors },
               },
@@ -454,20 +463,26 @@ export function openWindow(
     events: readonly ConversationEvent[];
     before: string | null;
     seq: number;
+    /** Resumed from the library: the saved page before the resume (see the listConversations contract). */
+    savedBefore?: string | null;
   },
 ): { conversation: ConversationState; paging: Paging | null; eventsFrom: number } {
+  const savedBefore = page.savedBefore ?? null;
+  const atStart = page.before === null && savedBefore === null;
   const start = applyEvents(initialConversation(snapshot), page.prelude);
   // Its first turn's cost waits for the page before, as a saved page's does (a resume in the prelude
   // would otherwise say the process had spent nothing yet).
-  const reduced = reducePage(page.before === null ? start : { ...start, processCostUsd: null }, page.events);
-  return {
-    eventsFrom: page.seq,
-    conversation: reduced.conversation,
-    paging:
-      page.before === null
-        ? null
-        : firstPaging(snapshot.sessionId, snapshot.conversationId, page.before, reduced.anchors),
-  };
+  const reduced = reducePage(atStart ? start : { ...start, processCostUsd: null }, page.events);
+  let paging: Paging | null = null;
+  if (page.before !== null) {
+    paging = {
+      ...firstPaging(snapshot.sessionId, snapshot.conversationId, page.before, reduced.anchors),
+      thenSaved: savedBefore,
+    };
+  } else if (savedBefore !== null) {
+    paging = firstPaging(snapshot.sessionId, null, savedBefore, reduced.anchors);
+  }
+  return { eventsFrom: page.seq, conversation: reduced.conversation, paging };
 }
 
 /** A branch the CLI rewound inside one file, read whole, as a branch's view (read-only). */
