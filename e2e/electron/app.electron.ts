@@ -102,3 +102,15 @@ test('serves the app from app://, with a CSP that lets the page connect nowhere'
   // Under Electron the page reaches main through IPC alone.
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
 });
+
+test('grants its own page notifications and nothing else', async () => {
+  const page = await app.firstWindow();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+  const states = await page.evaluate(async () => ({
+    notifications: (await navigator.permissions.query({ name: 'notifications' })).state,
+    // Electron grants what no handler refuses: 'denied' is the handler's doing.
+    geolocation: (await navigator.permissions.query({ name: 'geolocation' })).state,
+    midi: (await navigator.permissions.query({ name: 'midi' as PermissionName })).state,
+  }));
+  expect(states).toEqual({ notifications: 'granted', geolocation: 'denied', midi: 'denied' });
+});
