@@ -11,9 +11,7 @@ import type { AssistantMessage, CliMessage, StreamEventMessage } from '../shared
  */
 export class StreamTail {
   /** Open streams, by parent tool use id ('' for the main thread), in the order they opened. */
-  private readonly open = new Map<string, StreamEventMessage[]>();
-  /** The uuid of each open reply's last complete line: the CLI saved it, so a rewind can name it. */
-  private readonly savedUuid = new Map<string, string>();
+  private readonly open = new Map<string, OpenStream>();
 
   note(message: CliMessage): void {
     switch (message.type) {
@@ -22,11 +20,10 @@ export class StreamTail {
         return;
       case 'assistant': {
         // Its blocks are complete and in the log; the stream goes on from here (the next block, or stop).
-        const lines = this.open.get(message.parent_tool_use_id ?? '');
-        const start = lines?.[0];
-        if (lines && start?.event.type === 'message_start' && start.event.message.id === message.message.id) {
-          lines.length = 1;
-          this.savedUuid.set(message.parent_tool_use_id ?? '', message.uuid);
+        const stream = this.open.get(message.parent_tool_use_id ?? '');
+        if (stream && stream.id === message.message.id) {
+          stream.blocks.clear();
+          stream.savedUuid = message.uuid;
         }
         return;
       }
@@ -41,7 +38,6 @@ export class StreamTail {
   /** The CLI is gone: nothing streams on. */
   clear(): void {
     this.open.clear();
-    this.savedUuid.clear();
   }
 
   /**
@@ -49,12 +45,12 @@ export class StreamTail {
    * whose blocks are all complete still gives its start, so that blocks that come later stream too.
    */
   lines(): StreamEventMessage[] {
-    return [...this.open.values()].flat();
+    return [...this.open.values()].flatMap((stream) => streamLines(stream));
   }
 
   /** The lines of replies cut off in the middle of a block: the part of them the log does not hold. */
   cutLines(): StreamEventMessage[] {
-    return [...this.open.values()].filter((lines) => lines.length > 1).flat();
+    return [...this.open.values()].filter((stream) => stream.blocks.size > 0).flatMap(streamLines);
   }
 
   /**
@@ -64,90 +60,113 @@ export class StreamTail {
    */
   cutReplies(): AssistantMessage[] {
     const replies: AssistantMessage[] = [];
-    for (const [key, lines] of this.open) {
-      const [start, ...rest] = lines;
-      if (start?.event.type !== 'message_start' || rest.length === 0) continue;
-      const blocks = new Map<number, AssistantMessage['message']['content'][number]>();
-      for (const line of rest) {
-        const event = line.event;
-        if (event.type === 'content_block_start') blocks.set(event.index, { ...event.content_block });
-        if (event.type !== 'content_block_delta') continue;
-        const block = blocks.get(event.index);
-        const delta = event.delta;
-        if (block?.type === 'text' && delta.type === 'text_delta') block.text += delta.text;
-        if (block?.type === 'thinking' && delta.type === 'thinking_delta') block.thinking += delta.thinking;
-        if (block?.type === 'tool_use' && delta.type === 'input_json_delta') {
-          block.input = partialInput(delta.partial_json);
+    for (const stream of this.open.values()) {
+      const content: AssistantMessage['message']['content'] = [];
+      for (const block of stream.blocks.values()) {
+        const started =
+          block.start.event.type === 'content_block_start' ? block.start.event.content_block : null;
+        if (!started) continue;
+        const streamed = block.chunks.join('');
+        if (started.type === 'text') {
+          if (started.text + streamed) content.push({ ...started, text: started.text + streamed });
+        } else if (started.type === 'thinking') {
+          content.push({ ...started, thinking: started.thinking + streamed });
+        } else if (started.type === 'tool_use') {
+          content.push({ ...started, input: streamed ? partialInput(streamed) : started.input });
+        } else {
+          content.push({ ...started });
         }
       }
-      const content = [...blocks.values()].filter((block) => block.type !== 'text' || block.text.length > 0);
       if (content.length === 0) continue;
-      const message = start.event.message as Record<string, unknown> & { id: string };
+      const message =
+        stream.start.event.type === 'message_start' ? stream.start.event.message : { id: stream.id };
       replies.push({
         type: 'assistant',
         message: {
-          id: message.id,
+          id: stream.id,
           type: 'message',
           role: 'assistant',
           model: typeof message.model === 'string' ? message.model : '',
           content,
           stop_reason: null,
         },
-        parent_tool_use_id: start.parent_tool_use_id,
-        session_id: start.session_id,
+        parent_tool_use_id: stream.start.parent_tool_use_id,
+        session_id: stream.start.session_id,
         // The stream line's own uuid is in no file; the reply's last complete line's is, if it had one.
-        uuid: this.savedUuid.get(key) ?? start.uuid,
+        uuid: stream.savedUuid ?? stream.start.uuid,
         aborted: true,
       } as AssistantMessage);
     }
     return replies;
   }
 
+  /** Called for every delta of a reply: it only appends, and lines are built when asked for. */
   private noteStream(line: StreamEventMessage): void {
     const key = line.parent_tool_use_id ?? '';
     const event = line.event;
-    if (event.type === 'message_start') {
-      this.open.delete(key);
-      this.savedUuid.delete(key);
-      this.open.set(key, [line]);
-      return;
+    switch (event.type) {
+      case 'message_start':
+        this.open.delete(key);
+        this.open.set(key, { start: line, id: event.message.id, blocks: new Map(), savedUuid: null });
+        return;
+      case 'message_stop':
+        this.open.delete(key);
+        return;
+      case 'content_block_start':
+        this.open.get(key)?.blocks.set(event.index, { start: line, delta: null, chunks: [] });
+        return;
+      case 'content_block_delta': {
+        // A delta of a block whose start was not seen is dropped, as the reducer drops it.
+        const block = this.open.get(key)?.blocks.get(event.index);
+        const delta = event.delta;
+        const chunk =
+          delta.type === 'text_delta'
+            ? delta.text
+            : delta.type === 'thinking_delta'
+              ? delta.thinking
+              : delta.type === 'input_json_delta'
+                ? delta.partial_json
+                : undefined;
+        if (!block || chunk === undefined) return;
+        block.delta ??= line;
+        block.chunks.push(chunk);
+        return;
+      }
+      default:
+        return;
     }
-    if (event.type === 'message_stop') {
-      this.open.delete(key);
-      this.savedUuid.delete(key);
-      return;
-    }
-    const lines = this.open.get(key);
-    if (!lines) return;
-    if (event.type === 'content_block_start') {
-      lines.push(line);
-      return;
-    }
-    if (event.type !== 'content_block_delta') return;
-    const last = lines.at(-1);
-    const merged = last && mergedDelta(last, line);
-    if (merged) lines[lines.length - 1] = merged;
-    else lines.push(line);
   }
 }
 
-/** One delta line standing for two that extend the same block; undefined if they cannot be merged. */
-function mergedDelta(a: StreamEventMessage, b: StreamEventMessage): StreamEventMessage | undefined {
-  const x = a.event;
-  const y = b.event;
-  if (x.type !== 'content_block_delta' || y.type !== 'content_block_delta' || x.index !== y.index) return;
-  const dx = x.delta;
-  const dy = y.delta;
-  if (dx.type === 'text_delta' && dy.type === 'text_delta') {
-    return { ...a, event: { ...x, delta: { ...dx, text: dx.text + dy.text } } };
+interface OpenStream {
+  /** Its message_start line. */
+  start: StreamEventMessage;
+  /** The reply's message id. */
+  id: string;
+  /** Blocks not yet complete, by index: their start line, the first delta line, and every chunk so far. */
+  blocks: Map<number, { start: StreamEventMessage; delta: StreamEventMessage | null; chunks: string[] }>;
+  /** The uuid of the reply's last complete line: the CLI saved it, so a rewind can name it. */
+  savedUuid: string | null;
+}
+
+/** A stream's lines: its start, and each open block's start and one delta holding all its chunks. */
+function streamLines(stream: OpenStream): StreamEventMessage[] {
+  const lines = [stream.start];
+  for (const block of stream.blocks.values()) {
+    lines.push(block.start);
+    const first = block.delta;
+    if (first?.event.type !== 'content_block_delta') continue;
+    const text = block.chunks.join('');
+    const delta = first.event.delta;
+    const merged =
+      delta.type === 'text_delta'
+        ? { ...delta, text }
+        : delta.type === 'thinking_delta'
+          ? { ...delta, thinking: text }
+          : { ...delta, partial_json: text };
+    lines.push({ ...first, event: { ...first.event, delta: merged } });
   }
-  if (dx.type === 'thinking_delta' && dy.type === 'thinking_delta') {
-    return { ...a, event: { ...x, delta: { ...dx, thinking: dx.thinking + dy.thinking } } };
-  }
-  if (dx.type === 'input_json_delta' && dy.type === 'input_json_delta') {
-    return { ...a, event: { ...x, delta: { ...dx, partial_json: dx.partial_json + dy.partial_json } } };
-  }
-  return undefined;
+  return lines;
 }
 
 /** A tool call's input as far as it had streamed: the object if it is whole, else what it was so far. */
