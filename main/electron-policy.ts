@@ -1,4 +1,4 @@
-import { isAbsolute, join, normalize, relative } from 'node:path';
+import { resolveStaticPath } from './static-files';
 
 /**
  * The Electron host's security decisions, kept apart from Electron so that they are unit-tested where no
@@ -44,17 +44,7 @@ export function appFileFor(url: string, rendererDir: string): string | null {
     return null;
   }
   if (parsed.protocol !== `${APP_SCHEME}:` || parsed.host !== 'byre') return null;
-  let path: string;
-  try {
-    path = decodeURIComponent(parsed.pathname);
-  } catch {
-    return null;
-  }
-  if (path.includes('\0')) return null;
-  const file = normalize(join(rendererDir, path === '/' ? 'index.html' : path));
-  const inside = relative(rendererDir, file);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return null;
-  return file;
+  return resolveStaticPath(rendererDir, parsed.pathname.slice(1));
 }
 
 /** Only the app's own page, at the top of its window, may call main. */

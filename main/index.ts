@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell } from 'electron';
 import { invokeChannelNames, ipcChannel } from '../shared/ipc';
 import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
 import { Backend } from './backend';
+import { contentTypeFor, readStaticFile } from './static-files';
 import {
   APP_INDEX,
   APP_SCHEME,
@@ -26,23 +27,14 @@ import {
  * frame. The decisions themselves are in electron-policy.ts, tested without Electron.
  */
 
-const rendererDir = join(import.meta.dirname, '../renderer');
+// Its real path: a file is served only if its own real path is inside it (no link out of the folder).
+const rendererDir = realpathSync(join(import.meta.dirname, '../renderer'));
 const IMAGE_SCHEME = 'byre-image';
 
 // Before the app is ready: app:// behaves as a web origin ('self' in the CSP, fetch of its own modules).
 protocol.registerSchemesAsPrivileged([
   { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ]);
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.json': 'application/json',
-};
 
 // Arguments after `--` from `npm start -- <dir>`, or after the app path when run as `electron . <dir>`.
 const userArgs = process.argv.slice(app.isPackaged ? 1 : 2);
@@ -79,18 +71,14 @@ async function serveApp(request: Request): Promise<Response> {
     });
   }
   const file = appFileFor(request.url, rendererDir);
-  if (!file) return new Response('Not found.', { status: 404 });
-  try {
-    const body = await readFile(file);
-    const headers: Record<string, string> = {
-      'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-      'X-Content-Type-Options': 'nosniff',
-    };
-    if (extname(file) === '.html') headers['Content-Security-Policy'] = ELECTRON_CSP;
-    return new Response(new Uint8Array(body), { headers });
-  } catch {
-    return new Response('Not found.', { status: 404 });
-  }
+  const body = file && (await readStaticFile(rendererDir, file));
+  if (!file || !body) return new Response('Not found.', { status: 404 });
+  const headers: Record<string, string> = {
+    'Content-Type': contentTypeFor(file),
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (extname(file) === '.html') headers['Content-Security-Policy'] = ELECTRON_CSP;
+  return new Response(new Uint8Array(body), { headers });
 }
 
 function registerIpc(): void {

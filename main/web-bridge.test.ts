@@ -6,11 +6,10 @@ import { WebSocket } from 'ws';
 import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { IpcResult } from '../shared/ipc';
 import type { EventListener } from './backend';
+import { contentTypeFor, resolveStaticPath } from './static-files';
 import {
-  contentTypeFor,
   isAllowedHost,
   isAllowedOrigin,
-  resolveStaticPath,
   splitRequestTarget,
   startWebBridge,
   tokensEqual,

@@ -1,15 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { extname, resolve, sep } from 'node:path';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
 import type { IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import { eventFrame } from './event-json';
+import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-files';
 
 /**
  * The browser host: the backend served to a plain browser on loopback, over HTTP (the built renderer) and
@@ -67,29 +66,6 @@ const APP_CSP =
   "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** For what is not a page: redirects, refusals, images. */
 const PLAIN_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.avif': 'image/avif',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.otf': 'font/otf',
-  '.wasm': 'application/wasm',
-};
 
 export async function startWebBridge(options: WebBridgeOptions): Promise<WebBridge> {
   const token = options.token ?? randomBytes(32).toString('base64url');
@@ -369,41 +345,6 @@ export function splitRequestTarget(target: string): { path: string | null; query
   const path = queryStart === -1 ? target : target.slice(0, queryStart);
   const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
   return { path: path.startsWith('/') ? path : null, query };
-}
-
-/**
- * The file for a path below `/app/` (still percent-encoded), or null when it would leave `rootDir`. An empty
- * path is the app's index.html.
- */
-export function resolveStaticPath(rootDir: string, encodedPath: string): string | null {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(encodedPath);
-  } catch {
-    return null;
-  }
-  if (decoded.includes('\0')) return null;
-  const root = resolve(rootDir);
-  const file = resolve(root, decoded === '' ? 'index.html' : `.${sep}${decoded}`);
-  return isInside(root, file) ? file : null;
-}
-
-function isInside(root: string, file: string): boolean {
-  return file.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-/** The file's bytes, or null when it is missing, not a regular file, or a link out of the folder. */
-async function readStaticFile(rootDir: string, file: string): Promise<Buffer | null> {
-  try {
-    if (!(await stat(file)).isFile() || !isInside(rootDir, realpathSync(file))) return null;
-    return await readFile(file);
-  } catch {
-    return null;
-  }
-}
-
-export function contentTypeFor(file: string): string {
-  return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
 
 function securityHeaders(csp: string): Record<string, string> {

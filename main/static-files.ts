@@ -1,0 +1,66 @@
+import { realpathSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, resolve, sep } from 'node:path';
+
+/**
+ * The app's own files as both hosts serve them (the browser host at /app/, Electron at app://byre/):
+ * a path kept inside the renderer folder, links out of it refused, and the content type by extension.
+ */
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.otf': 'font/otf',
+  '.wasm': 'application/wasm',
+};
+
+/**
+ * The file for a path below `/app/` (still percent-encoded), or null when it would leave `rootDir`. An empty
+ * path is the app's index.html.
+ */
+export function resolveStaticPath(rootDir: string, encodedPath: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(encodedPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  const root = resolve(rootDir);
+  const file = resolve(root, decoded === '' ? 'index.html' : `.${sep}${decoded}`);
+  return isInside(root, file) ? file : null;
+}
+
+function isInside(root: string, file: string): boolean {
+  return file.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The file's bytes, or null when it is missing, not a regular file, or a link out of the folder. */
+export async function readStaticFile(rootDir: string, file: string): Promise<Buffer | null> {
+  try {
+    if (!(await stat(file)).isFile() || !isInside(rootDir, realpathSync(file))) return null;
+    return await readFile(file);
+  } catch {
+    return null;
+  }
+}
+
+export function contentTypeFor(file: string): string {
+  return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
