@@ -239,8 +239,14 @@ export interface EventLoopDelay {
   runQueueMs?: number;
 }
 
-/** The host main thread's cumulative time on a CPU and waiting for one, in ns, by run. */
-const schedule = new WeakMap<UiRun, readonly [number, number]>();
+/** A process that reports its event-loop delay on SIGUSR2: the host of a run, or an idle loop. */
+export interface LoopProcess {
+  host: ChildProcess;
+  output(): string;
+}
+
+/** The main thread's cumulative time on a CPU and waiting for one, in ns, by process. */
+const schedule = new WeakMap<LoopProcess, readonly [number, number]>();
 
 function readSchedule(pid: number | undefined): readonly [number, number] | undefined {
   try {
@@ -258,7 +264,7 @@ const ELD_LINE = /^byre-eld (\{.*\})$/gm;
  * SIGUSR2, and starts counting again. Undefined for a host built without that (BENCH_WEB_HOST), which the
  * signal would end, so it is not sent one.
  */
-export async function hostEventLoopDelay(run: UiRun): Promise<EventLoopDelay | undefined> {
+export async function hostEventLoopDelay(run: LoopProcess): Promise<EventLoopDelay | undefined> {
   if (!run.output().includes('byre-eld ready')) return undefined;
   const seen = [...run.output().matchAll(ELD_LINE)].length;
   run.host.kill('SIGUSR2');
@@ -280,6 +286,36 @@ export async function hostEventLoopDelay(run: UiRun): Promise<EventLoopDelay | u
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return undefined;
+}
+
+/**
+ * Starts bench/idle-loop.ts, a Node process with no work of its own that reports its event-loop delay as the
+ * host does (read it with hostEventLoopDelay): the machine's floor for the host's figure.
+ */
+export async function startIdleLoop(): Promise<LoopProcess & { close(): Promise<void> }> {
+  const host = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'idle-loop.ts')], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let output = '';
+  host.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const loop = {
+    host,
+    output: () => output,
+    close: async () => {
+      host.stdin.end();
+      await stopProcess(host, STOP_GRACE_MS);
+    },
+  };
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (!output.includes('byre-eld ready')) {
+    if (Date.now() > deadline || host.exitCode !== null) {
+      await loop.close();
+      throw new Error(`the idle loop did not start: ${output.trim() || 'no output'}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return loop;
 }
 
 /** Installed before the app loads: when the log first shows a finished turn whose reply ends with `marker`. */

@@ -3,6 +3,7 @@ import {
   DROPPED_FRAME_MS,
   frameStats,
   hostEventLoopDelay,
+  startIdleLoop,
   medianFigures,
   msFigure,
   readStats,
@@ -12,6 +13,7 @@ import {
   startUiRun,
   withTimeout,
   type Figures,
+  type FrameStats,
   type UiRun,
 } from './ui-harness';
 
@@ -27,6 +29,11 @@ import {
  *   dropped (rAF interval above 1.5 × 16.7 ms), the longest frame, and the rows in the DOM at the end
  *   (virtualization check). Each pass stops at the top or after 10 s, and reports the distance it covered
  *   against the distance it asked for (rows measured taller than the list's estimate push the view down).
+ * - the machine's floor for that (`ui_long_scroll_baseline_frames_dropped`): the scrollTop pass again, as
+ *   long as the app's, in a page of its own with no script but the probe: a static log of 5,000 plain
+ *   paragraphs (300,000 px), scrolled from the bottom to the top and from the bottom again. Every frame
+ *   shows 1,500 px of new text, as in the app's pass, but nothing is mounted, parsed or laid out: what it
+ *   drops is the machine's (raster, compositing and the other processes on two cores), not Byre's.
  *
  * - opening it (`open_10k_first_screen_ms`): the page reloaded against the host that holds the conversation,
  *   timed from the reload to the first screen (the last reply and its "Turn finished" row in the log), as
@@ -36,7 +43,9 @@ import {
  * finished writing, and when the first assistant and the result event frames reached the page; and the
  * host's event-loop delay while it loads the 10,000 messages and while the page reopens, with the host main
  * thread's time on a CPU and waiting for one over the same stretches (a delay made of waiting is the machine's
- * other processes: on two cores the page, Chromium's GPU process and the CLI all run at once).
+ * other processes: on two cores the page, Chromium's GPU process and the CLI all run at once). Beside the
+ * host, over the load, an idle Node process measures its own event-loop delay the same way
+ * (`ui_long_load_idle_loop_eld_p99_ms`, bench/idle-loop.ts): having no work, it shows the machine's floor.
  * If the conversation has not settled within 45 s, the scroll passes are skipped.
  *
  * All of it is run three times, each from a fresh host and page, and reported as the median of the runs.
@@ -52,6 +61,7 @@ const IDLE_FRAMES = 2;
 const OPEN_TIMEOUT_MS = 30_000;
 const EVENT_LOOP_DELAY_GOAL_MS = 20;
 const RUNS = 3;
+const STATIC_LOG_PX = 300_000;
 
 /** Installed before the app loads: when the conversation's event frames reach the page, and how big. */
 export function installWsTimeline(): void {
@@ -191,7 +201,13 @@ export function awaitLoad(): Promise<LoadResult> {
 }
 
 /** Runs in the page: records rAF intervals (and long tasks) until stopped, optionally driving scrollTop. */
-export function startScrollProbe(args: { stepPx: number; driveScrollTop: boolean; maxMs: number }): void {
+export function startScrollProbe(args: {
+  stepPx: number;
+  driveScrollTop: boolean;
+  maxMs: number;
+  /** At the top, go on from the bottom again, until maxMs. */
+  wrap?: boolean;
+}): void {
   const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
   if (!log) throw new Error('no Conversation log in the page');
   const result: ScrollResult = {
@@ -222,7 +238,7 @@ export function startScrollProbe(args: { stepPx: number; driveScrollTop: boolean
       previous = now;
       atTopFrames = log.scrollTop <= 0 ? atTopFrames + 1 : 0;
       // At the top for two frames in a row: a row measured above the viewport may still move it down.
-      const finished = atTopFrames >= 2 || stop || now - first > args.maxMs;
+      const finished = (atTopFrames >= 2 && !args.wrap) || stop || now - first > args.maxMs;
       if (finished) {
         result.reachedTop = log.scrollTop <= 0;
         result.endScrollTop = log.scrollTop;
@@ -238,7 +254,8 @@ export function startScrollProbe(args: { stepPx: number; driveScrollTop: boolean
         }, 100);
         return;
       }
-      if (args.driveScrollTop) {
+      if (args.wrap && log.scrollTop <= 0) log.scrollTop = log.scrollHeight;
+      else if (args.driveScrollTop) {
         const step = Math.min(args.stepPx, log.scrollTop);
         result.requestedPx += step;
         log.scrollTop -= step;
@@ -330,11 +347,53 @@ async function wheelToTop(run: UiRun): Promise<ScrollResult & { wheelEvents: num
   return { ...(await finished), wheelEvents };
 }
 
+/** Fills the static page's log with copies of `html` until it is `height` px tall. */
+export function fillStaticLog(args: { html: string; height: number }): void {
+  const rows = document.getElementById('rows');
+  if (!rows) throw new Error('no rows');
+  const block = args.html.repeat(200);
+  while (rows.scrollHeight < args.height) rows.insertAdjacentHTML('beforeend', block);
+}
+
+/**
+ * The scrollTop pass on a page of its own, for `durationMs`: a log of static paragraphs laid out once when
+ * the page loads. Kept to 300,000 px: a static log as tall as the app's (millions of px, tens of thousands
+ * of paragraphs) costs Chromium more per frame than the app's virtualized log does.
+ */
+async function staticScrollPass(run: UiRun, durationMs: number): Promise<FrameStats> {
+  const page = await run.browser.newPage({ viewport: run.page.viewportSize() ?? undefined });
+  try {
+    const paragraph = `<p>${'Plain words in a paragraph, as a reply would hold them. '.repeat(6)}</p>`;
+    await page.setContent(
+      `<!doctype html><style>body{margin:0;font:15px sans-serif}` +
+        `#log{height:100vh;overflow-y:auto;max-width:900px;margin:0 auto}</style>` +
+        `<div id="log" role="log" aria-label="Conversation"><div id="rows"></div></div>`,
+    );
+    // The functions handed to the page call esbuild's __name (see ui-harness.ts).
+    await page.evaluate('globalThis.__name = (target) => target;');
+    await page.evaluate(fillStaticLog, { html: paragraph, height: STATIC_LOG_PX });
+    await page.evaluate(scrollToBottom);
+    await page.evaluate(startScrollProbe, {
+      stepPx: SCROLL_STEP_PX,
+      driveScrollTop: true,
+      maxMs: durationMs,
+      wrap: true,
+    });
+    return frameStats((await page.evaluate(awaitScroll)).intervals);
+  } finally {
+    await page.close();
+  }
+}
+
 /** One run: a fresh host and page, the 10,000 messages, the scroll passes, then the page reopened. */
 async function longOnce(): Promise<Figures> {
   const run = await startUiRun({
     env: { BENCH_UI_MODE: 'long', BENCH_LONG_MESSAGES: String(MESSAGES) },
     initScripts: [installWsTimeline],
+  });
+  const idle = await startIdleLoop().catch(async (error: unknown) => {
+    await run.close();
+    throw error;
   });
   try {
     const { page } = run;
@@ -346,6 +405,7 @@ async function longOnce(): Promise<Figures> {
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('show me ten thousand messages');
     await hostEventLoopDelay(run);
+    await hostEventLoopDelay(idle);
     await box.press('Enter');
     const load = await withTimeout(
       page.evaluate(awaitLoad),
@@ -353,6 +413,7 @@ async function longOnce(): Promise<Figures> {
       'the 10,000-message turn',
     );
     const loadDelay = await hostEventLoopDelay(run);
+    const idleDelay = await hostEventLoopDelay(idle);
     if (load.timedOut) {
       return {
         ui_long_first_screen_ms: `over ${LOAD_TIMEOUT_MS}`,
@@ -398,6 +459,8 @@ async function longOnce(): Promise<Figures> {
       ui_long_load_host_eld_p99_interval_ms: loadDelay?.p99Interval ?? 'n/a',
       ui_long_load_host_on_cpu_ms: loadDelay?.onCpuMs ?? 'n/a',
       ui_long_load_host_run_queue_ms: loadDelay?.runQueueMs ?? 'n/a',
+      ui_long_load_idle_loop_eld_p99_ms: idleDelay?.p99 ?? 'n/a',
+      ui_long_load_idle_loop_run_queue_ms: idleDelay?.runQueueMs ?? 'n/a',
     };
 
     await page.evaluate(scrollToBottom);
@@ -420,6 +483,15 @@ async function longOnce(): Promise<Figures> {
     Object.assign(figures, scrollFigures('ui_long_wheel', byWheel));
     figures.ui_long_wheel_requested_px = byWheel.wheelEvents * SCROLL_STEP_PX;
 
+    const baseline = await withTimeout(
+      staticScrollPass(run, byScrollTop.durationMs),
+      SCROLL_PASS_MS + 10_000,
+      'the baseline pass',
+    );
+    figures.ui_long_scroll_baseline_frames = baseline.frames;
+    figures.ui_long_scroll_baseline_frames_dropped = baseline.dropped;
+    figures.ui_long_scroll_baseline_longest_frame_ms = baseline.longestMs;
+
     await hostEventLoopDelay(run);
     figures.open_10k_first_screen_ms = round(await reloadToFirstScreen(run, OPEN_TIMEOUT_MS));
     const openDelay = await hostEventLoopDelay(run);
@@ -430,6 +502,7 @@ async function longOnce(): Promise<Figures> {
     figures.open_10k_rows_in_dom = await page.locator(`${LOG_SELECTOR} .message-row`).count();
     return figures;
   } finally {
+    await idle.close();
     await run.close();
   }
 }
@@ -439,9 +512,11 @@ export async function measureUiLongConversation(): Promise<Figures> {
     'ui_long_first_screen_ms',
     'ui_long_scroll_frames_dropped',
     'ui_long_wheel_frames_dropped',
+    'ui_long_scroll_baseline_frames_dropped',
     'ui_long_load_host_eld_p99_ms',
     'ui_long_load_host_eld_p99_interval_ms',
     'ui_long_load_host_run_queue_ms',
+    'ui_long_load_idle_loop_eld_p99_ms',
     'open_10k_first_screen_ms',
     'open_10k_host_eld_p99_ms',
     'open_10k_host_eld_p99_interval_ms',
