@@ -1,4 +1,4 @@
-import { useEffect, type RefObject } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type RefObject } from 'react';
 
 /** What every popover does: it closes when the user is done with it, and it stays on screen. */
 
@@ -30,6 +30,33 @@ export function useDismiss(
       document.removeEventListener('keydown', onKey);
     };
   }, [open, area, close, returnTo]);
+}
+
+/**
+ * A popover opened by a button: whether it is open, the element holding both (`area`, for useDismiss), and
+ * the props of the button that toggles it (it gets the focus back when Escape closes the popover).
+ */
+export function usePopover() {
+  const [open, setOpen] = useState(false);
+  const area = useRef<HTMLDivElement>(null);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const panelId = useId();
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(open, area, close, toggle);
+  return {
+    open,
+    setOpen,
+    close,
+    area,
+    toggle,
+    panelId,
+    toggleProps: {
+      ref: toggle,
+      type: 'button' as const,
+      'aria-expanded': open,
+      'aria-controls': open ? panelId : undefined,
+    },
+  };
 }
 
 const MARGIN = 8;

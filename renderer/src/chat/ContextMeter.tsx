@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ContextUsage } from '../../../shared/ipc';
 import { liveConversationId } from '../branches/slice';
-import { placePopover, useDismiss } from '../popover';
+import { placePopover, usePopover } from '../popover';
 import { useStore } from '../store';
 import { formatTokens, formatTokensShort, percentOf } from './figures';
 
@@ -30,12 +30,7 @@ export function ContextMeter({ tabId }: { tabId: string }) {
     }),
   );
   const reading = useStore((state) => state.tabs[tabId]?.context ?? null);
-  const [open, setOpen] = useState(false);
-  const area = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
-  const panelId = useId();
-  const close = useCallback(() => setOpen(false), []);
-  useDismiss(open, area, close, toggle);
+  const { open, setOpen, area, toggle, panelId } = usePopover();
 
   // Read again after each new turn, even when the last try failed. Asking a conversation whose CLI has exited
   // would start it again: it is read once it is resumed.

@@ -1,6 +1,6 @@
-import { useCallback, useId, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import type { InvokeResponse } from '../../../shared/ipc';
-import { placePopover, useDismiss } from '../popover';
+import { placePopover, usePopover } from '../popover';
 import { useStore } from '../store';
 
 type McpServer = InvokeResponse<'mcpStatus'>['servers'][number];
@@ -14,14 +14,9 @@ type Reading =
  */
 export function McpServersButton({ tabId }: { tabId: string }) {
   const mcpStatus = useStore((state) => state.mcpStatus);
-  const [open, setOpen] = useState(false);
+  const { open, setOpen, area, panelId, toggleProps } = usePopover();
   const [reading, setReading] = useState<Reading>({ state: 'loading' });
   const reads = useRef(0);
-  const area = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
-  const panelId = useId();
-  const close = useCallback(() => setOpen(false), []);
-  useDismiss(open, area, close, button);
 
   const load = async () => {
     // Only the latest answer counts when the panel is opened again before one came.
@@ -39,11 +34,8 @@ export function McpServersButton({ tabId }: { tabId: string }) {
   return (
     <div className="menu-anchor" ref={area}>
       <button
-        ref={button}
-        type="button"
+        {...toggleProps}
         className="button-secondary"
-        aria-expanded={open}
-        aria-controls={open ? panelId : undefined}
         onClick={() => {
           if (!open) void load();
           setOpen(!open);
