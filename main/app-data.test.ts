@@ -41,8 +41,29 @@ describe('SettingsStore', () => {
       defaultPermissionMode: 'plan',
       recentFolders: ['/work/b', '/work/a'],
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
+      doneWhenByFolder: {},
+      checkMaxRounds: 5,
+      checkTimeoutSeconds: 600,
       fromALaterVersion: { keep: true },
     });
+  });
+
+  it('keeps a "Done when" default per folder, and the check limits, refusing ones out of range', () => {
+    writeFileSync(file(), JSON.stringify({ checkMaxRounds: 0, checkTimeoutSeconds: 30 }));
+    const settings = new SettingsStore(dir);
+    expect(settings.checkLimits).toEqual({ maxRounds: 5, timeoutMs: 30_000 });
+    expect(settings.problems[0]).toContain('"checkMaxRounds" is not valid');
+    expect(settings.doneWhenFor('/work/a')).toBe('');
+    settings.setDoneWhenFor('/work/a', '  npm test  ');
+    settings.setDoneWhenFor('/work/b', 'cargo test');
+    expect(settings.doneWhenFor('/work/a')).toBe('npm test');
+    // Empty: the folder has no default any more.
+    settings.setDoneWhenFor('/work/b', ' ');
+    expect(settings.doneWhenFor('/work/b')).toBe('');
+    expect(new SettingsStore(dir).doneWhenFor('/work/a')).toBe('npm test');
+    expect(written()).toMatchObject({ doneWhenByFolder: { '/work/a': 'npm test' } });
+    // A folder named like an object's own property is only a folder.
+    expect(settings.doneWhenFor('constructor')).toBe('');
   });
 
   it('sets aside a file that is not JSON, never overwriting it, and says where it is', () => {

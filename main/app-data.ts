@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../shared/images';
-import { PermissionModeChoice } from '../shared/ipc';
+import { DoneWhenCommand, PermissionModeChoice } from '../shared/ipc';
+import { DEFAULT_CHECK_LIMITS, type CheckLimits } from './done-when';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files';
 
 /**
@@ -28,6 +29,17 @@ const Settings = z.object({
     .default(IMAGE_LIMITS.defaultMaxLongSide),
   /** How much Claude may do without asking in a new conversation: it asks first unless told otherwise. */
   defaultPermissionMode: PermissionModeChoice.default('default'),
+  /** The "Done when" command new conversations in a folder start with, by folder. */
+  doneWhenByFolder: z.record(z.string(), DoneWhenCommand).default({}),
+  /** Runs of a failing "Done when" check in a row before Claude is let stop. */
+  checkMaxRounds: z.number().int().min(1).max(50).default(DEFAULT_CHECK_LIMITS.maxRounds),
+  /** How long one run of the check may take. */
+  checkTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600)
+    .default(DEFAULT_CHECK_LIMITS.timeoutMs / 1000),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -64,6 +76,27 @@ export class SettingsStore {
   setDefaultPermissionMode(mode: PermissionModeChoice): void {
     this.settings = { ...this.settings, defaultPermissionMode: mode };
     this.save();
+  }
+
+  /** The "Done when" command for new conversations in `folder` (empty: none). */
+  doneWhenFor(folder: string): string {
+    return Object.hasOwn(this.settings.doneWhenByFolder, folder)
+      ? (this.settings.doneWhenByFolder[folder] ?? '')
+      : '';
+  }
+
+  setDoneWhenFor(folder: string, command: string): void {
+    const { [folder]: _old, ...rest } = this.settings.doneWhenByFolder;
+    const trimmed = command.trim();
+    this.settings = { ...this.settings, doneWhenByFolder: trimmed ? { ...rest, [folder]: trimmed } : rest };
+    this.save();
+  }
+
+  get checkLimits(): CheckLimits {
+    return {
+      maxRounds: this.settings.checkMaxRounds,
+      timeoutMs: this.settings.checkTimeoutSeconds * 1000,
+    };
   }
 
   get recentFolders(): string[] {

@@ -210,6 +210,12 @@ export class Backend {
         return { ok: false, reason: error.refusal.reason, message: error.message };
       }
     },
+    setDoneWhen: async ({ conversationId, command, folderDefault }) => {
+      const conversation = this.get(conversationId);
+      conversation.doneWhen.set(command);
+      if (folderDefault) this.settings.setDoneWhenFor(conversation.snapshot().cwd, command);
+      return { command: conversation.doneWhen.current };
+    },
     setDraft: async ({ conversationId, draft }) => {
       // Images only by what main gave for them: a draft never carries megabytes on each keystroke.
       this.get(conversationId).draft = {
@@ -383,6 +389,8 @@ export class Backend {
       cwd: folder,
       ...launch,
       permissionMode: launch.permissionMode ?? this.settings.defaultPermissionMode,
+      doneWhen: this.settings.doneWhenFor(folder),
+      checkLimits: this.settings.checkLimits,
       ...wiring,
       env: this.options.env,
       transcriptDir: join(this.options.dataDir, 'transcripts'),

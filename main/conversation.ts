@@ -16,6 +16,8 @@ import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from 
 import { toIpcError } from './ipc-errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 import { StreamTail } from './stream-tail';
+import { CHECK_LINE } from '../shared/saved-session';
+import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
 
 /**
  * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
@@ -41,6 +43,9 @@ export interface ConversationOptions {
   eventLogDir: string;
   pageLimits?: Partial<EventLogLimits>;
   appVersion: string;
+  /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
+  doneWhen?: string;
+  checkLimits?: CheckLimits;
   /** `seq`: the event's number in the conversation, from 0. */
   emit(event: ConversationEvent, seq: number): void;
   notify(notification: { title: string; message: string }): void;
@@ -79,7 +84,12 @@ export class Conversation {
 
   private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
 
-  private constructor(options: ConversationOptions, session: Session, permissions: Permissions) {
+  private constructor(
+    options: ConversationOptions,
+    session: Session,
+    permissions: Permissions,
+    readonly doneWhen: DoneWhen,
+  ) {
     this.session = session;
     this.permissions = permissions;
     this.model = options.model ?? null;
@@ -131,8 +141,17 @@ export class Conversation {
     const early: ConversationEvent[] = [];
     const emit = (event: ConversationEvent) =>
       made.conversation ? made.conversation.options.emit(event) : early.push(event);
+    const doneWhen = new DoneWhen({
+      cwd: options.cwd,
+      command: options.doneWhen ?? '',
+      limits: options.checkLimits ?? DEFAULT_CHECK_LIMITS,
+      emit,
+      record: (check) => made.conversation?.session.recordByre({ type: CHECK_LINE, check }),
+      env: options.env,
+    });
+    if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
     const session = await Session.start(
-      Conversation.sessionOptions({ ...options, emit }, permissions, {
+      Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, {
         cwd: options.cwd,
         model: options.model,
         permissionMode: options.permissionMode,
@@ -140,7 +159,7 @@ export class Conversation {
       }),
     );
     try {
-      made.conversation = new Conversation(options, session, permissions);
+      made.conversation = new Conversation(options, session, permissions, doneWhen);
     } catch (error) {
       // Never a CLI left running for a start that failed.
       await session.close({ graceMs: 0, termMs: 1_000 });
@@ -174,9 +193,10 @@ export class Conversation {
     return turn.uuid;
   }
 
-  /** Stops the running turn; a permission request still waiting is denied. */
+  /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
   async interrupt(): Promise<void> {
     this.permissions.denyAll('The user stopped Claude before answering.');
+    this.doneWhen.stop();
     await this.session.interrupt();
   }
 
@@ -276,7 +296,7 @@ export class Conversation {
 
   private async resumeNow(): Promise<ConversationSnapshot> {
     const previous = this.session;
-    const base = Conversation.sessionOptions(this.options, this.permissions, {
+    const base = Conversation.sessionOptions(this.options, this.permissions, this.doneWhen, {
       ...previous.resumeOptions(),
       permissionMode: this.permissionMode,
     });
@@ -305,6 +325,7 @@ export class Conversation {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.doneWhen.stop();
     try {
       await this.session.close();
     } finally {
@@ -313,18 +334,21 @@ export class Conversation {
   }
 
   kill(): void {
+    this.doneWhen.stop();
     this.session.kill();
   }
 
   private static sessionOptions(
     options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void },
     permissions: Permissions,
+    doneWhen: DoneWhen,
     launch: Partial<SessionOptions> & { cwd: string },
   ): SessionOptions {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     return {
       ...launch,
       canUseTool: permissions.canUseTool,
+      hooks: { Stop: [doneWhen.hook] },
       // Every line the app could not read is reported (and the conversation goes on).
       onBadLine: (bad) => options.emit({ kind: 'bad_line', problem: bad.problem }),
       env: options.env,

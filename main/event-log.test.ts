@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkRun } from '../shared/__fixtures__/check-run';
 import type { ConversationEvent } from '../shared/ipc';
 import type { CliMessage } from '../shared/protocol';
 import { EventLog, type EventLogLimits } from './event-log';
@@ -156,13 +157,18 @@ describe('EventLog', () => {
       },
     };
     log.append(resumed);
+    const doneWhen: ConversationEvent = { kind: 'done_when', command: 'npm test' };
+    log.append(doneWhen);
+    const check = checkRun();
+    log.append({ kind: 'check', check });
     const events = talk(log, 20);
     const window = log.window();
     expect(window.before).not.toBeNull();
-    expect(window.prelude).toEqual([title, model, asked, resumed]);
+    // The last check's result without its card, which stays where it was.
+    expect(window.prelude).toEqual([title, model, asked, resumed, doneWhen, { kind: 'check_status', check }]);
     expect(window.events).toEqual(events.slice(-6));
     // Earlier pages are history as it was: nothing is repeated.
-    expect(allPages(log).flat()).toHaveLength(8 + events.length);
+    expect(allPages(log).flat()).toHaveLength(10 + events.length);
   });
 
   it('never begins a page at a prompt queued while a turn ran', () => {

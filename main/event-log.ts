@@ -197,7 +197,12 @@ export class EventLog {
       case 'title':
       case 'model':
       case 'permission_mode':
+      case 'done_when':
         this.sticky.set(event.kind, { index, event });
+        break;
+      // The header's last check result; its card stays where it is in the log.
+      case 'check':
+        this.sticky.set('check', { index, event: { kind: 'check_status', check: event.check } });
         break;
       // The process's state: the latest of the two says whether it runs.
       case 'exit':

@@ -11,7 +11,8 @@ import {
   type Part,
   type ToolCall,
 } from './conversation';
-import type { ConversationEvent, ConversationSnapshot } from './ipc';
+import { checkRun } from './__fixtures__/check-run';
+import type { CheckRun, ConversationEvent, ConversationSnapshot } from './ipc';
 import { nodesNotShared } from './persistent-record';
 import { decodeCliMessage, type JsonObject } from './protocol';
 
@@ -351,6 +352,8 @@ function transcript(state: ConversationState, ids: readonly string[] = state.ord
           : `result ${message.subtype} failed: ${message.errorText}`;
       case 'notice':
         return `[${message.tone}] ${message.text}`;
+      case 'check':
+        return `check ${message.check.command}: ${message.check.status} (round ${message.check.round})`;
       case undefined:
         return `missing ${id}`;
     }
@@ -1205,6 +1208,53 @@ describe('errors and notices', () => {
       'Claude: First stop attempt.',
       '[info] Stop hook feedback:\nkeep going',
     ]);
+  });
+
+  it('shows a "Done when" check as one card that updates in place, and its feedback only there', () => {
+    const running = checkRun({ status: 'running', summary: 'running', durationMs: null });
+    const failed: CheckRun = {
+      ...running,
+      status: 'failed',
+      summary: 'exit 1',
+      durationMs: 900,
+      output: '1 failing\n',
+    };
+    let state = run([
+      { kind: 'done_when', command: 'npm test' },
+      ...promptStarts(P1, 'Finish up'),
+      ...streamedReply('msg_1', [{ type: 'text', text: 'First stop attempt.' }]),
+      { kind: 'check', check: running },
+    ]);
+    expect(state.doneWhen).toBe('npm test');
+    expect(state.lastCheck?.status).toBe('running');
+    state = run(
+      [
+        { kind: 'check', check: failed },
+        userLine([{ type: 'text', text: 'Stop hook feedback:\nThe check failed' }], { isSynthetic: true }),
+      ],
+      state,
+    );
+    expect(transcript(state).slice(1)).toEqual([
+      'Claude: First stop attempt.',
+      'check npm test: failed (round 1)',
+    ]);
+    expect(state.lastCheck).toEqual(failed);
+
+    // A second run, cut short by the CLI's exit, ends as stopped.
+    state = run(
+      [
+        { kind: 'check', check: { ...running, id: 'check-2', round: 2, stopHookActive: true } },
+        { kind: 'exit' },
+      ],
+      state,
+    );
+    expect(transcript(state).slice(-1)).toEqual(['check npm test: stopped (round 2)']);
+    expect(state.lastCheck).toMatchObject({ id: 'check-2', status: 'stopped' });
+
+    // The header's status alone (a window opening later) adds no card.
+    const later = run([{ kind: 'check_status', check: failed }]);
+    expect(later.lastCheck).toEqual(failed);
+    expect(later.order).toEqual([]);
   });
 
   it('exits quietly when asked to', () => {

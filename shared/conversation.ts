@@ -8,6 +8,7 @@
  * message object, the order and the tool calls stay as they were.
  */
 import type {
+  CheckRun,
   ConversationEvent,
   ConversationSnapshot,
   IpcError,
@@ -95,7 +96,16 @@ export interface NoticeChatMessage {
   text: string;
 }
 
-export type ChatMessage = UserChatMessage | AssistantChatMessage | ResultChatMessage | NoticeChatMessage;
+/** A run of the conversation's "Done when" check, as its card: updated in place as it runs and ends. */
+export interface CheckChatMessage {
+  role: 'check';
+  id: string;
+  author: string;
+  check: CheckRun;
+}
+
+export type ChatMessage =
+  UserChatMessage | AssistantChatMessage | ResultChatMessage | NoticeChatMessage | CheckChatMessage;
 
 export interface TaskInfo {
   taskId: string;
@@ -163,6 +173,10 @@ export interface ConversationState {
   claudeCodeVersion: string | null;
   /** How much Claude may do without asking. */
   permissionMode: PermissionModeChoice;
+  /** The "Done when" check run each time Claude stops (empty: none). */
+  doneWhen: string;
+  /** The latest run of that check, for the header. */
+  lastCheck: CheckRun | null;
   /** Permission requests waiting for an answer, in the order they came. */
   permissionRequests: PermissionRequest[];
   status: ConversationStatus;
@@ -213,6 +227,8 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     models: snapshot?.models ?? [],
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
     permissionMode: snapshot?.permissionMode ?? 'default',
+    doneWhen: '',
+    lastCheck: null,
     permissionRequests: [],
     status: snapshot ? 'idle' : 'starting',
     exitError: null,
@@ -372,6 +388,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
       return;
     case 'exit':
       endStreams(d);
+      stopRunningCheck(d);
       for (const tool of recordValues(d.state.tools)) {
         // Background tasks end with the process that ran them.
         const task = tool.task && taskRunning(tool.task) ? { ...tool.task, status: 'stopped' } : tool.task;
@@ -439,6 +456,20 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
     }
     case 'permission_mode':
       d.set({ permissionMode: event.mode });
+      return;
+    case 'done_when':
+      d.set({ doneWhen: event.command });
+      return;
+    case 'check': {
+      const id = checkId(event.check.id);
+      const known = !!d.state.messages[id];
+      d.setMessage({ role: 'check', id, author: 'Byre', check: event.check });
+      if (!known) d.append(id, null);
+      d.set({ lastCheck: event.check });
+      return;
+    }
+    case 'check_status':
+      d.set({ lastCheck: event.check });
       return;
   }
 }
@@ -690,6 +721,8 @@ function addUserText(
     return;
   }
   if (line.isSynthetic) {
+    // What a failed "Done when" check told Claude: its card, just before, shows it already.
+    if (STOP_HOOK_FEEDBACK.test(text) && lastCheckFailed(d)) return;
     addNotice(d, 'info', text);
     return;
   }
@@ -928,6 +961,30 @@ function addNotice(d: Draft, tone: 'info' | 'error', text: string): void {
 }
 
 const userId = (uuid: string): string => `u:${uuid}`;
+const checkId = (id: string): string => `c:${id}`;
+
+/** The CLI's synthetic user line carrying a Stop hook's reason. */
+const STOP_HOOK_FEEDBACK = /^Stop hook feedback:/;
+
+/** A check still running when the CLI exited ends with it (Byre kills it; its end may never be heard). */
+function stopRunningCheck(d: Draft): void {
+  const check = d.state.lastCheck;
+  if (check?.status !== 'running') return;
+  const stopped: CheckRun = { ...check, status: 'stopped', summary: 'stopped: Claude Code exited' };
+  const id = checkId(check.id);
+  if (d.state.messages[id]) d.setMessage({ role: 'check', id, author: 'Byre', check: stopped });
+  d.set({ lastCheck: stopped });
+}
+
+function lastCheckFailed(d: Draft): boolean {
+  const order = d.state.order;
+  for (let index = order.length - 1; index >= 0; index--) {
+    const message = d.state.messages[order[index] ?? ''];
+    if (message?.role === 'check') return message.check.status === 'failed';
+    if (message?.role !== 'notice') return false;
+  }
+  return false;
+}
 const assistantId = (apiMessageId: string): string => `a:${apiMessageId}`;
 
 /** The state's records by id, which the reducer keeps as persistent records. */

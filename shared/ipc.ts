@@ -169,6 +169,38 @@ const MessageBody = z
 export const MAX_IMAGE_FILE_BYTES = 40 * 1024 * 1024;
 const Empty = z.object({});
 
+/** The longest "Done when" command (a shell command line). */
+export const DONE_WHEN_MAX_CHARS = 4_000;
+export const DoneWhenCommand = z.string().max(DONE_WHEN_MAX_CHARS);
+
+/**
+ * One run of a conversation's "Done when" check, which Byre runs when Claude stops (its Stop hook): running,
+ * then how it ended. A failed check keeps Claude going, up to `maxRounds` runs in a row.
+ */
+export const CheckRun = z.object({
+  id: z.string().min(1).max(100),
+  command: DoneWhenCommand,
+  /** Which run this is since the user's message (1-based), of at most `maxRounds`. */
+  round: z.number().int().positive(),
+  maxRounds: z.number().int().positive(),
+  /** The CLI's `stop_hook_active`: Claude is stopping again after a check kept it going. */
+  stopHookActive: z.boolean(),
+  /** When it started, ms since the epoch. */
+  startedAt: z.number(),
+  status: z.enum(['running', 'passed', 'failed', 'stopped']),
+  /** What happened, in words: "exit 0", "exit 1", "command not found (exit 127)", "timed out after 10 min". */
+  summary: z.string(),
+  durationMs: z.number().nonnegative().nullable(),
+  /** The end of its output (stdout and stderr as they came), at most CHECK_OUTPUT_SHOWN_CHARS. */
+  output: z.string(),
+  /** Output was dropped: more than 1 MB came, or more than is shown. */
+  outputTruncated: z.boolean(),
+  /** It failed on the last round allowed: Claude was let stop anyway. */
+  gaveUp: z.boolean(),
+});
+export type CheckRun = z.infer<typeof CheckRun>;
+export const CHECK_OUTPUT_SHOWN_CHARS = 64 * 1024;
+
 export const invokeChannels = {
   appInfo: { request: Empty, response: AppInfo },
   /** Opens a conversation: a new CLI process in `cwd`. */
@@ -259,6 +291,14 @@ export const invokeChannels = {
         message: z.string(),
       }),
     ]),
+  },
+  /**
+   * The conversation's "Done when" command, from its next stop; with `folderDefault`, also the one new
+   * conversations in its folder start with.
+   */
+  setDoneWhen: {
+    request: ConversationRef.extend({ command: DoneWhenCommand, folderDefault: z.boolean() }),
+    response: z.object({ command: DoneWhenCommand }),
   },
   /** Keeps the conversation's unsent draft in main, replacing the one before. */
   setDraft: { request: ConversationRef.extend({ draft: SavedDraft }), response: Empty },
@@ -463,6 +503,12 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
   }),
   /** The permission mode changed (set here or by the CLI, e.g. leaving plan mode). */
   z.object({ kind: z.literal('permission_mode'), mode: PermissionModeChoice }),
+  /** The conversation's "Done when" command changed (empty: no check). */
+  z.object({ kind: z.literal('done_when'), command: DoneWhenCommand }),
+  /** A run of the "Done when" check started or ended: its card in the conversation. */
+  z.object({ kind: z.literal('check'), check: CheckRun }),
+  /** The last check's result, for the header, without its card (what a window opening later starts from). */
+  z.object({ kind: z.literal('check_status'), check: CheckRun }),
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
 

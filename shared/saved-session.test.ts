@@ -9,6 +9,7 @@ import {
   type ConversationState,
   type UserChatMessage,
 } from './conversation';
+import { checkRun } from './__fixtures__/check-run';
 import type { JsonObject } from './protocol';
 import { convertSavedSession, readSavedLine, type SavedFormat } from './saved-session';
 
@@ -267,6 +268,17 @@ describe('Byre’s transcripts', () => {
     expect(transcriptOf(state).at(-1)).toBe('Claude: Half a rep');
     expect(shown(state).at(-1)).toMatchObject({ role: 'assistant', aborted: true, streaming: false });
     expect(state.status).toBe('exited');
+  });
+
+  it('shows the runs of a "Done when" check that Byre kept in the transcript', () => {
+    const check = checkRun({ status: 'failed', summary: 'exit 1', output: '1 failing\n' });
+    const kept = JSON.stringify({ dir: 'byre', msg: { type: 'byre_check', check } });
+    const broken = JSON.stringify({ dir: 'byre', msg: { type: 'byre_check', check: { id: 'k2' } } });
+    const text = [...lines.slice(0, secondPrompt), kept, broken].join('\n') + '\n';
+    const { state, skipped } = reduce('transcript', [text]);
+    expect(skipped).toBe(1);
+    expect(shown(state).find((message) => message.role === 'check')).toMatchObject({ check });
+    expect(state.lastCheck).toEqual(check);
   });
 
   it('reads the transcripts of a resumed session in order, as one', () => {

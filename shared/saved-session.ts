@@ -12,7 +12,7 @@
  * Pure (no Node, no DOM): the library reads files page by page in main and hands lines here.
  */
 import { z } from 'zod';
-import type { ConversationEvent, TurnImage } from './ipc';
+import { CheckRun, type ConversationEvent, type TurnImage } from './ipc';
 import {
   decodeCliMessage,
   lenientResult,
@@ -29,6 +29,8 @@ export type SavedFormat = 'cli' | 'transcript';
  * by an interrupt or the CLI's exit, as the assistant line it never sent, marked `aborted`.
  */
 export const BYRE_LINE = 'byre';
+/** The `msg.type` of a Byre line that holds a run of the "Done when" check (`msg.check`: a CheckRun). */
+export const CHECK_LINE = 'byre_check';
 
 /** What one line of a saved file turns into. */
 export interface SavedLine {
@@ -177,6 +179,10 @@ function readTranscriptLine(line: JsonObject): SavedLine {
   if ((dir !== 'send' && dir !== 'recv' && dir !== BYRE_LINE) || !isObject(msg)) return BAD;
   if (dir === 'send') return readSentLine(msg);
   if (dir === BYRE_LINE) {
+    if (msg.type === CHECK_LINE) {
+      const check = CheckRun.safeParse(msg.check);
+      return check.success ? { ...NOTHING, events: [{ kind: 'check', check: check.data }] } : BAD;
+    }
     // A reply the CLI cut off, as far as it had streamed (main/stream-tail.ts).
     const decoded = msg.type === 'assistant' ? decodeCliMessage(msg) : undefined;
     return decoded?.ok ? messageLine(decoded.message) : NOTHING;

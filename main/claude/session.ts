@@ -468,6 +468,11 @@ export class Session {
     this.emit({ kind: 'exit', info, ...(error ? { error } : {}) });
   }
 
+  /** Keeps a line of Byre's own in the transcript, e.g. a run of the "Done when" check. */
+  recordByre(msg: JsonObject): void {
+    this.transcript?.record(BYRE_LINE, msg);
+  }
+
   /**
    * Replies cut off mid-block (by an interrupt, a crash, the end of input) go into the transcript as far
    * as they had streamed: the transcript leaves stream lines out, and the complete line never comes.

@@ -173,6 +173,8 @@ interface ConversationsSlice {
   readContext(tabId: string): Promise<void>;
   /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
   mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
+  /** Sets the "Done when" check (and, with folderDefault, the folder's default); rejects with the reason. */
+  setDoneWhen(tabId: string, command: string, folderDefault: boolean): Promise<void>;
   /** Stops a background task (a subagent, a shell command); it shows as stopping until it ends. */
   stopTask(tabId: string, taskId: string): Promise<void>;
   cancelQueued(tabId: string, uuid: string): Promise<void>;
@@ -711,6 +713,10 @@ const storeState: StateCreator<Store> = (set, get, api) => {
 
     mcpStatus: (tabId) => call('mcpStatus', { conversationId: conversationOf(tabId) }),
 
+    async setDoneWhen(tabId, command, folderDefault) {
+      await call('setDoneWhen', { conversationId: conversationOf(tabId), command, folderDefault });
+    },
+
     async stopTask(tabId, taskId) {
       const stopping = (update: (ids: readonly string[]) => readonly string[]) =>
         patchTab(tabId, (tab) => ({ stoppingTasks: update(tab.stoppingTasks) }));
@@ -856,6 +862,8 @@ export function messageText(message: ChatMessage | undefined): string {
       return message.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('\n');
     case 'notice':
       return message.text;
+    case 'check':
+      return `${message.check.command}\n${message.check.summary}\n${message.check.output}`;
     case 'result':
       return message.errorText ?? '';
     default:

@@ -19,6 +19,7 @@ import { FindBar } from './FindBar';
 import { McpServersButton } from './McpServers';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
+import { DoneWhenButton } from './DoneWhen';
 import { PermissionModePicker } from './PermissionMode';
 import { RetryStatus } from './RetryStatus';
 
@@ -210,6 +211,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
         </select>
       </label>
       <PermissionModePicker tabId={tabId} />
+      <DoneWhenButton tabId={tabId} />
       {sessionId && <ExportMenu sessionId={sessionId} />}
       <StatusDot status={status} />
     </header>

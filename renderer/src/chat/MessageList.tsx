@@ -297,5 +297,7 @@ function guessHeight(message: ChatMessage | undefined): number {
     case 'result':
     case 'notice':
       return 30;
+    case 'check':
+      return 64;
   }
 }

@@ -15,6 +15,7 @@ import { imageSource } from '../images';
 import { useStore } from '../store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
+import { CheckCard } from './DoneWhen';
 import { Markdown } from './Markdown';
 import { PermissionCards, requestsHeldBy } from './PermissionCard';
 import { ToolCard } from './ToolCard';
@@ -68,6 +69,8 @@ function MessageBody({
           {message.text}
         </div>
       );
+    case 'check':
+      return <CheckCard check={message.check} />;
   }
 }
 

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { finished, log, send } from './fixtures/chat-page';
+import { expect, test } from './fixtures/web-host';
+
+/**
+ * "Done when" in Chromium through the browser host, against the real CLI and the fake model: the user sets
+ * the check in the conversation's settings, Claude stops, the check fails and its card says so, Claude goes
+ * on, and the check passes.
+ */
+
+test('a failing check card, then the passing one, and the header shows the last result', async ({
+  page,
+  webHost,
+}) => {
+  const { fake, cwd } = webHost.world;
+  fake.enqueue(
+    { blocks: [{ type: 'text', text: 'I think it is done.' }] },
+    {
+      blocks: [
+        { type: 'tool_use', name: 'Write', input: { file_path: join(cwd, 'done.txt'), content: 'yes\n' } },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'Now done.txt exists.' }] },
+  );
+
+  const settings = page.getByRole('button', { name: 'Conversation settings' });
+  await settings.click();
+  const panel = page.getByRole('dialog', { name: 'Conversation settings' });
+  const doneWhen = panel.getByRole('textbox', { name: 'Done when' });
+  await expect(doneWhen).toBeFocused();
+  await doneWhen.fill('test -f done.txt');
+  await panel.getByRole('button', { name: 'Save' }).click();
+  await expect(panel).toBeHidden();
+  await expect(settings).toBeFocused();
+
+  await send(page, 'make done.txt');
+  await expect(finished(page)).toHaveCount(1);
+
+  const checks = log(page).getByRole('group', { name: 'Check' });
+  await expect(checks).toHaveCount(2);
+  await expect(checks.first()).toContainText('Failed');
+  await expect(checks.first()).toContainText('test -f done.txt');
+  await expect(checks.first()).toContainText('round 1 of 5');
+  await expect(checks.first()).toContainText('exit 1');
+  await expect(checks.last()).toContainText('Passed');
+  await expect(checks.last()).toContainText('round 2 of 5');
+  // Its feedback to Claude is the failed card, not a second notice.
+  await expect(log(page)).not.toContainText('Stop hook feedback');
+  await expect(
+    page.getByRole('banner').getByRole('status').filter({ hasText: 'Check passed' }),
+  ).toBeVisible();
+
+  // The setting stays with the conversation: the panel opens with it.
+  await settings.click();
+  await expect(panel.getByRole('textbox', { name: 'Done when' })).toHaveValue('test -f done.txt');
+});

@@ -1,0 +1,191 @@
+import { useEffect, useRef, useState } from 'react';
+import { DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
+import { placePopover, usePopover } from '../popover';
+import { useStore } from '../store';
+
+/**
+ * "Done when": the header's button "Conversation settings", whose panel sets the command Byre runs each
+ * time Claude stops (a failing one keeps Claude going), and the last check's result beside it.
+ */
+export function DoneWhenButton({ tabId }: { tabId: string }) {
+  const command = useStore((state) => state.tabs[tabId]?.conversation.doneWhen ?? '');
+  const lastCheck = useStore((state) => state.tabs[tabId]?.conversation.lastCheck ?? null);
+  const { open, setOpen, close, area, toggle, panelId, toggleProps } = usePopover();
+  return (
+    <div className="menu-anchor" ref={area}>
+      <button
+        {...toggleProps}
+        className="button-secondary"
+        title={command ? `Done when: ${command}` : 'Set a check that decides when Claude is done'}
+        onClick={() => setOpen(!open)}
+      >
+        Conversation settings
+      </button>
+      {command && lastCheck && lastCheck.command === command && <CheckBadge check={lastCheck} />}
+      {open && (
+        <DoneWhenPanel
+          id={panelId}
+          tabId={tabId}
+          command={command}
+          onDone={() => {
+            close();
+            toggle.current?.focus();
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** How a run of the check stands, in words: on its card, and in the header's badge. */
+const VERDICTS: Record<CheckRun['status'], { card: string; badge: string; tone: 'ok' | 'error' | 'muted' }> =
+  {
+    running: { card: 'Running', badge: 'Checking…', tone: 'muted' },
+    passed: { card: 'Passed', badge: 'Check passed', tone: 'ok' },
+    failed: { card: 'Failed', badge: 'Check failed', tone: 'error' },
+    stopped: { card: 'Stopped', badge: 'Check stopped', tone: 'muted' },
+  };
+
+function CheckBadge({ check }: { check: CheckRun }) {
+  const verdict = VERDICTS[check.status];
+  return (
+    <span
+      className={`check-badge check-badge-${verdict.tone}`}
+      role="status"
+      title={`${check.command}: ${check.summary}`}
+    >
+      {verdict.badge}
+    </span>
+  );
+}
+
+function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDone: () => void }) {
+  const { id, tabId, command, onDone } = props;
+  const setDoneWhen = useStore((state) => state.setDoneWhen);
+  const [value, setValue] = useState(command);
+  const [folderDefault, setFolderDefault] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  const save = async () => {
+    setSaving(true);
+    setError(null);
+    try {
+      await setDoneWhen(tabId, value, folderDefault);
+      onDone();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <div
+      ref={placePopover}
+      id={id}
+      role="dialog"
+      aria-label="Conversation settings"
+      tabIndex={-1}
+      className="popover done-when-panel"
+    >
+      <p className="popover-title">Conversation settings</p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save();
+        }}
+      >
+        <label className="field">
+          <span>Done when</span>
+          <input
+            ref={input}
+            type="text"
+            aria-label="Done when"
+            placeholder="e.g. npm test"
+            spellCheck={false}
+            maxLength={DONE_WHEN_MAX_CHARS}
+            value={value}
+            onChange={(event) => setValue(event.target.value)}
+          />
+        </label>
+        <p className="popover-note">
+          Each time Claude stops, Byre runs this command in the conversation&apos;s folder. If it fails,
+          Claude keeps going with its output, for a few rounds at most. Empty: no check. It applies from the
+          next stop.
+        </p>
+        <label className="checkbox-field">
+          <input
+            type="checkbox"
+            checked={folderDefault}
+            onChange={(event) => setFolderDefault(event.target.checked)}
+          />
+          Also for new conversations in this folder
+        </label>
+        {error && (
+          <p className="inline-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="popover-actions">
+          <button type="submit" disabled={saving}>
+            Save
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/** A run of the "Done when" check, in the conversation: the command, the round, the time, then how it ended. */
+export function CheckCard({ check }: { check: CheckRun }) {
+  const elapsed = useElapsed(check.status === 'running' ? check.startedAt : null);
+  const seconds = check.durationMs !== null ? check.durationMs / 1000 : elapsed;
+  return (
+    <section role="group" aria-label="Check" className={`check-card check-${check.status}`}>
+      <header className="check-head">
+        <span className="check-verdict">{VERDICTS[check.status].card}</span>
+        <code className="check-command">{check.command}</code>
+        <span className="check-round">
+          round {check.round} of {check.maxRounds}
+        </span>
+        <span className="check-time" aria-label="Time">
+          {formatSeconds(seconds)}
+        </span>
+      </header>
+      {check.status !== 'running' && (
+        <p className="check-summary">
+          {check.summary}
+          {check.status === 'failed' && !check.gaveUp && ': Claude keeps going with this output.'}
+          {check.gaveUp && `: still failing after ${check.maxRounds} rounds, so Claude was let stop.`}
+        </p>
+      )}
+      {check.stopHookActive && (
+        <p className="check-note">Claude was stopping again after a check (stop_hook_active).</p>
+      )}
+      {check.output && (
+        <details className="check-output">
+          <summary>Output{check.outputTruncated ? ' (its end)' : ''}</summary>
+          <pre>{check.output}</pre>
+        </details>
+      )}
+    </section>
+  );
+}
+
+/** Seconds since `since` (ms since the epoch), ticking every second; 0 when not running. */
+function useElapsed(since: number | null): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (since === null) return;
+    const timer = window.setInterval(() => setNow(Date.now()), 1_000);
+    return () => window.clearInterval(timer);
+  }, [since]);
+  return since === null ? 0 : Math.max(0, (now - since) / 1000);
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds % 60)} s`;
+}
