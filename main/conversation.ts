@@ -147,6 +147,7 @@ export class Conversation {
       limits: options.checkLimits ?? DEFAULT_CHECK_LIMITS,
       emit,
       record: (check) => made.conversation?.session.recordByre({ type: CHECK_LINE, check }),
+      notify: options.notify,
       env: options.env,
     });
     if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });

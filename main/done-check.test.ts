@@ -98,6 +98,13 @@ describe('runCheck', () => {
     await until(() => !processAlive(sleeper));
   });
 
+  it('reports a check that was killed by a signal as such', async () => {
+    const outcome = await run('echo going; kill -9 $$');
+    expect(outcome).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: false, stopped: false });
+    expect(describeOutcome(outcome, LONG)).toBe('killed by SIGKILL');
+    expect(outcome.output).toBe('going\n');
+  });
+
   it('reports a shell that cannot be started', async () => {
     const outcome = await runCheck('true', {
       cwd: dir,

@@ -123,6 +123,12 @@ describe('"Done when"', () => {
       .filter((line) => line.dir === 'byre' && line.msg.type === CHECK_LINE)
       .map((line) => line.msg.check?.status);
     expect(kept).toEqual(['failed', 'passed']);
+    // The loop's end is a notification (shown if no window has the focus).
+    expect(h.notifications).toContainEqual({
+      conversationId: conversation.conversationId,
+      title: 'Done: the check passed',
+      message: 'test -f done.txt passed on round 2.',
+    });
   });
 
   it('lets Claude stop after the last round allowed, and says so', async () => {

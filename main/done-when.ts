@@ -31,6 +31,8 @@ export interface DoneWhenOptions {
   emit(event: ConversationEvent): void;
   /** Keeps a finished run in the conversation's transcript. */
   record(check: CheckRun): void;
+  /** A system notification, shown when no window of the app has the focus. */
+  notify(notification: { title: string; message: string }): void;
   env?: NodeJS.ProcessEnv;
   shell?: readonly string[];
 }
@@ -126,10 +128,12 @@ export class DoneWhen {
     this.options.emit({ kind: 'check', check: finished });
     this.options.record(finished);
     if (gaveUp) {
-      this.options.emit({
-        kind: 'warning',
-        message: `"Done when" still fails after ${maxRounds} rounds in a row; Claude was let stop. The check: ${command}`,
-      });
+      const message = `"Done when" still fails after ${maxRounds} rounds in a row; Claude was let stop. The check: ${command}`;
+      this.options.emit({ kind: 'warning', message });
+      this.options.notify({ title: 'Claude stopped; the check still fails', message });
+    } else if (passed) {
+      const rounds = this.round === 1 ? 'the first round' : `round ${this.round}`;
+      this.options.notify({ title: 'Done: the check passed', message: `${command} passed on ${rounds}.` });
     }
     if (passed || outcome.stopped || gaveUp) return {};
     return { decision: 'block', reason: failureReason(command, finished, outcome.output) };

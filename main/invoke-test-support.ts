@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCliWorld, type CliWorld } from '../e2e/fixtures/cli-env';
-import type { ConversationEvent, InvokeChannel, InvokeRequest, InvokeResponse } from '../shared/ipc';
+import {
+  eventChannels,
+  type ConversationEvent,
+  type EventPayload,
+  type InvokeChannel,
+  type InvokeRequest,
+  type InvokeResponse,
+} from '../shared/ipc';
 import { Backend, type BackendOptions } from './backend';
 
 /** For tests: runs one IPC request through the backend as a window would, throwing its error if it fails. */
@@ -33,6 +40,8 @@ export interface BackendHarness {
   dataDir: string;
   backend: Backend;
   invoke<C extends InvokeChannel>(channel: C, request: InvokeRequest<C>): Promise<InvokeResponse<C>>;
+  /** The system notifications the backend asked for, in order. */
+  notifications: EventPayload<'notification'>[];
   /** Every event of a conversation so far, as a window got them. */
   eventsOf(conversationId: string): ConversationEvent[];
   /** Resolves with the first truthy value of `check`, looked at again after each event from the backend. */
@@ -62,13 +71,18 @@ export async function openBackend(options: {
     ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
   });
   const seen = new Map<string, ConversationEvent[]>();
+  const notifications: EventPayload<'notification'>[] = [];
   let waiters: (() => void)[] = [];
   const wake = () => {
     const waiting = waiters;
     waiters = [];
     for (const resolve of waiting) resolve();
   };
-  backend.on((_channel, payload) => {
+  backend.on((channel, payload) => {
+    if (channel === 'notification') {
+      const notification = eventChannels.notification.safeParse(payload);
+      if (notification.success) notifications.push(notification.data);
+    }
     if ('events' in payload) {
       seen.set(payload.conversationId, [...(seen.get(payload.conversationId) ?? []), ...payload.events]);
     }
@@ -78,6 +92,7 @@ export async function openBackend(options: {
     world,
     dataDir,
     backend,
+    notifications,
     invoke: (channel, request) => invokeOk(backend, channel, request),
     eventsOf: (conversationId) => seen.get(conversationId) ?? [],
     async when(check) {
