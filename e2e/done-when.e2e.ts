@@ -54,3 +54,35 @@ test('a failing check card, then the passing one, and the header shows the last 
   await settings.click();
   await expect(panel.getByRole('textbox', { name: 'Done when' })).toHaveValue('test -f done.txt');
 });
+
+test('"Commit as" refuses an invalid email with the reason; a new conversation shows the identity it commits as', async ({
+  page,
+  webHost,
+}) => {
+  await page.getByRole('button', { name: 'Conversation settings' }).click();
+  const panel = page.getByRole('dialog', { name: 'Conversation settings' });
+  await panel.getByRole('radio', { name: 'All folders' }).check();
+  await panel.getByRole('textbox', { name: 'Commit name' }).fill('Byre Tester');
+  await panel.getByRole('textbox', { name: 'Commit email' }).fill('not an email');
+  await panel.getByRole('button', { name: 'Save' }).click();
+  await expect(panel.getByRole('alert')).toContainText('Enter an email address such as name@example.com.');
+  await expect(panel).toBeVisible();
+
+  await panel.getByRole('textbox', { name: 'Commit email' }).fill('tester@example.com');
+  await panel.getByRole('button', { name: 'Save' }).click();
+  await expect(panel).toBeHidden();
+  // This conversation's Claude was started before: it keeps what it was started with (none).
+  await expect(page.getByRole('banner')).not.toContainText('Commits as');
+
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const form = page.getByRole('form', { name: 'New conversation' });
+  await form.getByLabel('Working folder').fill(webHost.world.cwd);
+  await form.getByRole('button', { name: 'Start' }).click();
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  await expect(page.getByRole('banner')).toContainText('Commits as Byre Tester <tester@example.com>');
+
+  // The panel offers what was kept.
+  await page.getByRole('button', { name: 'Conversation settings' }).click();
+  await expect(panel.getByRole('radio', { name: 'All folders' })).toBeChecked();
+  await expect(panel.getByRole('textbox', { name: 'Commit email' })).toHaveValue('tester@example.com');
+});

@@ -41,6 +41,8 @@ describe('SettingsStore', () => {
       defaultPermissionMode: 'plan',
       recentFolders: ['/work/b', '/work/a'],
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
+      commitAs: null,
+      commitAsByFolder: {},
       doneWhenByFolder: {},
       checkMaxRounds: 5,
       checkTimeoutSeconds: 600,

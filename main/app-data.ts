@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../shared/images';
-import { DoneWhenCommand, PermissionModeChoice } from '../shared/ipc';
+import { CommitIdentity, DoneWhenCommand, PermissionModeChoice } from '../shared/ipc';
 import { DEFAULT_CHECK_LIMITS, type CheckLimits } from './done-when';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files';
 
@@ -29,6 +29,9 @@ const Settings = z.object({
     .default(IMAGE_LIMITS.defaultMaxLongSide),
   /** How much Claude may do without asking in a new conversation: it asks first unless told otherwise. */
   defaultPermissionMode: PermissionModeChoice.default('default'),
+  /** "Commit as", for every folder unless the folder has its own. */
+  commitAs: CommitIdentity.nullable().default(null),
+  commitAsByFolder: z.record(z.string(), CommitIdentity).default({}),
   /** The "Done when" command new conversations in a folder start with, by folder. */
   doneWhenByFolder: z.record(z.string(), DoneWhenCommand).default({}),
   /** Runs of a failing "Done when" check in a row before Claude is let stop. */
@@ -89,6 +92,34 @@ export class SettingsStore {
     const { [folder]: _old, ...rest } = this.settings.doneWhenByFolder;
     const trimmed = command.trim();
     this.settings = { ...this.settings, doneWhenByFolder: trimmed ? { ...rest, [folder]: trimmed } : rest };
+    this.save();
+  }
+
+  /** The identity commits in `folder` are made as: the folder's own, else the one for all folders. */
+  commitIdentityFor(folder: string): CommitIdentity | null {
+    return this.folderCommitIdentity(folder) ?? this.settings.commitAs;
+  }
+
+  folderCommitIdentity(folder: string): CommitIdentity | null {
+    return Object.hasOwn(this.settings.commitAsByFolder, folder)
+      ? (this.settings.commitAsByFolder[folder] ?? null)
+      : null;
+  }
+
+  get globalCommitIdentity(): CommitIdentity | null {
+    return this.settings.commitAs;
+  }
+
+  setCommitIdentity(scope: 'global' | { folder: string }, identity: CommitIdentity | null): void {
+    if (scope === 'global') {
+      this.settings = { ...this.settings, commitAs: identity };
+    } else {
+      const { [scope.folder]: _old, ...rest } = this.settings.commitAsByFolder;
+      this.settings = {
+        ...this.settings,
+        commitAsByFolder: identity ? { ...rest, [scope.folder]: identity } : rest,
+      };
+    }
     this.save();
   }
 

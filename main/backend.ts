@@ -216,6 +216,14 @@ export class Backend {
       if (folderDefault) this.settings.setDoneWhenFor(conversation.snapshot().cwd, command);
       return { command: conversation.doneWhen.current };
     },
+    commitIdentity: async ({ cwd }) => ({
+      global: this.settings.globalCommitIdentity,
+      folder: this.settings.folderCommitIdentity(resolve(cwd)),
+    }),
+    setCommitIdentity: async ({ scope, cwd, identity }) => {
+      this.settings.setCommitIdentity(scope === 'global' ? 'global' : { folder: resolve(cwd) }, identity);
+      return {};
+    },
     setDraft: async ({ conversationId, draft }) => {
       // Images only by what main gave for them: a draft never carries megabytes on each keystroke.
       this.get(conversationId).draft = {
@@ -390,6 +398,7 @@ export class Backend {
       ...launch,
       permissionMode: launch.permissionMode ?? this.settings.defaultPermissionMode,
       doneWhen: this.settings.doneWhenFor(folder),
+      identity: this.settings.commitIdentityFor(folder),
       checkLimits: this.settings.checkLimits,
       ...wiring,
       env: this.options.env,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import {
   PermissionModeChoice,
+  type CommitIdentity,
   type ConversationEvent,
   ContextUsage,
   type ConversationSnapshot,
@@ -43,6 +44,8 @@ export interface ConversationOptions {
   eventLogDir: string;
   pageLimits?: Partial<EventLogLimits>;
   appVersion: string;
+  /** Who the commits Claude makes are by (GIT_AUTHOR_* and GIT_COMMITTER_*); null: git's own setting. */
+  identity?: CommitIdentity | null;
   /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
   doneWhen?: string;
   checkLimits?: CheckLimits;
@@ -156,6 +159,7 @@ export class Conversation {
         cwd: options.cwd,
         model: options.model,
         permissionMode: options.permissionMode,
+        ...(options.identity ? { identity: options.identity } : {}),
         ...(options.fork ? forkLaunch(options.fork) : options.resume ? { resume: options.resume } : {}),
       }),
     );
@@ -185,6 +189,7 @@ export class Conversation {
       models: this.session.info.models,
       claudeCodeVersion: this.session.info.claude_code_version ?? null,
       permissionMode: this.permissionMode,
+      commitIdentity: this.options.identity ?? null,
     };
   }
 

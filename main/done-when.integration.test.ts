@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -25,14 +25,7 @@ afterEach(async () => {
 });
 
 async function open(settings: Record<string, unknown> = {}): Promise<BackendHarness> {
-  harness = await openBackend({
-    dontAsk: true,
-    prepare: (dataDir) =>
-      writeFileSync(
-        join(dataDir, 'settings.json'),
-        JSON.stringify({ defaultPermissionMode: 'bypassPermissions', ...settings }),
-      ),
-  });
+  harness = await openBackend({ dontAsk: true, settings });
   return harness;
 }
 

@@ -27,10 +27,10 @@ export async function invokeOk<C extends InvokeChannel>(
  * For tests of something other than permissions: new conversations start in "Don't ask" mode, so tools run
  * without a permission request to answer (as they did before the app asked first).
  */
-export function dontAskByDefault(dataDir: string): void {
+export function dontAskByDefault(dataDir: string, settings: Record<string, unknown> = {}): void {
   writeFileSync(
     join(dataDir, 'settings.json'),
-    JSON.stringify({ defaultPermissionMode: 'bypassPermissions' }),
+    JSON.stringify({ defaultPermissionMode: 'bypassPermissions', ...settings }),
   );
 }
 
@@ -53,13 +53,15 @@ export interface BackendHarness {
 
 export async function openBackend(options: {
   dontAsk: boolean;
+  /** More settings for a backend that does not ask (`dontAsk`). */
+  settings?: Record<string, unknown>;
   pageLimits?: BackendOptions['pageLimits'];
   /** Runs on the data folder before the backend starts (to break it, say). */
   prepare?: (dataDir: string) => void;
 }): Promise<BackendHarness> {
   const world = await createCliWorld();
   const dataDir = mkdtempSync(join(tmpdir(), 'byre-backend-data-'));
-  if (options.dontAsk) dontAskByDefault(dataDir);
+  if (options.dontAsk) dontAskByDefault(dataDir, options.settings);
   options.prepare?.(dataDir);
   const backend = new Backend({
     host: 'browser',

@@ -9,6 +9,7 @@
  */
 import type {
   CheckRun,
+  CommitIdentity,
   ConversationEvent,
   ConversationSnapshot,
   IpcError,
@@ -173,6 +174,8 @@ export interface ConversationState {
   claudeCodeVersion: string | null;
   /** How much Claude may do without asking. */
   permissionMode: PermissionModeChoice;
+  /** Who the commits Claude makes are by, as its process was launched; null: git's own setting. */
+  commitIdentity: CommitIdentity | null;
   /** The "Done when" check run each time Claude stops (empty: none). */
   doneWhen: string;
   /** The latest run of that check, for the header. */
@@ -227,6 +230,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     models: snapshot?.models ?? [],
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
     permissionMode: snapshot?.permissionMode ?? 'default',
+    commitIdentity: snapshot?.commitIdentity ?? null,
     doneWhen: '',
     lastCheck: null,
     permissionRequests: [],
@@ -424,6 +428,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         models: event.snapshot.models,
         model: event.snapshot.model ?? d.state.model,
         permissionMode: event.snapshot.permissionMode,
+        commitIdentity: event.snapshot.commitIdentity ?? null,
       });
       return;
     case 'permission_request': {

@@ -19,6 +19,25 @@ export type PermissionModeChoice = z.infer<typeof PermissionModeChoice>;
 const ConversationId = z.string().min(1).max(100);
 const Uuid = z.uuid();
 
+/**
+ * Who commits Claude makes are by: the CLI is launched with GIT_AUTHOR_* and GIT_COMMITTER_* set to it.
+ * None set: git's own configuration decides.
+ */
+export const CommitIdentity = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, 'Enter the name commits are made as.')
+    .max(200, 'The name is too long (200 characters at most).')
+    .regex(/^[^<>\n\r]*$/, 'A name cannot hold < > or a line break.'),
+  email: z
+    .string()
+    .trim()
+    .max(320, 'The email address is too long.')
+    .pipe(z.email('Enter an email address such as name@example.com.')),
+});
+export type CommitIdentity = z.infer<typeof CommitIdentity>;
+
 export const ConversationSnapshot = z.object({
   conversationId: ConversationId,
   sessionId: z.string(),
@@ -29,6 +48,8 @@ export const ConversationSnapshot = z.object({
   claudeCodeVersion: z.string().nullable(),
   /** The permission mode the CLI runs in now. */
   permissionMode: PermissionModeChoice,
+  /** Who the commits Claude makes here are by (its process was launched with it); null: git's own setting. */
+  commitIdentity: CommitIdentity.nullable().optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
 
@@ -299,6 +320,23 @@ export const invokeChannels = {
   setDoneWhen: {
     request: ConversationRef.extend({ command: DoneWhenCommand, folderDefault: z.boolean() }),
     response: z.object({ command: DoneWhenCommand }),
+  },
+  /** "Commit as": the identity for all folders, and the one for `cwd` that overrides it (null: none set). */
+  commitIdentity: {
+    request: z.object({ cwd: z.string().min(1).max(4096) }),
+    response: z.object({ global: CommitIdentity.nullable(), folder: CommitIdentity.nullable() }),
+  },
+  /**
+   * Sets "Commit as" for all folders or for `cwd` alone (null clears it), for conversations started (or
+   * restarted) from now on.
+   */
+  setCommitIdentity: {
+    request: z.object({
+      scope: z.enum(['global', 'folder']),
+      cwd: z.string().min(1).max(4096),
+      identity: CommitIdentity.nullable(),
+    }),
+    response: Empty,
   },
   /** Keeps the conversation's unsent draft in main, replacing the one before. */
   setDraft: { request: ConversationRef.extend({ draft: SavedDraft }), response: Empty },

@@ -9,6 +9,7 @@ import { IMAGE_LIMITS, refusalMessage } from '../../shared/images';
 import {
   MAX_IMAGE_FILE_BYTES,
   type AppInfo,
+  type CommitIdentity as CommitIdentityValue,
   type ContextUsage,
   type ConversationEvent,
   type InvokeRequest,
@@ -173,6 +174,13 @@ interface ConversationsSlice {
   readContext(tabId: string): Promise<void>;
   /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
   mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
+  /** "Commit as" for all folders and for `cwd`. */
+  readCommitIdentity(cwd: string): Promise<InvokeResponse<'commitIdentity'>>;
+  setCommitIdentity(
+    scope: 'global' | 'folder',
+    cwd: string,
+    identity: CommitIdentityValue | null,
+  ): Promise<void>;
   /** Sets the "Done when" check (and, with folderDefault, the folder's default); rejects with the reason. */
   setDoneWhen(tabId: string, command: string, folderDefault: boolean): Promise<void>;
   /** Stops a background task (a subagent, a shell command); it shows as stopping until it ends. */
@@ -712,6 +720,12 @@ const storeState: StateCreator<Store> = (set, get, api) => {
     },
 
     mcpStatus: (tabId) => call('mcpStatus', { conversationId: conversationOf(tabId) }),
+
+    readCommitIdentity: (cwd) => call('commitIdentity', { cwd }),
+
+    async setCommitIdentity(scope, cwd, identity) {
+      await call('setCommitIdentity', { scope, cwd, identity });
+    },
 
     async setDoneWhen(tabId, command, folderDefault) {
       await call('setDoneWhen', { conversationId: conversationOf(tabId), command, folderDefault });

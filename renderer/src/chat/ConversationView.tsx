@@ -19,7 +19,7 @@ import { FindBar } from './FindBar';
 import { McpServersButton } from './McpServers';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
-import { DoneWhenButton } from './DoneWhen';
+import { CommitIdentityLine, DoneWhenButton } from './DoneWhen';
 import { PermissionModePicker } from './PermissionMode';
 import { RetryStatus } from './RetryStatus';
 
@@ -191,6 +191,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
         <span className="cwd" title={cwd}>
           {cwd}
         </span>
+        <CommitIdentityLine tabId={tabId} />
       </div>
       <ConversationCost tabId={tabId} />
       <ContextMeter tabId={tabId} />

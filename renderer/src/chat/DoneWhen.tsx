@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
+import { CommitIdentity, DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
 import { placePopover, usePopover } from '../popover';
 import { useStore } from '../store';
 
@@ -37,6 +37,18 @@ export function DoneWhenButton({ tabId }: { tabId: string }) {
   );
 }
 
+/** Who the commits Claude makes here are by, when Byre set it (otherwise git's own setting decides). */
+export function CommitIdentityLine({ tabId }: { tabId: string }) {
+  const identity = useStore((state) => state.tabs[tabId]?.conversation.commitIdentity ?? null);
+  if (!identity) return null;
+  const text = `${identity.name} <${identity.email}>`;
+  return (
+    <span className="cwd commit-identity" title={`Commits Claude makes here are by ${text}`}>
+      Commits as {text}
+    </span>
+  );
+}
+
 /** How a run of the check stands, in words: on its card, and in the header's badge. */
 const VERDICTS: Record<CheckRun['status'], { card: string; badge: string; tone: 'ok' | 'error' | 'muted' }> =
   {
@@ -59,19 +71,86 @@ function CheckBadge({ check }: { check: CheckRun }) {
   );
 }
 
+type Scope = 'global' | 'folder';
+
+/** "Commit as" as the panel edits it: both scopes as main has them, and the one shown. */
+interface IdentityForm {
+  loaded: Record<Scope, CommitIdentity | null> | null;
+  scope: Scope;
+  name: string;
+  email: string;
+}
+
+const sameIdentity = (a: CommitIdentity | null, b: CommitIdentity | null) =>
+  a?.name === b?.name && a?.email === b?.email;
+
 function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDone: () => void }) {
   const { id, tabId, command, onDone } = props;
   const setDoneWhen = useStore((state) => state.setDoneWhen);
+  const readCommitIdentity = useStore((state) => state.readCommitIdentity);
+  const setCommitIdentity = useStore((state) => state.setCommitIdentity);
+  const cwd = useStore((state) => state.tabs[tabId]?.conversation.cwd ?? null);
   const [value, setValue] = useState(command);
   const [folderDefault, setFolderDefault] = useState(false);
+  const [identity, setIdentity] = useState<IdentityForm>({
+    loaded: null,
+    scope: 'folder',
+    name: '',
+    email: '',
+  });
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
+  useEffect(() => {
+    if (!cwd) return;
+    let current = true;
+    readCommitIdentity(cwd).then(
+      ({ global, folder }) => {
+        if (!current) return;
+        const scope: Scope = folder ? 'folder' : 'global';
+        const shown = folder ?? global;
+        setIdentity({
+          loaded: { global, folder },
+          scope,
+          name: shown?.name ?? '',
+          email: shown?.email ?? '',
+        });
+      },
+      (failure: unknown) => {
+        if (current)
+          setError(
+            `"Commit as" could not be read: ${failure instanceof Error ? failure.message : String(failure)}`,
+          );
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [cwd, readCommitIdentity]);
+
+  const chooseScope = (scope: Scope) =>
+    setIdentity((form) => {
+      const shown = form.loaded?.[scope] ?? null;
+      return { ...form, scope, name: shown?.name ?? '', email: shown?.email ?? '' };
+    });
+
   const save = async () => {
-    setSaving(true);
     setError(null);
+    // Both empty: none for this scope. Otherwise both must hold: refused here with the reason, as main would.
+    let wanted: CommitIdentity | null = null;
+    if (identity.name.trim() || identity.email.trim()) {
+      const parsed = CommitIdentity.safeParse({ name: identity.name, email: identity.email });
+      if (!parsed.success) {
+        setError(`"Commit as": ${parsed.error.issues[0]?.message ?? 'not valid.'}`);
+        return;
+      }
+      wanted = parsed.data;
+    }
+    setSaving(true);
     try {
+      if (cwd && identity.loaded && !sameIdentity(identity.loaded[identity.scope], wanted))
+        await setCommitIdentity(identity.scope, cwd, wanted);
       await setDoneWhen(tabId, value, folderDefault);
       onDone();
     } catch (failure) {
@@ -122,6 +201,56 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
           />
           Also for new conversations in this folder
         </label>
+
+        <fieldset className="commit-as" disabled={!identity.loaded}>
+          <legend>Commit as</legend>
+          <div className="commit-as-scope" role="radiogroup" aria-label="Commit as, for">
+            <label>
+              <input
+                type="radio"
+                name={`${id}-scope`}
+                checked={identity.scope === 'folder'}
+                onChange={() => chooseScope('folder')}
+              />
+              This folder
+            </label>
+            <label>
+              <input
+                type="radio"
+                name={`${id}-scope`}
+                checked={identity.scope === 'global'}
+                onChange={() => chooseScope('global')}
+              />
+              All folders
+            </label>
+          </div>
+          <label className="field">
+            <span>Name</span>
+            <input
+              type="text"
+              aria-label="Commit name"
+              autoComplete="name"
+              value={identity.name}
+              onChange={(event) => setIdentity({ ...identity, name: event.target.value })}
+            />
+          </label>
+          <label className="field">
+            <span>Email</span>
+            <input
+              type="text"
+              inputMode="email"
+              aria-label="Commit email"
+              autoComplete="email"
+              spellCheck={false}
+              value={identity.email}
+              onChange={(event) => setIdentity({ ...identity, email: event.target.value })}
+            />
+          </label>
+          <p className="popover-note">
+            Commits Claude makes are by this name and email (author and committer). Both empty: git&apos;s own
+            setting. It applies to conversations started from now on.
+          </p>
+        </fieldset>
         {error && (
           <p className="inline-error" role="alert">
             {error}
