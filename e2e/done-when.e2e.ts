@@ -71,8 +71,6 @@ test('"Commit as" refuses an invalid email with the reason; a new conversation s
   await panel.getByRole('textbox', { name: 'Commit email' }).fill('tester@example.com');
   await panel.getByRole('button', { name: 'Save' }).click();
   await expect(panel).toBeHidden();
-  // This conversation's Claude was started before: it keeps what it was started with (none).
-  await expect(page.getByRole('banner')).not.toContainText('Commits as');
 
   await page.getByRole('button', { name: 'New conversation' }).click();
   const form = page.getByRole('form', { name: 'New conversation' });
@@ -80,6 +78,12 @@ test('"Commit as" refuses an invalid email with the reason; a new conversation s
   await form.getByRole('button', { name: 'Start' }).click();
   await expect(page.getByRole('tab')).toHaveCount(2);
   await expect(page.getByRole('banner')).toContainText('Commits as Byre Tester <tester@example.com>');
+  // The first conversation's Claude was started before: it keeps what it was started with (none).
+  await page.getByRole('tab').first().click();
+  await expect(page.getByRole('tab').first()).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('banner')).toContainText(webHost.world.cwd);
+  await expect(page.getByRole('banner')).not.toContainText('Commits as');
+  await page.getByRole('tab').last().click();
 
   // The panel offers what was kept.
   await page.getByRole('button', { name: 'Conversation settings' }).click();

@@ -68,6 +68,23 @@ describe('SettingsStore', () => {
     expect(settings.doneWhenFor('constructor')).toBe('');
   });
 
+  it("keeps the other folders' settings when one folder's entry is bad", () => {
+    writeFileSync(
+      file(),
+      JSON.stringify({
+        commitAsByFolder: {
+          '/work/a': { name: 'Ada', email: 'ada@example.com' },
+          '/work/b': { name: 'Bad', email: 'not an email' },
+        },
+      }),
+    );
+    const settings = new SettingsStore(dir);
+    expect(settings.commitIdentityFor('/work/a')).toEqual({ name: 'Ada', email: 'ada@example.com' });
+    expect(settings.commitIdentityFor('/work/b')).toBeNull();
+    expect(settings.problems).toHaveLength(1);
+    expect(settings.problems[0]).toContain('"commitAsByFolder" for /work/b is not valid');
+  });
+
   it('sets aside a file that is not JSON, never overwriting it, and says where it is', () => {
     writeFileSync(file(), '{"defaultPermissionMode": "plan",');
     const settings = new SettingsStore(dir);

@@ -46,6 +46,12 @@ const Settings = z.object({
 });
 export type Settings = z.infer<typeof Settings>;
 
+/** Settings kept per folder: each folder's entry is read on its own. */
+const BY_FOLDER = { doneWhenByFolder: DoneWhenCommand, commitAsByFolder: CommitIdentity } as const;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 const MAX_RECENT = 12;
 
 /**
@@ -182,6 +188,9 @@ export class SettingsStore {
       const parsed = schema.safeParse(value);
       if (parsed.success) {
         read[key] = parsed.data;
+      } else if (Object.hasOwn(BY_FOLDER, key) && isPlainObject(value)) {
+        // One folder's bad entry costs that folder its setting, not every folder theirs.
+        read[key] = this.validEntries(key, value, BY_FOLDER[key as keyof typeof BY_FOLDER]);
       } else {
         const fallback = JSON.stringify(schema.parse(undefined));
         const why = parsed.error.issues[0]?.message ?? 'not valid';
@@ -189,6 +198,24 @@ export class SettingsStore {
       }
     }
     return Settings.parse(read);
+  }
+
+  private validEntries(
+    key: string,
+    value: Record<string, unknown>,
+    schema: z.ZodType,
+  ): Record<string, unknown> {
+    const kept: Record<string, unknown> = {};
+    for (const [folder, entry] of Object.entries(value)) {
+      const parsed = schema.safeParse(entry);
+      if (parsed.success) {
+        kept[folder] = parsed.data;
+      } else {
+        const why = parsed.error.issues[0]?.message ?? 'not valid';
+        this.problems.push(`In ${this.file}, "${key}" for ${folder} is not valid (${why}); it was left out.`);
+      }
+    }
+    return kept;
   }
 
   private save(): void {

@@ -18,6 +18,7 @@ import {
 import type { z } from 'zod';
 import { CliExited, CliNotFound, killAllCliProcesses, locateCli } from './claude';
 import { SettingsStore } from './app-data';
+import { killAllChecks } from './done-check';
 import { ForkRecords } from './branches';
 import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
@@ -158,6 +159,7 @@ export class Backend {
   /** For quitting without waiting. */
   killAll(): void {
     killAllCliProcesses();
+    killAllChecks();
   }
 
   private readonly handlers: Handlers = {

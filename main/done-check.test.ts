@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,19 @@ const run = (
     shell: SH,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+
+/** The pids of the processes whose command line holds `fragment` (an argument no other process has). */
+function processesRunning(fragment: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      return args.includes(fragment) && processAlive(Number(entry)) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 /** Waits until `check` holds; the machine may be busy, so there is no deadline but the test's own. */
 async function until(check: () => boolean): Promise<void> {
@@ -61,13 +74,26 @@ describe('runCheck', () => {
   });
 
   it('kills a check that hangs at its timeout, with everything it started', async () => {
-    const pidFile = join(dir, 'child.pid');
-    // The shell starts a sleeper of its own and waits for it.
-    const outcome = await run(`sleep 300 & echo $! > ${pidFile}; wait`, { timeoutMs: 500 });
+    // The shell starts a sleeper of its own and waits for it; the sleeper is known by its odd argument.
+    const outcome = await run('sleep 301.25 & wait', { timeoutMs: 500 });
     expect(outcome.timedOut).toBe(true);
     expect(describeOutcome(outcome, 500)).toBe('timed out after 0.5 s');
-    const sleeper = Number(readFileSync(pidFile, 'utf8'));
-    await until(() => !processAlive(sleeper));
+    await until(() => processesRunning('301.25').length === 0);
+  });
+
+  it('ends when its shell exits, even if something outside its group holds its output open', async () => {
+    // setsid leaves the group: the group kill cannot reach it, and it keeps the pipes.
+    const outcome = await run('echo before; setsid sleep 302.5 & exit 0');
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false, stopped: false });
+    expect(outcome.output).toBe('before\n');
+    for (const pid of processesRunning('302.5')) process.kill(pid, 'SIGKILL');
+  });
+
+  it('never starts the kept output inside a UTF-8 character', async () => {
+    // Ten bytes; a cut 5 bytes from the end falls inside the third é.
+    const outcome = await run("printf 'ééééé'", { maxOutputBytes: 5 });
+    expect(outcome.outputTruncated).toBe(true);
+    expect(outcome.output).toBe('éé');
   });
 
   it('is stopped by its signal, and leaves no process of its group behind', async () => {

@@ -33,6 +33,19 @@ export interface CheckOutcome {
 
 /** How long a group asked to end (SIGTERM) has before it is killed. */
 const KILL_GRACE_MS = 2_000;
+/**
+ * Once the shell has exited, how long output still in the pipes may take to arrive. A process that left the
+ * group (setsid, a daemon) may hold them open for good: the check is over when its shell is.
+ */
+const DRAIN_MS = 500;
+
+/** The process groups of the checks running now, so that quitting the app ends them too. */
+const liveGroups = new Set<() => void>();
+
+/** Kills every check still running, with everything it started; for app quit, where waiting is not an option. */
+export function killAllChecks(): void {
+  for (const kill of [...liveGroups]) kill();
+}
 
 /** `$SHELL -lc` (a login shell reads the user's profile: PATH and the rest), or cmd.exe on Windows. */
 export function loginShell(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -40,85 +53,125 @@ export function loginShell(env: NodeJS.ProcessEnv = process.env): string[] {
   return [env.SHELL || '/bin/sh', '-lc'];
 }
 
+const WINDOWS = process.platform === 'win32';
+
+/** Sends `signal` to the whole group led by `pid` (Windows: ends the whole process tree). */
+function signalTree(pid: number, signal: NodeJS.Signals): void {
+  try {
+    if (WINDOWS) {
+      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
+        'error',
+        () => undefined,
+      );
+    } else {
+      process.kill(-pid, signal);
+    }
+  } catch {
+    // Gone already.
+  }
+}
+
+/**
+ * The last `max` bytes of `chunks` as text: the cut never starts inside a UTF-8 character (its continuation
+ * bytes are dropped with it).
+ */
+function keptText(chunks: readonly Buffer[], max: number): { text: string; truncated: boolean } {
+  const all = Buffer.concat(chunks);
+  if (all.length <= max) return { text: all.toString('utf8'), truncated: false };
+  let start = all.length - max;
+  while (start < all.length && ((all[start] as number) & 0xc0) === 0x80) start++;
+  return { text: all.subarray(start).toString('utf8'), truncated: true };
+}
+
 export function runCheck(command: string, options: CheckOptions): Promise<CheckOutcome> {
-  const started = Date.now();
+  const started = performance.now();
   const [shell = '/bin/sh', ...shellArgs] = options.shell ?? loginShell(options.env);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let kept = 0;
-    let truncated = false;
+    let dropped = false;
     let timedOut = false;
     let stopped = false;
     let spawnError: string | null = null;
     let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let settled = false;
 
-    const child = spawn(shell, [...shellArgs, command], {
+    // cmd.exe takes the command line as it is, quoted whole (as Node's own `shell: true` does).
+    const cmdExe = WINDOWS && options.shell === undefined;
+    const child = spawn(shell, [...shellArgs, cmdExe ? `"${command}"` : command], {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so that the group can be killed whole.
-      detached: process.platform !== 'win32',
+      detached: !WINDOWS,
       windowsHide: true,
+      windowsVerbatimArguments: cmdExe,
     });
 
     const keep = (chunk: Buffer) => {
       chunks.push(chunk);
       kept += chunk.length;
-      while (kept > options.maxOutputBytes && chunks.length > 0) {
-        const first = chunks[0] as Buffer;
-        const excess = kept - options.maxOutputBytes;
-        truncated = true;
-        if (first.length <= excess) {
-          chunks.shift();
-          kept -= first.length;
-        } else {
-          chunks[0] = first.subarray(excess);
-          kept -= excess;
-        }
+      // Twice the cap at most in memory; the exact cut is made at the end.
+      while (kept - (chunks[0]?.length ?? 0) >= options.maxOutputBytes && chunks.length > 1) {
+        kept -= (chunks.shift() as Buffer).length;
+        dropped = true;
       }
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
 
-    const signalGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        if (process.platform === 'win32') child.kill(signal);
-        else process.kill(-child.pid, signal);
-      } catch {
-        // Gone already.
-      }
+    const killGroup = () => {
+      if (child.pid !== undefined) signalTree(child.pid, 'SIGKILL');
     };
+    liveGroups.add(killGroup);
     const end = (why: 'timeout' | 'stop') => {
+      if (settled) return;
       if (why === 'timeout') timedOut = true;
       else stopped = true;
-      signalGroup('SIGTERM');
-      killTimer ??= setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+      if (child.pid !== undefined) signalTree(child.pid, 'SIGTERM');
+      killTimer ??= setTimeout(killGroup, KILL_GRACE_MS);
     };
     const timer = setTimeout(() => end('timeout'), options.timeoutMs);
     const onAbort = () => end('stop');
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.on('error', (error) => {
-      spawnError = error.message;
-    });
-    // The shell has exited: whatever it left running in its group goes too.
-    child.on('exit', () => signalGroup('SIGKILL'));
-    child.on('close', (code, signal) => {
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      liveGroups.delete(killGroup);
       options.signal?.removeEventListener('abort', onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      const output = keptText(chunks, options.maxOutputBytes);
       resolve({
         exitCode: code,
         signal: signal ?? null,
         timedOut,
         stopped,
         spawnError,
-        output: Buffer.concat(chunks).toString('utf8'),
-        outputTruncated: truncated,
-        durationMs: Date.now() - started,
+        output: output.text,
+        outputTruncated: dropped || output.truncated,
+        durationMs: Math.round(performance.now() - started),
       });
+    };
+
+    child.on('error', (error) => {
+      spawnError = error.message;
+      // A shell that never started has no exit to wait for.
+      if (child.pid === undefined) finish(null, null);
+    });
+    child.on('exit', (code, signal) => {
+      // The shell has exited: whatever it left running in its group goes too, and the check is over once
+      // its output has drained (or a moment later, if something outside the group holds the pipes).
+      killGroup();
+      clearTimeout(timer);
+      drainTimer = setTimeout(() => finish(code, signal), DRAIN_MS);
+      child.on('close', () => finish(code, signal));
     });
   });
 }

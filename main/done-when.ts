@@ -19,8 +19,9 @@ export interface CheckLimits {
 export const DEFAULT_CHECK_LIMITS: CheckLimits = { maxRounds: 5, timeoutMs: 10 * 60_000 };
 /** Output kept of a check's run. */
 export const CHECK_OUTPUT_MAX_BYTES = 1024 * 1024;
-/** Lines of output the reason given to Claude ends with. */
+/** Lines of output the reason given to Claude ends with, and how much of them at most (long lines). */
 const REASON_LINES = 200;
+const REASON_MAX_CHARS = 32 * 1024;
 /** The CLI waits this much longer than the check may run before it gives up on the hook. */
 const HOOK_GRACE_SECONDS = 60;
 
@@ -40,6 +41,8 @@ export interface DoneWhenOptions {
 export class DoneWhen {
   private command: string;
   private round = 0;
+  /** The last run of the check kept Claude going: the next stop is the loop's next round. */
+  private blocked = false;
   /** Aborts the check running now, if one is. */
   private running: AbortController | undefined;
 
@@ -74,9 +77,11 @@ export class DoneWhen {
   private async onStop(input: JsonObject, hookSignal: AbortSignal): Promise<HookOutput> {
     const command = this.command;
     if (!command) return {};
-    // The first stop since the user's message starts the count again.
+    // Rounds count only the runs this hook kept going in a row: any other stop starts again from one (the
+    // CLI's stop_hook_active is also set when another Stop hook, the user's own, blocked).
     const stopHookActive = input.stop_hook_active === true;
-    this.round = stopHookActive ? this.round + 1 : 1;
+    this.round = this.blocked && stopHookActive ? this.round + 1 : 1;
+    this.blocked = false;
     const { maxRounds, timeoutMs } = this.options.limits;
     const running: CheckRun = {
       id: randomUUID(),
@@ -115,7 +120,7 @@ export class DoneWhen {
 
     const passed = outcome.exitCode === 0 && !outcome.timedOut && !outcome.stopped && !outcome.spawnError;
     const gaveUp = !passed && !outcome.stopped && this.round >= maxRounds;
-    const shown = outcome.output.slice(-CHECK_OUTPUT_SHOWN_CHARS);
+    const shown = endOf(outcome.output, CHECK_OUTPUT_SHOWN_CHARS);
     const finished: CheckRun = {
       ...running,
       status: passed ? 'passed' : outcome.stopped ? 'stopped' : 'failed',
@@ -128,7 +133,8 @@ export class DoneWhen {
     this.options.emit({ kind: 'check', check: finished });
     this.options.record(finished);
     if (gaveUp) {
-      const message = `"Done when" still fails after ${maxRounds} rounds in a row; Claude was let stop. The check: ${command}`;
+      const rounds = maxRounds === 1 ? 'its only round' : `${maxRounds} rounds in a row`;
+      const message = `"Done when" still fails after ${rounds}; Claude was let stop. The check: ${command}`;
       this.options.emit({ kind: 'warning', message });
       this.options.notify({ title: 'Claude stopped; the check still fails', message });
     } else if (passed) {
@@ -136,16 +142,29 @@ export class DoneWhen {
       this.options.notify({ title: 'Done: the check passed', message: `${command} passed on ${rounds}.` });
     }
     if (passed || outcome.stopped || gaveUp) return {};
+    this.blocked = true;
     return { decision: 'block', reason: failureReason(command, finished, outcome.output) };
   }
+}
+
+/** The last `max` UTF-16 units of `text`, never starting with half a surrogate pair. */
+function endOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const start = text.length - max;
+  const code = text.charCodeAt(start);
+  return text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start);
 }
 
 /** What Claude is told when the check fails: the command, how it ended, the end of its output. */
 function failureReason(command: string, check: CheckRun, output: string): string {
   const tail = lastLines(output, REASON_LINES);
+  if (tail.text.length > REASON_MAX_CHARS) {
+    tail.text = `…${endOf(tail.text, REASON_MAX_CHARS)}`;
+    tail.dropped = true;
+  }
   const heading =
     `The "Done when" check failed (round ${check.round} of ${check.maxRounds}), so the task is not done yet.\n` +
     `Command: ${command}\nResult: ${check.summary}\n`;
   if (!tail.text.trim()) return `${heading}It printed nothing.`;
-  return `${heading}${tail.dropped ? `Last ${REASON_LINES} lines of its output` : 'Its output'}:\n${tail.text}`;
+  return `${heading}${tail.dropped ? `The end of its output (${REASON_LINES} lines at most)` : 'Its output'}:\n${tail.text}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invokeChannels } from './ipc';
+import { CommitIdentity, invokeChannels } from './ipc';
 
 /** What the IPC contract refuses before main acts on it (main parses every request with these schemas). */
 
@@ -26,5 +26,21 @@ describe('openLink', () => {
     ]) {
       expect(accepts(url), url).toBe(false);
     }
+  });
+});
+
+describe('CommitIdentity', () => {
+  it('takes a name and an email, trimmed, and refuses what git or an environment variable cannot hold', () => {
+    expect(CommitIdentity.parse({ name: ' Ada Lovelace ', email: ' ada@example.com ' })).toEqual({
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
+    const refusal = (name: string, email: string) =>
+      CommitIdentity.safeParse({ name, email }).error?.issues[0]?.message;
+    expect(refusal('Ada', 'not an email')).toBe('Enter an email address such as name@example.com.');
+    expect(refusal('', 'ada@example.com')).toBe('Enter the name commits are made as.');
+    expect(refusal('Ada <a@b.c>', 'ada@example.com')).toMatch(/cannot hold/);
+    expect(refusal('Ada\u0000', 'ada@example.com')).toMatch(/cannot hold/);
+    expect(refusal('Ada\nLovelace', 'ada@example.com')).toMatch(/cannot hold/);
   });
 });

@@ -29,7 +29,10 @@ export const CommitIdentity = z.object({
     .trim()
     .min(1, 'Enter the name commits are made as.')
     .max(200, 'The name is too long (200 characters at most).')
-    .regex(/^[^<>\n\r]*$/, 'A name cannot hold < > or a line break.'),
+    .refine(
+      (name) => ![...name].some((char) => char === '<' || char === '>' || char < ' ' || char === '\u007f'),
+      'A name cannot hold < >, a line break or other control characters.',
+    ),
   email: z
     .string()
     .trim()
@@ -327,8 +330,8 @@ export const invokeChannels = {
     response: z.object({ global: CommitIdentity.nullable(), folder: CommitIdentity.nullable() }),
   },
   /**
-   * Sets "Commit as" for all folders or for `cwd` alone (null clears it), for conversations started (or
-   * restarted) from now on.
+   * Sets "Commit as" for all folders or for `cwd` alone (null clears it), for conversations started from now
+   * on (a conversation's Claude keeps the identity it was started with, across restarts too).
    */
   setCommitIdentity: {
     request: z.object({

@@ -269,7 +269,9 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
 /** A run of the "Done when" check, in the conversation: the command, the round, the time, then how it ended. */
 export function CheckCard({ check }: { check: CheckRun }) {
   const elapsed = useElapsed(check.status === 'running' ? check.startedAt : null);
-  const seconds = check.durationMs !== null ? check.durationMs / 1000 : elapsed;
+  // A run the CLI's exit cut short has no duration to show.
+  const seconds =
+    check.durationMs !== null ? check.durationMs / 1000 : check.status === 'running' ? elapsed : null;
   return (
     <section role="group" aria-label="Check" className={`check-card check-${check.status}`}>
       <header className="check-head">
@@ -278,9 +280,7 @@ export function CheckCard({ check }: { check: CheckRun }) {
         <span className="check-round">
           round {check.round} of {check.maxRounds}
         </span>
-        <span className="check-time" aria-label="Time">
-          {formatSeconds(seconds)}
-        </span>
+        {seconds !== null && <span className="check-time">{formatSeconds(seconds)}</span>}
       </header>
       {check.status !== 'running' && (
         <p className="check-summary">
@@ -314,7 +314,8 @@ function useElapsed(since: number | null): number {
 }
 
 function formatSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes} min ${Math.round(seconds % 60)} s`;
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  if (whole < 60) return `${whole} s`;
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
