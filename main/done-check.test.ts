@@ -73,6 +73,16 @@ describe('runCheck', () => {
     expect(outcome.output.endsWith('299999\n300000\n')).toBe(true);
   });
 
+  it('keeps the last 1 MB of a check that prints 100 MB', async () => {
+    const outcome = await run("head -c 100000000 /dev/zero | tr '\\0' x; echo; echo the end", {
+      maxOutputBytes: 1024 * 1024,
+    });
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.outputTruncated).toBe(true);
+    expect(Buffer.byteLength(outcome.output)).toBe(1024 * 1024);
+    expect(outcome.output.endsWith('xxx\nthe end\n')).toBe(true);
+  });
+
   it('kills a check that hangs at its timeout, with everything it started', async () => {
     // The shell starts a sleeper of its own and waits for it; the sleeper is known by its odd argument.
     const outcome = await run('sleep 301.25 & wait', { timeoutMs: 500 });
