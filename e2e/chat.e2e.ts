@@ -506,3 +506,30 @@ test.describe('with a bad field in the settings file', () => {
     await expect(alert).toHaveCount(0);
   });
 });
+
+test('Escape stops a running reply, from the composer or the log, and the composer has the focus', async ({
+  page,
+  webHost,
+}) => {
+  const fake = webHost.world.fake;
+  fake.enqueue(
+    { blocks: [{ type: 'text', text: words(60) }], hold: { after: 3, until: new Gate() } },
+    { blocks: [{ type: 'text', text: words(60, 'again') }], hold: { after: 3, until: new Gate() } },
+  );
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await send(page, 'a long story please');
+  await expect(claude(page)).toContainText('word2');
+  await composer.press('Escape');
+  await expect(log(page).getByRole('alert')).toContainText('Stopped.');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+  await expect(composer).toBeFocused();
+
+  await send(page, 'another one');
+  await expect(claude(page).last()).toContainText('again2');
+  await log(page).focus();
+  await page.keyboard.press('Escape');
+  await expect(log(page).getByRole('alert')).toHaveCount(2);
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+  await expect(composer).toBeFocused();
+  await expect(claude(page).last()).not.toContainText('again3');
+});

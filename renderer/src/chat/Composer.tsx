@@ -6,7 +6,8 @@ import { useStore } from '../store';
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
 /**
- * The message box: Enter sends, Shift+Enter adds a line; Stop interrupts the running turn. Images come in
+ * The message box: Enter sends, Shift+Enter adds a line; Stop (or Escape, here or in the log) interrupts the
+ * running turn, and the focus comes back here. Images come in
  * by the Attach button, by paste, or by a drop anywhere on the conversation, and wait here as thumbnails.
  */
 export function Composer({ tabId }: { tabId: string }) {
@@ -38,10 +39,18 @@ export function Composer({ tabId }: { tabId: string }) {
     input.current?.focus();
   };
 
+  const stop = async () => {
+    await interrupt(tabId);
+    input.current?.focus();
+  };
+
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void submit();
+    } else if (event.key === 'Escape' && status === 'running' && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void stop();
     }
   };
 
@@ -143,7 +152,12 @@ export function Composer({ tabId }: { tabId: string }) {
             Attach image
           </button>
           {status === 'running' && (
-            <button type="button" className="button-secondary" onClick={() => void interrupt(tabId)}>
+            <button
+              type="button"
+              className="button-secondary"
+              title="Stop the reply (Escape)"
+              onClick={() => void stop()}
+            >
               Stop
             </button>
           )}

@@ -149,6 +149,21 @@ export function MessageList({ tabId }: { tabId: string }) {
       role="log"
       aria-label="Conversation"
       tabIndex={0}
+      onKeyDown={(event) => {
+        // Escape while reading stops a running reply, as it does in the composer, which then has the focus.
+        // Not when it closes something open in the log (an image shown large): that is what it is for then.
+        if (event.key !== 'Escape' || event.defaultPrevented) return;
+        if (event.target instanceof Element && event.target.closest('[role="dialog"]')) return;
+        if (useStore.getState().tabs[tabId]?.conversation.status !== 'running') return;
+        event.preventDefault();
+        const composer = event.currentTarget
+          .closest('.conversation')
+          ?.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]');
+        void useStore
+          .getState()
+          .interrupt(tabId)
+          .then(() => composer?.focus());
+      }}
       onScroll={(event) => {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
