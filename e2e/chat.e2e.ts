@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { Gate, isSubagentRequest, lastUserText } from './fake-model/server';
 import { processesWithHome } from './fixtures/cli-env';
-import { queueAndCancel, words } from './fixtures/chat-page';
+import { finished, queueAndCancel, words } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -532,4 +532,22 @@ test('Escape stops a running reply, from the composer or the log, and the compos
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(composer).toBeFocused();
   await expect(claude(page).last()).not.toContainText('again3');
+});
+
+test('Up in an empty composer brings back the last message sent', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue(
+    { blocks: [{ type: 'text', text: 'First answer.' }] },
+    { blocks: [{ type: 'text', text: 'Second answer.' }] },
+  );
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await send(page, 'the first question');
+  await expect(finished(page)).toHaveCount(1);
+  await send(page, 'the second question');
+  await expect(finished(page)).toHaveCount(2);
+  await composer.press('ArrowUp');
+  await expect(composer).toHaveValue('the second question');
+  // With text in it, Up moves the caret as usual and recalls nothing.
+  await composer.fill('draft');
+  await composer.press('ArrowUp');
+  await expect(composer).toHaveValue('draft');
 });

@@ -1,5 +1,6 @@
 import { useRef, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { ConversationState } from '../../../shared/conversation';
 import { imageSource } from '../images';
 import { useStore } from '../store';
 
@@ -7,9 +8,19 @@ const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
 /**
  * The message box: Enter sends, Shift+Enter adds a line; Stop (or Escape, here or in the log) interrupts the
- * running turn, and the focus comes back here. Images come in
+ * running turn, and the focus comes back here. Up in an empty box brings back the last message sent. Images come in
  * by the Attach button, by paste, or by a drop anywhere on the conversation, and wait here as thumbnails.
  */
+/** The text of the last message the user sent in the conversation (not a subagent's prompt). */
+function lastSent(conversation: ConversationState | undefined): string | null {
+  if (!conversation) return null;
+  for (let index = conversation.order.length - 1; index >= 0; index--) {
+    const message = conversation.messages[conversation.order[index] ?? ''];
+    if (message?.role === 'user' && message.author === 'You' && message.text) return message.text;
+  }
+  return null;
+}
+
 export function Composer({ tabId }: { tabId: string }) {
   const status = useStore((state) => state.tabs[tabId]?.conversation.status);
   const { send, interrupt, attachFiles, removeAttachment, dismissRefusals, setDraftText } = useStore(
@@ -51,6 +62,12 @@ export function Composer({ tabId }: { tabId: string }) {
     } else if (event.key === 'Escape' && status === 'running' && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void stop();
+    } else if (event.key === 'ArrowUp' && text === '' && attachments.length === 0 && !event.altKey) {
+      // In an empty box, the last message sent comes back to be sent again or changed.
+      const last = lastSent(useStore.getState().tabs[tabId]?.conversation);
+      if (!last) return;
+      event.preventDefault();
+      setDraftText(tabId, last);
     }
   };
 
