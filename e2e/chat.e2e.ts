@@ -551,3 +551,30 @@ test('Up in an empty composer brings back the last message sent', async ({ page,
   await composer.press('ArrowUp');
   await expect(composer).toHaveValue('draft');
 });
+
+test('copy puts a code block, or a whole message, on the clipboard; a code block shows its language', async ({
+  page,
+  webHost,
+  context,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  webHost.world.fake.enqueue({
+    blocks: [{ type: 'text', text: 'Run this:\n\n```ts\nconst answer: number = 42;\n```\n\nThat is all.' }],
+  });
+  await send(page, 'show me code');
+  const reply = claude(page).last();
+  await expect(reply).toContainText('That is all.');
+  await expect(reply.locator('.code-head')).toContainText('ts');
+
+  await reply.getByRole('button', { name: 'Copy code' }).click();
+  await expect(reply.getByRole('status').filter({ hasText: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const answer: number = 42;\n');
+
+  await reply.hover();
+  await reply.getByRole('button', { name: 'Copy', exact: true }).click();
+  await expect
+    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+    .toBe('Run this:\n\n```ts\nconst answer: number = 42;\n```\n\nThat is all.');
+  await you(page).last().getByRole('button', { name: 'Copy', exact: true }).click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('show me code');
+});

@@ -58,8 +58,10 @@ describe('who may call main, ask for permissions, and navigate', () => {
     expect(isAppFrame(APP_INDEX, undefined, false)).toBe(false);
   });
 
-  it('grants notifications to the app’s page, and nothing else to anyone', () => {
+  it('grants notifications and clipboard writes to the app’s page, and nothing else to anyone', () => {
     expect(permissionAllowed('notifications', APP_INDEX)).toBe(true);
+    expect(permissionAllowed('clipboard-sanitized-write', APP_INDEX)).toBe(true);
+    expect(permissionAllowed('clipboard-sanitized-write', 'https://example.com/')).toBe(false);
     for (const permission of ['media', 'geolocation', 'clipboard-read', 'openExternal', 'fullscreen']) {
       expect(permissionAllowed(permission, APP_INDEX), permission).toBe(false);
     }

@@ -52,9 +52,12 @@ export function isAppFrame(pageUrl: string, frameUrl: string | undefined, hasPar
   return !hasParent && withoutFragment(frameUrl) === APP_INDEX && withoutFragment(pageUrl) === APP_INDEX;
 }
 
-/** Only notifications, and only for the app's own page. */
+/** What the app's page may do: notify, and put text on the clipboard (Copy); never read it. */
+const PAGE_PERMISSIONS: ReadonlySet<string> = new Set(['notifications', 'clipboard-sanitized-write']);
+
+/** Only what the page needs (PAGE_PERMISSIONS), and only for the app's own page. */
 export function permissionAllowed(permission: string, pageUrl: string | undefined): boolean {
-  return permission === 'notifications' && withoutFragment(pageUrl) === APP_INDEX;
+  return PAGE_PERMISSIONS.has(permission) && withoutFragment(pageUrl) === APP_INDEX;
 }
 
 /** A window may go to the app's page (a reload, "Try again" on the crash page) and nowhere else. */

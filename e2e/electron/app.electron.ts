@@ -103,14 +103,21 @@ test('serves the app from app://, with a CSP that lets the page connect nowhere'
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
 });
 
-test('grants its own page notifications and nothing else', async () => {
+test('grants its own page notifications and clipboard writes, and nothing else', async () => {
   const page = await app.firstWindow();
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
   const states = await page.evaluate(async () => ({
     notifications: (await navigator.permissions.query({ name: 'notifications' })).state,
+    // Copy: Electron asks its handler for 'clipboard-sanitized-write'.
+    clipboardWrite: (await navigator.permissions.query({ name: 'clipboard-write' as PermissionName })).state,
     // Electron grants what no handler refuses: 'denied' is the handler's doing.
     geolocation: (await navigator.permissions.query({ name: 'geolocation' })).state,
     midi: (await navigator.permissions.query({ name: 'midi' as PermissionName })).state,
   }));
-  expect(states).toEqual({ notifications: 'granted', geolocation: 'denied', midi: 'denied' });
+  expect(states).toEqual({
+    notifications: 'granted',
+    clipboardWrite: 'granted',
+    geolocation: 'denied',
+    midi: 'denied',
+  });
 });

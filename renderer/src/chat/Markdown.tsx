@@ -1,6 +1,6 @@
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
 import { Lexer } from 'marked';
-import { memo, useEffect, useReducer, useState, type ReactNode } from 'react';
+import { memo, useEffect, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
@@ -9,6 +9,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
+import { CopyButton } from './CopyButton';
 import { createRation } from './render-ration';
 
 /**
@@ -77,7 +78,33 @@ const processor = unified()
   .use(rehypeHighlight, { detect: false })
   .freeze();
 
+/** The language a highlighted code block was fenced with (`language-ts` on its `code`), if any. */
+function fencedLanguage(node: HastElement | undefined): string | null {
+  const code = node?.children.find((child): child is HastElement => child.type === 'element');
+  const classes = code?.properties.className;
+  if (!Array.isArray(classes)) return null;
+  for (const name of classes) {
+    if (typeof name === 'string' && name.startsWith('language-')) return name.slice('language-'.length);
+  }
+  return null;
+}
+
+/** A code block with its language and a button that copies it. */
+function CodeBlock({ language, children }: { language: string | null; children: ReactNode }) {
+  const pre = useRef<HTMLPreElement>(null);
+  return (
+    <div className="code-block">
+      <div className="code-head">
+        <span className="code-language">{language ?? 'text'}</span>
+        <CopyButton label="Copy code" text={() => pre.current?.textContent ?? ''} />
+      </div>
+      <pre ref={pre}>{children}</pre>
+    </div>
+  );
+}
+
 const components: Partial<Components> = {
+  pre: ({ node, children }) => <CodeBlock language={fencedLanguage(node)}>{children}</CodeBlock>,
   a: ({ href, children }) => (
     <a
       href={href}
@@ -110,6 +137,7 @@ function renderBlock(source: string): ReactNode {
     components,
     ignoreInvalidStyle: true,
     passKeys: true,
+    passNode: true,
   });
   if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
   rendered.set(source, node);
@@ -137,6 +165,7 @@ export function warmUpMarkdown(): void {
       jsxs,
       components,
       passKeys: true,
+      passNode: true,
     });
   }
 }

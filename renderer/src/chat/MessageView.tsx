@@ -12,10 +12,11 @@ import { BranchSwitcher } from '../branches/BranchViews';
 import { liveConversationId } from '../branches/slice';
 import { ErrorBoundary } from '../ErrorBoundary';
 import { imageSource } from '../images';
-import { useStore } from '../store';
+import { messageText, useStore } from '../store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
 import { CheckCard } from './DoneWhen';
+import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { PermissionCards, requestsHeldBy } from './PermissionCard';
 import { ToolCard } from './ToolCard';
@@ -92,6 +93,11 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
     >
       <header className="author">
         {message.author}
+        {message.text && (
+          <span className="message-actions">
+            <CopyButton text={() => message.text} title="Copy this message" />
+          </span>
+        )}
         {rewindable && (
           <MessageAction
             label="Rewind"
@@ -226,6 +232,11 @@ function AssistantMessageView({
     >
       <header className="author">
         {message.author}
+        {!streaming && messageText(message) && (
+          <span className="message-actions">
+            <CopyButton text={() => messageText(message)} title="Copy this reply's text" />
+          </span>
+        )}
         {forkable && (
           <MessageAction
             label="Fork from here"
