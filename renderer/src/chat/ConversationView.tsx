@@ -224,11 +224,15 @@ function StatusDot({ status }: { status: string }) {
   const connected = useStore((state) => state.connected);
   const shown = connected ? status : 'disconnected';
   return (
+    // A live region: a screen reader says the new status when it changes.
     <span
+      role="status"
       className={`status-dot status-${shown}`}
       aria-label={`Status: ${shown}`}
-      title={connected ? undefined : 'Lost the connection to Byre'}
-    />
+      title={connected ? `Status: ${shown}` : 'Lost the connection to Byre'}
+    >
+      <span className="sr-only">Status: {shown}</span>
+    </span>
   );
 }
 

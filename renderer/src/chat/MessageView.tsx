@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TurnImage } from '../../../shared/ipc';
 import {
@@ -67,12 +67,19 @@ function MessageBody({
     case 'notice':
       return (
         <div className={`notice notice-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'note'}>
-          {message.text}
+          {withInlineCode(message.text)}
         </div>
       );
     case 'check':
       return <CheckCard check={message.check} />;
   }
+}
+
+/** Text with its `backticked` spans shown as code, as notices from the CLI write commands and paths. */
+export function withInlineCode(text: string): ReactNode[] {
+  return text
+    .split(/`([^`\n]+)`/)
+    .map((piece, index) => (index % 2 === 1 ? <code key={index}>{piece}</code> : piece));
 }
 
 function UserMessageView({ tabId, message }: { tabId: string; message: UserChatMessage }) {
