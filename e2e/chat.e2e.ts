@@ -578,3 +578,44 @@ test('copy puts a code block, or a whole message, on the clipboard; a code block
   await you(page).last().getByRole('button', { name: 'Copy', exact: true }).click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('show me code');
 });
+
+test('the tabs by keyboard: arrows move, Enter opens, Ctrl+1 switches, Ctrl+W asks first, Escape gives the focus back', async ({
+  page,
+  webHost,
+}) => {
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByLabel('Working folder').fill(webHost.world.cwd);
+  await page.getByRole('button', { name: 'Start' }).click();
+  const tabs = page.getByRole('tab');
+  await expect(tabs).toHaveCount(2);
+  await expect(tabs.last()).toHaveAttribute('aria-selected', 'true');
+  // The open tab is the tab list's one stop; the panel is named by it.
+  await expect(tabs.last()).toHaveAttribute('tabindex', '0');
+  await expect(tabs.first()).toHaveAttribute('tabindex', '-1');
+  await expect(page.getByRole('tabpanel')).toHaveAccessibleName(/work/);
+
+  await tabs.last().focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(tabs.first()).toBeFocused();
+  await expect(tabs.last()).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(tabs.first()).toHaveAttribute('aria-selected', 'true');
+  await expect(composer).toBeFocused();
+
+  await page.keyboard.press('Control+2');
+  await expect(tabs.last()).toHaveAttribute('aria-selected', 'true');
+  await expect(composer).toBeFocused();
+  await page.keyboard.press('Control+1');
+  await expect(tabs.first()).toHaveAttribute('aria-selected', 'true');
+
+  await composer.fill('not sent yet');
+  await page.keyboard.press('Control+w');
+  const dialog = page.getByRole('dialog', { name: /^Close/ });
+  await expect(dialog).toContainText('You have a message you have not sent');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(tabs).toHaveCount(2);
+  await expect(composer).toBeFocused();
+  await expect(composer).toHaveValue('not sent yet');
+});

@@ -1,4 +1,10 @@
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  useEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type KeyboardEvent as ReactKeyboardEvent,
+} from 'react';
 import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './bridge-client';
 import { ConversationView, folderName } from './chat/ConversationView';
 import { NewConversation } from './chat/NewConversation';
@@ -201,6 +207,78 @@ function CloseTabDialog({
   );
 }
 
+const TAB_PANEL_ID = 'conversation-panel';
+const tabElementId = (id: string) => `tab-${id.replace(/[^\w-]/g, '_')}`;
+
+/**
+ * Left and Right (Home, End) move the focus among the tabs, without opening them; Enter or Space opens the
+ * one focused (opening one puts the focus in its composer).
+ */
+function moveAmongTabs(event: ReactKeyboardEvent<HTMLDivElement>): void {
+  const tabs = [...event.currentTarget.querySelectorAll<HTMLElement>('[role="tab"]')];
+  const at = tabs.indexOf(document.activeElement as HTMLElement);
+  if (at < 0 || tabs.length === 0) return;
+  const next =
+    event.key === 'ArrowRight'
+      ? (at + 1) % tabs.length
+      : event.key === 'ArrowLeft'
+        ? (at - 1 + tabs.length) % tabs.length
+        : event.key === 'Home'
+          ? 0
+          : event.key === 'End'
+            ? tabs.length - 1
+            : null;
+  if (next === null) return;
+  event.preventDefault();
+  tabs[next]?.focus();
+}
+
+/**
+ * Ctrl/Cmd+1…8 open that tab and 9 the last; Ctrl+Tab and Ctrl+Shift+Tab the next and the one before;
+ * Ctrl/Cmd+W closes the open tab (asking first when that would lose work); Ctrl/Cmd+N starts a new
+ * conversation. (A browser keeps some of these for itself; the desktop app has them all.)
+ */
+function useTabShortcuts(askToClose: (id: string) => void): void {
+  const ask = useRef(askToClose);
+  useEffect(() => {
+    ask.current = askToClose;
+  });
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+      const state = useStore.getState();
+      const order = state.tabOrder;
+      const at = state.activeTab ? order.indexOf(state.activeTab) : -1;
+      let target: string | undefined;
+      if (event.key === 'Tab' && event.ctrlKey && order.length > 0) {
+        target = order[(at + (event.shiftKey ? -1 : 1) + order.length) % order.length];
+      } else if (!event.shiftKey && /^[1-9]$/.test(event.key)) {
+        target = event.key === '9' ? order[order.length - 1] : order[Number(event.key) - 1];
+        if (!target) return;
+      } else if (
+        !event.shiftKey &&
+        event.key.toLowerCase() === 'w' &&
+        state.activeTab &&
+        !state.composingNew
+      ) {
+        event.preventDefault();
+        ask.current(state.activeTab);
+        return;
+      } else if (!event.shiftKey && event.key.toLowerCase() === 'n') {
+        event.preventDefault();
+        state.showNewConversation();
+        return;
+      } else {
+        return;
+      }
+      event.preventDefault();
+      if (target) state.activate(target);
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+}
+
 function TabBar() {
   const tabOrder = useStore((state) => state.tabOrder);
   const tabs = useStore((state) => state.tabs);
@@ -208,14 +286,31 @@ function TabBar() {
   const activate = useStore((state) => state.activate);
   const closeTab = useStore((state) => state.closeTab);
   const connected = useStore((state) => state.connected);
-  const [confirming, setConfirming] = useState<{ id: string; label: string; reasons: string[] } | null>(null);
+  const [confirming, setConfirming] = useState<{
+    id: string;
+    label: string;
+    reasons: string[];
+    /** Where the focus was when the dialog opened, to give it back if the tab stays. */
+    returnTo: Element | null;
+  } | null>(null);
   /** Closes at once, or asks first when closing would stop a reply or throw away an unsent message. */
   const askToClose = (id: string, label: string) => {
     const reasons = closeCosts(id);
     if (reasons.length === 0) void closeTab(id);
-    else setConfirming({ id, label, reasons });
+    else setConfirming({ id, label, reasons, returnTo: document.activeElement });
   };
+  // Given back once the dialog is gone: while a modal dialog is open, the rest of the page is inert.
+  const restoreFocus = useRef<Element | null>(null);
+  useEffect(() => {
+    if (confirming || !(restoreFocus.current instanceof HTMLElement)) return;
+    restoreFocus.current.focus();
+    restoreFocus.current = null;
+  }, [confirming]);
   const showNew = useStore((state) => state.showNewConversation);
+  useTabShortcuts((id) => {
+    const tab = useStore.getState().tabs[id];
+    if (tab) askToClose(id, tab.conversation.title ?? folderName(tab.cwd));
+  });
   const sidebarOpen = useStore((state) => state.sidebarOpen);
   const toggleSidebar = useStore((state) => state.toggleSidebar);
   return (
@@ -230,7 +325,7 @@ function TabBar() {
         <span aria-hidden="true">☰</span>
         <span className="sr-only">Conversation list</span>
       </button>
-      <div role="tablist" aria-label="Open conversations" className="tabs">
+      <div role="tablist" aria-label="Open conversations" className="tabs" onKeyDown={moveAmongTabs}>
         {tabOrder.map((id) => {
           const tab = tabs[id];
           if (!tab) return null;
@@ -251,7 +346,11 @@ function TabBar() {
               <button
                 type="button"
                 role="tab"
+                id={tabElementId(id)}
                 aria-selected={id === active}
+                aria-controls={id === active ? TAB_PANEL_ID : undefined}
+                // One stop for Tab in the tab list: the open tab; the arrow keys move among the others.
+                tabIndex={id === active ? 0 : -1}
                 className="tab-label"
                 title={tab.cwd}
                 onClick={() => activate(id)}
@@ -288,7 +387,10 @@ function TabBar() {
             void closeTab(confirming.id);
             setConfirming(null);
           }}
-          onKeep={() => setConfirming(null)}
+          onKeep={() => {
+            restoreFocus.current = confirming.returnTo;
+            setConfirming(null);
+          }}
         />
       )}
     </div>
@@ -304,7 +406,7 @@ function Main() {
   if (!info) return <div className="state-panel">Loading…</div>;
   if (composingNew || !active) return <NewConversation />;
   return (
-    <main className="main" role="tabpanel">
+    <main className="main" role="tabpanel" id={TAB_PANEL_ID} aria-labelledby={tabElementId(active)}>
       <ErrorBoundary what="this conversation" key={active}>
         <ConversationView tabId={active} />
       </ErrorBoundary>

@@ -43,7 +43,7 @@ export function CommitIdentityLine({ tabId }: { tabId: string }) {
   if (!identity) return null;
   const text = `${identity.name} <${identity.email}>`;
   return (
-    <span className="cwd commit-identity" title={`Commits Claude makes here are by ${text}`}>
+    <span className="commit-identity" title={`Commits Claude makes here are by ${text}`}>
       Commits as {text}
     </span>
   );
