@@ -619,3 +619,42 @@ test('the tabs by keyboard: arrows move, Enter opens, Ctrl+1 switches, Ctrl+W as
   await expect(composer).toBeFocused();
   await expect(composer).toHaveValue('not sent yet');
 });
+
+test('scrolled up, streaming does not pull the view down; "Jump to latest" counts what came and goes back', async ({
+  page,
+  webHost,
+}) => {
+  const fake = webHost.world.fake;
+  const rest = new Gate();
+  fake.enqueue(
+    { blocks: [{ type: 'text', text: words(900, 'long') }] },
+    { blocks: [{ type: 'text', text: words(300, 'late') }], hold: { after: 2, until: rest } },
+  );
+  await send(page, 'a long answer');
+  await expect(finished(page)).toHaveCount(1);
+  await send(page, 'and another');
+  await expect(claude(page).last()).toContainText('late1');
+
+  // The reader scrolls up; the reply goes on below without moving the view.
+  await log(page).evaluate((element) => (element.scrollTop = 0));
+  const jump = page.getByRole('button', { name: 'Jump to latest' });
+  await expect(jump).toBeVisible();
+  rest.release();
+  await expect(finished(page)).toHaveCount(2);
+  await expect(jump).toContainText('new');
+  expect(await log(page).evaluate((element) => element.scrollTop)).toBeLessThan(50);
+
+  await jump.click();
+  await expect(jump).toBeHidden();
+  await expect(claude(page).last()).toContainText('late299');
+  await expect(finished(page).last()).toBeInViewport();
+
+  // Sending brings the new message into view even from up the log.
+  fake.enqueue({ blocks: [{ type: 'text', text: 'Third.' }] });
+  await log(page).evaluate((element) => (element.scrollTop = 0));
+  await expect(jump).toBeVisible();
+  await send(page, 'one more');
+  await expect(claude(page).last()).toContainText('Third.');
+  await expect(claude(page).last()).toBeInViewport();
+  await expect(jump).toBeHidden();
+});

@@ -1,5 +1,5 @@
 import { defaultRangeExtractor, type Range } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useRef, type RefObject } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { permissionPlaces, type ChatMessage, type ConversationState } from '../../../shared/conversation';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from '../store';
@@ -33,6 +33,12 @@ export function MessageList({ tabId }: { tabId: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
+  // Scrolled up: how many messages there were when the reader left the end (null: following the end).
+  const [leftAt, setLeftAt] = useState<number | null>(null);
+  const follow = useCallback(() => {
+    atBottom.current = true;
+    setLeftAt(null);
+  }, []);
   const focus = useStore((state) => state.tabs[tabId]?.focus ?? null);
   const earlier = useStore(
     useShallow((state) => {
@@ -82,6 +88,15 @@ export function MessageList({ tabId }: { tabId: string }) {
     },
     inner,
   );
+
+  // A message the user sends here always comes into view, with the reply after it.
+  const lastIsPrompt = useStore((state) => {
+    const message = lastId ? state.tabs[tabId]?.conversation.messages[lastId] : undefined;
+    return message?.role === 'user' && message.author === 'You' && !message.parentToolUseId;
+  });
+  useLayoutEffect(() => {
+    if (lastIsPrompt && !atBottom.current) follow();
+  }, [lastIsPrompt, lastId, follow]);
 
   // Follow new output while the reader is at the bottom. Through the virtualizer, not by setting scrollTop:
   // it would otherwise correct the view for rows measured meanwhile from where it last saw it.
@@ -167,6 +182,7 @@ export function MessageList({ tabId }: { tabId: string }) {
       onScroll={(event) => {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+        if (atBottom.current !== (leftAt === null)) setLeftAt(atBottom.current ? null : ids.length);
         // The reader is scrolling (following new output at the bottom is not): rows mount fast, so their
         // Markdown is rendered a few ms a frame.
         if (!atBottom.current) noteScrolling();
@@ -210,7 +226,30 @@ export function MessageList({ tabId }: { tabId: string }) {
           );
         })}
       </div>
+      {leftAt !== null && (
+        <JumpToLatest
+          fresh={Math.max(0, ids.length - leftAt)}
+          onJump={() => {
+            follow();
+            virtualizer.scrollToEnd();
+          }}
+        />
+      )}
     </div>
+  );
+}
+
+/** Shown while the reader has scrolled up: back to the end, saying how many messages came meanwhile. */
+function JumpToLatest({ fresh, onJump }: { fresh: number; onJump: () => void }) {
+  return (
+    <button type="button" className="jump-to-latest" aria-label="Jump to latest" onClick={onJump}>
+      <span aria-hidden="true">↓</span> Jump to latest
+      {fresh > 0 && (
+        <span className="jump-count">
+          {fresh} new <span className="sr-only">{fresh === 1 ? 'message' : 'messages'}</span>
+        </span>
+      )}
+    </button>
   );
 }
 
