@@ -531,7 +531,6 @@ test('Escape stops a running reply, from the composer or the log, and the compos
   await expect(log(page).getByRole('alert')).toHaveCount(2);
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(composer).toBeFocused();
-  await expect(claude(page).last()).not.toContainText('again3');
 });
 
 test('Up in an empty composer brings back the last message sent', async ({ page, webHost }) => {

@@ -208,6 +208,7 @@ function CloseTabDialog({
 }
 
 const TAB_PANEL_ID = 'conversation-panel';
+const MAC = /Mac|iPhone|iPad/.test(navigator.platform);
 const tabElementId = (id: string) => `tab-${id.replace(/[^\w-]/g, '_')}`;
 
 /**
@@ -245,28 +246,34 @@ function useTabShortcuts(askToClose: (id: string) => void): void {
   });
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+      // Cmd on a Mac (where Ctrl+N moves the caret down a line), Ctrl elsewhere; Ctrl+Tab everywhere.
+      const command = MAC ? event.metaKey : event.ctrlKey;
+      if (event.altKey || event.isComposing || event.defaultPrevented) return;
+      const tabKey = event.key === 'Tab' && event.ctrlKey;
+      if (!command && !tabKey) return;
+      // Keyed by position, so that other layouts (AZERTY, Cyrillic) reach them too.
+      const letter = /^Key([A-Z])$/.exec(event.code)?.[1];
+      const digit = /^Digit([1-9])$/.exec(event.code)?.[1];
+      // Never the browser's or the window menu's own Close: closing is the tab's, and asks first.
+      if (letter === 'W' && !event.shiftKey) event.preventDefault();
+      // While a dialog is open (closing a tab, rewinding, an image), it has the keyboard.
+      if (document.querySelector('dialog[open], [aria-modal="true"]')) return;
       const state = useStore.getState();
       const order = state.tabOrder;
       const at = state.activeTab ? order.indexOf(state.activeTab) : -1;
       let target: string | undefined;
-      if (event.key === 'Tab' && event.ctrlKey && order.length > 0) {
+      if (tabKey && order.length > 0) {
         target = order[(at + (event.shiftKey ? -1 : 1) + order.length) % order.length];
-      } else if (!event.shiftKey && /^[1-9]$/.test(event.key)) {
-        target = event.key === '9' ? order[order.length - 1] : order[Number(event.key) - 1];
+      } else if (!event.shiftKey && digit) {
+        target = digit === '9' ? order[order.length - 1] : order[Number(digit) - 1];
         if (!target) return;
-      } else if (
-        !event.shiftKey &&
-        event.key.toLowerCase() === 'w' &&
-        state.activeTab &&
-        !state.composingNew
-      ) {
-        event.preventDefault();
-        ask.current(state.activeTab);
+      } else if (!event.shiftKey && letter === 'W') {
+        // Held down, it closes one tab, not one per repeat.
+        if (!event.repeat && state.activeTab && !state.composingNew) ask.current(state.activeTab);
         return;
-      } else if (!event.shiftKey && event.key.toLowerCase() === 'n') {
+      } else if (!event.shiftKey && letter === 'N') {
         event.preventDefault();
-        state.showNewConversation();
+        if (!event.repeat) state.showNewConversation();
         return;
       } else {
         return;
@@ -349,8 +356,9 @@ function TabBar() {
                 id={tabElementId(id)}
                 aria-selected={id === active}
                 aria-controls={id === active ? TAB_PANEL_ID : undefined}
-                // One stop for Tab in the tab list: the open tab; the arrow keys move among the others.
-                tabIndex={id === active ? 0 : -1}
+                // One stop for Tab in the tab list: the open tab (the first when none is open); the arrow
+                // keys move among the others.
+                tabIndex={id === (active && tabs[active] ? active : tabOrder[0]) ? 0 : -1}
                 className="tab-label"
                 title={tab.cwd}
                 onClick={() => activate(id)}

@@ -51,8 +51,8 @@ export function Composer({ tabId }: { tabId: string }) {
   };
 
   const stop = async () => {
-    await interrupt(tabId);
     input.current?.focus();
+    await interrupt(tabId);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -62,7 +62,13 @@ export function Composer({ tabId }: { tabId: string }) {
     } else if (event.key === 'Escape' && status === 'running' && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void stop();
-    } else if (event.key === 'ArrowUp' && text === '' && attachments.length === 0 && !event.altKey) {
+    } else if (
+      event.key === 'ArrowUp' &&
+      text === '' &&
+      attachments.length === 0 &&
+      !event.altKey &&
+      !event.nativeEvent.isComposing
+    ) {
       // In an empty box, the last message sent comes back to be sent again or changed.
       const last = lastSent(useStore.getState().tabs[tabId]?.conversation);
       if (!last) return;

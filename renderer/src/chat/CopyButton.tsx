@@ -27,10 +27,14 @@ export function CopyButton(props: {
         className={className}
         title={title}
         onClick={() => {
-          navigator.clipboard.writeText(text()).then(
-            () => setSaid('Copied'),
-            () => setSaid('Could not copy'),
-          );
+          setSaid(null);
+          // A page without the clipboard (or a text that cannot be read) says so, like a refused write.
+          Promise.resolve()
+            .then(() => navigator.clipboard.writeText(text()))
+            .then(
+              () => setSaid('Copied'),
+              () => setSaid('Could not copy'),
+            );
         }}
       >
         {label}

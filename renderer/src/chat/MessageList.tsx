@@ -33,11 +33,12 @@ export function MessageList({ tabId }: { tabId: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
-  // Scrolled up: how many messages there were when the reader left the end (null: following the end).
-  const [leftAt, setLeftAt] = useState<number | null>(null);
+  // Scrolled up: the last message when the reader left the end (null: following the end). Counting after
+  // it, not from a length, keeps earlier messages loaded at the front out of the count.
+  const [leftAfter, setLeftAfter] = useState<string | null>(null);
   const follow = useCallback(() => {
     atBottom.current = true;
-    setLeftAt(null);
+    setLeftAfter(null);
   }, []);
   const focus = useStore((state) => state.tabs[tabId]?.focus ?? null);
   const earlier = useStore(
@@ -166,23 +167,24 @@ export function MessageList({ tabId }: { tabId: string }) {
       tabIndex={0}
       onKeyDown={(event) => {
         // Escape while reading stops a running reply, as it does in the composer, which then has the focus.
-        // Not when it closes something open in the log (an image shown large): that is what it is for then.
-        if (event.key !== 'Escape' || event.defaultPrevented) return;
-        if (event.target instanceof Element && event.target.closest('[role="dialog"]')) return;
+        // Not while it closes something open (an image shown large, a popover: that is what it is for then),
+        // nor while typing in a field of the log (a permission card's reason) or composing a character.
+        if (event.key !== 'Escape' || event.defaultPrevented || event.nativeEvent.isComposing) return;
+        if (document.querySelector('[role="dialog"], dialog[open]')) return;
+        const target = event.target instanceof HTMLElement ? event.target : null;
+        if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
         if (useStore.getState().tabs[tabId]?.conversation.status !== 'running') return;
         event.preventDefault();
-        const composer = event.currentTarget
+        event.currentTarget
           .closest('.conversation')
-          ?.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]');
-        void useStore
-          .getState()
-          .interrupt(tabId)
-          .then(() => composer?.focus());
+          ?.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')
+          ?.focus();
+        void useStore.getState().interrupt(tabId);
       }}
       onScroll={(event) => {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
-        if (atBottom.current !== (leftAt === null)) setLeftAt(atBottom.current ? null : ids.length);
+        if (atBottom.current !== (leftAfter === null)) setLeftAfter(atBottom.current ? null : (lastId ?? ''));
         // The reader is scrolling (following new output at the bottom is not): rows mount fast, so their
         // Markdown is rendered a few ms a frame.
         if (!atBottom.current) noteScrolling();
@@ -226,12 +228,14 @@ export function MessageList({ tabId }: { tabId: string }) {
           );
         })}
       </div>
-      {leftAt !== null && (
+      {leftAfter !== null && (
         <JumpToLatest
-          fresh={Math.max(0, ids.length - leftAt)}
+          fresh={leftAfter ? ids.length - 1 - ids.lastIndexOf(leftAfter) : 0}
           onJump={() => {
             follow();
             virtualizer.scrollToEnd();
+            // The button goes: the keyboard stays in the log rather than falling to the page.
+            scroller.current?.focus({ preventScroll: true });
           }}
         />
       )}
@@ -242,7 +246,7 @@ export function MessageList({ tabId }: { tabId: string }) {
 /** Shown while the reader has scrolled up: back to the end, saying how many messages came meanwhile. */
 function JumpToLatest({ fresh, onJump }: { fresh: number; onJump: () => void }) {
   return (
-    <button type="button" className="jump-to-latest" aria-label="Jump to latest" onClick={onJump}>
+    <button type="button" className="jump-to-latest" onClick={onJump}>
       <span aria-hidden="true">↓</span> Jump to latest
       {fresh > 0 && (
         <span className="jump-count">

@@ -75,6 +75,11 @@ function MessageBody({
   }
 }
 
+/** A reply's text as the reader sees it: its text parts, as paragraphs (tool calls and thinking left out). */
+function replyText(message: AssistantChatMessage): string {
+  return message.parts.flatMap((part) => (part.kind === 'text' && part.text ? [part.text] : [])).join('\n\n');
+}
+
 /** Text with its `backticked` spans shown as code, as notices from the CLI write commands and paths. */
 export function withInlineCode(text: string): ReactNode[] {
   return text
@@ -241,7 +246,7 @@ function AssistantMessageView({
         {message.author}
         {!streaming && messageText(message) && (
           <span className="message-actions">
-            <CopyButton text={() => messageText(message)} title="Copy this reply's text" />
+            <CopyButton text={() => replyText(message)} title="Copy this reply's text" />
           </span>
         )}
         {forkable && (

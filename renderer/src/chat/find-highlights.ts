@@ -52,11 +52,17 @@ export function useFindHighlights(tabId: string, scroller: RefObject<HTMLElement
   }, [scroller, query, currentId, occurrence]);
 }
 
+const APP_WORDS = '.message-actions, .code-head';
+
 /** Every case-insensitive occurrence of `query` inside one text node of `element`, in order. */
 function rangesOf(element: HTMLElement, query: string): Range[] {
   const needle = query.toLowerCase();
   const ranges: Range[] = [];
-  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  // The app's own words in a row (its Copy buttons, a code block's language) are not the message.
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT, {
+    acceptNode: (node) =>
+      node.parentElement?.closest(APP_WORDS) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+  });
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = (node.nodeValue ?? '').toLowerCase();
     for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
