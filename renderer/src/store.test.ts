@@ -232,6 +232,22 @@ describe('the renderer store', () => {
     });
   });
 
+  it('clears the notes about refused files when the message is sent', async () => {
+    const send = vi.fn(async () => ({ ok: true, value: {} }));
+    const store = await freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      send,
+    });
+    await store.getState().startConversation('/work');
+    store.getState().setDraftText('c1', 'without the big one');
+    const huge = new File([new Uint8Array(50 * 1024 * 1024)], 'huge.png', { type: 'image/png' });
+    await store.getState().attachFiles('c1', [huge]);
+    expect(store.getState().drafts.c1?.refusals).toHaveLength(1);
+    expect(await store.getState().send('c1')).toBe(true);
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(store.getState().drafts.c1).toMatchObject({ text: '', attachments: [], refusals: [] });
+  });
+
   it('opens a reloaded window with the drafts main kept', async () => {
     const kept = { ...image, data: `ref:${'b'.repeat(64)}` };
     const store = await freshStore({

@@ -657,11 +657,13 @@ const storeState: StateCreator<Store> = (set, get, api) => {
         attachment.image ? [{ mediaType: attachment.image.mediaType, data: attachment.image.data }] : [],
       );
       const sentIds = new Set(draft.attachments.map((attachment) => attachment.id));
-      // Clear at once, so a second Enter cannot send it twice; anything added meanwhile is kept.
+      // Clear at once, so a second Enter cannot send it twice; anything added meanwhile is kept. The notes
+      // about files refused for this message go with it.
       patchDraft(tabId, (current) => ({
         ...current,
         text: current.text === draft.text ? '' : current.text,
         attachments: current.attachments.filter((attachment) => !sentIds.has(attachment.id)),
+        refusals: current.refusals.slice(draft.refusals.length),
       }));
       const sent = await get().sendMessage(tabId, text, images);
       if (!sent) {
