@@ -96,7 +96,12 @@ export function MessageList({ tabId }: { tabId: string }) {
     return message?.role === 'user' && message.author === 'You' && !message.parentToolUseId;
   });
   useLayoutEffect(() => {
-    if (lastIsPrompt && !atBottom.current) follow();
+    if (!lastIsPrompt || atBottom.current) return;
+    follow();
+    // At the end at once, not in the virtualizer's next frame: a scroll event still on its way (from where
+    // the reader was) would otherwise read the old place and leave the end again.
+    const element = scroller.current;
+    if (element) element.scrollTop = element.scrollHeight;
   }, [lastIsPrompt, lastId, follow]);
 
   // Follow new output while the reader is at the bottom. Through the virtualizer, not by setting scrollTop:
