@@ -593,6 +593,9 @@ test('the tabs by keyboard: arrows move, Enter opens, Ctrl+1 switches, Ctrl+W as
   await expect(tabs.last()).toHaveAttribute('tabindex', '0');
   await expect(tabs.first()).toHaveAttribute('tabindex', '-1');
   await expect(page.getByRole('tabpanel')).toHaveAccessibleName(/work/);
+  // Started: its composer, which takes the focus once the conversation is ready, has it.
+  await expect(page.getByLabel('Status: idle')).toBeVisible();
+  await expect(composer).toBeFocused();
 
   await tabs.last().focus();
   await page.keyboard.press('ArrowRight');
