@@ -660,3 +660,65 @@ test('scrolled up, streaming does not pull the view down; "Jump to latest" count
   await expect(claude(page).last()).toBeInViewport();
   await expect(jump).toBeHidden();
 });
+
+test.describe('the composer menus', () => {
+  test.use({
+    folderFiles: {
+      '.claude/commands/ship-docs.md':
+        '---\ndescription: Build the docs and publish them\n---\nBuild the docs.\n',
+      'src/widgets/gearbox.ts': 'export const gears = 5;\n',
+      'src/widgets/wheel.ts': '',
+      'notes/gear ideas.md': '',
+    },
+  });
+
+  test('`/` lists the slash commands, with descriptions, and choosing one puts it in the message', async ({
+    page,
+  }) => {
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await expect(composer).toBeEnabled();
+    await composer.fill('/');
+    const menu = page.getByRole('listbox', { name: 'Slash commands' });
+    // The CLI's own commands and the folder's, as it reported them when it started.
+    await expect(menu.getByRole('option', { name: '/compact', exact: true })).toBeVisible();
+    const project = menu.getByRole('option', { name: '/ship-docs', exact: true });
+    await expect(project).toContainText('Build the docs and publish them');
+    // Filtered as the user types; the best match is the active option, and Enter takes it.
+    await composer.pressSequentially('shipd');
+    await expect(menu.getByRole('option')).toHaveCount(1);
+    await expect(project).toHaveAttribute('aria-selected', 'true');
+    await composer.press('Enter');
+    await expect(composer).toHaveValue('/ship-docs ');
+    await expect(menu).toBeHidden();
+    // By the mouse too; Escape closes the menu and keeps the text.
+    await composer.fill('/comp');
+    await menu.getByRole('option', { name: '/compact', exact: true }).click();
+    await expect(composer).toHaveValue('/compact ');
+    await expect(composer).toBeFocused();
+    await composer.fill('/co');
+    await expect(menu).toBeVisible();
+    await composer.press('Escape');
+    await expect(menu).toBeHidden();
+    await expect(composer).toHaveValue('/co');
+  });
+
+  test('`@` lists the folder’s files, fuzzily, and inserts the chosen path', async ({ page }) => {
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await expect(composer).toBeEnabled();
+    await composer.fill('Look at @');
+    const files = page.getByRole('listbox', { name: 'Files' });
+    await expect(files.getByRole('option', { name: 'src/', exact: true })).toBeVisible();
+    await composer.pressSequentially('gearbx');
+    await expect(files.getByRole('option').first()).toHaveAccessibleName('src/widgets/gearbox.ts');
+    await composer.press('Enter');
+    await expect(composer).toHaveValue('Look at @src/widgets/gearbox.ts ');
+    await expect(files).toBeHidden();
+    // A path with a space is quoted; Tab takes the active match too.
+    await composer.pressSequentially('and @gearidea');
+    await expect(files.getByRole('option').first()).toHaveAccessibleName('notes/gear ideas.md');
+    await composer.press('Tab');
+    await expect(composer).toHaveValue('Look at @src/widgets/gearbox.ts and @"notes/gear ideas.md" ');
+    await composer.pressSequentially('@nothing-like-this');
+    await expect(page.getByRole('status').filter({ hasText: 'No file or folder matches' })).toBeVisible();
+  });
+});

@@ -22,6 +22,7 @@ import { killAllChecks } from './done-check';
 import { ForkRecords } from './branches';
 import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
+import { FileIndex } from './file-index';
 import type { EventLogLimits } from './event-log';
 import { IdleCollector } from './idle-collector';
 import { ImageRefs, type StoredImage } from './image-refs';
@@ -84,6 +85,7 @@ export class Backend {
   private readonly images: ImageRefs;
   /** Gives memory back after a burst of events or pages. */
   private readonly idle = new IdleCollector();
+  private readonly files = new FileIndex();
 
   constructor(private readonly options: BackendOptions) {
     // What this process's conversations show, in a folder of its own: another instance on the same data
@@ -262,6 +264,8 @@ export class Backend {
     },
     conversationBefore: async ({ conversationId, before }) =>
       this.byReference(this.get(conversationId).historyBefore(before)),
+    findFiles: async ({ conversationId, query, limit }) =>
+      this.files.find(this.get(conversationId).snapshot().cwd, query, limit),
     closeConversation: async ({ conversationId }) => {
       const conversation = this.conversations.get(conversationId);
       this.conversations.delete(conversationId);

@@ -10,8 +10,9 @@ import {
   type TurnImage,
   EMPTY_SAVED_DRAFT,
   type SavedDraft,
+  type SlashCommand,
 } from '../shared/ipc';
-import type { OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
+import type { InitializeResponse, OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
 import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from './ipc-errors';
@@ -190,6 +191,7 @@ export class Conversation {
       claudeCodeVersion: this.session.info.claude_code_version ?? null,
       permissionMode: this.permissionMode,
       commitIdentity: this.options.identity ?? null,
+      commands: slashCommands(this.session.info),
     };
   }
 
@@ -397,6 +399,23 @@ export class Conversation {
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }
+}
+
+/** The commands the CLI offers, as the `/` menu lists them: one per name, sized to fit the IPC schema. */
+export function slashCommands(info: InitializeResponse): SlashCommand[] {
+  const seen = new Set<string>();
+  const commands: SlashCommand[] = [];
+  for (const command of info.commands ?? []) {
+    const name = command.name.replace(/^\//, '');
+    if (!name || name.length > 200 || seen.has(name)) continue;
+    seen.add(name);
+    commands.push({
+      name,
+      description: (command.description ?? '').slice(0, 2_000),
+      argumentHint: (command.argumentHint ?? '').slice(0, 200),
+    });
+  }
+  return commands;
 }
 
 /** A line a window that opens later has no use for. */

@@ -386,6 +386,22 @@ function plainCopy<T>(value: T): T {
 
 // ---------------------------------------------------------------------------------------------------
 
+describe('slash commands', () => {
+  it('keeps those the CLI reported at start, and adds a name a later init lists, once', () => {
+    const start = initialConversation({
+      ...SNAPSHOT,
+      commands: [{ name: 'compact', description: 'Clear the history but keep a summary', argumentHint: '' }],
+    });
+    const state = applyEvents(start, [systemInit(), systemInit()]);
+    expect(state.commands).toEqual([
+      { name: 'compact', description: 'Clear the history but keep a summary', argumentHint: '' },
+      { name: 'context', description: '', argumentHint: '' },
+    ]);
+    // Nothing new: the same list, not a copy (the composer does not render again for it).
+    expect(applyEvents(state, [systemInit()]).commands).toBe(state.commands);
+  });
+});
+
 describe('a streamed reply', () => {
   it('shows the text growing delta by delta before the assistant line arrives', () => {
     let state = run([...promptStarts(P1, 'Say hello'), requesting(), messageStart('msg_1')]);

@@ -14,6 +14,7 @@ import type {
   ConversationSnapshot,
   IpcError,
   PermissionModeChoice,
+  SlashCommand,
   TurnImage,
 } from './ipc';
 import { editRecord, recordValues, withEntry, type RecordEditor } from './persistent-record';
@@ -176,6 +177,8 @@ export interface ConversationState {
   permissionMode: PermissionModeChoice;
   /** Who the commits Claude makes are by, as its process was launched; null: git's own setting. */
   commitIdentity: CommitIdentity | null;
+  /** The slash commands the CLI offers: those it reported at start, then any new name a turn's init lists. */
+  commands: SlashCommand[];
   /** The "Done when" check run each time Claude stops (empty: none). */
   doneWhen: string;
   /** The latest run of that check, for the header. */
@@ -231,6 +234,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
     permissionMode: snapshot?.permissionMode ?? 'default',
     commitIdentity: snapshot?.commitIdentity ?? null,
+    commands: snapshot?.commands ?? [],
     doneWhen: '',
     lastCheck: null,
     permissionRequests: [],
@@ -429,6 +433,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         model: event.snapshot.model ?? d.state.model,
         permissionMode: event.snapshot.permissionMode,
         commitIdentity: event.snapshot.commitIdentity ?? null,
+        commands: event.snapshot.commands ?? d.state.commands,
       });
       return;
     case 'permission_request': {
@@ -515,6 +520,7 @@ function applyMessage(d: Draft, message: CliMessage): void {
       switch (message.subtype) {
         case 'init':
           d.set({ model: message.model, sessionId: message.session_id, cwd: message.cwd, status: 'running' });
+          addCommandNames(d, message.slash_commands ?? []);
           return;
         case 'task_started': {
           if (!message.tool_use_id) return;
@@ -926,6 +932,18 @@ function answeredInPart(d: Draft, uuid: string): boolean {
     if (d.state.messages[order[index] ?? '']?.role === 'assistant') return true;
   }
   return false;
+}
+
+/** Names a turn's init lists that the start did not (a command file added meanwhile), without descriptions. */
+function addCommandNames(d: Draft, names: readonly string[]): void {
+  const known = new Set(d.state.commands.map((command) => command.name));
+  const added = names
+    .map((name) => name.replace(/^\//, ''))
+    .filter((name) => name && name.length <= 200 && !known.has(name) && known.add(name));
+  if (added.length === 0) return;
+  d.set({
+    commands: [...d.state.commands, ...added.map((name) => ({ name, description: '', argumentHint: '' }))],
+  });
 }
 
 function setPromptStatus(d: Draft, uuid: string, status: PromptStatus, onlyFrom?: PromptStatus[]): void {

@@ -41,6 +41,20 @@ export const CommitIdentity = z.object({
 });
 export type CommitIdentity = z.infer<typeof CommitIdentity>;
 
+/** A path in a conversation's folder and where the query's characters fell in it (to show them). */
+export const FileMatch = z.object({ path: z.string(), indexes: z.array(z.number().int().nonnegative()) });
+export type FileMatch = z.infer<typeof FileMatch>;
+
+/** A slash command the CLI offers (`/compact`, a skill, a project command), for the composer's `/` menu. */
+export const SlashCommand = z.object({
+  /** Without the slash. */
+  name: z.string().min(1).max(200),
+  description: z.string().max(2_000),
+  /** What the command takes after its name, e.g. "<file>"; empty when nothing. */
+  argumentHint: z.string().max(200),
+});
+export type SlashCommand = z.infer<typeof SlashCommand>;
+
 export const ConversationSnapshot = z.object({
   conversationId: ConversationId,
   sessionId: z.string(),
@@ -53,6 +67,8 @@ export const ConversationSnapshot = z.object({
   permissionMode: PermissionModeChoice,
   /** Who the commits Claude makes here are by (its process was launched with it); null: git's own setting. */
   commitIdentity: CommitIdentity.nullable().optional(),
+  /** The slash commands the CLI reported when it started. */
+  commands: z.array(SlashCommand).optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
 
@@ -388,6 +404,14 @@ export const invokeChannels = {
   conversationBefore: {
     request: ConversationRef.extend({ before: z.string().min(1).max(100) }),
     response: z.object({ events: z.array(z.lazy(() => ConversationEvent)), before: z.string().nullable() }),
+  },
+  /**
+   * The files and folders of the conversation's folder that match `query` fuzzily, best first (an empty
+   * query: the top of the folder), for the composer's `@` picker. Folders end in `/`.
+   */
+  findFiles: {
+    request: ConversationRef.extend({ query: z.string().max(1000), limit: z.number().int().min(1).max(200) }),
+    response: z.object({ matches: z.array(FileMatch), total: z.number().int(), truncated: z.boolean() }),
   },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },

@@ -616,7 +616,15 @@ export const ModelInfo = z.looseObject({
 export type ModelInfo = z.infer<typeof ModelInfo>;
 
 export const InitializeResponse = z.looseObject({
-  commands: z.array(z.looseObject({ name: z.string(), description: z.string().optional() })).optional(),
+  commands: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        description: z.string().optional(),
+        argumentHint: z.string().optional(),
+      }),
+    )
+    .optional(),
   models: z.array(ModelInfo),
   account: z
     .looseObject({

@@ -1,16 +1,13 @@
-import { useRef, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ConversationState } from '../../../shared/conversation';
 import { imageSource } from '../images';
+import { liveConversationId } from '../branches/slice';
 import { useStore } from '../store';
+import { useCompletion } from './Completions';
 
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
-/**
- * The message box: Enter sends, Shift+Enter adds a line; Stop (or Escape, here or in the log) interrupts the
- * running turn, and the focus comes back here. Up in an empty box brings back the last message sent. Images come in
- * by the Attach button, by paste, or by a drop anywhere on the conversation, and wait here as thumbnails.
- */
 /** The text of the last message the user sent in the conversation (not a subagent's prompt). */
 function lastSent(conversation: ConversationState | undefined): string | null {
   if (!conversation) return null;
@@ -21,6 +18,14 @@ function lastSent(conversation: ConversationState | undefined): string | null {
   return null;
 }
 
+const NO_COMMANDS: never[] = [];
+
+/**
+ * The message box: Enter sends, Shift+Enter adds a line; Stop (or Escape, here or in the log) interrupts the
+ * running turn, and the focus comes back here. Up in an empty box brings back the last message sent. `/` at the
+ * start lists the slash commands and `@` the folder's files (Completions.tsx). Images come in by the Attach
+ * button, by paste, or by a drop anywhere on the conversation, and wait here as thumbnails.
+ */
 export function Composer({ tabId }: { tabId: string }) {
   const status = useStore((state) => state.tabs[tabId]?.conversation.status);
   const { send, interrupt, attachFiles, removeAttachment, dismissRefusals, setDraftText } = useStore(
@@ -43,6 +48,34 @@ export function Composer({ tabId }: { tabId: string }) {
   const preparing = attachments.some((attachment) => !attachment.image);
   const canSend = usable && !preparing && (text.trim().length > 0 || attachments.length > 0);
 
+  const conversationId = useStore((state) => {
+    const tab = state.tabs[tabId];
+    return tab && !tab.starting ? liveConversationId(tab) : null;
+  });
+  const commands = useStore((state) => state.tabs[tabId]?.conversation.commands ?? NO_COMMANDS);
+  const [caret, setCaret] = useState(0);
+  const [focused, setFocused] = useState(false);
+  // Where the caret goes once a chosen completion is in the text.
+  const placeCaret = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const at = placeCaret.current;
+    if (at === null || !input.current) return;
+    placeCaret.current = null;
+    input.current.setSelectionRange(at, at);
+    setCaret(at);
+  }, [text]);
+  const completion = useCompletion({
+    conversationId: usable ? conversationId : null,
+    commands,
+    text,
+    caret,
+    focused: focused && usable,
+    replace: (start, end, insert) => {
+      placeCaret.current = start + insert.length;
+      setDraftText(tabId, text.slice(0, start) + insert + text.slice(end));
+    },
+  });
+
   const submit = async () => {
     if (!canSend) return;
     // The store clears the draft, and puts it back if the message could not be sent.
@@ -56,6 +89,10 @@ export function Composer({ tabId }: { tabId: string }) {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (completion.onKeyDown(event)) {
+      event.preventDefault();
+      return;
+    }
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void submit();
@@ -136,6 +173,7 @@ export function Composer({ tabId }: { tabId: string }) {
         </ul>
       )}
       <div className="composer-row">
+        {completion.menu}
         <textarea
           ref={input}
           aria-label="Message"
@@ -147,7 +185,14 @@ export function Composer({ tabId }: { tabId: string }) {
           value={text}
           rows={3}
           disabled={!usable}
-          onChange={(event) => setDraftText(tabId, event.target.value)}
+          onChange={(event) => {
+            setDraftText(tabId, event.target.value);
+            setCaret(event.target.selectionStart);
+          }}
+          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+          onFocus={() => setFocused(true)}
+          onBlur={() => setFocused(false)}
+          {...completion.inputProps}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
           autoFocus
