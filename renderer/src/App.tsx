@@ -11,6 +11,9 @@ import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { Sidebar } from './library/Sidebar';
 import { connectEvents } from './events';
+import { handleCloseTabRequests, MAC, useOverlay, type Overlay } from './overlays';
+import { CommandPalette, ShortcutsSheet } from './Palette';
+import { useModalDialog } from './popover';
 import { useStore } from './store';
 import './styles.css';
 
@@ -65,6 +68,8 @@ export function App() {
       )}
       <SettingsProblems />
       <Shortcuts />
+      <CommandPalette />
+      <ShortcutsSheet />
       <div className="app-body">
         <SidebarSlot />
         <div className="app-main">
@@ -121,11 +126,30 @@ function SidebarSlot() {
   );
 }
 
-/** Keys that work anywhere in the window: Ctrl/Cmd+F finds in the conversation, Ctrl/Cmd+B shows the list. */
+/** Ctrl/Cmd with these keys (by position) opens, or closes again, the view. */
+const OVERLAY_KEYS: Record<string, Overlay> = { KeyK: 'palette', Slash: 'shortcuts', Comma: 'settings' };
+
+/**
+ * Keys that work anywhere in the window: Ctrl/Cmd+F finds in the conversation, Ctrl/Cmd+B shows the list,
+ * Ctrl/Cmd+K the command palette, Ctrl/Cmd+/ the shortcuts and Ctrl/Cmd+, the settings.
+ */
 function Shortcuts() {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.isComposing) return;
+      const overlay = OVERLAY_KEYS[event.code];
+      if (overlay && (MAC ? event.metaKey : event.ctrlKey)) {
+        event.preventDefault();
+        const overlays = useOverlay.getState();
+        if (overlays.open === overlay) overlays.close();
+        // Not over another dialog (closing a tab, rewinding) that has the keyboard.
+        else if (overlays.open !== null || !document.querySelector('dialog[open], [aria-modal="true"]')) {
+          overlays.show(overlay);
+        }
+        return;
+      }
+      // The palette and the other views have the keyboard while they are open.
+      if (useOverlay.getState().open) return;
       const key = event.key.toLowerCase();
       const state = useStore.getState();
       if (key === 'f' && state.activeTab && state.tabs[state.activeTab] && !state.composingNew) {
@@ -172,11 +196,7 @@ function CloseTabDialog({
   onClose: () => void;
   onKeep: () => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
+  const dialog = useModalDialog();
   return (
     <dialog
       ref={dialog}
@@ -208,7 +228,6 @@ function CloseTabDialog({
 }
 
 const TAB_PANEL_ID = 'conversation-panel';
-const MAC = /Mac|iPhone|iPad/.test(navigator.platform);
 const tabElementId = (id: string) => `tab-${id.replace(/[^\w-]/g, '_')}`;
 
 /**
@@ -314,10 +333,17 @@ function TabBar() {
     restoreFocus.current = null;
   }, [confirming]);
   const showNew = useStore((state) => state.showNewConversation);
-  useTabShortcuts((id) => {
+  const askToCloseById = (id: string) => {
     const tab = useStore.getState().tabs[id];
     if (tab) askToClose(id, tab.conversation.title ?? folderName(tab.cwd));
+  };
+  useTabShortcuts(askToCloseById);
+  // The palette's "Close this conversation" asks the same way.
+  const askRef = useRef(askToCloseById);
+  useEffect(() => {
+    askRef.current = askToCloseById;
   });
+  useEffect(() => handleCloseTabRequests((id) => askRef.current(id)), []);
   const sidebarOpen = useStore((state) => state.sidebarOpen);
   const toggleSidebar = useStore((state) => state.toggleSidebar);
   return (

@@ -72,3 +72,13 @@ export function placePopover(element: HTMLElement | null): void {
   if (left < MARGIN) element.style.transform = `translateX(${MARGIN - left}px)`;
   element.focus();
 }
+
+/** A `<dialog>` shown modal as soon as it is mounted (it is rendered only while open). */
+export function useModalDialog() {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  return dialog;
+}
