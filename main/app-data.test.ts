@@ -41,12 +41,36 @@ describe('SettingsStore', () => {
       defaultPermissionMode: 'plan',
       recentFolders: ['/work/b', '/work/a'],
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
+      cliPath: null,
+      defaultModel: null,
+      theme: 'system',
+      notifications: true,
       commitAs: null,
       commitAsByFolder: {},
       doneWhenByFolder: {},
       checkMaxRounds: 5,
       checkTimeoutSeconds: 600,
       fromALaterVersion: { keep: true },
+    });
+  });
+
+  it("reads the settings screen's values, each on its own, and saves a change in one write", () => {
+    writeFileSync(file(), JSON.stringify({ theme: 'sepia', notifications: false, cliPath: '/opt/claude' }));
+    const settings = new SettingsStore(dir);
+    expect(settings.values).toEqual({
+      cliPath: '/opt/claude',
+      defaultModel: null,
+      defaultPermissionMode: 'default',
+      imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
+      theme: 'system',
+      notifications: false,
+    });
+    expect(settings.problems).toEqual([expect.stringContaining('"theme" is not valid')]);
+    settings.update({ theme: 'dark', defaultModel: 'sonnet', cliPath: null });
+    expect(new SettingsStore(dir).values).toMatchObject({
+      theme: 'dark',
+      defaultModel: 'sonnet',
+      cliPath: null,
     });
   });
 

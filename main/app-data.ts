@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../shared/images';
-import { CommitIdentity, DoneWhenCommand, PermissionModeChoice } from '../shared/ipc';
+import { AppSettings, CommitIdentity, DoneWhenCommand, PermissionModeChoice } from '../shared/ipc';
 import { DEFAULT_CHECK_LIMITS, type CheckLimits } from './done-when';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files';
 
@@ -20,6 +20,11 @@ export function resolveDataDir(env: NodeJS.ProcessEnv, electronUserData?: string
 
 const Settings = z.object({
   recentFolders: z.array(z.string()).default([]),
+  /** The claude program chosen in settings; null: found (PATH, the usual places, node_modules). */
+  cliPath: AppSettings.shape.cliPath.default(null),
+  defaultModel: AppSettings.shape.defaultModel.default(null),
+  theme: AppSettings.shape.theme.default('system'),
+  notifications: AppSettings.shape.notifications.default(true),
   /** Images with a longer side are scaled down to it before sending (the size the model works at). */
   imageMaxLongSide: z
     .number()
@@ -72,6 +77,19 @@ export class SettingsStore {
     makePrivateDir(dataDir);
     this.file = join(dataDir, 'settings.json');
     this.settings = this.load();
+  }
+
+  /** What the settings screen shows and sets. */
+  get values(): AppSettings {
+    const { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications } =
+      this.settings;
+    return { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications };
+  }
+
+  /** Saves the given values (already checked by the caller) together, in one write. */
+  update(values: Partial<AppSettings>): void {
+    this.settings = { ...this.settings, ...values };
+    this.save();
   }
 
   get imageMaxLongSide(): number {

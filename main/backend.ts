@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,10 +14,11 @@ import {
   type InvokeResponse,
   type IpcResult,
   type SessionTarget,
+  type SettingsView,
   type TurnImage,
 } from '../shared/ipc';
 import type { z } from 'zod';
-import { CliExited, CliNotFound, killAllCliProcesses, locateCli } from './claude';
+import { CliExited, CliNotFound, cliPathProblem, killAllCliProcesses, locateCli } from './claude';
 import { SettingsStore } from './app-data';
 import { killAllChecks } from './done-check';
 import { ForkRecords } from './branches';
@@ -51,6 +53,8 @@ export interface BackendOptions {
   pickFolder?: () => Promise<string | null>;
   /** Opens a URL in the system browser; only a desktop host has one to open. */
   openExternal?: (url: string) => Promise<void>;
+  /** Opens a folder in the system's file manager. */
+  openFolder?: (path: string) => Promise<void>;
   /** The library's worker script: the build's `library-worker.js` beside the host's entry. */
   libraryWorker: string;
   /** How open conversations are paged to a window (tests make pages small). */
@@ -173,11 +177,44 @@ export class Backend {
       recentFolders: this.settings.recentFolders,
       defaultPermissionMode: this.settings.defaultPermissionMode,
       settingsProblems: this.settings.problems,
+      theme: this.settings.values.theme,
+      notifications: this.settings.values.notifications,
+      defaultModel: this.settings.values.defaultModel,
       cli: this.findCli(),
     }),
+    settings: async () => this.settingsView(),
+    saveSettings: async (values) => {
+      if (values.cliPath) {
+        const problem = cliPathProblem(values.cliPath);
+        if (problem) throw new InvalidSetting(`The claude program: ${problem}`);
+      }
+      this.settings.update(values);
+      return this.settingsView();
+    },
+    testCli: async ({ path }) => {
+      let program: string;
+      if (path) {
+        const problem = cliPathProblem(path);
+        if (problem) return { ok: false, reason: problem };
+        program = path;
+      } else {
+        const found = this.findCli();
+        if (!found.found) return { ok: false, reason: found.explanation ?? 'Byre found no claude program.' };
+        program = found.path;
+      }
+      return cliVersion(program, this.options.env);
+    },
+    openDataFolder: async () => {
+      if (!this.options.openFolder) throw new InvalidSetting('This host cannot open folders.');
+      await this.options.openFolder(this.options.dataDir);
+      return {};
+    },
     startConversation: async ({ cwd, model, permissionMode }) =>
       (
-        await this.startConversation(cwd, { model, ...(permissionMode ? { permissionMode } : {}) })
+        await this.startConversation(cwd, {
+          model: model ?? this.settings.values.defaultModel ?? undefined,
+          ...(permissionMode ? { permissionMode } : {}),
+        })
       ).snapshot(),
     setPermissionMode: async ({ conversationId, mode }) => ({
       mode: await this.get(conversationId).setPermissionMode(mode),
@@ -407,7 +444,7 @@ export class Backend {
       identity: this.settings.commitIdentityFor(folder),
       checkLimits: this.settings.checkLimits,
       ...wiring,
-      env: this.options.env,
+      env: this.cliEnv(),
       transcriptDir: join(this.options.dataDir, 'transcripts'),
       eventLogDir: this.eventLogDir,
       ...(this.options.pageLimits ? { pageLimits: this.options.pageLimits } : {}),
@@ -539,9 +576,26 @@ export class Backend {
     return cwd;
   }
 
+  /** The environment CLI processes get: the settings' claude program, unless BYRE_CLAUDE_PATH names one. */
+  private cliEnv(): NodeJS.ProcessEnv {
+    const chosen = this.settings.values.cliPath;
+    return chosen && !this.options.env.BYRE_CLAUDE_PATH
+      ? { ...this.options.env, BYRE_CLAUDE_PATH: chosen }
+      : this.options.env;
+  }
+
+  private settingsView(): SettingsView {
+    return {
+      values: this.settings.values,
+      cliFromEnvironment: this.options.env.BYRE_CLAUDE_PATH || null,
+      dataDir: this.options.dataDir,
+      canOpenFolders: !!this.options.openFolder,
+    };
+  }
+
   private findCli(): AppInfo['cli'] {
     try {
-      return { found: true, path: locateCli({ env: this.options.env }) };
+      return { found: true, path: locateCli({ env: this.cliEnv() }) };
     } catch (error) {
       if (error instanceof CliNotFound) {
         return {
@@ -567,6 +621,31 @@ export class Backend {
 
 export class NotSupported extends Error {
   override readonly name = 'NotSupported';
+}
+
+export class InvalidSetting extends Error {
+  override readonly name = 'InvalidSetting';
+}
+
+/** What `claude --version` says, or why it could not be run; within 20 s. */
+function cliVersion(program: string, env: NodeJS.ProcessEnv): Promise<InvokeResponse<'testCli'>> {
+  return new Promise((done) => {
+    execFile(program, ['--version'], { env, timeout: 20_000, windowsHide: true }, (error, stdout, stderr) => {
+      // "2.1.332 (Claude Code)": the screen says whose version it is.
+      const said = (`${stdout}`.trim().split('\n')[0] ?? '').replace(/\s*\(Claude Code\)$/, '');
+      if (!error && said) {
+        done({ ok: true, path: program, version: said });
+        return;
+      }
+      const detail = `${stderr}`.trim().split('\n')[0] || error?.message || 'it printed nothing';
+      done({
+        ok: false,
+        reason: error?.killed
+          ? `${program} --version did not answer within 20 s.`
+          : `${program} --version failed: ${detail}`,
+      });
+    });
+  });
 }
 
 export class NotAFolder extends Error {

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell } from 'electron';
 import { invokeChannelNames, ipcChannel } from '../shared/ipc';
 import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
@@ -58,6 +58,10 @@ const backend = new Backend({
   },
   // Reached only from a click on a link (the openLink channel), with the URL checked to be http(s).
   openExternal: (url) => shell.openExternal(url),
+  openFolder: async (path) => {
+    const problem = await shell.openPath(path);
+    if (problem) throw new Error(`Could not open ${path}: ${problem}`);
+  },
 });
 
 /** The last crash that gave up, for the crash page. */
@@ -96,9 +100,6 @@ function registerIpc(): void {
     });
   }
   backend.on((channel, payload) => {
-    if (channel === 'notification' && 'title' in payload && !BrowserWindow.getFocusedWindow()) {
-      new Notification({ title: payload.title, body: payload.message }).show();
-    }
     for (const window of BrowserWindow.getAllWindows()) window.webContents.send(ipcChannel(channel), payload);
   });
 }

@@ -5,6 +5,7 @@ import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
 import { Backend } from './backend';
 import { reportEventLoopDelay } from './event-loop-report';
+import { openFolderWithSystem } from './open-folder';
 import { startWebBridge } from './web-bridge';
 
 /**
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     initialCwd: initialCwdFromArgs(rest),
     env: process.env,
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
+    openFolder: (path) => openFolderWithSystem(path),
     ...pageLimits(process.env),
   });
   const bridge = await startWebBridge({ backend, rendererDir, port });

@@ -87,6 +87,50 @@ export const ContextUsage = z.object({
 });
 export type ContextUsage = z.infer<typeof ContextUsage>;
 
+export const Theme = z.enum(['system', 'light', 'dark']);
+export type Theme = z.infer<typeof Theme>;
+
+/** What the settings screen sets, each checked as it is saved (main checks the CLI path on disk too). */
+export const AppSettings = z.object({
+  /** The claude program; null: Byre finds one (PATH, the usual places, node_modules). */
+  cliPath: z
+    .string()
+    .trim()
+    .min(1, 'Enter the path to the claude program, or leave it empty to let Byre find one.')
+    .max(4096, 'That path is too long.')
+    .nullable(),
+  /** The model new conversations start with; null: the CLI's own default. */
+  defaultModel: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200, 'A model name is at most 200 characters.')
+    .regex(/^[\w.:@[\]/-]+$/, 'A model name has letters, digits and . - _ : / @ [ ] only (e.g. sonnet).')
+    .nullable(),
+  defaultPermissionMode: PermissionModeChoice,
+  /** Images with a longer side are scaled down to it before sending. */
+  imageMaxLongSide: z
+    .number({ error: 'The image size limit is a number of pixels.' })
+    .int('The image size limit is a whole number of pixels.')
+    .min(200, 'The image size limit is at least 200 pixels.')
+    .max(IMAGE_LIMITS.maxSide, `The image size limit is at most ${IMAGE_LIMITS.maxSide} pixels.`),
+  theme: Theme,
+  /** System notifications when a reply ends or Claude asks, while Byre is in the background. */
+  notifications: z.boolean(),
+});
+export type AppSettings = z.infer<typeof AppSettings>;
+
+/** The settings screen's view: the values, and what it shows beside them. */
+export const SettingsView = z.object({
+  values: AppSettings,
+  /** BYRE_CLAUDE_PATH, which wins over the setting while it is set. */
+  cliFromEnvironment: z.string().nullable(),
+  dataDir: z.string(),
+  /** Whether the host can open a folder in the file manager. */
+  canOpenFolders: z.boolean(),
+});
+export type SettingsView = z.infer<typeof SettingsView>;
+
 export const AppInfo = z.object({
   host: z.enum(['electron', 'browser']),
   version: z.string(),
@@ -98,6 +142,10 @@ export const AppInfo = z.object({
   defaultPermissionMode: PermissionModeChoice,
   /** What was wrong with the settings file as it was read: the fields that took their defaults. */
   settingsProblems: z.array(z.string()),
+  theme: Theme,
+  notifications: z.boolean(),
+  /** The model new conversations start with when none is asked for; null: the CLI's default. */
+  defaultModel: z.string().nullable(),
   /** Where the claude CLI was found, or why it was not. */
   cli: z.discriminatedUnion('found', [
     z.object({ found: z.literal(true), path: z.string() }),
@@ -259,6 +307,20 @@ export const invokeChannels = {
     response: z.object({ mode: PermissionModeChoice }),
   },
   /** The permission mode new conversations start in; kept in the settings. */
+  /** The settings screen's values. */
+  settings: { request: Empty, response: SettingsView },
+  /** Changes some settings; a value that is not valid is refused (InvalidSetting, with the reason), none saved. */
+  saveSettings: { request: AppSettings.partial(), response: SettingsView },
+  /** Runs `claude --version` with the given program (null: the one Byre would use now). */
+  testCli: {
+    request: z.object({ path: z.string().trim().max(4096).nullable() }),
+    response: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), path: z.string(), version: z.string() }),
+      z.object({ ok: z.literal(false), reason: z.string() }),
+    ]),
+  },
+  /** Opens Byre's data folder in the system's file manager. */
+  openDataFolder: { request: Empty, response: Empty },
   setDefaultPermissionMode: {
     request: z.object({ mode: PermissionModeChoice }),
     response: Empty,

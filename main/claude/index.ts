@@ -8,7 +8,7 @@ export type {
   SessionOptions,
   Turn,
 } from './session';
-export { locateCli } from './locate';
+export { cliPathProblem, locateCli } from './locate';
 export { buildLaunch, BYRE_MCP_SERVER } from './launch';
 export type { LaunchOptions } from './launch';
 export { killAllCliProcesses } from './registry';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { CliNotFound } from './errors';
-import { locateCli } from './locate';
+import { cliPathProblem, locateCli } from './locate';
 
 let root: string;
 beforeEach(() => {
@@ -211,5 +211,16 @@ describe('locateCli', () => {
     expect(error.looked.slice(expected.length).join('\n')).toContain('node_modules');
     expect(error.name).toBe('CliNotFound');
     for (const place of error.looked) expect(error.message).toContain(place);
+  });
+});
+
+describe('cliPathProblem', () => {
+  it('says why a path is not a program to run, and nothing for one that is', () => {
+    const program = stub('bin/claude');
+    expect(cliPathProblem(program)).toBeNull();
+    expect(cliPathProblem(join(root, 'nothing'))).toBe(`There is no file at ${join(root, 'nothing')}.`);
+    expect(cliPathProblem(folder('bin2'))).toBe(`${join(root, 'bin2')} is a folder, not the claude program.`);
+    expect(cliPathProblem(stub('plain', 0o644))).toContain('is not executable');
+    expect(cliPathProblem('bin/claude')).toContain('is not a full path');
   });
 });

@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { CliNotFound } from './errors';
 
 export interface LocateOptions {
@@ -33,6 +33,22 @@ function whatIsThere(file: string): string {
     return 'which is not executable (make it so with chmod +x, or point at the claude program)';
   } catch {
     return 'where there is nothing: set it to the claude program, or unset it to let Byre find one';
+  }
+}
+
+/**
+ * Why `file` cannot be run as claude, in a sentence a settings screen can show; null when it is an executable
+ * file (whether it is really claude, `claude --version` tells).
+ */
+export function cliPathProblem(file: string): string | null {
+  if (!isAbsolute(file)) return `“${file}” is not a full path: give the whole path to the claude program.`;
+  if (isExecutable(file)) return null;
+  try {
+    const stats = statSync(file);
+    if (stats.isDirectory()) return `${file} is a folder, not the claude program.`;
+    return `${file} is not executable (make it so with chmod +x, or choose the claude program itself).`;
+  } catch {
+    return `There is no file at ${file}.`;
   }
 }
 

@@ -13,6 +13,8 @@ import { Sidebar } from './library/Sidebar';
 import { connectEvents } from './events';
 import { handleCloseTabRequests, MAC, useOverlay, type Overlay } from './overlays';
 import { CommandPalette, ShortcutsSheet } from './Palette';
+import { SettingsScreen } from './Settings';
+import { applyTheme } from './theme';
 import { useModalDialog } from './popover';
 import { useStore } from './store';
 import './styles.css';
@@ -26,6 +28,11 @@ export function App() {
     void loadInfo();
     return disconnect;
   }, [loadInfo]);
+
+  const theme = useStore((state) => state.info?.theme);
+  useEffect(() => {
+    if (theme) applyTheme(theme);
+  }, [theme]);
 
   const status = useBridgeStatus();
   const setConnected = useStore((state) => state.setConnected);
@@ -70,6 +77,7 @@ export function App() {
       <Shortcuts />
       <CommandPalette />
       <ShortcutsSheet />
+      <SettingsScreen />
       <div className="app-body">
         <SidebarSlot />
         <div className="app-main">

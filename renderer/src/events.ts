@@ -62,8 +62,9 @@ export function connectEvents(): () => void {
     state.applyConversationEvents(batches);
   };
 
-  const alertPermission = permissionAlerts({
+  const alerts = permissionAlerts({
     notifications: typeof Notification === 'undefined' ? undefined : Notification,
+    enabled: () => useStore.getState().info?.notifications !== false,
     hasFocus: () => document.hasFocus(),
     conversationName: (conversationId) => {
       const tab = tabOfConversation(useStore.getState(), conversationId);
@@ -77,7 +78,7 @@ export function connectEvents(): () => void {
 
   const offEvents = window.byre.on('conversationEvents', ({ conversationId, events, seq }) => {
     // At once, not at the next frame: a window in the background may get no frames at all.
-    void alertPermission(conversationId, events);
+    void alerts.events(conversationId, events);
     const list = pending.get(conversationId);
     if (list) list.push({ seq, events });
     else pending.set(conversationId, [{ seq, events }]);
@@ -86,9 +87,8 @@ export function connectEvents(): () => void {
     if (events.some((event) => event.kind === 'message' && event.message.type === 'result')) turnEnded = true;
     schedule();
   });
-  const offNotification = window.byre.on('notification', ({ title, message }) => {
-    if (document.hasFocus() || typeof Notification === 'undefined') return;
-    if (Notification.permission === 'granted') new Notification(title, { body: message });
+  const offNotification = window.byre.on('notification', ({ conversationId, title, message }) => {
+    void alerts.notice(conversationId, title, message);
   });
   // The library says when its rows change; fetching them again at most once at a time is enough.
   let refreshing: Promise<void> | null = null;

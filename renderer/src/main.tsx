@@ -4,9 +4,11 @@ import { App } from './App';
 import { ErrorBoundary } from './ErrorBoundary';
 import { installBridgeClient } from './bridge-client';
 import { warmUpMarkdown } from './chat/Markdown';
+import { applyRememberedTheme } from './theme';
 
 // In Electron the preload has set window.byre; in a plain browser it comes over the bridge.
 installBridgeClient();
+applyRememberedTheme();
 
 const root = document.getElementById('root');
 if (root) {

@@ -54,5 +54,8 @@ export const TEST_APP_INFO: AppInfo = {
   recentFolders: [],
   defaultPermissionMode: 'default',
   settingsProblems: [],
+  theme: 'system',
+  notifications: true,
+  defaultModel: null,
   cli: { found: true, path: '/c' },
 };

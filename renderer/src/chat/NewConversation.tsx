@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { PermissionModeChoice } from '../../../shared/ipc';
 import { useStore } from '../store';
+import { useOverlay } from '../overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
 
 /** Keeps `mode` as the settings' default for new conversations (the form shows it from then on). */
@@ -70,9 +71,16 @@ export function NewConversation() {
           ) : (
             <>
               The Claude Code CLI was not found. Install it with{' '}
-              <code>npm install -g @anthropic-ai/claude-code</code> or set <code>BYRE_CLAUDE_PATH</code>.
+              <code>npm install -g @anthropic-ai/claude-code</code>, or give its path in settings.
             </>
-          )}
+          )}{' '}
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => useOverlay.getState().show('settings')}
+          >
+            Open settings
+          </button>
         </p>
       )}
       <label>
@@ -123,7 +131,7 @@ export function NewConversation() {
           type="text"
           value={model}
           onChange={(event) => setModel(event.target.value)}
-          placeholder="default"
+          placeholder={info?.defaultModel ? `${info.defaultModel} (from settings)` : 'default'}
           list="model-aliases"
           spellCheck={false}
         />
