@@ -722,3 +722,56 @@ test.describe('the composer menus', () => {
     await expect(page.getByRole('status').filter({ hasText: 'No file or folder matches' })).toBeVisible();
   });
 });
+
+test('the protocol inspector shows the lines behind a message, searchable, and copies them as JSONL', async ({
+  page,
+  webHost,
+  context,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'The inspector reply.' }] });
+  await send(page, 'show me the lines');
+  const reply = claude(page).last();
+  await expect(reply).toContainText('The inspector reply.');
+  await expect(finished(page)).toHaveCount(1);
+  await reply.hover();
+  await reply.getByRole('button', { name: 'Show protocol lines' }).click();
+
+  const panel = page.getByRole('complementary', { name: 'Protocol lines' });
+  const recv = panel.getByRole('listitem', { name: 'recv assistant' });
+  await expect(recv).toHaveCount(1);
+  await expect(recv).toContainText('"text": "The inspector reply."');
+  // Only what is behind the reply: not the prompt, not the init.
+  await expect(panel.getByRole('listitem', { name: /system\/init/ })).toHaveCount(0);
+  await expect(panel.getByRole('listitem', { name: /^send / })).toHaveCount(0);
+
+  await panel.getByRole('button', { name: 'Copy as JSONL' }).click();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const parsed = copied
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; message?: { content?: { text?: string }[] } });
+  expect(parsed.map((line) => line.type)).toEqual(['assistant']);
+  expect(parsed[0]?.message?.content?.[0]?.text).toBe('The inspector reply.');
+
+  // The whole session, filtered by type and searched.
+  await panel.getByRole('button', { name: 'Whole session' }).click();
+  await expect(panel.getByRole('listitem', { name: 'recv system/init' })).toHaveCount(1);
+  await expect(panel.getByRole('listitem', { name: 'send user' })).toContainText('show me the lines');
+  await panel.getByRole('combobox', { name: 'Type of line' }).selectOption('result/success');
+  await expect(panel.getByRole('listitem')).toHaveCount(1);
+  await expect(panel.getByRole('listitem', { name: 'recv result/success' })).toBeVisible();
+  await panel.getByRole('combobox', { name: 'Type of line' }).selectOption('');
+  await panel.getByRole('searchbox', { name: 'Search lines' }).fill('show me the lines');
+  await expect(panel.getByRole('listitem', { name: 'send user' })).toBeVisible();
+  await expect(panel.getByRole('listitem', { name: 'recv system/init' })).toHaveCount(0);
+
+  // A message of yours has its lines too: what Byre sent.
+  const prompt = you(page).last();
+  await prompt.hover();
+  await prompt.getByRole('button', { name: 'Show protocol lines' }).click();
+  await expect(panel.getByRole('button', { name: /Your message/ })).toHaveAttribute('aria-pressed', 'true');
+  await expect(panel.getByRole('listitem', { name: 'send user' })).toContainText('show me the lines');
+  await panel.getByRole('button', { name: 'Close' }).click();
+  await expect(panel).toBeHidden();
+});

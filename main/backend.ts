@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import {
   invokeChannels,
   type AppInfo,
@@ -25,6 +25,7 @@ import { ForkRecords } from './branches';
 import { Conversation, type ConversationOptions } from './conversation';
 import { EventBatcher } from './event-batcher';
 import { FileIndex } from './file-index';
+import { readProtocolLines } from './protocol-lines';
 import type { EventLogLimits } from './event-log';
 import { IdleCollector } from './idle-collector';
 import { ImageRefs, type StoredImage } from './image-refs';
@@ -303,6 +304,20 @@ export class Backend {
       this.byReference(this.get(conversationId).historyBefore(before)),
     findFiles: async ({ conversationId, query, limit }) =>
       this.files.find(this.get(conversationId).snapshot().cwd, query, limit),
+    protocolLines: async ({ target, ...request }) => {
+      let files: string[];
+      if ('conversationId' in target) {
+        const conversation = this.get(target.conversationId);
+        // Earlier runs of a conversation resumed from the library are in transcripts the library knows.
+        const earlier = (await this.library.files(conversation.snapshot().sessionId))?.transcripts ?? [];
+        files = [...new Set([...earlier, ...conversation.transcripts])];
+      } else {
+        files = (await this.library.files(target.sessionId))?.transcripts ?? [];
+      }
+      // Named by the time each run started: in that order, oldest first.
+      files.sort((a, b) => basename(a).localeCompare(basename(b)));
+      return readProtocolLines(files, request);
+    },
     closeConversation: async ({ conversationId }) => {
       const conversation = this.conversations.get(conversationId);
       this.conversations.delete(conversationId);

@@ -64,6 +64,7 @@ export interface Fork {
 
 export class Conversation {
   private session: Session;
+  private readonly transcriptPaths: string[] = [];
   private model: string | null;
   private permissionMode: PermissionModeChoice;
   private readonly permissions: Permissions;
@@ -95,6 +96,7 @@ export class Conversation {
     readonly doneWhen: DoneWhen,
   ) {
     this.session = session;
+    this.keepTranscriptPath(session);
     this.permissions = permissions;
     this.model = options.model ?? null;
     this.permissionMode = options.permissionMode;
@@ -325,6 +327,7 @@ export class Conversation {
       throw new Error('The conversation was closed.');
     }
     this.session = session;
+    this.keepTranscriptPath(session);
     this.follow(session);
     const snapshot = this.snapshot();
     this.options.emit({ kind: 'resumed', snapshot });
@@ -363,6 +366,16 @@ export class Conversation {
       appVersion: options.appVersion,
       transcript: join(options.transcriptDir, `${stamp}-${options.id}.jsonl`),
     };
+  }
+
+  /** The transcripts of this conversation's CLI runs, oldest first (one more at each resume). */
+  get transcripts(): readonly string[] {
+    return this.transcriptPaths;
+  }
+
+  private keepTranscriptPath(session: Session): void {
+    const path = session.transcriptPath;
+    if (path && !this.transcriptPaths.includes(path)) this.transcriptPaths.push(path);
   }
 
   private follow(session: Session): void {

@@ -41,6 +41,50 @@ export const CommitIdentity = z.object({
 });
 export type CommitIdentity = z.infer<typeof CommitIdentity>;
 
+/** One line of a transcript, for the protocol inspector: which file and line, its direction and its JSON. */
+export const ProtocolLine = z.object({
+  /** Index in the session's transcripts, oldest first. */
+  file: z.number().int().nonnegative(),
+  line: z.number().int().positive(),
+  dir: z.enum(['send', 'recv', 'byre']),
+  /** `assistant`, `system/init`, `control_request/can_use_tool`… */
+  type: z.string(),
+  text: z.string(),
+});
+export type ProtocolLine = z.infer<typeof ProtocolLine>;
+
+export const ProtocolLinesRequest = z.object({
+  target: z.union([z.object({ conversationId: ConversationId }), z.object({ sessionId: SessionId })]),
+  /** The message the lines are behind; null: the whole session. */
+  behind: z
+    .object({
+      uuids: z.array(z.string().min(1).max(100)).max(20),
+      apiMessageIds: z.array(z.string().min(1).max(200)).max(20),
+      toolUseIds: z.array(z.string().min(1).max(200)).max(500),
+    })
+    .nullable(),
+  /** Only lines of these types; null: all. */
+  types: z.array(z.string().max(200)).max(100).nullable(),
+  /** Lines whose JSON holds this (any case). */
+  query: z.string().max(1000),
+  limit: z.number().int().min(1).max(5_000),
+});
+export type ProtocolLinesRequest = z.infer<typeof ProtocolLinesRequest>;
+
+export const ProtocolLinesResponse = z.object({
+  /** The first `limit` lines that match, in file order. */
+  lines: z.array(ProtocolLine),
+  /** How many match in all. */
+  total: z.number().int().nonnegative(),
+  /** The types of lines behind the message (or in the session), with how many of each, for the filter. */
+  types: z.array(z.object({ type: z.string(), count: z.number().int().positive() })),
+  /** Transcripts read; none means Byre has no transcript of this session (made in a terminal). */
+  files: z.number().int().nonnegative(),
+  /** Lines (or files) that could not be read. */
+  unreadable: z.number().int().nonnegative(),
+});
+export type ProtocolLinesResponse = z.infer<typeof ProtocolLinesResponse>;
+
 /** A path in a conversation's folder and where the query's characters fell in it (to show them). */
 export const FileMatch = z.object({ path: z.string(), indexes: z.array(z.number().int().nonnegative()) });
 export type FileMatch = z.infer<typeof FileMatch>;
@@ -475,6 +519,8 @@ export const invokeChannels = {
     request: ConversationRef.extend({ query: z.string().max(1000), limit: z.number().int().min(1).max(200) }),
     response: z.object({ matches: z.array(FileMatch), total: z.number().int(), truncated: z.boolean() }),
   },
+  /** Raw transcript lines behind a message, or of the whole session, for the protocol inspector. */
+  protocolLines: { request: ProtocolLinesRequest, response: ProtocolLinesResponse },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },
   /** Opens an http(s) link the user clicked in the system browser (Electron; a browser opens its own tab). */

@@ -108,6 +108,11 @@ export class Session {
   private readonly tail = new StreamTail();
   /** Why the transcript could not be opened (the conversation goes on without it), or null. */
   readonly transcriptError: string | null = null;
+
+  /** Where this run's transcript is written; null without one. */
+  get transcriptPath(): string | null {
+    return this.transcript?.path ?? null;
+  }
   private readonly mcp: ByreMcpServer;
   private readonly hookCallbacks = new Map<string, HookCallback>();
   private readonly listeners = new Set<Listener>();

@@ -16,6 +16,7 @@ import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { formatCost } from './figures';
 import { FindBar } from './FindBar';
+import { WithInspector } from './Inspector';
 import { McpServersButton } from './McpServers';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
@@ -56,31 +57,35 @@ export function ConversationView({ tabId }: { tabId: string }) {
   );
   if (tab.saved) {
     return (
-      <WithBranches tabId={tabId}>
-        <div className="conversation">
-          <SavedHeader tabId={tabId} />
-          {banner}
-          <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
-          <SavedFooter tabId={tabId} />
-          <RewindDialogView tabId={tabId} />
-        </div>
-      </WithBranches>
+      <WithInspector tabId={tabId}>
+        <WithBranches tabId={tabId}>
+          <div className="conversation">
+            <SavedHeader tabId={tabId} />
+            {banner}
+            <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
+            <SavedFooter tabId={tabId} />
+            <RewindDialogView tabId={tabId} />
+          </div>
+        </WithBranches>
+      </WithInspector>
     );
   }
   return (
-    <WithBranches tabId={tabId}>
-      <DropZone tabId={tabId}>
-        <ConversationHeader tabId={tabId} cwd={tab.cwd} />
-        <ExitBanner tabId={tabId} />
-        {banner}
-        <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
-        <RetryStatus tabId={tabId} />
-        <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
-        <BackgroundTasks tabId={tabId} />
-        <Composer tabId={tab.id} />
-        <RewindDialogView tabId={tabId} />
-      </DropZone>
-    </WithBranches>
+    <WithInspector tabId={tabId}>
+      <WithBranches tabId={tabId}>
+        <DropZone tabId={tabId}>
+          <ConversationHeader tabId={tabId} cwd={tab.cwd} />
+          <ExitBanner tabId={tabId} />
+          {banner}
+          <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
+          <RetryStatus tabId={tabId} />
+          <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
+          <BackgroundTasks tabId={tabId} />
+          <Composer tabId={tab.id} />
+          <RewindDialogView tabId={tabId} />
+        </DropZone>
+      </WithBranches>
+    </WithInspector>
   );
 }
 

@@ -17,6 +17,7 @@ import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
 import { CheckCard } from './DoneWhen';
 import { CopyButton } from './CopyButton';
+import { ShowProtocolLines } from './Inspector';
 import { Markdown } from './Markdown';
 import { PermissionCards, requestsHeldBy } from './PermissionCard';
 import { ToolCard } from './ToolCard';
@@ -110,6 +111,7 @@ function UserMessageView({ tabId, message }: { tabId: string; message: UserChatM
             <CopyButton text={() => message.text} title="Copy this message" />
           </span>
         )}
+        {message.uuid && <ShowProtocolLines tabId={tabId} message={message} />}
         {rewindable && (
           <MessageAction
             label="Rewind"
@@ -249,6 +251,7 @@ function AssistantMessageView({
             <CopyButton text={() => replyText(message)} title="Copy this reply's text" />
           </span>
         )}
+        {!streaming && <ShowProtocolLines tabId={tabId} message={message} />}
         {forkable && (
           <MessageAction
             label="Fork from here"
