@@ -775,3 +775,26 @@ test('the protocol inspector shows the lines behind a message, searchable, and c
   await panel.getByRole('button', { name: 'Close' }).click();
   await expect(panel).toBeHidden();
 });
+
+test('a thinking block says "Thinking…" while it runs and how long it took once done', async ({
+  page,
+  webHost,
+}) => {
+  const rest = new Gate();
+  webHost.world.fake.enqueue({
+    blocks: [
+      { type: 'thinking', thinking: 'First I weigh the options carefully.' },
+      { type: 'text', text: 'The considered answer.' },
+    ],
+    hold: { after: 2, until: rest },
+  });
+  await send(page, 'think it over');
+  const thinking = claude(page).last().locator('.thinking').getByRole('button');
+  await expect(thinking).toHaveText('Thinking…');
+  rest.release();
+  await expect(claude(page).last()).toContainText('The considered answer.');
+  await expect(thinking).toHaveText(/^Thought for \d+ s$/);
+  await thinking.click();
+  await expect(claude(page).last()).toContainText('First I weigh the options carefully.');
+  await expect(thinking).toHaveText('Hide thinking');
+});

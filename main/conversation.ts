@@ -199,7 +199,7 @@ export class Conversation {
 
   send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
     const turn = this.session.send(userContent(text, images), uuid ? { uuid } : {});
-    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text, images: [...images] });
+    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text, images: [...images], at: Date.now() });
     return turn.uuid;
   }
 

@@ -386,6 +386,27 @@ function plainCopy<T>(value: T): T {
 
 // ---------------------------------------------------------------------------------------------------
 
+describe('thinking', () => {
+  it("says how long the model thought: from the line before to the thinking block's own", () => {
+    const state = run([
+      prompt(P1, 'Think first'),
+      userLine('Think first', { uuid: P1, isReplay: true, timestamp: '2026-11-30T10:00:01.000Z' }),
+      assistantLine(
+        'msg_t',
+        { type: 'thinking', thinking: 'Hmm.', signature: 's' },
+        { timestamp: '2026-11-30T10:00:13.400Z' },
+      ),
+      assistantLine('msg_t', { type: 'text', text: 'Answer.' }, { timestamp: '2026-11-30T10:00:14.000Z' }),
+    ]);
+    expect(assistantOf(state, 'msg_t').parts[0]).toEqual({ kind: 'thinking', text: 'Hmm.', seconds: 12.4 });
+  });
+
+  it('has no duration where a line has no time to go by', () => {
+    const state = run([assistantLine('msg_u', { type: 'thinking', thinking: 'Hmm.', signature: 's' })]);
+    expect(assistantOf(state, 'msg_u').parts[0]).toEqual({ kind: 'thinking', text: 'Hmm.' });
+  });
+});
+
 describe('slash commands', () => {
   it('keeps those the CLI reported at start, and adds a name a later init lists, once', () => {
     const start = initialConversation({

@@ -31,7 +31,8 @@ import type {
 
 export type Part =
   | { kind: 'text'; text: string }
-  | { kind: 'thinking'; text: string }
+  /** `seconds`: how long the model thought, once its line has come (from the lines' timestamps). */
+  | { kind: 'thinking'; text: string; seconds?: number }
   | { kind: 'tool'; toolUseId: string }
   | { kind: 'other'; label: string };
 
@@ -214,6 +215,8 @@ export interface ConversationState {
   /** Assistant lines seen per API message id: the CLI sends one line per content block, in order. */
   blocksSeen: Record<string, number>;
   taskTools: Record<string, string>;
+  /** Per thread (a subagent's tool use id; '' for the main one), the timestamp of its last line. */
+  lineAt: Record<string, number>;
   badLines: number;
   localIds: number;
 }
@@ -251,6 +254,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     streams: {},
     blocksSeen: {},
     taskTools: {},
+    lineAt: {},
     badLines: 0,
     localIds: 0,
   };
@@ -364,6 +368,10 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         parentToolUseId: null,
       });
       d.append(id, null);
+      // Sent while a turn runs, it waits in the queue: its turn starts later than this.
+      if (event.at !== undefined && d.state.status !== 'running') {
+        d.set({ lineAt: { ...d.state.lineAt, '': event.at } });
+      }
       d.set({ pending: [...d.state.pending, event.uuid], status: 'running' });
       return;
     }
@@ -658,10 +666,16 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
   let parts = message.parts;
   let seen = d.state.blocksSeen[line.message.id] ?? 0;
   const timestamp = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
+  // The thread's line before this one: a thinking block's line comes when the thinking ends, so the time
+  // between them is how long the model thought (with the request's own wait).
+  const before = d.state.lineAt[key];
   for (const block of line.message.content) {
     // The CLI sends one line per content block, in order: the n-th line is block n.
     const at = partAt[seen];
-    const part = partFor(d, block, Number.isNaN(timestamp) ? null : timestamp, id);
+    let part = partFor(d, block, Number.isNaN(timestamp) ? null : timestamp, id);
+    if (part.kind === 'thinking' && before !== undefined && timestamp >= before) {
+      part = { ...part, seconds: (timestamp - before) / 1000 };
+    }
     if (at !== undefined && at < parts.length) {
       parts = parts.map((existing, index) => (index === at ? part : existing));
     } else {
@@ -670,6 +684,7 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
     seen += 1;
   }
   d.setEntry('blocksSeen', line.message.id, seen);
+  if (!Number.isNaN(timestamp)) d.set({ lineAt: { ...d.state.lineAt, [key]: timestamp } });
   d.setMessage({
     ...message,
     parts,
@@ -684,6 +699,8 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
 function applyUser(d: Draft, line: UserMessage): void {
   const content = line.message.content;
   const parent = line.parent_tool_use_id ?? null;
+  const timestamp = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
+  if (!Number.isNaN(timestamp)) d.set({ lineAt: { ...d.state.lineAt, [parent ?? '']: timestamp } });
   if (typeof content === 'string') {
     addUserText(d, line, content, parent);
     return;

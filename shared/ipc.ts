@@ -638,6 +638,8 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     uuid: Uuid,
     text: z.string(),
     images: z.array(ShownImage).optional(),
+    /** When main sent it (ms since the epoch): how long the model then thinks is measured from it. */
+    at: z.number().optional(),
   }),
   z.object({ kind: z.literal('prompt_cancelled'), uuid: Uuid }),
   z.object({ kind: z.literal('title'), title: z.string() }),

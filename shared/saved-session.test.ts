@@ -90,7 +90,8 @@ describe('the CLI’s own session file', () => {
     const imagePrompt = shown(state)[4] as UserChatMessage;
     expect(imagePrompt.images).toEqual([{ mediaType: 'image/png', data: PNG }]);
     const thinking = (shown(state)[2] as AssistantChatMessage).parts[0];
-    expect(thinking).toEqual({ kind: 'thinking', text: 'I should run echo.' });
+    // How long it thought, from the prompt's line to the thinking block's.
+    expect(thinking).toEqual({ kind: 'thinking', text: 'I should run echo.', seconds: 0.078 });
     expectSettled(state);
   });
 

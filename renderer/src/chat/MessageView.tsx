@@ -265,7 +265,15 @@ function AssistantMessageView({
           case 'text':
             return <Markdown key={index} text={part.text} />;
           case 'thinking':
-            return <Thinking key={index} text={part.text} />;
+            return (
+              <Thinking
+                key={index}
+                text={part.text}
+                seconds={part.seconds}
+                // Over once its line has come, a later part has begun, or the reply has ended.
+                done={part.seconds !== undefined || index < message.parts.length - 1 || !streaming}
+              />
+            );
           case 'tool':
             return <ToolCallView key={part.toolUseId} tabId={tabId} toolUseId={part.toolUseId} />;
           case 'other':
@@ -282,7 +290,17 @@ function AssistantMessageView({
   );
 }
 
-function Thinking({ text }: { text: string }) {
+/** "Thought for 12 s", "Thought for 2 min 5 s"; under a second counts as one. */
+export function thoughtFor(seconds: number | undefined): string {
+  if (seconds === undefined) return 'Thought';
+  const whole = Math.max(1, Math.round(seconds));
+  if (whole < 60) return `Thought for ${whole} s`;
+  const minutes = Math.floor(whole / 60);
+  const rest = whole % 60;
+  return `Thought for ${minutes} min${rest ? ` ${rest} s` : ''}`;
+}
+
+function Thinking({ text, seconds, done }: { text: string; seconds: number | undefined; done: boolean }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="thinking">
@@ -292,7 +310,7 @@ function Thinking({ text }: { text: string }) {
         aria-expanded={open}
         onClick={() => setOpen((value) => !value)}
       >
-        {open ? 'Hide thinking' : 'Thinking…'}
+        {open ? 'Hide thinking' : done ? thoughtFor(seconds) : 'Thinking…'}
       </button>
       {open && <div className="thinking-text">{text || '(redacted)'}</div>}
     </div>
