@@ -138,8 +138,12 @@ test('stops a reply mid-stream, then takes another turn', async ({ page, webHost
   await send(page, 'a long story please');
   await expect(claude(page)).toContainText('word2');
   await page.getByRole('button', { name: 'Stop' }).click();
-  await expect(log(page).getByRole('alert')).toContainText('Stopped.');
+  await expect(log(page).getByLabel('Turn stopped')).toContainText('Stopped.');
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
+  // One marker for the stop, not the CLI's "interrupted" note and a "(stopped)" under the reply as well.
+  await expect(log(page).getByText('Interrupted.')).toHaveCount(0);
+  await expect(log(page).getByText('(stopped)')).toHaveCount(0);
+  await expect(log(page).getByRole('alert')).toHaveCount(0);
   await expect(claude(page)).toContainText('word2');
   await expect(claude(page)).not.toContainText('word3');
   // The fake hears the CLI hang up in its own time, which may come after the page shows it stopped.
@@ -397,6 +401,10 @@ test('explains how to log in when the API refuses the request', async ({ page, w
   await expect(alert).toContainText('API Error: 403');
   await expect(alert).toContainText('Invalid authentication credentials');
   await expect(alert).toContainText('Run claude in a terminal and sign in');
+  // Said once: not also as a reply from Claude above the failure.
+  await expect(log(page).getByText(/Invalid authentication credentials/)).toHaveCount(1);
+  await expect(log(page).getByText(/Run claude in a terminal and sign in/)).toHaveCount(1);
+  await expect(claude(page)).toHaveCount(0);
   // The app still works: the composer is ready for the next message.
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
 });
@@ -520,7 +528,7 @@ test('Escape stops a running reply, from the composer or the log, and the compos
   await send(page, 'a long story please');
   await expect(claude(page)).toContainText('word2');
   await composer.press('Escape');
-  await expect(log(page).getByRole('alert')).toContainText('Stopped.');
+  await expect(log(page).getByLabel('Turn stopped')).toContainText('Stopped.');
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(composer).toBeFocused();
 
@@ -528,7 +536,7 @@ test('Escape stops a running reply, from the composer or the log, and the compos
   await expect(claude(page).last()).toContainText('again2');
   await log(page).focus();
   await page.keyboard.press('Escape');
-  await expect(log(page).getByRole('alert')).toHaveCount(2);
+  await expect(log(page).getByLabel('Turn stopped')).toHaveCount(2);
   await expect(page.getByRole('button', { name: 'Stop' })).toBeHidden();
   await expect(composer).toBeFocused();
 });

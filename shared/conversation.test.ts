@@ -891,7 +891,7 @@ describe('results nobody asked for', () => {
 });
 
 describe('interrupts', () => {
-  it('keeps the partial reply, says Interrupted, and shows the turn as stopped', () => {
+  it('keeps the partial reply and marks the turn as stopped, once', () => {
     let state = run([
       ...promptStarts(P1, 'Count slowly'),
       requesting(),
@@ -918,7 +918,6 @@ describe('interrupts', () => {
     expect(transcript(state)).toEqual([
       'You: Count slowly (sent)',
       'Claude: word0 word1 word2 wor',
-      '[info] Interrupted.',
       'result error_during_execution failed: Stopped.',
     ]);
     expect(state.status).toBe('idle');
@@ -929,7 +928,7 @@ describe('interrupts', () => {
       turn(P2, 'are you still there?', streamedReply('msg_2', [{ type: 'text', text: 'Yes.' }])),
       state,
     );
-    expect(transcript(state).slice(4)).toEqual([
+    expect(transcript(state).slice(3)).toEqual([
       'You: are you still there? (sent)',
       'Claude: Yes.',
       'result success',
@@ -986,10 +985,13 @@ describe('interrupts', () => {
   it('reports an interrupted Bash command as stopped', () => {
     const state = run(bashInterrupt());
     expect(toolOf(state, 'toolu_01').task?.status).toBe('stopped');
-    expect(transcript(state).slice(2)).toEqual([
-      '[info] Interrupted.',
-      'result error_during_execution failed: Stopped.',
-    ]);
+    // The turn's result is the one marker of the stop.
+    expect(transcript(state).slice(2)).toEqual(['result error_during_execution failed: Stopped.']);
+  });
+
+  it('keeps the CLI\'s "interrupted" note where no result marks the stop (a session file)', () => {
+    const state = run(bashInterrupt().slice(0, -1));
+    expect(transcript(state).slice(2)).toEqual(['[info] Interrupted.']);
   });
 
   it('shows the interrupted Bash command as interrupted, not failed', () => {
@@ -1518,6 +1520,25 @@ describe('what each turn cost', () => {
     expect(joined.messages[lastResult(later).id]).toMatchObject({ costUsd: expect.closeTo(0.03, 10) });
     expect(joined.costUsd).toBeCloseTo(0.05, 10);
     expect(joined.processCostUsd).toBe(0.05);
+  });
+});
+
+describe('a failed turn', () => {
+  it('says the API error once: the reply that only carries it gives way to the failure', () => {
+    const text = 'Failed to authenticate. API Error: 403 Invalid authentication credentials';
+    const state = run([
+      ...promptStarts(P1, 'Hi'),
+      assistantLine('msg_e', { type: 'text', text }, { error: 'authentication_failed' }),
+      resultLine({ is_error: true, result: text, api_error_status: 403 }),
+    ]);
+    expect(transcript(state)).toEqual(['You: Hi (sent)', `result success failed: ${text}`]);
+    // Another reply before a failure stays.
+    const kept = run([
+      ...promptStarts(P1, 'Hi'),
+      assistantLine('msg_k', { type: 'text', text: 'Working on it.' }),
+      resultLine({ is_error: true, result: text, api_error_status: 403 }),
+    ]);
+    expect(transcript(kept)).toContain('Claude: Working on it.');
   });
 });
 

@@ -336,6 +336,7 @@ export function backgroundTasks(state: ConversationState): readonly TaskCall[] {
 const MAX_BAD_LINE_NOTICES = 3;
 const RETRY_OVER: ReadonlySet<CliMessage['type']> = new Set(['stream_event', 'assistant', 'result']);
 const INTERRUPTED = /^\[Request interrupted by user/;
+const INTERRUPTED_NOTICE = 'Interrupted.';
 const STOPPED_TOOL = /doesn't want to proceed with this tool use|was stopped while running/;
 const LOCAL_COMMAND_OUTPUT = /^<local-command-stdout>([\s\S]*)<\/local-command-stdout>$/;
 
@@ -739,7 +740,7 @@ function addUserText(
   // Our own prompts are already shown (from the 'prompt' event); replays of them add nothing.
   if (line.uuid && d.state.messages[userId(line.uuid)]) return;
   if (INTERRUPTED.test(text)) {
-    addNotice(d, 'info', 'Interrupted.');
+    addNotice(d, 'info', INTERRUPTED_NOTICE);
     return;
   }
   const local = LOCAL_COMMAND_OUTPUT.exec(text);
@@ -781,6 +782,25 @@ function applyResult(d: Draft, line: ResultMessage): void {
   }
   const id = `r:${line.uuid}`;
   const cost = turnCost(line.total_cost_usd, d.state.processCostUsd);
+  const errorText = line.is_error ? resultErrorText(line) : null;
+  // One marker for a turn: the result's. The CLI's "[Request interrupted by user]" note just before a
+  // stopped turn's result, or a reply that only carries the API error the result reports, would say it twice.
+  const last = d.state.messages[d.state.order[d.state.order.length - 1] ?? ''];
+  if (errorText === 'Stopped.' && last?.role === 'notice' && last.text === INTERRUPTED_NOTICE) {
+    d.dropLast(last.id);
+  } else if (
+    errorText &&
+    last?.role === 'assistant' &&
+    last.error !== null &&
+    !last.streaming &&
+    last.parts.every((part) => part.kind === 'text') &&
+    last.parts
+      .map((part) => (part.kind === 'text' ? part.text : ''))
+      .join('')
+      .trim() === errorText.trim()
+  ) {
+    d.dropLast(last.id);
+  }
   d.setMessage({
     role: 'result',
     id,
@@ -794,7 +814,7 @@ function applyResult(d: Draft, line: ResultMessage): void {
     outputTokens: line.usage.output_tokens ?? 0,
     cacheReadTokens: line.usage.cache_read_input_tokens ?? 0,
     cacheWriteTokens: line.usage.cache_creation_input_tokens ?? 0,
-    errorText: line.is_error ? resultErrorText(line) : null,
+    errorText,
     apiErrorStatus: line.api_error_status ?? null,
     unsolicited,
   });
@@ -1083,6 +1103,14 @@ class Draft {
       this.orderCopied = true;
     }
     this.state.order.push(id);
+    this.changed = true;
+  }
+
+  /** Takes the conversation's last message out of its order (it stays by id), if it is `id`. */
+  dropLast(id: string): void {
+    if (this.state.order[this.state.order.length - 1] !== id) return;
+    this.state = { ...this.state, order: this.state.order.slice(0, -1) };
+    this.orderCopied = true;
     this.changed = true;
   }
 

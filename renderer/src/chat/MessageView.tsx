@@ -236,6 +236,10 @@ function AssistantMessageView({
     return !!conversation && conversation.messages[nextId ?? '']?.role !== 'assistant';
   });
   const forkable = !message.parentToolUseId && !message.streaming && !!message.uuid && endsTurn;
+  // A stopped reply's marker is the turn's, just after it.
+  const followedByResult = useStore(
+    (state) => state.tabs[tabId]?.conversation.messages[nextId ?? '']?.role === 'result',
+  );
   // With the host gone, nothing more of it is arriving: it is not shown as streaming.
   const streaming = useStore((state) => message.streaming && state.connected);
   return (
@@ -284,7 +288,7 @@ function AssistantMessageView({
             );
         }
       })}
-      {message.aborted && <p className="muted">(stopped)</p>}
+      {message.aborted && !followedByResult && <p className="muted">(stopped)</p>}
       {message.error && <ApiErrorHint text={message.error} />}
     </article>
   );
@@ -352,6 +356,15 @@ const ToolCallView = memo(function ToolCallView({ tabId, toolUseId }: { tabId: s
 
 function ResultView({ message }: { message: ResultChatMessage }) {
   const figures = turnFigures(message);
+  if (message.errorText === 'Stopped.') {
+    // Stopped by the user: a plain marker, not an error.
+    return (
+      <div className="turn-result turn-stopped" role="note" aria-label="Turn stopped">
+        <strong>Stopped.</strong>
+        <span className="turn-figures"> {figures}</span>
+      </div>
+    );
+  }
   if (message.ok) {
     return (
       <div className="turn-result" aria-label="Turn finished">
@@ -362,11 +375,8 @@ function ResultView({ message }: { message: ResultChatMessage }) {
   }
   return (
     <div className="turn-result turn-error" role="alert">
-      <strong>{message.errorText === 'Stopped.' ? 'Stopped.' : 'The turn failed.'}</strong>{' '}
-      {message.errorText !== 'Stopped.' && message.errorText}
-      {message.errorText !== 'Stopped.' && (
-        <ApiErrorHint text={message.errorText ?? ''} status={message.apiErrorStatus} />
-      )}
+      <strong>The turn failed.</strong> {message.errorText}
+      <ApiErrorHint text={message.errorText ?? ''} status={message.apiErrorStatus} />
       <span className="turn-figures"> {figures}</span>
     </div>
   );
