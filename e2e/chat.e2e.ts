@@ -806,3 +806,53 @@ test('a thinking block says "Thinking…" while it runs and how long it took onc
   await expect(claude(page).last()).toContainText('First I weigh the options carefully.');
   await expect(thinking).toHaveText('Hide thinking');
 });
+
+test('a todo list shows as a checklist that changes in place above the composer', async ({
+  page,
+  webHost,
+}) => {
+  const todos = (statuses: string[]) => ({
+    todos: ['Write the parser', 'Test the parser', 'Document it'].map((content, index) => ({
+      content,
+      activeForm: `${content.replace(/^(\w+)/, (verb) => `${verb}ing`.replace(/eing$/, 'ing'))}`,
+      status: statuses[index],
+    })),
+  });
+  const rest = new Gate();
+  webHost.world.fake.enqueue(
+    {
+      blocks: [{ type: 'tool_use', name: 'TodoWrite', input: todos(['in_progress', 'pending', 'pending']) }],
+    },
+    {
+      blocks: [
+        { type: 'tool_use', name: 'TodoWrite', input: todos(['completed', 'in_progress', 'pending']) },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'Working through the list.' }], hold: { after: 1, until: rest } },
+    {
+      blocks: [
+        { type: 'tool_use', name: 'TodoWrite', input: todos(['completed', 'completed', 'completed']) },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'All done.' }] },
+  );
+  await send(page, 'plan the parser');
+  const panel = page.getByRole('region', { name: 'Todo list' });
+  await expect(panel).toContainText('1 of 3 done');
+  await expect(panel.getByRole('listitem')).toHaveText([
+    /Done: Write the parser$/,
+    /In progress: Testing the parser$/,
+    /To do: Document it$/,
+  ]);
+  // Each call's card shows the list it set, not its JSON.
+  const cards = log(page).getByRole('region', { name: 'TodoWrite tool call' });
+  await expect(cards).toHaveCount(2);
+  await expect(cards.first()).toContainText('0 of 3 done');
+  await expect(cards.first().getByRole('list')).toContainText('In progress: Writing the parser');
+  await expect(log(page)).not.toContainText('"status"');
+  rest.release();
+  await send(page, 'finish it');
+  await expect(claude(page).last()).toContainText('All done.');
+  // Everything done: the list leaves the space above the composer.
+  await expect(panel).toBeHidden();
+});

@@ -1523,6 +1523,18 @@ describe('what each turn cost', () => {
   });
 });
 
+describe('the todo list', () => {
+  it("follows the main thread's latest TodoWrite call", () => {
+    const list = { todos: [{ content: 'A', status: 'pending', activeForm: 'Doing A' }] };
+    const state = run([
+      ...promptStarts(P1, 'Plan'),
+      assistantLine('msg_1', { type: 'tool_use', id: 'toolu_T1', name: 'TodoWrite', input: list }),
+      assistantLine('msg_2', { type: 'tool_use', id: 'toolu_T2', name: 'TodoWrite', input: list }),
+    ]);
+    expect(state.todoToolId).toBe('toolu_T2');
+  });
+});
+
 describe('a failed turn', () => {
   it('says the API error once: the reply that only carries it gives way to the failure', () => {
     const text = 'Failed to authenticate. API Error: 403 Invalid authentication credentials';

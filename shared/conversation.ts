@@ -215,6 +215,8 @@ export interface ConversationState {
   /** Assistant lines seen per API message id: the CLI sends one line per content block, in order. */
   blocksSeen: Record<string, number>;
   taskTools: Record<string, string>;
+  /** The main thread's latest TodoWrite call: its list is the conversation's todo list. */
+  todoToolId: string | null;
   /** Per thread (a subagent's tool use id; '' for the main one), the timestamp of its last line. */
   lineAt: Record<string, number>;
   badLines: number;
@@ -255,6 +257,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     blocksSeen: {},
     taskTools: {},
     lineAt: {},
+    todoToolId: null,
     badLines: 0,
     localIds: 0,
   };
@@ -674,6 +677,10 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
     // The CLI sends one line per content block, in order: the n-th line is block n.
     const at = partAt[seen];
     let part = partFor(d, block, Number.isNaN(timestamp) ? null : timestamp, id);
+    // The main thread's todo list is its latest TodoWrite's (a subagent's list is its own).
+    if (block.type === 'tool_use' && block.name === 'TodoWrite' && !line.parent_tool_use_id) {
+      d.set({ todoToolId: block.id });
+    }
     if (part.kind === 'thinking' && before !== undefined && timestamp >= before) {
       part = { ...part, seconds: (timestamp - before) / 1000 };
     }

@@ -17,6 +17,7 @@ import { ContextMeter } from './ContextMeter';
 import { formatCost } from './figures';
 import { FindBar } from './FindBar';
 import { WithInspector } from './Inspector';
+import { TodoPanel } from './Todos';
 import { McpServersButton } from './McpServers';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
@@ -81,6 +82,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
           <RetryStatus tabId={tabId} />
           <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
           <BackgroundTasks tabId={tabId} />
+          <TodoPanel tabId={tabId} />
           <Composer tabId={tab.id} />
           <RewindDialogView tabId={tabId} />
         </DropZone>

@@ -1,7 +1,9 @@
 import { diffLines } from 'diff';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { ToolCall } from '../../../shared/conversation';
+import { todoProgress, todosOf } from '../../../shared/todos';
 import { formatSeconds } from './figures';
+import { TodoChecklist } from './Todos';
 
 /**
  * A tool call as a collapsible card: its name and a summary of its input, then what it did. Bash shows its
@@ -11,7 +13,7 @@ import { formatSeconds } from './figures';
  */
 
 const COLLAPSED_LINES = 12;
-const OPEN_BY_DEFAULT = new Set(['Bash', 'Edit', 'MultiEdit', 'Write']);
+const OPEN_BY_DEFAULT = new Set(['Bash', 'Edit', 'MultiEdit', 'Write', 'TodoWrite']);
 
 export function ToolCard(props: {
   tool: ToolCall;
@@ -129,6 +131,10 @@ function summarize(tool: ToolCall): string {
     case 'Agent':
     case 'Task':
       return tool.task?.description ?? str(input.description) ?? '';
+    case 'TodoWrite': {
+      const todos = todosOf(input);
+      return todos ? todoProgress(todos) : '';
+    }
     default: {
       const first = Object.values(input).find((value) => typeof value === 'string');
       return typeof first === 'string' ? first : tool.partialInput.slice(0, 80);
@@ -138,6 +144,11 @@ function summarize(tool: ToolCall): string {
 
 function ToolBody({ tool }: { tool: ToolCall }) {
   switch (tool.name) {
+    case 'TodoWrite': {
+      const todos = todosOf(tool.input);
+      if (todos) return <TodoChecklist todos={todos} label="Todo list as set here" />;
+      return <InputJson input={tool.input} partialInput={tool.partialInput} />;
+    }
     case 'Agent':
     case 'Task':
       return <AgentDetails tool={tool} />;
