@@ -856,3 +856,33 @@ test('a todo list shows as a checklist that changes in place above the composer'
   // Everything done: the list leaves the space above the composer.
   await expect(panel).toBeHidden();
 });
+
+test('the composer grows with its text up to half the window, and keeps its height when Stop appears', async ({
+  page,
+  webHost,
+}) => {
+  await page.setViewportSize({ width: 1100, height: 800 });
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await expect(composer).toBeEnabled();
+  const form = page.locator('form.composer');
+  const empty = (await composer.boundingBox())!.height;
+  await composer.fill(Array.from({ length: 6 }, (_, index) => `line ${index}`).join('\n'));
+  await expect.poll(async () => (await composer.boundingBox())!.height).toBeGreaterThan(empty + 40);
+  await composer.fill(Array.from({ length: 80 }, (_, index) => `line ${index}`).join('\n'));
+  await expect.poll(async () => (await composer.boundingBox())!.height).toBeGreaterThan(300);
+  expect((await composer.boundingBox())!.height).toBeLessThanOrEqual(400);
+  await composer.fill('');
+  await expect.poll(async () => (await composer.boundingBox())!.height).toBe(empty);
+
+  const rest = new Gate();
+  webHost.world.fake.enqueue({
+    blocks: [{ type: 'text', text: words(30) }],
+    hold: { after: 3, until: rest },
+  });
+  const before = (await form.boundingBox())!.height;
+  await send(page, 'a reply to stop');
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  expect((await form.boundingBox())!.height).toBe(before);
+  rest.release();
+  await expect(finished(page)).toHaveCount(1);
+});

@@ -219,19 +219,22 @@ export function Composer({ tabId }: { tabId: string }) {
           >
             Attach image
           </button>
-          {status === 'running' && (
-            <button
-              type="button"
-              className="button-secondary"
-              title="Stop the reply (Escape)"
-              onClick={() => void stop()}
-            >
-              Stop
+          {/* Stop comes in beside Send, so the box keeps its height when a reply starts. */}
+          <div className="composer-send">
+            {status === 'running' && (
+              <button
+                type="button"
+                className="button-secondary"
+                title="Stop the reply (Escape)"
+                onClick={() => void stop()}
+              >
+                Stop
+              </button>
+            )}
+            <button type="submit" className="button-primary" disabled={!canSend}>
+              Send
             </button>
-          )}
-          <button type="submit" className="button-primary" disabled={!canSend}>
-            Send
-          </button>
+          </div>
         </div>
       </div>
     </form>
