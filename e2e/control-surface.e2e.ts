@@ -150,3 +150,50 @@ test('a subagent in the background is stopped from its card', async ({ page, web
   await expect(card).toContainText('stopped');
   rest.release();
 });
+
+test("a background subagent's card shows its work live while it runs", async ({ page, webHost }) => {
+  const fake = webHost.world.fake;
+  const rest = new Gate();
+  fake.when(
+    isSubagentRequest,
+    {
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'echo counted-7-files', description: 'count' } },
+      ],
+    },
+    { times: 1 },
+  );
+  fake.when(
+    isSubagentRequest,
+    { blocks: [{ type: 'text', text: 'There are seven files.' }], hold: { after: 1, until: rest } },
+    { times: 1 },
+  );
+  fake.enqueue(
+    {
+      blocks: [
+        {
+          type: 'tool_use',
+          name: 'Agent',
+          input: {
+            description: 'count files',
+            prompt: 'Count the files.',
+            subagent_type: 'general-purpose',
+            run_in_background: true,
+          },
+        },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'It counts in the background.' }] },
+  );
+  await send(page, 'count the files in the background');
+  await expect(finished(page)).toHaveCount(1);
+  const card = log(page).getByRole('region', { name: 'general-purpose tool call' });
+  // While it still runs, what it has done so far is in its card.
+  await expect(card.getByRole('region', { name: 'Bash tool call' })).toContainText('counted-7-files');
+  await expect(card.locator('.tool-status').first()).toContainText('running');
+  const tasks = page.getByRole('region', { name: 'Background tasks' });
+  await expect(tasks.getByRole('button', { name: 'general-purpose: count files' })).toBeVisible();
+  rest.release();
+  await expect(card).toContainText('There are seven files.');
+  await expect(tasks).toBeHidden();
+});

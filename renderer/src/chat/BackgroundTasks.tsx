@@ -16,6 +16,7 @@ export function BackgroundTasks({ tabId }: { tabId: string }) {
       return conversation ? backgroundTasks(conversation) : NONE;
     }),
   );
+  const focusMessage = useStore((state) => state.focusMessage);
   if (tools.length === 0) return null;
   return (
     <section className="background-tasks" aria-label="Background tasks">
@@ -23,14 +24,31 @@ export function BackgroundTasks({ tabId }: { tabId: string }) {
       <ul>
         {tools.map((tool) => (
           <li key={tool.id} className="background-task" title={tool.task.progress ?? tool.task.description}>
-            <span className="background-task-name">{taskName(tool)}</span>
+            <button
+              type="button"
+              className="link-button background-task-name"
+              title="Show its card in the conversation"
+              onClick={() => focusMessage(tabId, tool.messageId)}
+            >
+              {taskName(tool)}
+            </button>
             <Elapsed tool={tool} />
+            {doingNow(tool) && <span className="background-task-now">{doingNow(tool)}</span>}
             <StopTaskButton tabId={tabId} taskId={tool.task.taskId} />
           </li>
         ))}
       </ul>
     </section>
   );
+}
+
+/** What a subagent is doing now, as its last progress report says; nothing for a shell command. */
+function doingNow(tool: TaskCall): string | null {
+  if (tool.name !== 'Agent' && tool.name !== 'Task') return null;
+  const { progress, lastToolName } = tool.task;
+  if (progress && progress !== tool.task.description)
+    return lastToolName ? `${progress} (${lastToolName})` : progress;
+  return lastToolName ? `using ${lastToolName}` : null;
 }
 
 /** A shell command by its command line; a subagent by its kind and what it was asked to do. */
