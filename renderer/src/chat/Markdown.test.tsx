@@ -101,3 +101,26 @@ describe('Markdown for streamed replies', () => {
 afterEach(() => {
   vi.restoreAllMocks();
 });
+
+describe('references across blocks', () => {
+  it('resolves a reference-style link defined in a later block', () => {
+    const html = render(
+      'See [the docs][docs] first.\n\nThen carry on.\n\n[docs]: https://example.com/docs "The docs"',
+    );
+    expect(html).toContain('<a href="https://example.com/docs"');
+    expect(html).not.toContain('[docs]');
+    // The definition's own block, carried by the one using it, is not drawn (empty) as well.
+    expect(html.match(/md-block/g)).toHaveLength(2);
+  });
+
+  it('shows a footnote with the paragraph that cites it, once', () => {
+    const html = render('A bold claim.[^1]\n\n- a list\n- between\n\n[^1]: The source, page 4.');
+    expect(html).toContain('href="#user-content-fn-1"');
+    expect(html.match(/The source, page 4\./g)).toHaveLength(1);
+    expect(html).not.toContain('[^1]');
+  });
+
+  it('leaves a text without definitions as it is', () => {
+    expect(render('Just [brackets] here.\n\nAnd more.')).toContain('[brackets]');
+  });
+});

@@ -284,6 +284,59 @@ function splitGrowing(previous: { text: string; blocks: string[] } | null, text:
   return [...stable, ...splitBlocks(text.slice(offset))];
 }
 
+/** A link reference definition (`[docs]: https://…`) or a footnote's (`[^1]: …`) at the start of a line. */
+const DEFINITION = /^ {0,3}\[(\^?[^\]\n]+)\]:[ \t]*\S/;
+const REFERENCE = /\[(\^?[^\]\n]+)\]/g;
+
+/** How CommonMark matches labels: any case, runs of white space as one. */
+const labelKey = (label: string): string => label.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * Each block as it is rendered: a block that uses a reference-style link or a footnote defined in another
+ * block gets those definitions after it (they render nothing, or its footnotes), since each block is parsed
+ * alone. A block of footnotes that other blocks carry that way is not shown again ('').
+ */
+export function withReferences(blocks: readonly string[]): string[] {
+  const definitions = new Map<string, { text: string; block: number }>();
+  blocks.forEach((block, index) => {
+    if (!DEFINITION.test(block)) return;
+    let current: string | null = null;
+    for (const line of block.split('\n')) {
+      const start = DEFINITION.exec(line);
+      if (start?.[1]) {
+        current = labelKey(start[1]);
+        if (!definitions.has(current)) definitions.set(current, { text: line, block: index });
+        else current = null;
+      } else if (current && line.trim()) {
+        const entry = definitions.get(current);
+        if (entry) entry.text += `\n${line}`;
+      }
+    }
+  });
+  if (definitions.size === 0) return [...blocks];
+  const carried = new Set<string>();
+  const sources = blocks.map((block, index) => {
+    const needed: string[] = [];
+    for (const match of block.matchAll(REFERENCE)) {
+      const key = labelKey(match[1] ?? '');
+      const definition = definitions.get(key);
+      if (!definition || definition.block === index || needed.includes(definition.text)) continue;
+      needed.push(definition.text);
+      carried.add(key);
+    }
+    return needed.length > 0 ? `${block.trimEnd()}\n\n${needed.join('\n\n')}\n` : block;
+  });
+  // A block holding only definitions that went with the blocks using them has nothing left to show.
+  return sources.map((source, index) => {
+    const own = [...definitions].filter(([, definition]) => definition.block === index);
+    const onlyCarried =
+      own.length > 0 &&
+      own.every(([key]) => carried.has(key)) &&
+      source.split('\n').every((line) => !line.trim() || DEFINITION.test(line) || /^\s/.test(line));
+    return onlyCarried ? '' : source;
+  });
+}
+
 export function Markdown({ text }: { text: string }) {
   // Information from the previous render, kept the way React documents for it.
   const [split, setSplit] = useState(() => ({ text, blocks: splitCached(text) }));
@@ -292,11 +345,11 @@ export function Markdown({ text }: { text: string }) {
     blocks = splitGrowing(split, text);
     setSplit({ text, blocks });
   }
+  // Only a text with a definition in it needs its blocks to know of one another.
+  const sources = text.includes(']:') ? withReferences(blocks) : blocks;
   return (
     <div className="markdown">
-      {blocks.map((block, index) => (
-        <Block key={index} source={block} />
-      ))}
+      {sources.map((source, index) => (source === '' ? null : <Block key={index} source={source} />))}
     </div>
   );
 }
