@@ -5,6 +5,7 @@ import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildIfChanged } from './build-if-changed.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const electronDir = join(root, 'node_modules', 'electron');
@@ -101,6 +102,8 @@ function runBrowserHost(reason) {
   process.stderr.write(`Byre: ${reason}; opening the browser host instead.\n`);
   run(process.execPath, [join(root, 'out', 'main', 'web.js'), ...userArgs]);
 }
+
+if (!buildIfChanged()) process.exit(1);
 
 if (!hasDisplay()) {
   runBrowserHost('there is no display to open a window on');
