@@ -708,6 +708,10 @@ test.describe('the composer menus', () => {
     await composer.press('Escape');
     await expect(menu).toBeHidden();
     await expect(composer).toHaveValue('/co');
+    // Closed for that word only: the next `/` opens it again.
+    await composer.fill('');
+    await composer.pressSequentially('/');
+    await expect(menu).toBeVisible();
   });
 
   test('`@` lists the folder’s files, fuzzily, and inserts the chosen path', async ({ page }) => {

@@ -88,7 +88,7 @@ export class FileIndex {
       const entry: Entry = {
         list,
         snapshot,
-        first: [...list.paths].sort(byDepthThenName).slice(0, 200),
+        first: shallowest(list.paths, 200),
         builtAt: this.now(),
       };
       this.entries.delete(root);
@@ -104,9 +104,20 @@ export class FileIndex {
   }
 }
 
-function byDepthThenName(a: string, b: string): number {
-  const depth = (path: string) => path.split('/').length - (path.endsWith('/') ? 1 : 0);
-  return depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0);
+/** The first `count` paths by depth, then by name: the top of the folder, without sorting all of it. */
+export function shallowest(paths: readonly string[], count: number): string[] {
+  const byDepth: string[][] = [];
+  for (const path of paths) {
+    let depth = 0;
+    for (let at = path.indexOf('/'); at >= 0 && at < path.length - 1; at = path.indexOf('/', at + 1)) depth++;
+    (byDepth[depth] ??= []).push(path);
+  }
+  const first: string[] = [];
+  for (const bucket of byDepth) {
+    if (first.length >= count) break;
+    if (bucket) first.push(...bucket.sort().slice(0, count - first.length));
+  }
+  return first;
 }
 
 /** The folder's files and the folders that hold them, as git sees them or, outside a repository, by a walk. */
@@ -136,6 +147,9 @@ function gitFiles(root: string): Promise<string[] | null> {
       [
         '-c',
         'core.quotepath=off',
+        // Never the repository's fsmonitor hook: typing `@` runs no command the repository's config names.
+        '-c',
+        'core.fsmonitor=false',
         'ls-files',
         '-z',
         '--cached',

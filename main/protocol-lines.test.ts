@@ -112,3 +112,16 @@ describe('readProtocolLines', () => {
     expect(lineType({ type: 'assistant' })).toBe('assistant');
   });
 });
+
+it('cuts the long strings of a huge line (an image) and says so', async () => {
+  const path = join(dir, 'big.jsonl');
+  const image = 'A'.repeat(300_000);
+  writeFileSync(
+    path,
+    `${line('send', { type: 'user', uuid: PROMPT, message: { content: [{ type: 'image', data: image }] } })}\n`,
+  );
+  const found = await readProtocolLines([path], { behind: null, types: null, query: '', limit: 10 });
+  expect(found.lines[0]?.cut).toBe(true);
+  expect(found.lines[0]?.text.length).toBeLessThan(5_000);
+  expect(found.lines[0]?.text).toContain('[298000 more characters]');
+});

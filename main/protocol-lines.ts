@@ -115,8 +115,9 @@ export async function readProtocolLines(
         const json = JSON.stringify(msg);
         if (query && !json.toLowerCase().includes(query)) continue;
         scan.total++;
-        if (scan.lines.length < request.limit)
-          scan.lines.push({ file: fileIndex, line: number, dir, type, text: json });
+        if (scan.lines.length < request.limit) {
+          scan.lines.push({ file: fileIndex, line: number, dir, type, ...shortened(msg, json) });
+        }
       }
     } catch {
       // A transcript that went away or cannot be read: the others still answer.
@@ -132,6 +133,20 @@ export async function readProtocolLines(
     files: files.length,
     unreadable,
   };
+}
+
+/** A line longer than this (an image's base64, a huge tool result) is sent with its long strings cut. */
+const LINE_MAX_CHARS = 100_000;
+const STRING_KEPT_CHARS = 2_000;
+
+function shortened(msg: Record<string, unknown>, json: string): { text: string; cut: boolean } {
+  if (json.length <= LINE_MAX_CHARS) return { text: json, cut: false };
+  const text = JSON.stringify(msg, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > STRING_KEPT_CHARS
+      ? `${value.slice(0, STRING_KEPT_CHARS)}… [${value.length - STRING_KEPT_CHARS} more characters]`
+      : value,
+  );
+  return { text, cut: true };
 }
 
 function keyList(behind: Behind): string[] {

@@ -50,6 +50,8 @@ export const ProtocolLine = z.object({
   /** `assistant`, `system/init`, `control_request/can_use_tool`… */
   type: z.string(),
   text: z.string(),
+  /** Its long strings were cut to keep it small (the transcript has it whole). */
+  cut: z.boolean(),
 });
 export type ProtocolLine = z.infer<typeof ProtocolLine>;
 

@@ -96,15 +96,19 @@ function SettingsDialog() {
       setForm(formOf(next.values));
       setSaved(true);
       applyTheme(next.values.theme);
-      // The window follows at once: the theme, notifications, the permission mode new conversations get,
-      // and where the claude program now is.
-      const info = await call('appInfo', {});
-      useStore.setState({ info });
     } catch (error) {
       setProblem(error instanceof Error ? error.message : String(error));
-    } finally {
       setSaving(false);
+      return;
     }
+    // Saved. The window follows: the theme, notifications, the permission mode new conversations get, and
+    // where the claude program now is (a failure here leaves the rest as it was until the next start).
+    try {
+      useStore.setState({ info: await call('appInfo', {}) });
+    } catch {
+      // The settings are saved all the same.
+    }
+    setSaving(false);
   };
 
   const testCli = async () => {

@@ -80,6 +80,8 @@ export function useCompletion({
   // Escape closes the menu until the user starts another word.
   const [dismissed, setDismissed] = useState<string | null>(null);
   const where = trigger ? `${trigger.kind}:${trigger.start}` : null;
+  // Another word (or none) forgets the dismissal: the next `/` or `@` opens its menu again.
+  if (dismissed !== null && where !== dismissed) setDismissed(null);
   const open = trigger !== null && where !== dismissed;
 
   const files = useFileMatches(
@@ -114,19 +116,27 @@ export function useCompletion({
     replace(trigger.start, trigger.end, `${option.insert} `);
   };
 
+  // The files listed may still be those of the query before the last key: Enter and Tab wait for the answer
+  // to this one rather than take a match for an older one.
+  const current = kind !== 'file' || files?.query === query;
+
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): boolean => {
     if (!open || event.nativeEvent.isComposing) return false;
     if (event.key === 'Escape') {
+      // Only a menu on screen takes Escape; otherwise it is the composer's (stopping a reply).
+      if (menu === null) return false;
       setDismissed(where);
       return true;
     }
+    const takes = (event.key === 'Enter' || event.key === 'Tab') && !event.shiftKey;
+    if (takes && !current) return true;
     if (options.length === 0) return false;
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       const step = event.key === 'ArrowDown' ? 1 : -1;
       setActive((at + step + options.length) % options.length);
       return true;
     }
-    if ((event.key === 'Enter' && !event.shiftKey) || (event.key === 'Tab' && !event.shiftKey)) {
+    if (takes) {
       const option = options[at];
       // A command typed out in full is sent by Enter, as it is; Tab still completes it.
       if (!option || (event.key === 'Enter' && trigger.kind === 'command' && option.label === `/${query}`)) {
@@ -236,16 +246,17 @@ export function commandMatches(commands: readonly SlashCommand[], query: string)
 function useFileMatches(
   conversationId: string | null,
   query: string,
-): { options: Option[]; error?: string } | null {
-  const [result, setResult] = useState<{ options: Option[]; error?: string } | null>(null);
+): { query: string; options: Option[]; error?: string } | null {
+  const [result, setResult] = useState<{ query: string; options: Option[]; error?: string } | null>(null);
   useEffect(() => {
     if (!conversationId) return;
     let current = true;
     call('findFiles', { conversationId, query, limit: 50 }).then(
-      ({ matches }) => current && setResult({ options: matches.map(fileOption) }),
+      ({ matches }) => current && setResult({ query, options: matches.map(fileOption) }),
       (error: unknown) =>
         current &&
         setResult({
+          query,
           options: [],
           error: `Could not list the folder's files: ${error instanceof Error ? error.message : String(error)}`,
         }),

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { memo, useEffect, useState, type ReactNode } from 'react';
 import { create } from 'zustand';
 import type { ChatMessage } from '../../../shared/conversation';
 import type { ProtocolLinesRequest, ProtocolLinesResponse } from '../../../shared/ipc';
@@ -112,7 +112,7 @@ function targetOf(tab: Tab | undefined): ProtocolLinesRequest['target'] | null {
   return sessionId ? { sessionId } : null;
 }
 
-const LIMIT = 500;
+const LIMIT = 300;
 
 /** Beside the conversation while its inspector is open. */
 export function WithInspector({ tabId, children }: { tabId: string; children: ReactNode }) {
@@ -261,9 +261,10 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
             <div className="inspector-line-head">
               <span className={`inspector-dir inspector-dir-${line.dir}`}>{line.dir}</span>
               <span className="inspector-type">{line.type}</span>
+              {line.cut && <span className="inspector-cut">long strings shortened</span>}
               <span className="inspector-where">line {line.line}</span>
             </div>
-            <pre>{pretty(line.text)}</pre>
+            <PrettyJson text={line.text} />
           </li>
         ))}
       </ol>
@@ -271,7 +272,12 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
   );
 }
 
-/** Indented JSON; a huge line is cut, with a note (Copy as JSONL still copies it whole). */
+/** A line's JSON, indented: formatted once per line, not at each key typed in the search. */
+const PrettyJson = memo(function PrettyJson({ text }: { text: string }) {
+  return <pre>{pretty(text)}</pre>;
+});
+
+/** Indented JSON; a huge line is cut, with a note. */
 function pretty(text: string): string {
   const MAX = 20_000;
   let shown: string;

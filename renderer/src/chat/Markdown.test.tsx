@@ -122,5 +122,9 @@ describe('references across blocks', () => {
 
   it('leaves a text without definitions as it is', () => {
     expect(render('Just [brackets] here.\n\nAnd more.')).toContain('[brackets]');
+    // Text that only looks like a definition stays where it is, as text.
+    const html = render('[ERROR]: connection refused\n\nThe [ERROR] line above is the clue.');
+    expect(html.indexOf('connection refused')).toBeLessThan(html.indexOf('is the clue'));
+    expect(html.match(/connection refused/g)).toHaveLength(1);
   });
 });

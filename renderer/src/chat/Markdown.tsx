@@ -284,8 +284,13 @@ function splitGrowing(previous: { text: string; blocks: string[] } | null, text:
   return [...stable, ...splitBlocks(text.slice(offset))];
 }
 
-/** A link reference definition (`[docs]: https://…`) or a footnote's (`[^1]: …`) at the start of a line. */
-const DEFINITION = /^ {0,3}\[(\^?[^\]\n]+)\]:[ \t]*\S/;
+/**
+ * A line that is a whole link reference definition (`[docs]: https://… "Title"`: a destination with no space
+ * in it, and at most a title after it) or starts a footnote's (`[^1]: …`). `[ERROR]: connection refused` is
+ * neither: it is text.
+ */
+const DEFINITION =
+  /^ {0,3}\[(?:(\^[^\]\n]+)\]:[ \t]*\S|([^\]\n^][^\]\n]*)\]:[ \t]*(?:<[^>\n]*>|[^\s<]\S*)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$)/;
 const REFERENCE = /\[(\^?[^\]\n]+)\]/g;
 
 /** How CommonMark matches labels: any case, runs of white space as one. */
@@ -303,13 +308,17 @@ export function withReferences(blocks: readonly string[]): string[] {
     let current: string | null = null;
     for (const line of block.split('\n')) {
       const start = DEFINITION.exec(line);
-      if (start?.[1]) {
-        current = labelKey(start[1]);
+      const label = start?.[1] ?? start?.[2];
+      if (label) {
+        // A footnote goes on over the indented lines after it; a link definition is one line.
+        current = labelKey(label);
         if (!definitions.has(current)) definitions.set(current, { text: line, block: index });
-        else current = null;
-      } else if (current && line.trim()) {
+        if (!current.startsWith('^')) current = null;
+      } else if (current && /^\s+\S/.test(line)) {
         const entry = definitions.get(current);
-        if (entry) entry.text += `\n${line}`;
+        if (entry?.block === index) entry.text += `\n${line}`;
+      } else if (line.trim()) {
+        current = null;
       }
     }
   });
