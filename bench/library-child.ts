@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Library } from '../main/library/library';
 import { readLastPage } from '../main/library/read-session';
 import { applyEvents, initialConversation } from '../shared/conversation';
+import { loadAgentSdk } from './agent-sdk';
 
 /**
  * One measurement of the library benchmark in a process of its own (bench/library.ts bundles this file with
@@ -245,7 +246,7 @@ async function start(args: StartArgs): Promise<StartReport> {
 
 async function sdk(args: SdkArgs): Promise<SdkReport> {
   const importStart = performance.now();
-  const { listSessions } = await import('@anthropic-ai/claude-agent-sdk');
+  const { listSessions } = await loadAgentSdk();
   const importMs = performance.now() - importStart;
   const started = performance.now();
   const sessions = await listSessions(args.limit ? { limit: args.limit } : undefined);

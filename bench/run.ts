@@ -2,13 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { query } from '@anthropic-ai/claude-agent-sdk';
 import { decodingLineSink, type DecodedSink } from '../main/claude/decode';
 import { fastDecode } from '../main/claude/fast-decode';
 import { LineSplitter } from '../main/claude/lines';
 import { Session } from '../main/claude/session';
 import { TranscriptWriter } from '../main/claude/transcript';
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../shared/protocol';
+import { loadAgentSdk } from './agent-sdk';
 import { libraryVerdicts, measureLibrary } from './library';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
 import { measureFileSearch } from './file-search';
@@ -404,6 +404,7 @@ const sdkEndToEnd: Measurement = {
     const cwd = mkdtempSync(join(tmpdir(), 'byre-bench-'));
     let messages = 0;
     let note = '';
+    const { query } = await loadAgentSdk();
     const once = async (): Promise<void> => {
       let count = 0;
       const stream = query({
@@ -415,7 +416,7 @@ const sdkEndToEnd: Measurement = {
           env: childEnv(streamPath),
           settingSources: [],
           mcpServersDelivery: 'argv',
-          stderr: (text) => {
+          stderr: (text: string) => {
             note ||= `fake-cli stderr: ${text.trim().slice(0, 200)}`;
           },
         },
