@@ -854,6 +854,10 @@ test('a todo list shows as a checklist that changes in place above the composer'
   await expect(cards.first()).toContainText('0 of 3 done');
   await expect(cards.first().getByRole('list')).toContainText('In progress: Writing the parser');
   await expect(log(page)).not.toContainText('"status"');
+  // A reply that is only a tool call has Copy and Show protocol lines too, like every message.
+  const toolOnly = claude(page).first();
+  await expect(toolOnly.getByRole('button', { name: 'Copy', exact: true })).toBeAttached();
+  await expect(toolOnly.getByRole('button', { name: 'Show protocol lines' })).toBeAttached();
   rest.release();
   await send(page, 'finish it');
   await expect(claude(page).last()).toContainText('All done.');

@@ -12,7 +12,7 @@ import { BranchSwitcher } from '../branches/BranchViews';
 import { liveConversationId } from '../branches/slice';
 import { ErrorBoundary } from '../ErrorBoundary';
 import { imageSource } from '../images';
-import { messageText, useStore } from '../store';
+import { useStore } from '../store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
 import { CheckCard } from './DoneWhen';
@@ -79,6 +79,19 @@ function MessageBody({
 /** A reply's text as the reader sees it: its text parts, as paragraphs (tool calls and thinking left out). */
 function replyText(message: AssistantChatMessage): string {
   return message.parts.flatMap((part) => (part.kind === 'text' && part.text ? [part.text] : [])).join('\n\n');
+}
+
+/** What Copy takes from a reply: its text; for a reply that is only tool calls, each call and its input. */
+function replyOrCalls(tabId: string, message: AssistantChatMessage): string {
+  const text = replyText(message);
+  if (text) return text;
+  const tools = useStore.getState().tabs[tabId]?.conversation.tools ?? {};
+  return message.parts
+    .flatMap((part) => {
+      const tool = part.kind === 'tool' ? tools[part.toolUseId] : undefined;
+      return tool ? [`${tool.name} ${JSON.stringify(tool.input)}`] : [];
+    })
+    .join('\n');
 }
 
 /** Text with its `backticked` spans shown as code, as notices from the CLI write commands and paths. */
@@ -250,12 +263,13 @@ function AssistantMessageView({
     >
       <header className="author">
         {message.author}
-        {!streaming && messageText(message) && (
-          <span className="message-actions">
-            <CopyButton text={() => replyText(message)} title="Copy this reply's text" />
-          </span>
-        )}
-        {!streaming && <ShowProtocolLines tabId={tabId} message={message} />}
+        <span className="message-actions">
+          <CopyButton
+            text={() => replyOrCalls(tabId, message)}
+            title="Copy this reply's text (as far as it has come)"
+          />
+        </span>
+        <ShowProtocolLines tabId={tabId} message={message} />
         {forkable && (
           <MessageAction
             label="Fork from here"
