@@ -1,4 +1,4 @@
-import { Gate, isSubagentRequest } from './fake-model/server';
+import { Gate, isSubagentRequest, type ScriptedReply } from './fake-model/server';
 import { processesWithHome } from './fixtures/cli-env';
 import { finished, log, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
@@ -113,6 +113,25 @@ test('while the API is overloaded the turn says it is retrying, then the reply c
   await expect(finished(page)).toHaveCount(1);
 });
 
+/** A turn that starts a general-purpose subagent in the background to count files, and says so. */
+const countInTheBackground: ScriptedReply[] = [
+  {
+    blocks: [
+      {
+        type: 'tool_use',
+        name: 'Agent',
+        input: {
+          description: 'count files',
+          prompt: 'Count the files.',
+          subagent_type: 'general-purpose',
+          run_in_background: true,
+        },
+      },
+    ],
+  },
+  { blocks: [{ type: 'text', text: 'It counts in the background.' }] },
+];
+
 test('a subagent in the background is stopped from its card', async ({ page, webHost }) => {
   const fake = webHost.world.fake;
   // The subagent's reply holds, so it certainly still runs when Stop is pressed.
@@ -122,23 +141,7 @@ test('a subagent in the background is stopped from its card', async ({ page, web
     { blocks: [{ type: 'text', text: 'Counting the files one by one.' }], hold: { after: 2, until: rest } },
     { times: 1 },
   );
-  fake.enqueue(
-    {
-      blocks: [
-        {
-          type: 'tool_use',
-          name: 'Agent',
-          input: {
-            description: 'count files',
-            prompt: 'Count the files.',
-            subagent_type: 'general-purpose',
-            run_in_background: true,
-          },
-        },
-      ],
-    },
-    { blocks: [{ type: 'text', text: 'It counts in the background.' }] },
-  );
+  fake.enqueue(...countInTheBackground);
   await send(page, 'count the files in the background');
   await expect(finished(page)).toHaveCount(1);
   const card = log(page).getByRole('region', { name: 'general-purpose tool call' });
@@ -168,23 +171,7 @@ test("a background subagent's card shows its work live while it runs", async ({ 
     { blocks: [{ type: 'text', text: 'There are seven files.' }], hold: { after: 1, until: rest } },
     { times: 1 },
   );
-  fake.enqueue(
-    {
-      blocks: [
-        {
-          type: 'tool_use',
-          name: 'Agent',
-          input: {
-            description: 'count files',
-            prompt: 'Count the files.',
-            subagent_type: 'general-purpose',
-            run_in_background: true,
-          },
-        },
-      ],
-    },
-    { blocks: [{ type: 'text', text: 'It counts in the background.' }] },
-  );
+  fake.enqueue(...countInTheBackground);
   await send(page, 'count the files in the background');
   await expect(finished(page)).toHaveCount(1);
   const card = log(page).getByRole('region', { name: 'general-purpose tool call' });

@@ -54,6 +54,12 @@ test('the palette opens a conversation by its title', async ({ page }) => {
   await page.keyboard.press('Escape');
   await expect(palette(page)).toBeHidden();
   await expect(page.getByRole('tab')).toHaveCount(3);
+  // "Close this conversation" closes the open tab as Ctrl/Cmd+W does (nothing at stake: no question).
+  await page.keyboard.press('ControlOrMeta+k');
+  await paletteBox(page).fill('close this');
+  await paletteBox(page).press('Enter');
+  await expect(page.getByRole('tab')).toHaveCount(2);
+  await expect(page.getByRole('tab', { name: 'Why is the cache cold?' })).toHaveCount(0);
 });
 
 test('the palette runs actions, and Ctrl/Cmd+/ lists the shortcuts', async ({ page }) => {

@@ -311,6 +311,8 @@ function useTabShortcuts(askToClose: (id: string) => void): void {
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
   }, []);
+  // The palette's "Close this conversation" asks the same way.
+  useEffect(() => handleCloseTabRequests((id) => ask.current(id)), []);
 }
 
 function TabBar() {
@@ -346,12 +348,6 @@ function TabBar() {
     if (tab) askToClose(id, tab.conversation.title ?? folderName(tab.cwd));
   };
   useTabShortcuts(askToCloseById);
-  // The palette's "Close this conversation" asks the same way.
-  const askRef = useRef(askToCloseById);
-  useEffect(() => {
-    askRef.current = askToCloseById;
-  });
-  useEffect(() => handleCloseTabRequests((id) => askRef.current(id)), []);
   const sidebarOpen = useStore((state) => state.sidebarOpen);
   const toggleSidebar = useStore((state) => state.toggleSidebar);
   return (
