@@ -134,6 +134,25 @@ describe('SettingsStore', () => {
     expect(written()).toMatchObject({ constructor: 1, toString: 'no', recentFolders: ['/work/c'] });
   });
 
+  it('keeps both changes when two instances on one data folder each make one', () => {
+    writeFileSync(file(), JSON.stringify({ recentFolders: ['/work/a'], fromALaterVersion: 1 }));
+    const one = new SettingsStore(dir);
+    const other = new SettingsStore(dir);
+    one.addRecentFolder('/work/b');
+    other.setDoneWhenFor('/work/b', 'npm test');
+    other.addRecentFolder('/work/c');
+    one.update({ theme: 'dark' });
+    one.setCommitIdentity('global', { name: 'Ada', email: 'ada@example.com' });
+    const after = new SettingsStore(dir);
+    expect(after.recentFolders).toEqual(['/work/c', '/work/b', '/work/a']);
+    expect(after.doneWhenFor('/work/b')).toBe('npm test');
+    expect(after.values.theme).toBe('dark');
+    expect(after.globalCommitIdentity).toEqual({ name: 'Ada', email: 'ada@example.com' });
+    expect(written()).toMatchObject({ fromALaterVersion: 1 });
+    // Each instance sees the file as its own last change left it.
+    expect(one.recentFolders).toEqual(['/work/c', '/work/b', '/work/a']);
+  });
+
   it('has nothing to report for a missing or valid file', () => {
     expect(new SettingsStore(dir).problems).toEqual([]);
     writeFileSync(file(), JSON.stringify({ defaultPermissionMode: 'plan' }));

@@ -1,11 +1,11 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../shared/images';
 import { AppSettings, CommitIdentity, DoneWhenCommand, PermissionModeChoice } from '../shared/ipc';
 import { DEFAULT_CHECK_LIMITS, type CheckLimits } from './done-when';
-import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files';
+import { JsonFile } from './json-file';
+import { makePrivateDir } from './private-files';
 
 /**
  * Where the app keeps its data: transcripts and settings. Electron passes its userData folder; the browser
@@ -59,23 +59,28 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const MAX_RECENT = 12;
 
+/** The file as JSON: any object will do, as each field is read on its own (`readSettings`). */
+const SettingsFileSchema = z.custom<Record<string, unknown>>(isPlainObject, 'it is not a JSON object');
+
 /**
- * Settings as one small JSON file, replaced atomically so a crash never leaves half of it. Each field is
- * read on its own: one that is not valid takes its default and is reported (`problems`), and the others
+ * Settings as one small JSON file (a JsonFile, so a crash never leaves half of it, and two Byre processes
+ * on one data folder both keep their changes: each change is made to the file as it is then). Each field
+ * is read on its own: one that is not valid takes its default and is reported (`problems`), and the others
  * are kept. Fields this version does not know are kept too, for the version that wrote them. A file that
  * is not JSON at all is set aside, never overwritten.
  */
 export class SettingsStore {
-  private readonly file: string;
+  private readonly file: JsonFile<Record<string, unknown>>;
+  /** As this process last read or wrote them: reads come from here, changes from the file. */
   private settings: Settings;
-  /** What else the file held, written back as it was. */
-  private readonly unknown = new Map<string, unknown>();
   /** What was wrong with the file as it was read, one sentence each. */
   readonly problems: string[] = [];
 
   constructor(readonly dataDir: string) {
     makePrivateDir(dataDir);
-    this.file = join(dataDir, 'settings.json');
+    this.file = new JsonFile(join(dataDir, 'settings.json'), SettingsFileSchema, () => ({}), {
+      report: (problem) => this.problems.push(`${problem} The defaults are used.`),
+    });
     this.settings = this.load();
   }
 
@@ -88,8 +93,7 @@ export class SettingsStore {
 
   /** Saves the given values (already checked by the caller) together, in one write. */
   update(values: Partial<AppSettings>): void {
-    this.settings = { ...this.settings, ...values };
-    this.save();
+    this.change((settings) => ({ ...settings, ...values }));
   }
 
   get imageMaxLongSide(): number {
@@ -101,8 +105,7 @@ export class SettingsStore {
   }
 
   setDefaultPermissionMode(mode: PermissionModeChoice): void {
-    this.settings = { ...this.settings, defaultPermissionMode: mode };
-    this.save();
+    this.change((settings) => ({ ...settings, defaultPermissionMode: mode }));
   }
 
   /** The "Done when" command for new conversations in `folder` (empty: none). */
@@ -113,10 +116,11 @@ export class SettingsStore {
   }
 
   setDoneWhenFor(folder: string, command: string): void {
-    const { [folder]: _old, ...rest } = this.settings.doneWhenByFolder;
     const trimmed = command.trim();
-    this.settings = { ...this.settings, doneWhenByFolder: trimmed ? { ...rest, [folder]: trimmed } : rest };
-    this.save();
+    this.change((settings) => {
+      const { [folder]: _old, ...rest } = settings.doneWhenByFolder;
+      return { ...settings, doneWhenByFolder: trimmed ? { ...rest, [folder]: trimmed } : rest };
+    });
   }
 
   /** The identity commits in `folder` are made as: the folder's own, else the one for all folders. */
@@ -135,16 +139,11 @@ export class SettingsStore {
   }
 
   setCommitIdentity(scope: 'global' | { folder: string }, identity: CommitIdentity | null): void {
-    if (scope === 'global') {
-      this.settings = { ...this.settings, commitAs: identity };
-    } else {
-      const { [scope.folder]: _old, ...rest } = this.settings.commitAsByFolder;
-      this.settings = {
-        ...this.settings,
-        commitAsByFolder: identity ? { ...rest, [scope.folder]: identity } : rest,
-      };
-    }
-    this.save();
+    this.change((settings) => {
+      if (scope === 'global') return { ...settings, commitAs: identity };
+      const { [scope.folder]: _old, ...rest } = settings.commitAsByFolder;
+      return { ...settings, commitAsByFolder: identity ? { ...rest, [scope.folder]: identity } : rest };
+    });
   }
 
   get checkLimits(): CheckLimits {
@@ -159,87 +158,93 @@ export class SettingsStore {
   }
 
   addRecentFolder(folder: string): void {
-    const rest = this.settings.recentFolders.filter((existing) => existing !== folder);
-    this.settings = { ...this.settings, recentFolders: [folder, ...rest].slice(0, MAX_RECENT) };
-    this.save();
+    this.change((settings) => {
+      const rest = settings.recentFolders.filter((existing) => existing !== folder);
+      return { ...settings, recentFolders: [folder, ...rest].slice(0, MAX_RECENT) };
+    });
   }
 
+  /**
+   * The settings at startup, with what was wrong reported. Read under the lock, as a change would be, so
+   * that a file that is not JSON is set aside at once and the problem shown says where it went.
+   */
   private load(): Settings {
-    let text: string;
+    let fields: Record<string, unknown>;
     try {
-      text = readFileSync(this.file, 'utf8');
+      fields = this.file.update((current) => current);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        this.problems.push(
-          `${this.file} could not be read (${(error as Error).message}); the defaults are used.`,
-        );
-      }
+      this.problems.push(
+        `${this.file.path} could not be read (${(error as Error).message}); the defaults are used.`,
+      );
       return Settings.parse({});
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      const aside = `${this.file}.damaged-${Date.now()}`;
-      try {
-        renameSync(this.file, aside);
-        this.problems.push(
-          `${this.file} was not valid settings; it was kept as ${aside} and the defaults are used.`,
-        );
-      } catch {
-        this.problems.push(`${this.file} was not valid settings; the defaults are used.`);
-      }
-      return Settings.parse({});
-    }
-    const fields = raw as Record<string, unknown>;
-    const read: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields)) {
-      // Own keys only: "constructor" or "__proto__" in the file are not settings.
-      const schema = Object.hasOwn(Settings.shape, key) ? Settings.shape[key as keyof Settings] : undefined;
-      if (!schema) {
-        this.unknown.set(key, value);
-        continue;
-      }
-      const parsed = schema.safeParse(value);
-      if (parsed.success) {
-        read[key] = parsed.data;
-      } else if (Object.hasOwn(BY_FOLDER, key) && isPlainObject(value)) {
-        // One folder's bad entry costs that folder its setting, not every folder theirs.
-        read[key] = this.validEntries(key, value, BY_FOLDER[key as keyof typeof BY_FOLDER]);
-      } else {
-        const fallback = JSON.stringify(schema.parse(undefined));
-        const why = parsed.error.issues[0]?.message ?? 'not valid';
-        this.problems.push(`In ${this.file}, "${key}" is not valid (${why}); ${fallback} is used instead.`);
-      }
-    }
-    return Settings.parse(read);
+    return readSettings(fields, this.file.path, this.problems).settings;
   }
 
-  private validEntries(
-    key: string,
-    value: Record<string, unknown>,
-    schema: z.ZodType,
-  ): Record<string, unknown> {
-    const kept: Record<string, unknown> = {};
-    for (const [folder, entry] of Object.entries(value)) {
-      const parsed = schema.safeParse(entry);
-      if (parsed.success) {
-        kept[folder] = parsed.data;
-      } else {
-        const why = parsed.error.issues[0]?.message ?? 'not valid';
-        this.problems.push(`In ${this.file}, "${key}" for ${folder} is not valid (${why}); it was left out.`);
-      }
-    }
-    return kept;
+  /**
+   * Changes the settings as the file holds them now (another Byre on this data folder may have changed
+   * them since this one read them), keeping the fields this version does not know.
+   */
+  private change(fn: (settings: Settings) => Settings): void {
+    const written = this.file.update((fields) => {
+      // What is wrong in the file was reported when it was first read.
+      const { settings, unknown } = readSettings(fields, this.file.path, []);
+      return { ...unknown, ...fn(settings) };
+    });
+    this.settings = readSettings(written, this.file.path, []).settings;
   }
+}
 
-  private save(): void {
-    const temp = `${this.file}.${process.pid}.tmp`;
-    const content = { ...Object.fromEntries(this.unknown), ...this.settings };
-    writeFileSync(temp, JSON.stringify(content, null, 2), { mode: PRIVATE_FILE_MODE });
-    renameSync(temp, this.file);
+/**
+ * The settings in a settings file's fields, each read on its own (a bad one takes its default and is told
+ * to `problems`), and the fields this version does not know.
+ */
+function readSettings(
+  fields: Record<string, unknown>,
+  file: string,
+  problems: string[],
+): { settings: Settings; unknown: Record<string, unknown> } {
+  const read: Record<string, unknown> = {};
+  const unknown: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(fields)) {
+    // Own keys only: "constructor" or "__proto__" in the file are not settings.
+    const schema = Object.hasOwn(Settings.shape, key) ? Settings.shape[key as keyof Settings] : undefined;
+    if (!schema) {
+      unknown.push([key, value]);
+      continue;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) {
+      read[key] = parsed.data;
+    } else if (Object.hasOwn(BY_FOLDER, key) && isPlainObject(value)) {
+      // One folder's bad entry costs that folder its setting, not every folder theirs.
+      read[key] = validEntries(key, value, BY_FOLDER[key as keyof typeof BY_FOLDER], file, problems);
+    } else {
+      const fallback = JSON.stringify(schema.parse(undefined));
+      const why = parsed.error.issues[0]?.message ?? 'not valid';
+      problems.push(`In ${file}, "${key}" is not valid (${why}); ${fallback} is used instead.`);
+    }
   }
+  // fromEntries makes own properties, so a "__proto__" field stays a field.
+  return { settings: Settings.parse(read), unknown: Object.fromEntries(unknown) };
+}
+
+function validEntries(
+  key: string,
+  value: Record<string, unknown>,
+  schema: z.ZodType,
+  file: string,
+  problems: string[],
+): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [folder, entry] of Object.entries(value)) {
+    const parsed = schema.safeParse(entry);
+    if (parsed.success) {
+      kept[folder] = parsed.data;
+    } else {
+      const why = parsed.error.issues[0]?.message ?? 'not valid';
+      problems.push(`In ${file}, "${key}" for ${folder} is not valid (${why}); it was left out.`);
+    }
+  }
+  return kept;
 }

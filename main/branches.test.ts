@@ -50,6 +50,16 @@ describe('ForkRecords', () => {
     expect(new ForkRecords(dataDir).list()).toEqual([first, second]);
   });
 
+  it('keeps every fork when two instances on one data folder each record one', () => {
+    const one = new ForkRecords(dataDir);
+    const other = new ForkRecords(dataDir);
+    expect(one.list()).toEqual([]);
+    expect(other.list()).toEqual([]);
+    one.add(first);
+    other.add(second);
+    expect(new ForkRecords(dataDir).list()).toEqual([first, second]);
+  });
+
   it('replaces the file by rename, leaving no temp file behind', () => {
     const records = new ForkRecords(dataDir);
     records.add(first);

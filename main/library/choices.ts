@@ -1,13 +1,13 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { errorCode } from './files';
+import { JsonFile } from '../json-file';
+import { makePrivateDir } from '../private-files';
 
 /**
  * What the user decided about past conversations: their own names for them, and the ones taken off Byre's
  * list. This is user data, so it lives in `library.json` beside the index, never in the index (which can be
- * deleted and rebuilt) and never in the CLI's files. Replaced atomically, so a crash never leaves half of it.
+ * deleted and rebuilt) and never in the CLI's files. A JsonFile: a crash never leaves half of it, and each
+ * choice is added to the file as it is then, so two Byre processes on one data folder both keep theirs.
  */
 const ChoicesFile = z.object({
   renames: z.record(z.string(), z.string()).default({}),
@@ -16,14 +16,16 @@ const ChoicesFile = z.object({
 type ChoicesFile = z.infer<typeof ChoicesFile>;
 
 export class LibraryChoices {
-  private readonly file: string;
+  private readonly file: JsonFile<ChoicesFile>;
+  /** As this process last read or wrote them: reads come from here, changes from the file. */
   private choices: ChoicesFile;
   private hiddenIds: Set<string>;
 
   constructor(dataDir: string) {
     makePrivateDir(dataDir);
-    this.file = join(dataDir, 'library.json');
-    this.choices = this.load();
+    this.file = new JsonFile(join(dataDir, 'library.json'), ChoicesFile, () => ChoicesFile.parse({}));
+    // Read under the lock, as a change would be, so that a damaged file is set aside at once.
+    this.choices = this.file.update((current) => current);
     this.hiddenIds = new Set(this.choices.hidden);
   }
 
@@ -42,45 +44,22 @@ export class LibraryChoices {
 
   /** An empty title takes the user's name away again, so the title rules decide. */
   setRename(sessionId: string, title: string): void {
-    const { [sessionId]: _previous, ...others } = this.choices.renames;
     const clean = title.trim();
-    this.choices = { ...this.choices, renames: clean ? { ...others, [sessionId]: clean } : others };
-    this.save();
+    this.change((choices) => {
+      const { [sessionId]: _previous, ...others } = choices.renames;
+      return { ...choices, renames: clean ? { ...others, [sessionId]: clean } : others };
+    });
   }
 
   hide(sessionId: string): void {
     if (this.hiddenIds.has(sessionId)) return;
-    this.hiddenIds.add(sessionId);
-    this.choices = { ...this.choices, hidden: [...this.hiddenIds] };
-    this.save();
+    this.change((choices) =>
+      choices.hidden.includes(sessionId) ? choices : { ...choices, hidden: [...choices.hidden, sessionId] },
+    );
   }
 
-  private load(): ChoicesFile {
-    let raw: string;
-    try {
-      raw = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return ChoicesFile.parse({});
-      throw error;
-    }
-    const parsed = ChoicesFile.safeParse(safeJson(raw));
-    if (parsed.success) return parsed.data;
-    // Never overwrite what cannot be read: set it aside where a person can still find it.
-    renameSync(this.file, `${this.file}.damaged-${Date.now()}`);
-    return ChoicesFile.parse({});
-  }
-
-  private save(): void {
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.choices, null, 2), { mode: PRIVATE_FILE_MODE });
-    renameSync(temp, this.file);
-  }
-}
-
-function safeJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return undefined;
+  private change(fn: (choices: ChoicesFile) => ChoicesFile): void {
+    this.choices = this.file.update(fn);
+    this.hiddenIds = new Set(this.choices.hidden);
   }
 }
