@@ -5,12 +5,13 @@ import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
 import { Backend } from './backend';
 import { reportEventLoopDelay } from './event-loop-report';
+import { holdDataFolder } from './host-lock';
 import { openFolderWithSystem } from './open-folder';
 import { startWebBridge } from './web-bridge';
 
 /**
  * The browser host: `node out/main/web.js [dir] [--port N]` serves the app on 127.0.0.1 and prints the one
- * address to open. Plain Node: it never imports electron.
+ * address to open. One host per data folder (host-lock.ts). Plain Node: it never imports electron.
  */
 
 const SHUTDOWN_GRACE_MS = 3_000;
@@ -54,10 +55,15 @@ async function main(): Promise<void> {
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new Error(`the built renderer is missing from ${rendererDir}; run \`npm run build\` first.`);
   }
+  const dataDir = resolveDataDir(process.env);
+  // Before anything opens the folder's files; let go of however the process ends (a kill -9 leaves it
+  // behind, and the next host takes it over).
+  const hold = holdDataFolder(dataDir);
+  process.on('exit', () => hold.release());
   const backend = new Backend({
     host: 'browser',
     version,
-    dataDir: resolveDataDir(process.env),
+    dataDir,
     initialCwd: initialCwdFromArgs(rest),
     env: process.env,
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
@@ -65,6 +71,7 @@ async function main(): Promise<void> {
     ...pageLimits(process.env),
   });
   const bridge = await startWebBridge({ backend, rendererDir, port });
+  hold.announce(bridge.url);
   process.stdout.write(`Byre: ${bridge.url}\n`);
 
   let stopping = false;
