@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { initialCwdFromArgs } from './args';
+import { electronUserArgs, initialCwdFromArgs, secondLaunchFolder } from './args';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -15,5 +15,39 @@ describe('initialCwdFromArgs', () => {
     vi.stubEnv('INIT_CWD', '');
     expect(initialCwdFromArgs(['sub'])).toBe(`${process.cwd()}/sub`);
     expect(initialCwdFromArgs(['--inspect'])).toBeNull();
+  });
+});
+
+describe('electronUserArgs', () => {
+  it("drops the binary, and the app's path when not packaged, wherever Chromium's switches are", () => {
+    expect(electronUserArgs(['/opt/electron', '.', '/work/app'], false)).toEqual(['/work/app']);
+    expect(electronUserArgs(['/opt/electron', '--inspect', '.', 'app', '--x=1'], false)).toEqual(['app']);
+    expect(electronUserArgs(['/opt/Byre', '--no-sandbox', '/work/app'], true)).toEqual(['/work/app']);
+    expect(electronUserArgs(['/opt/Byre'], true)).toEqual([]);
+  });
+});
+
+describe('secondLaunchFolder', () => {
+  const argv = ['/opt/electron', '--allow-file-access-from-files', 'out/main/index.js', 'app'];
+
+  it('takes the folder the second launch resolved itself, or none when it named none', () => {
+    const launch = { argv, workingDirectory: '/home/ada/byre', additionalData: { folder: '/home/ada/app' } };
+    expect(secondLaunchFolder(launch, false)).toBe('/home/ada/app');
+    expect(secondLaunchFolder({ ...launch, additionalData: { folder: null } }, false)).toBeNull();
+  });
+
+  it('without word from the second launch, reads its argv from its working directory', () => {
+    vi.stubEnv('INIT_CWD', '/somewhere/else');
+    for (const additionalData of [undefined, null, { folder: 3 }, 'app']) {
+      expect(secondLaunchFolder({ argv, workingDirectory: '/home/ada', additionalData }, false)).toBe(
+        '/home/ada/app',
+      );
+    }
+    expect(
+      secondLaunchFolder(
+        { argv: ['/opt/electron', 'out/main/index.js'], workingDirectory: '/x', additionalData: 1 },
+        false,
+      ),
+    ).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell } from 'electron';
-import { invokeChannelNames, ipcChannel } from '../shared/ipc';
+import { invokeChannelNames, ipcChannel, type EventPayload } from '../shared/ipc';
 import { resolveDataDir } from './app-data';
-import { initialCwdFromArgs } from './args';
+import { electronUserArgs, initialCwdFromArgs, secondLaunchFolder, type SecondLaunch } from './args';
 import { Backend } from './backend';
 import { contentTypeFor, readStaticFile } from './static-files';
 import {
@@ -37,13 +37,21 @@ protocol.registerSchemesAsPrivileged([
 ]);
 
 // Arguments after `--` from `npm start -- <dir>`, or after the app path when run as `electron . <dir>`.
-const userArgs = process.argv.slice(app.isPackaged ? 1 : 2);
+const initialCwd = initialCwdFromArgs(electronUserArgs(process.argv, app.isPackaged));
+
+// Chromium keeps its single-instance lock in userData: with a data folder of its own (BYRE_DATA_DIR, as the
+// tests give each app) Byre is single per that folder, and never hands a launch to the everyday Byre.
+if (process.env.BYRE_DATA_DIR) app.setPath('userData', join(process.env.BYRE_DATA_DIR, 'electron'));
+// One Byre per data folder: a second launch hands its folder to the first ('second-instance' below) and
+// goes at once, before anything of it opens the data folder.
+const launch: SecondLaunch = { folder: initialCwd };
+if (!app.requestSingleInstanceLock(launch)) process.exit(0);
 
 const backend = new Backend({
   host: 'electron',
   version: app.getVersion(),
   dataDir: resolveDataDir(process.env, app.getPath('userData')),
-  initialCwd: initialCwdFromArgs(userArgs),
+  initialCwd,
   env: process.env,
   libraryWorker: join(import.meta.dirname, 'library-worker.js'),
   pickFolder: async () => {
@@ -181,6 +189,22 @@ void app.whenReady().then(() => {
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });
+});
+
+app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+  // Before ready, the window this launch would focus is about to open anyway.
+  if (!app.isReady()) return;
+  const folder = secondLaunchFolder({ argv, workingDirectory, additionalData }, app.isPackaged);
+  const open = BrowserWindow.getAllWindows()[0];
+  const window = open ?? createWindow();
+  if (window.isMinimized()) window.restore();
+  window.focus();
+  if (!folder) return;
+  const payload: EventPayload<'secondLaunch'> = { folder };
+  const send = () => window.webContents.send(ipcChannel('secondLaunch'), payload);
+  // A window made just now (macOS keeps the app without one) listens once its page has loaded.
+  if (open) send();
+  else window.webContents.once('did-finish-load', send);
 });
 
 app.on('window-all-closed', () => {

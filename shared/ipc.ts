@@ -703,6 +703,8 @@ export const eventChannels = {
   libraryChanged: Empty,
   /** Something the user should notice even when the app is in the background. */
   notification: z.object({ conversationId: ConversationId, title: z.string(), message: z.string() }),
+  /** Byre was launched again with a folder while it runs (Electron): start a conversation there. */
+  secondLaunch: z.object({ folder: z.string() }),
 } satisfies Record<string, z.ZodType>;
 
 export type EventChannel = keyof typeof eventChannels;

@@ -111,9 +111,14 @@ export function connectEvents(): () => void {
   };
   const offLibrary = window.byre.on('libraryChanged', refreshLibrary);
   refreshLibrary();
+  // As `npm start -- <dir>` does at startup, in the window already open.
+  const offSecondLaunch = window.byre.on('secondLaunch', ({ folder }) => {
+    void useStore.getState().startConversation(folder);
+  });
   return () => {
     offEvents();
     offNotification();
     offLibrary();
+    offSecondLaunch();
   };
 }
