@@ -38,6 +38,7 @@ import { readBranch } from './library/read-branch';
 import { cliCursorAt, readLastPage, readPageBefore } from './library/read-session';
 import { fileChanges } from './rewind-preview';
 import { makeDataPrivate } from './private-files';
+import { TrustGate } from './trust';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -91,6 +92,8 @@ export class Backend {
   /** Gives memory back after a burst of events or pages. */
   private readonly idle = new IdleCollector();
   private readonly files = new FileIndex();
+  /** Every CLI starts through it: a folder's own settings run only once the user trusts them. */
+  private readonly trust: TrustGate;
 
   constructor(private readonly options: BackendOptions) {
     // What this process's conversations show, in a folder of its own: another instance on the same data
@@ -103,6 +106,7 @@ export class Backend {
     this.images = new ImageRefs(join(this.eventLogDir, 'images'));
     this.settings = new SettingsStore(options.dataDir);
     this.forks = new ForkRecords(options.dataDir);
+    this.trust = new TrustGate(options.dataDir, options.env);
     this.library = Library.start({
       dataDir: options.dataDir,
       env: options.env,
@@ -324,6 +328,17 @@ export class Backend {
       await conversation?.close();
       return {};
     },
+    folderTrust: async ({ cwd }) => this.trust.view(cwd),
+    decideTrust: async ({ folder, digest, trust }) => {
+      this.trust.decide(folder, digest, trust);
+      return {};
+    },
+    trustedFolders: async () => ({ folders: this.trust.list() }),
+    forgetTrust: async ({ folder }) => {
+      this.trust.forget(folder);
+      return {};
+    },
+    useFolderSettings: async ({ conversationId }) => this.get(conversationId).useFolderSettings(),
     pickFolder: async () => ({ path: this.options.pickFolder ? await this.options.pickFolder() : null }),
     checkFolder: async ({ cwd }) => {
       const folder = resolve(cwd);
@@ -459,6 +474,7 @@ export class Backend {
       identity: this.settings.commitIdentityFor(folder),
       checkLimits: this.settings.checkLimits,
       ...wiring,
+      startSession: (session) => this.trust.startSession(session),
       env: this.cliEnv(),
       transcriptDir: join(this.options.dataDir, 'transcripts'),
       eventLogDir: this.eventLogDir,

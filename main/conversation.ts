@@ -13,7 +13,7 @@ import {
   type SlashCommand,
 } from '../shared/ipc';
 import type { InitializeResponse, OutgoingUserContent, RewindFilesResponse } from '../shared/protocol';
-import { CliExited, Session, type SessionEvent, type SessionOptions } from './claude';
+import { CliExited, type Session, type SessionEvent, type SessionOptions } from './claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from './ipc-errors';
 import { Permissions, type PermissionAnswer } from './permissions';
@@ -50,6 +50,8 @@ export interface ConversationOptions {
   /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
   doneWhen?: string;
   checkLimits?: CheckLimits;
+  /** Starts each of its CLI processes: the trust gate (main/trust.ts), which decides on the folder's settings. */
+  startSession(options: SessionOptions): Promise<Session>;
   /** `seq`: the event's number in the conversation, from 0. */
   emit(event: ConversationEvent, seq: number): void;
   notify(notification: { title: string; message: string }): void;
@@ -84,6 +86,8 @@ export class Conversation {
   /** The replies still streaming, whose deltas the log leaves out. */
   private readonly tail = new StreamTail();
   private closed = false;
+  /** Processes closed on purpose to be replaced: their exit is no news to the user. */
+  private readonly replaced = new WeakSet<Session>();
   /** Events emitted so far. */
   private emitted = 0;
 
@@ -157,7 +161,7 @@ export class Conversation {
       env: options.env,
     });
     if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
-    const session = await Session.start(
+    const session = await options.startSession(
       Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, {
         cwd: options.cwd,
         model: options.model,
@@ -194,6 +198,7 @@ export class Conversation {
       permissionMode: this.permissionMode,
       commitIdentity: this.options.identity ?? null,
       commands: slashCommands(this.session.info),
+      ...(this.session.folderSettings ? {} : { folderSettingsOff: true }),
     };
   }
 
@@ -312,14 +317,14 @@ export class Conversation {
     });
     let session: Session;
     try {
-      session = await Session.start(base);
+      session = await this.options.startSession(base);
     } catch (error) {
       // A CLI killed before it saved the first prompt left nothing to resume: start the same id afresh. A fork
       // writes its file (the parent's entries with it) only with that prompt, so it forks again, to its own id.
       if (!(error instanceof CliExited) || !/No conversation found/i.test(error.stderrTail)) throw error;
       const { resume: _resume, ...fresh } = base;
       const origin = this.options.fork ? forkLaunch(this.options.fork) : {};
-      session = await Session.start({ ...fresh, ...origin, sessionId: previous.id });
+      session = await this.options.startSession({ ...fresh, ...origin, sessionId: previous.id });
     }
     if (this.closed) {
       // Closed while it was starting: nobody is left to talk to it.
@@ -332,6 +337,21 @@ export class Conversation {
     const snapshot = this.snapshot();
     this.options.emit({ kind: 'resumed', snapshot });
     return snapshot;
+  }
+
+  /**
+   * Once its folder is trusted: a new process in place of the running one, which ran without the folder's
+   * settings. Refused while a reply runs, which the restart would cut off.
+   */
+  async useFolderSettings(): Promise<ConversationSnapshot> {
+    if (this.session.folderSettings) return this.snapshot();
+    if (this.session.pendingTurns.length > 0) {
+      throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
+    }
+    const previous = this.session;
+    this.replaced.add(previous);
+    await previous.close();
+    return this.resume();
   }
 
   async close(): Promise<void> {
@@ -382,6 +402,7 @@ export class Conversation {
     session.on((event) => {
       // Events from a process that has been replaced are history.
       if (session !== this.session) return;
+      if (event.kind === 'exit' && this.replaced.has(session)) return;
       const forwarded = this.translate(event);
       if (forwarded) this.options.emit(forwarded);
     });
@@ -438,6 +459,11 @@ function isTelemetry(event: ConversationEvent): boolean {
   return (
     message.type === 'stream_event' || (message.type === 'system' && message.subtype === 'thinking_tokens')
   );
+}
+
+/** Something that cannot be done while Claude is replying. */
+export class Busy extends Error {
+  override name = 'Busy';
 }
 
 /** A question only a running CLI can answer, asked of one that has exited. */

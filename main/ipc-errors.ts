@@ -1,5 +1,6 @@
 import type { IpcError } from '../shared/ipc';
 import { CliNotFound } from './claude';
+import { TrustNeeded } from './trust';
 
 /** Errors cross IPC as plain {name, message}: never a stack trace. */
 export function toIpcError(error: unknown): IpcError {
@@ -11,6 +12,7 @@ export function toIpcError(error: unknown): IpcError {
       ...(error.explanation ? { explanation: error.explanation } : {}),
     };
   }
+  if (error instanceof TrustNeeded) return { name: error.name, message: error.message, folder: error.folder };
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
 }

@@ -25,7 +25,7 @@ export function touchPrivateFile(path: string): void {
 
 /** Byre's own entries in its data folder: only these are changed, whatever else the folder holds. */
 const OWN_FILE =
-  /^(settings|library|branches)\.json(\..+)?$|^library(-text-\d+)?\.sqlite(-wal|-shm|-journal)?$|^host\.lock$/;
+  /^(settings|library|branches|trust)\.json(\..+)?$|^library(-text-\d+)?\.sqlite(-wal|-shm|-journal)?$|^host\.lock$/;
 const OWN_FOLDERS = new Set(['transcripts', 'open']);
 
 /**

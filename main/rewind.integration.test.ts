@@ -10,6 +10,7 @@ import type { Backend } from './backend';
 import { openBackend, type BackendHarness } from './invoke-test-support';
 import { FORK_RECORDS_FILE } from './branches';
 import { Conversation } from './conversation';
+import { TrustGate } from './trust';
 
 /**
  * Rewind through the backend the UI talks to, against the real CLI and the fake model: forks (with
@@ -311,6 +312,7 @@ describe('forks with the real CLI', () => {
       permissionMode: 'bypassPermissions',
       fork: { parentSessionId: original.sessionId, at: lastAssistantBefore(original.conversationId, second) },
       env: world.env,
+      startSession: (options) => new TrustGate(dataDir, world.env).startSession(options),
       transcriptDir: join(dataDir, 'transcripts'),
       eventLogDir: join(dataDir, 'open'),
       appVersion: 'test',

@@ -115,6 +115,8 @@ export const ConversationSnapshot = z.object({
   commitIdentity: CommitIdentity.nullable().optional(),
   /** The slash commands the CLI reported when it started. */
   commands: z.array(SlashCommand).optional(),
+  /** Its process runs without the folder's own settings and MCP servers: the folder is not trusted. */
+  folderSettingsOff: z.boolean().optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
 
@@ -335,6 +337,53 @@ export const CheckRun = z.object({
 export type CheckRun = z.infer<typeof CheckRun>;
 export const CHECK_OUTPUT_SHOWN_CHARS = 64 * 1024;
 
+/** One thing a folder's own settings would do, in words for the trust question. */
+export const TrustItem = z.object({
+  /** The file it comes from, relative to the folder: `.claude/settings.json`, `.mcp.json`. */
+  file: z.string(),
+  kind: z.enum([
+    'hook',
+    'mcpServer',
+    'allowRule',
+    'askRule',
+    'directory',
+    'defaultMode',
+    'env',
+    'helper',
+    'plugin',
+    'setting',
+    'unreadable',
+  ]),
+  text: z.string(),
+});
+export type TrustItem = z.infer<typeof TrustItem>;
+
+/** What a folder's own settings would do, and whether Byre may let them. */
+export const FolderTrust = z.object({
+  /** The folder's real path: trust is kept by it. */
+  folder: z.string(),
+  /** Of the files that can run code or widen permissions, as they are now; a decision names it. */
+  digest: z.string(),
+  /** The files hold something that runs code or widens what Claude may do. */
+  needsTrust: z.boolean(),
+  /** Trusted with these very files (by Byre, or by Claude Code's own trust record). */
+  trusted: z.boolean(),
+  items: z.array(TrustItem),
+  /** The folder was trusted with other files: what is new since, and what went. */
+  changed: z.object({ added: z.array(TrustItem), removed: z.array(TrustItem) }).nullable(),
+});
+export type FolderTrust = z.infer<typeof FolderTrust>;
+
+export const TrustedFolder = z.object({
+  folder: z.string(),
+  trustedAt: z.number(),
+  /** Trusted in Byre, or taken over from Claude Code's own record of the folder. */
+  source: z.enum(['byre', 'claude']),
+});
+export type TrustedFolder = z.infer<typeof TrustedFolder>;
+
+const FolderPath = z.string().min(1).max(4096);
+
 export const invokeChannels = {
   appInfo: { request: Empty, response: AppInfo },
   /** Opens a conversation: a new CLI process in `cwd`. */
@@ -530,6 +579,20 @@ export const invokeChannels = {
     request: z.object({ url: z.url({ protocol: /^https?$/ }).max(8192) }),
     response: Empty,
   },
+  /** What a folder's own settings would do, for the "Trust this folder?" question. */
+  folderTrust: { request: z.object({ cwd: FolderPath }), response: FolderTrust },
+  /**
+   * The answer to that question for the files with `digest`: trust (kept in trust.json) or not (until Byre
+   * quits). A digest that no longer matches the files records nothing: the next start asks again.
+   */
+  decideTrust: {
+    request: z.object({ folder: FolderPath, digest: z.string().max(200), trust: z.boolean() }),
+    response: Empty,
+  },
+  trustedFolders: { request: Empty, response: z.object({ folders: z.array(TrustedFolder) }) },
+  forgetTrust: { request: z.object({ folder: FolderPath }), response: Empty },
+  /** Starts the conversation's CLI again, now with its (trusted) folder's settings; refused mid-reply. */
+  useFolderSettings: { request: ConversationRef, response: ConversationSnapshot },
   /** The native folder picker (Electron only; a browser has none). */
   pickFolder: { request: Empty, response: z.object({ path: z.string().nullable() }) },
   /** Whether a typed folder exists (NotAFolder if not), before a conversation is started in it. */
@@ -622,6 +685,8 @@ export const IpcError = z.object({
   looked: z.array(z.string()).optional(),
   /** For CliNotFound: why the path the user chose (BYRE_CLAUDE_PATH) is not the CLI. */
   explanation: z.string().optional(),
+  /** For TrustNeeded: the folder whose settings wait for the user's answer. */
+  folder: z.string().optional(),
 });
 export type IpcError = z.infer<typeof IpcError>;
 

@@ -56,6 +56,17 @@ describe('buildLaunch', () => {
     expect(args({ resume: SID, forkSession: true, sessionId: OTHER })).toContain('--fork-session');
   });
 
+  it("leaves the folder's own settings and MCP servers out only when told to", () => {
+    const skip = ['--setting-sources=user', '--strict-mcp-config'];
+    expect(buildLaunch({ cwd: '/tmp/x', folderSettings: false }).args).toEqual(expect.arrayContaining(skip));
+    for (const folderSettings of [true, undefined]) {
+      const { args } = buildLaunch({ cwd: '/tmp/x', ...(folderSettings ? { folderSettings } : {}) });
+      expect(args.some((arg) => arg.startsWith('--setting-sources') || arg === '--strict-mcp-config')).toBe(
+        false,
+      );
+    }
+  });
+
   it('passes the model in its equals form', () => {
     const line = args({ model: 'claude-sonnet-4-5' });
     expect(line.slice(SEED_ARGS.length)).toEqual(['--model=claude-sonnet-4-5']);

@@ -17,6 +17,12 @@ export interface LaunchOptions {
   permissionMode?: PermissionMode;
   /** Commit identity for git commands the agent runs. */
   identity?: { name: string; email: string };
+  /**
+   * False: the folder's own settings (`.claude/settings*.json`) and MCP servers (`.mcp.json`) are not loaded,
+   * so none of its hooks, helpers, servers or allow rules run (cli-facts 14). The user's settings and Byre's
+   * own --settings and --mcp-config still apply. Whether a folder is trusted is the app's to decide.
+   */
+  folderSettings?: boolean;
 }
 
 export interface Launch {
@@ -68,6 +74,7 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
   if (options.resume) args.push(`--resume=${options.resume}`);
   if (options.resumeSessionAt) args.push(`--resume-session-at=${options.resumeSessionAt}`);
   if (options.forkSession) args.push('--fork-session');
+  if (options.folderSettings === false) args.push('--setting-sources=user', '--strict-mcp-config');
 
   const env: NodeJS.ProcessEnv = { ...baseEnv };
   // The child must not think it runs nested inside another Claude Code.

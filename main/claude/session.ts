@@ -213,6 +213,11 @@ export class Session {
     return this.exitInfo === undefined;
   }
 
+  /** Whether this process loaded the folder's own settings and MCP servers (see LaunchOptions). */
+  get folderSettings(): boolean {
+    return this.options.folderSettings !== false;
+  }
+
   /** Prompts sent and not yet answered by a result, oldest first. */
   get pendingTurns(): string[] {
     return this.turns.map((turn) => turn.uuid);
