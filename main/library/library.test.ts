@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKGROUND_NICE } from './background-priority';
@@ -155,6 +155,23 @@ describe('Library (in its worker)', { timeout: 90_000 }, () => {
     const id = randomUUID();
     world.writeCli(id, conversation(id, 'the very first session', 'hi'));
     await until(async () => (await library.list()).length === 1, 'the first session is listed');
+  });
+
+  it('says why when its index cannot be opened, and keeps the files', async () => {
+    const blocked = join(world.dataDir, 'library.sqlite');
+    mkdirSync(blocked, { recursive: true });
+    const library = start();
+    const reason = /The search index in .* could not be opened \(.*\)\. Its files were left as they are\./;
+    const failure = await library.list().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LibraryUnavailable);
+    expect(String(failure)).toMatch(reason);
+    // While the worker is down (between restarts, and once they run out) a request still says why.
+    await until(
+      async () => String(await library.status().catch((error: unknown) => error)).includes('not running:'),
+      'a request finds the worker down',
+    );
+    expect(String(await library.status().catch((error: unknown) => error))).toMatch(reason);
+    expect(statSync(blocked).isDirectory()).toBe(true);
   });
 
   it('answers with an error, not a hang, when the worker cannot run', async () => {

@@ -65,6 +65,8 @@ export class Library {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<() => void>();
   private restarts = 0;
+  /** Why the worker last stopped, so a request made after it gave up still says why. */
+  private stopped: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | null = null;
 
@@ -179,6 +181,7 @@ export class Library {
     worker.on('exit', () => {
       if (this.worker !== worker) return;
       this.worker = null;
+      this.stopped = failure?.message;
       this.failPending(
         new LibraryUnavailable(`The library stopped${failure ? `: ${failure.message}` : '.'}`),
       );
@@ -193,7 +196,8 @@ export class Library {
   private request<T>(request: LibraryRequest, reply: z.ZodType<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (!this.worker || this.closing) {
-        reject(new LibraryUnavailable('The library is not running.'));
+        const why = !this.closing && this.stopped ? `: ${this.stopped}` : '.';
+        reject(new LibraryUnavailable(`The library is not running${why}`));
         return;
       }
       const id = this.nextId++;
