@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKGROUND_NICE } from './background-priority';
-import { Library, LibraryUnavailable, NoSuchSession } from './library';
+import { HEALTHY_MS, Library, LibraryUnavailable, NoSuchSession } from './library';
 import {
   append,
   byreRun,
@@ -172,6 +172,41 @@ describe('Library (in its worker)', { timeout: 90_000 }, () => {
     );
     expect(String(await library.status().catch((error: unknown) => error))).toMatch(reason);
     expect(statSync(blocked).isDirectory()).toBe(true);
+  });
+
+  it('starts its worker again however often it dies, if each ran a healthy while first', async () => {
+    // A worker that answers renames and dies when told to refresh.
+    const script = join(world.root, 'mortal-worker.mjs');
+    writeFileSync(
+      script,
+      `import { parentPort } from 'node:worker_threads';
+      parentPort.on('message', (message) => {
+        if (message.type === 'refresh') process.exit(1);
+        if (message.type === 'request') parentPort.postMessage({ type: 'reply', id: message.id, value: null });
+        if (message.type === 'close') process.exit(0);
+      });`,
+    );
+    let now = 0;
+    const library = Library.start({
+      dataDir: world.dataDir,
+      env: { HOME: world.root, CLAUDE_CONFIG_DIR: world.configDir },
+      workerPath: script,
+      now: () => now,
+    });
+    libraries.push(library);
+    const running = () =>
+      library.rename(randomUUID(), 'x').then(
+        () => true,
+        () => false,
+      );
+    // More deaths than the restarts a crash loop gets.
+    for (let death = 0; death < 5; death++) {
+      await until(running, `the worker runs again after ${death} deaths`);
+      now += HEALTHY_MS;
+      library.refresh();
+      await until(async () => !(await running()), `the worker dies a ${death + 1}th time`);
+    }
+    await until(running, 'the worker runs again after 5 deaths');
   });
 
   it('answers with an error, not a hang, when the worker cannot run', async () => {
