@@ -19,6 +19,7 @@ import {
 } from '../shared/ipc';
 import type { z } from 'zod';
 import { CliExited, CliNotFound, cliPathProblem, killAllCliProcesses, locateCli } from './claude';
+import { commandFor, type Command } from './claude/cmd-shim';
 import { SettingsStore } from './app-data';
 import { killAllChecks } from './done-check';
 import { ForkRecords } from './branches';
@@ -645,7 +646,14 @@ export class InvalidSetting extends Error {
 /** What `claude --version` says, or why it could not be run; within 20 s. */
 function cliVersion(program: string, env: NodeJS.ProcessEnv): Promise<InvokeResponse<'testCli'>> {
   return new Promise((done) => {
-    execFile(program, ['--version'], { env, timeout: 20_000, windowsHide: true }, (error, stdout, stderr) => {
+    let run: Command;
+    try {
+      run = commandFor(program, ['--version']);
+    } catch (error) {
+      done({ ok: false, reason: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    execFile(run.command, run.args, { env, timeout: 20_000, windowsHide: true }, (error, stdout, stderr) => {
       // "2.1.332 (Claude Code)": the screen says whose version it is.
       const said = (`${stdout}`.trim().split('\n')[0] ?? '').replace(/\s*\(Claude Code\)$/, '');
       if (!error && said) {
