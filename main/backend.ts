@@ -38,6 +38,7 @@ import { claudeConfigDir, Library } from './library/library';
 import { readBranch } from './library/read-branch';
 import { cliCursorAt, readLastPage, readPageBefore } from './library/read-session';
 import { fileChanges } from './rewind-preview';
+import { DiffWorker } from './rewind-diff';
 import { makeDataPrivate } from './private-files';
 
 /**
@@ -59,6 +60,8 @@ export interface BackendOptions {
   openFolder?: (path: string) => Promise<void>;
   /** The library's worker script: the build's `library-worker.js` beside the host's entry. */
   libraryWorker: string;
+  /** The rewind preview's diff worker: the build's `rewind-diff-worker.js` beside the host's entry. */
+  rewindDiffWorker: string;
   /** How open conversations are paged to a window (tests make pages small). */
   pageLimits?: Partial<EventLogLimits>;
 }
@@ -403,7 +406,10 @@ export class Backend {
       }
       if (!dryRun) return result;
       const configDir = claudeConfigDir(this.options.env);
-      return { ...result, fileChanges: await fileChanges(configDir, sessionId, userMessageUuid, result) };
+      return {
+        ...result,
+        fileChanges: await this.fileChanges(configDir, sessionId, userMessageUuid, result),
+      };
     },
     renameSaved: async ({ sessionId, title }) => {
       await this.library.rename(sessionId, title);
@@ -607,6 +613,24 @@ export class Backend {
       dataDir: this.options.dataDir,
       canOpenFolders: !!this.options.openFolder,
     };
+  }
+
+  /** Per file figures for the Rewind dialog, counted in a worker of their own; none if it fails. */
+  private async fileChanges(
+    configDir: string,
+    sessionId: string,
+    uuid: string,
+    preview: FileRewind,
+  ): Promise<FileRewind['fileChanges']> {
+    const diffs = new DiffWorker(this.options.rewindDiffWorker);
+    try {
+      return await fileChanges(configDir, sessionId, uuid, preview, diffs.count);
+    } catch (error) {
+      console.error('Byre: the rewind preview failed:', error);
+      return null;
+    } finally {
+      void diffs.close();
+    }
   }
 
   private findCli(): AppInfo['cli'] {
