@@ -9,12 +9,13 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       // Two hosts of one backend: the Electron app, and the browser host (`node out/main/web.js`); and the
-      // library's index, which runs in a worker thread beside either of them.
+      // library's index and the rewind preview's diffs, which run in worker threads beside either of them.
       rollupOptions: {
         input: {
           index: resolve(root, 'main/index.ts'),
           web: resolve(root, 'main/web.ts'),
           'library-worker': resolve(root, 'main/library/worker.ts'),
+          'rewind-diff-worker': resolve(root, 'main/rewind-diff-worker.ts'),
         },
       },
     },

@@ -13,6 +13,7 @@ import { libraryVerdicts, measureLibrary } from './library';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
 import { measureFileSearch } from './file-search';
 import { measureRewindSwitch } from './rewind';
+import { measureRewindPreview } from './rewind-preview';
 import { median } from './ui-harness';
 import { measureUiLongConversation } from './ui-long-conversation';
 import { measureReopen100mb } from './ui-reopen';
@@ -22,7 +23,8 @@ import { measureUiStreaming } from './ui-streaming';
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
  * CLI's stdout, then the UI in Chromium through the browser host (a fast streamed reply; a 10,000-message
  * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts), then switching
- * branches in a conversation of 20 (bench/rewind.ts). Each
+ * branches in a conversation of 20 (bench/rewind.ts), and main's event loop while the Rewind dialog's preview
+ * is worked out (bench/rewind-preview.ts). Each
  * measurement is a function returning named figures; all are merged into one JSON object printed last.
  * MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up; each decode figure is
  * timed in rounds alternating with bare JSON.parse, its ratio the median of the rounds' ratios. Each UI
@@ -605,6 +607,19 @@ const rewind: Measurement = {
     ),
 };
 
+/** The Rewind dialog's per-file preview of 50 changed 1 MB files, with main's event loop free (bench/rewind-preview.ts). */
+const rewindPreview: Measurement = {
+  name: 'rewind_preview',
+  standalone: true,
+  run: () => uiFigures('rewind_preview', measureRewindPreview),
+  verdicts: (figures) =>
+    verdict(
+      figures,
+      'goal_rewind_preview_host_eld_p99_under_20ms',
+      `host event-loop delay p99 ${figures.rewind_preview_host_eld_p99_ms} ms (idle loop beside it ${figures.rewind_preview_idle_loop_eld_p99_ms} ms; ${figures.rewind_preview_on_main_host_eld_p99_ms} ms with the diffs on main) while previewing a rewind of ${figures.rewind_preview_files} changed 1 MB files (goal < 20 ms)`,
+    ),
+};
+
 /** The `@` picker's file list and fuzzy queries in a repository of 100,000 files (bench/file-search.ts). */
 const fileSearch: Measurement = {
   name: 'file_search',
@@ -637,6 +652,7 @@ const measurements: Measurement[] = [
   library,
   uiReopen,
   rewind,
+  rewindPreview,
   fileSearch,
 ];
 

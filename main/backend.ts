@@ -19,6 +19,7 @@ import {
 } from '../shared/ipc';
 import type { z } from 'zod';
 import { CliExited, CliNotFound, cliPathProblem, killAllCliProcesses, locateCli } from './claude';
+import { commandFor, type Command } from './claude/cmd-shim';
 import { SettingsStore } from './app-data';
 import { killAllChecks } from './done-check';
 import { ForkRecords } from './branches';
@@ -37,6 +38,7 @@ import { claudeConfigDir, Library } from './library/library';
 import { readBranch } from './library/read-branch';
 import { cliCursorAt, readLastPage, readPageBefore } from './library/read-session';
 import { fileChanges } from './rewind-preview';
+import { DiffWorker } from './rewind-diff';
 import { makeDataPrivate } from './private-files';
 import { TrustGate } from './trust';
 
@@ -59,6 +61,8 @@ export interface BackendOptions {
   openFolder?: (path: string) => Promise<void>;
   /** The library's worker script: the build's `library-worker.js` beside the host's entry. */
   libraryWorker: string;
+  /** The rewind preview's diff worker: the build's `rewind-diff-worker.js` beside the host's entry. */
+  rewindDiffWorker: string;
   /** How open conversations are paged to a window (tests make pages small). */
   pageLimits?: Partial<EventLogLimits>;
 }
@@ -417,7 +421,10 @@ export class Backend {
       }
       if (!dryRun) return result;
       const configDir = claudeConfigDir(this.options.env);
-      return { ...result, fileChanges: await fileChanges(configDir, sessionId, userMessageUuid, result) };
+      return {
+        ...result,
+        fileChanges: await this.fileChanges(configDir, sessionId, userMessageUuid, result),
+      };
     },
     renameSaved: async ({ sessionId, title }) => {
       await this.library.rename(sessionId, title);
@@ -624,6 +631,24 @@ export class Backend {
     };
   }
 
+  /** Per file figures for the Rewind dialog, counted in a worker of their own; none if it fails. */
+  private async fileChanges(
+    configDir: string,
+    sessionId: string,
+    uuid: string,
+    preview: FileRewind,
+  ): Promise<FileRewind['fileChanges']> {
+    const diffs = new DiffWorker(this.options.rewindDiffWorker);
+    try {
+      return await fileChanges(configDir, sessionId, uuid, preview, diffs.count);
+    } catch (error) {
+      console.error('Byre: the rewind preview failed:', error);
+      return null;
+    } finally {
+      void diffs.close();
+    }
+  }
+
   private findCli(): AppInfo['cli'] {
     try {
       return { found: true, path: locateCli({ env: this.cliEnv() }) };
@@ -661,7 +686,14 @@ export class InvalidSetting extends Error {
 /** What `claude --version` says, or why it could not be run; within 20 s. */
 function cliVersion(program: string, env: NodeJS.ProcessEnv): Promise<InvokeResponse<'testCli'>> {
   return new Promise((done) => {
-    execFile(program, ['--version'], { env, timeout: 20_000, windowsHide: true }, (error, stdout, stderr) => {
+    let run: Command;
+    try {
+      run = commandFor(program, ['--version']);
+    } catch (error) {
+      done({ ok: false, reason: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    execFile(run.command, run.args, { env, timeout: 20_000, windowsHide: true }, (error, stdout, stderr) => {
       // "2.1.332 (Claude Code)": the screen says whose version it is.
       const said = (`${stdout}`.trim().split('\n')[0] ?? '').replace(/\s*\(Claude Code\)$/, '');
       if (!error && said) {

@@ -81,7 +81,7 @@ describe('FileIndex', () => {
   it('answers from the list it has while a stale one is read again, then from the new one', async () => {
     const root = folder({ 'first.txt': '' });
     let now = 0;
-    const index = new FileIndex(() => now);
+    const index = new FileIndex({ now: () => now });
     expect((await index.find(root, 'second')).matches).toEqual([]);
     writeFileSync(join(root, 'second.txt'), '');
     // Still fresh: the same list.
@@ -90,5 +90,45 @@ describe('FileIndex', () => {
     // Stale: answered at once from the old list, while the folder is read again.
     expect((await index.find(root, 'second')).matches).toEqual([]);
     await expect.poll(async () => (await index.find(root, 'second')).matches[0]?.path).toBe('second.txt');
+  });
+
+  it('keeps lists within a budget of paths across folders, letting the least recently used go first', async () => {
+    const small = folder({ 'a.txt': '', 'b.txt': '' });
+    const other = folder({ 'c.txt': '', 'd.txt': '' });
+    const third = folder({ 'e.txt': '', 'f.txt': '' });
+    const index = new FileIndex({ maxKeptPaths: 4 });
+    await index.find(small, 'a');
+    await index.find(other, 'c');
+    await index.find(small, 'b');
+    await index.find(third, 'e');
+    // `other` was used least recently: it went, the rest fit.
+    expect(index.kept()).toEqual({ folders: [small, third], paths: 4 });
+  });
+
+  it('lets go of a list nobody asked for in a while', async () => {
+    let now = 0;
+    const early = folder({ 'a.txt': '' });
+    const late = folder({ 'b.txt': '' });
+    const index = new FileIndex({ now: () => now, idleMs: 300_000 });
+    await index.find(early, 'a');
+    now = 200_000;
+    await index.find(late, 'b');
+    now = 300_000;
+    index.dropIdle();
+    expect(index.kept().folders).toEqual([late]);
+    now = 600_000;
+    index.dropIdle();
+    expect(index.kept()).toEqual({ folders: [], paths: 0 });
+  });
+});
+
+describe('listFiles with a deadline', () => {
+  it('gives what it walked when the time runs out, marked as cut short', async () => {
+    const root = folder({ 'top.txt': '', 'deep/inner.txt': '', 'deep/er/most.txt': '' });
+    // Each look at the clock takes a second: the walk reads the top folder and then runs out of time.
+    let now = 0;
+    const { paths, truncated } = await listFiles(root, { timeoutMs: 1_500, now: () => (now += 1_000) });
+    expect(truncated).toBe(true);
+    expect(paths.sort()).toEqual(['top.txt']);
   });
 });

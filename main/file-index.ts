@@ -10,14 +10,29 @@ import type { FileMatch } from '../shared/ipc';
  * The files of a conversation's folder, for the composer's `@` picker: listed once (git's own list where the
  * folder is in a repository, else a walk that reads every `.gitignore` on the way), then matched fuzzily in
  * memory at each key. A list older than a few seconds still answers while a fresh one is made behind it.
+ *
+ * A prepared list costs about 1 KB a path, so what is kept is bounded by paths across every folder (the least
+ * recently used folder goes first) and a folder nobody asked about for a few minutes is let go. Listing is
+ * bounded in time too: a huge or slow folder gives what was listed by then, marked as cut short.
  */
 
 /** More than this and the rest of the folder is left out (the picker says so). */
 export const MAX_FILES = 300_000;
+/** Paths kept across every folder: about 400 MB at most once prepared. */
+export const MAX_KEPT_PATHS = 400_000;
+/** A folder's list not asked for in this long is let go. */
+export const IDLE_MS = 5 * 60_000;
+/** How long listing a folder may take; what was found by then is the list, marked as cut short. */
+export const LIST_TIMEOUT_MS = 20_000;
 /** How long a list is used as it is; after that, a query still gets it while a new one is read. */
 const FRESH_MS = 10_000;
-/** Folders whose lists are kept. */
-const KEPT = 8;
+
+export interface FileIndexOptions {
+  now?: () => number;
+  maxKeptPaths?: number;
+  idleMs?: number;
+  listTimeoutMs?: number;
+}
 
 export interface FileList {
   /** Paths relative to the folder, with `/` between names; folders end in `/`. */
@@ -38,16 +53,33 @@ interface Entry {
   /** What an empty query shows: the top of the folder first. */
   first: string[];
   builtAt: number;
+  usedAt: number;
 }
 
 export class FileIndex {
+  /** Least recently used first. */
   private readonly entries = new Map<string, Entry>();
   private readonly building = new Map<string, Promise<Entry>>();
+  private readonly now: () => number;
+  private readonly maxKeptPaths: number;
+  private readonly idleMs: number;
+  private readonly listTimeoutMs: number;
+  /** Runs only while some list is kept, so an idle app lets every list go. */
+  private idleCheck: NodeJS.Timeout | undefined;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(options: FileIndexOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.maxKeptPaths = options.maxKeptPaths ?? MAX_KEPT_PATHS;
+    this.idleMs = options.idleMs ?? IDLE_MS;
+    this.listTimeoutMs = options.listTimeoutMs ?? LIST_TIMEOUT_MS;
+  }
 
   async find(root: string, query: string, limit = 50): Promise<FileSearch> {
+    this.dropIdle();
     const entry = await this.entry(root);
+    entry.usedAt = this.now();
+    this.entries.delete(root);
+    this.entries.set(root, entry);
     const wanted = query.trim();
     if (wanted === '') {
       return {
@@ -62,6 +94,24 @@ export class FileIndex {
       total: results.total,
       truncated: entry.list.truncated,
     };
+  }
+
+  /** The folders whose lists are kept, and how many paths they hold in all. */
+  kept(): { folders: string[]; paths: number } {
+    let paths = 0;
+    for (const entry of this.entries.values()) paths += entry.list.paths.length;
+    return { folders: [...this.entries.keys()], paths };
+  }
+
+  /** Lets go of the lists nobody asked for in `idleMs`. */
+  dropIdle(): void {
+    for (const [root, entry] of this.entries) {
+      if (this.now() - entry.usedAt >= this.idleMs) this.entries.delete(root);
+    }
+    if (this.entries.size === 0) {
+      clearInterval(this.idleCheck);
+      this.idleCheck = undefined;
+    }
   }
 
   private async entry(root: string): Promise<Entry> {
@@ -80,7 +130,7 @@ export class FileIndex {
     const running = this.building.get(root);
     if (running) return running;
     const promise = (async () => {
-      const list = await listFiles(root);
+      const list = await listFiles(root, { timeoutMs: this.listTimeoutMs, now: this.now });
       const snapshot = fuzzysort.snapshot(list.paths);
       // The first query over a list prepares every path in it (and, the first time, compiles the matcher):
       // done here, while the user waits for the list anyway, not at the first letter they type.
@@ -90,17 +140,27 @@ export class FileIndex {
         snapshot,
         first: shallowest(list.paths, 200),
         builtAt: this.now(),
+        usedAt: this.now(),
       };
       this.entries.delete(root);
       this.entries.set(root, entry);
-      for (const old of this.entries.keys()) {
-        if (this.entries.size <= KEPT) break;
-        this.entries.delete(old);
-      }
+      this.keepWithinBudget(root);
+      this.idleCheck ??= setInterval(() => this.dropIdle(), this.idleMs / 2).unref();
       return entry;
     })().finally(() => this.building.delete(root));
     this.building.set(root, promise);
     return promise;
+  }
+
+  /** Lets go of the least recently used lists until the rest fit in `maxKeptPaths`; never `newest`'s. */
+  private keepWithinBudget(newest: string): void {
+    let paths = this.kept().paths;
+    for (const [root, entry] of this.entries) {
+      if (paths <= this.maxKeptPaths) return;
+      if (root === newest) continue;
+      this.entries.delete(root);
+      paths -= entry.list.paths.length;
+    }
   }
 }
 
@@ -120,10 +180,29 @@ export function shallowest(paths: readonly string[], count: number): string[] {
   return first;
 }
 
-/** The folder's files and the folders that hold them, as git sees them or, outside a repository, by a walk. */
-export async function listFiles(root: string): Promise<FileList> {
-  const files = (await gitFiles(root)) ?? (await walk(root));
-  return withFolders(files.slice(0, MAX_FILES), files.length > MAX_FILES);
+export interface ListLimits {
+  timeoutMs: number;
+  /** The clock the walk's deadline is read from. */
+  now: () => number;
+}
+
+/**
+ * The folder's files and the folders that hold them, as git sees them or, outside a repository, by a walk;
+ * `truncated` if there were more than MAX_FILES or the time ran out first.
+ */
+export async function listFiles(
+  root: string,
+  limits: ListLimits = { timeoutMs: LIST_TIMEOUT_MS, now: Date.now },
+): Promise<FileList> {
+  const found = (await gitFiles(root, limits.timeoutMs)) ?? (await walk(root, limits));
+  const { files, cut } = found;
+  return withFolders(files.slice(0, MAX_FILES), cut || files.length > MAX_FILES);
+}
+
+interface Found {
+  files: string[];
+  /** The time ran out before the listing was done. */
+  cut: boolean;
 }
 
 function withFolders(files: string[], truncated: boolean): FileList {
@@ -138,9 +217,9 @@ function withFolders(files: string[], truncated: boolean): FileList {
 
 /**
  * Tracked files and untracked ones git does not ignore, under `root` and relative to it; null outside a
- * repository or without git.
+ * repository or without git. Stopped after `timeoutMs`, it gives what it had printed by then.
  */
-function gitFiles(root: string): Promise<string[] | null> {
+function gitFiles(root: string, timeoutMs: number): Promise<Found | null> {
   return new Promise((resolve) => {
     execFile(
       'git',
@@ -157,13 +236,20 @@ function gitFiles(root: string): Promise<string[] | null> {
         '--exclude-standard',
         '--deduplicate',
       ],
-      { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8', windowsHide: true },
+      {
+        cwd: root,
+        maxBuffer: 512 * 1024 * 1024,
+        encoding: 'utf8',
+        windowsHide: true,
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+      },
       (error, stdout) => {
-        if (error) {
-          resolve(null);
-          return;
-        }
-        resolve(stdout.split('\0').filter((path) => path !== ''));
+        const paths = stdout.split('\0');
+        // Killed for taking too long: each path git finished printing (the last may be cut) is real.
+        if (error?.killed) resolve({ files: paths.slice(0, -1).filter((path) => path !== ''), cut: true });
+        else if (error) resolve(null);
+        else resolve({ files: paths.filter((path) => path !== ''), cut: false });
       },
     );
   });
@@ -175,11 +261,16 @@ interface Rules {
   rules: Ignore;
 }
 
-/** A breadth-first walk that skips `.git` and whatever a `.gitignore` on the way names. */
-async function walk(root: string): Promise<string[]> {
+/**
+ * A breadth-first walk that skips `.git` and whatever a `.gitignore` on the way names, until it has more than
+ * MAX_FILES or the time is up.
+ */
+async function walk(root: string, { timeoutMs, now }: ListLimits): Promise<Found> {
+  const deadline = now() + timeoutMs;
   const files: string[] = [];
   const queue: { dir: string; rules: Rules[] }[] = [{ dir: '', rules: [] }];
   for (let next = 0; next < queue.length && files.length <= MAX_FILES; next++) {
+    if (now() >= deadline) return { files, cut: true };
     const { dir, rules: inherited } = queue[next] ?? { dir: '', rules: [] };
     let entries: Dirent[];
     try {
@@ -202,7 +293,7 @@ async function walk(root: string): Promise<string[]> {
       else files.push(path);
     }
   }
-  return files;
+  return { files, cut: false };
 }
 
 function ignored(rules: Rules[], path: string): boolean {

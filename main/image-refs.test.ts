@@ -92,4 +92,31 @@ describe('ImageRefs', () => {
     new ImageRefs(dir);
     expect(existsSync(dir)).toBe(false);
   });
+
+  it('keeps the folder within its budget by deleting the least recently used images, which then read as gone', () => {
+    const refs = new ImageRefs(dir, 70_000);
+    const put = (fill: number) => {
+      const [out] = refs.events([
+        {
+          kind: 'prompt',
+          uuid: '00000000-0000-4000-8000-000000000003',
+          text: 'look',
+          images: [{ mediaType: 'image/png', data: base64(30_000, fill) }],
+        },
+      ]);
+      if (out?.kind !== 'prompt') throw new Error('not a prompt');
+      return (out.images?.[0]?.data ?? '').slice('ref:'.length);
+    };
+    const first = put(1);
+    const second = put(2);
+    // Read again (a window showed it): now the second is the least recently used.
+    expect(refs.read(first)?.bytes.length).toBe(30_000);
+    const third = put(3);
+    expect(refs.read(second)).toBeUndefined();
+    expect(existsSync(join(dir, second))).toBe(false);
+    expect(refs.resolve({ mediaType: 'image/png', data: `ref:${second}` })).toBeUndefined();
+    expect(refs.read(first)?.bytes.length).toBe(30_000);
+    expect(refs.read(third)?.bytes.length).toBe(30_000);
+    expect(readdirSync(dir).sort()).toEqual([first, third].sort());
+  });
 });

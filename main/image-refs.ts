@@ -10,22 +10,38 @@ import { isRecord } from './library/json';
  * it (a prompt's, a user line's, a tool result's) is written once to a folder of its own, named by its hash,
  * and its base64 is replaced with `ref:<sha256>`. The page loads it from there: `/images/<sha256>` under the
  * browser host, `byre-image://` under Electron. An event without images is passed on as it is.
+ *
+ * The folder is bounded by bytes: past the budget, the images least recently written or read are deleted.
+ * Nothing is lost by that: a page that asks for one again gets "not found" and says the image is no longer
+ * available, reopening the conversation writes it again from its transcript, and a message sent again with
+ * it asks for it to be attached again (ImageGone).
  */
 
 /** Inline images up to this size stay inline: a reference would cost more than it saves. */
 const INLINE_MAX_CHARS = 2_048;
+/** What the folder holds at most: many conversations' worth of screenshots, not every one ever seen. */
+export const IMAGES_MAX_BYTES = 256 * 1024 * 1024;
 
 export interface StoredImage {
   mediaType: ImageMediaType;
   bytes: Buffer;
 }
 
+interface Kept {
+  mediaType: ImageMediaType;
+  bytes: number;
+}
+
 export class ImageRefs {
-  /** Media type of each image written, by hash. */
-  private readonly known = new Map<string, ImageMediaType>();
+  /** Each image written, by hash, least recently used first. */
+  private readonly known = new Map<string, Kept>();
+  private keptBytes = 0;
   private ready = false;
 
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    private readonly maxBytes = IMAGES_MAX_BYTES,
+  ) {
     // Images of an earlier run are found again from the conversations when they are opened.
     rmSync(dir, { recursive: true, force: true });
   }
@@ -72,10 +88,11 @@ export class ImageRefs {
   /** An image written earlier, by its hash; undefined if there is none. */
   read(hash: string): StoredImage | undefined {
     if (!/^[0-9a-f]{64}$/.test(hash)) return undefined;
-    const mediaType = this.known.get(hash);
-    if (!mediaType) return undefined;
+    const kept = this.known.get(hash);
+    if (!kept) return undefined;
+    this.touch(hash, kept);
     try {
-      return { mediaType, bytes: readFileSync(join(this.dir, hash)) };
+      return { mediaType: kept.mediaType, bytes: readFileSync(join(this.dir, hash)) };
     } catch {
       return undefined;
     }
@@ -107,7 +124,11 @@ export class ImageRefs {
    */
   keep(image: { mediaType: ImageMediaType; data: string }): string | undefined {
     if (image.data.startsWith(IMAGE_REF_PREFIX)) {
-      return this.known.has(image.data.slice(IMAGE_REF_PREFIX.length)) ? image.data : undefined;
+      const hash = image.data.slice(IMAGE_REF_PREFIX.length);
+      const kept = this.known.get(hash);
+      if (!kept) return undefined;
+      this.touch(hash, kept);
+      return image.data;
     }
     return this.put(image);
   }
@@ -116,19 +137,46 @@ export class ImageRefs {
   private put(image: { mediaType: ImageMediaType; data: string }): string {
     if (image.data.length <= INLINE_MAX_CHARS || image.data.startsWith(IMAGE_REF_PREFIX)) return image.data;
     const hash = createHash('sha256').update(image.data).digest('hex');
-    if (this.known.has(hash)) return `${IMAGE_REF_PREFIX}${hash}`;
+    const known = this.known.get(hash);
+    if (known) {
+      this.touch(hash, known);
+      return `${IMAGE_REF_PREFIX}${hash}`;
+    }
+    const bytes = Buffer.from(image.data, 'base64');
     try {
       if (!this.ready) {
         mkdirSync(this.dir, { recursive: true, mode: 0o700 });
         this.ready = true;
       }
-      writeFileSync(join(this.dir, hash), Buffer.from(image.data, 'base64'), { mode: 0o600 });
+      writeFileSync(join(this.dir, hash), bytes, { mode: 0o600 });
     } catch {
       // It goes inline, as before: the page still shows it.
       return image.data;
     }
-    this.known.set(hash, image.mediaType);
+    this.known.set(hash, { mediaType: image.mediaType, bytes: bytes.length });
+    this.keptBytes += bytes.length;
+    this.evict(hash);
     return `${IMAGE_REF_PREFIX}${hash}`;
+  }
+
+  /** Marks an image as just used: the last to be deleted. */
+  private touch(hash: string, kept: Kept): void {
+    this.known.delete(hash);
+    this.known.set(hash, kept);
+  }
+
+  /** Deletes the least recently used images until the folder is within its budget; never `newest`. */
+  private evict(newest: string): void {
+    for (const [hash, kept] of this.known) {
+      if (this.keptBytes <= this.maxBytes || hash === newest) return;
+      this.known.delete(hash);
+      this.keptBytes -= kept.bytes;
+      try {
+        rmSync(join(this.dir, hash), { force: true });
+      } catch {
+        // Left on disk, forgotten: the folder is emptied at the next start.
+      }
+    }
   }
 }
 

@@ -54,6 +54,7 @@ const backend = new Backend({
   initialCwd,
   env: process.env,
   libraryWorker: join(import.meta.dirname, 'library-worker.js'),
+  rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.js'),
   pickFolder: async () => {
     const focused = BrowserWindow.getFocusedWindow();
     const options = {

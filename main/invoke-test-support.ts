@@ -70,6 +70,7 @@ export async function openBackend(options: {
     initialCwd: null,
     env: world.env,
     libraryWorker: join(import.meta.dirname, 'library', 'worker.ts'),
+    rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.ts'),
     ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
   });
   const seen = new Map<string, ConversationEvent[]>();

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FileRewind } from '../shared/ipc';
 import { cli, type Entry } from './library/test-support';
+import { DiffWorker } from './rewind-diff';
 import { countLines, fileChanges } from './rewind-preview';
 
 let root: string;
@@ -20,6 +21,14 @@ beforeEach(() => {
   mkdirSync(work);
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** The app's own diff worker (its TypeScript source, through tsx), for every preview here. */
+const WORKER = join(import.meta.dirname, 'rewind-diff-worker.ts');
+let diffs: DiffWorker;
+beforeAll(() => {
+  diffs = new DiffWorker(WORKER);
+});
+afterAll(() => diffs.close());
 
 /** Writes the session's CLI file: each entry goes on from the one before unless it names its parent. */
 function session(entries: Entry[]): void {
@@ -86,7 +95,13 @@ describe('fileChanges', () => {
     writeFileSync(a, 'one\ntwo\nthree\n');
     writeFileSync(b, 'B\n');
     writeFileSync(c, 'c\nc\n');
-    const changes = await fileChanges(configDir, SESSION, message.uuid as string, preview([a, b, c], 1, 5));
+    const changes = await fileChanges(
+      configDir,
+      SESSION,
+      message.uuid as string,
+      preview([a, b, c], 1, 5),
+      diffs.count,
+    );
     expect(changes).toEqual([
       { path: a, insertions: 0, deletions: 2 },
       { path: b, insertions: 1, deletions: 1 },
@@ -105,7 +120,13 @@ describe('fileChanges', () => {
       wrote(a, 'first\n', 'second\n', { parentUuid: message.uuid }),
     ]);
     writeFileSync(a, 'second\n');
-    const changes = await fileChanges(configDir, SESSION, message.uuid as string, preview([a], 1, 1));
+    const changes = await fileChanges(
+      configDir,
+      SESSION,
+      message.uuid as string,
+      preview([a], 1, 1),
+      diffs.count,
+    );
     expect(changes).toEqual([{ path: a, insertions: 1, deletions: 1 }]);
   });
 
@@ -115,7 +136,13 @@ describe('fileChanges', () => {
     session([message, wrote(a, 'first\n', 'second\n')]);
     writeFileSync(a, 'second\nand a line from a shell command\n');
     const says = (insertions: number, deletions: number) =>
-      fileChanges(configDir, SESSION, message.uuid as string, preview([a], insertions, deletions));
+      fileChanges(
+        configDir,
+        SESSION,
+        message.uuid as string,
+        preview([a], insertions, deletions),
+        diffs.count,
+      );
     expect(await says(1, 2)).toEqual([{ path: a, insertions: 1, deletions: 2 }]);
     expect(await says(1, 1)).toBeNull();
   });
@@ -132,11 +159,35 @@ describe('fileChanges', () => {
     writeFileSync(a, 'second\n');
     writeFileSync(b, 'y\n');
     const uuid = message.uuid as string;
-    expect(await fileChanges(configDir, SESSION, uuid, preview([a], 1, 1))).not.toBeNull();
-    expect(await fileChanges(configDir, SESSION, uuid, preview([a, b], 2, 2))).toBeNull();
-    expect(await fileChanges(configDir, SESSION, randomUUID(), preview([a], 1, 1))).toBeNull();
-    expect(await fileChanges(configDir, randomUUID(), uuid, preview([a], 1, 1))).toBeNull();
+    expect(await fileChanges(configDir, SESSION, uuid, preview([a], 1, 1), diffs.count)).not.toBeNull();
+    expect(await fileChanges(configDir, SESSION, uuid, preview([a, b], 2, 2), diffs.count)).toBeNull();
+    expect(await fileChanges(configDir, SESSION, randomUUID(), preview([a], 1, 1), diffs.count)).toBeNull();
+    expect(await fileChanges(configDir, randomUUID(), uuid, preview([a], 1, 1), diffs.count)).toBeNull();
     // A session id that would lead out of the projects folder names no file.
-    expect(await fileChanges(configDir, `../-work/${SESSION}`, uuid, preview([a], 1, 1))).toBeNull();
+    expect(
+      await fileChanges(configDir, `../-work/${SESSION}`, uuid, preview([a], 1, 1), diffs.count),
+    ).toBeNull();
+  });
+});
+
+describe('the diff worker', () => {
+  it("counts off main's event loop: a timer set after a long diff is asked for runs before its answer", async () => {
+    // A 1.5 MB file of 60,000 lines, one in a thousand changed since.
+    const lines = Array.from({ length: 60_000 }, (_, at) => `line ${at} of a long generated file`);
+    const now = lines.join('\n');
+    const before = lines.map((line, at) => (at % 1000 === 0 ? `${line}, as it was` : line)).join('\n');
+    const order: string[] = [];
+    const answer = diffs.count(now, before).then((counts) => {
+      order.push('answer');
+      return counts;
+    });
+    await new Promise<void>((resolve) =>
+      setTimeout(() => {
+        order.push('timer');
+        resolve();
+      }, 0),
+    );
+    expect(await answer).toEqual({ insertions: 60, deletions: 60 });
+    expect(order).toEqual(['timer', 'answer']);
   });
 });

@@ -6,6 +6,7 @@ import { chainParent } from './library/entries';
 import { eachEntry } from './library/family';
 import { nodeFs } from './library/files';
 import { isRecord } from './library/json';
+import type { LineCounter, LineCounts } from './rewind-diff';
 
 /**
  * What restoring files to just before a message would do to each file, for the Rewind dialog. The CLI's dry
@@ -17,7 +18,8 @@ import { isRecord } from './library/json';
  * - its content now is on disk;
  * - the lines added and removed between the two, as a line diff counts them.
  * The figures are shown only if they add up to the CLI's own totals; otherwise (a change made in a way
- * this cannot see) null, and the dialog shows the totals alone.
+ * this cannot see) null, and the dialog shows the totals alone. The diffs are counted by `count`: in the app,
+ * a worker thread (rewind-diff.ts), one file at a time.
  */
 
 /** Files larger than this are not read to count their lines. */
@@ -35,6 +37,7 @@ export async function fileChanges(
   sessionId: string,
   userMessageUuid: string,
   preview: FileRewind,
+  count: LineCounter,
 ): Promise<FileChange[] | null> {
   if (!preview.canRewind || preview.filesChanged.length === 0) return null;
   const cliFile = findCliFile(configDir, sessionId);
@@ -47,7 +50,7 @@ export async function fileChanges(
     const before = befores.get(resolve(path));
     const now = readText(path);
     if (before === undefined || now === undefined) return null;
-    const counts = countLines(now, before ?? '');
+    const counts = await count(now, before ?? '');
     if (!counts) return null;
     changes.push({ path, ...counts });
   }
@@ -57,8 +60,8 @@ export async function fileChanges(
 }
 
 /**
- * A file's diff may take this long at most (main's event loop waits for it); a longer one is given up, and
- * the dialog shows the totals alone.
+ * A file's diff may take this long at most (the dialog waits for it); a longer one is given up, and the
+ * dialog shows the totals alone.
  */
 const DIFF_TIMEOUT_MS = 200;
 
@@ -66,7 +69,7 @@ const DIFF_TIMEOUT_MS = 200;
  * Lines the restore adds and removes, going from the file as it is to what it was; null if the diff took too
  * long.
  */
-export function countLines(now: string, before: string): { insertions: number; deletions: number } | null {
+export function countLines(now: string, before: string): LineCounts | null {
   const parts = diffLines(now, before, { timeout: DIFF_TIMEOUT_MS });
   if (!parts) return null;
   let insertions = 0;

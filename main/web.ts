@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     initialCwd: initialCwdFromArgs(rest),
     env: process.env,
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
+    rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.js'),
     openFolder: (path) => openFolderWithSystem(path),
     ...pageLimits(process.env),
   });

@@ -21,6 +21,7 @@ import { ControlChannel, DEFAULT_CONTROL_TIMEOUT_MS } from './control';
 import { CliExited, InvalidOutgoingMessage, SessionClosed, TurnCancelled } from './errors';
 import { decodingLineSink, type BadLine } from './decode';
 import { buildLaunch, type LaunchOptions } from './launch';
+import { commandFor } from './cmd-shim';
 import { locateCli } from './locate';
 import { ByreMcpServer } from './mcp';
 import { CliPipe, type CloseTimings, type ExitInfo } from './pipe';
@@ -185,10 +186,12 @@ export class Session {
       (request, signal) => this.answerCliRequest(request, signal),
       options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS,
     );
+    // On Windows a claude.cmd runs as what it wraps (cmd-shim.ts).
+    const { command, args } = commandFor(cliPath, launch.args);
     this.pipe = new CliPipe(
       {
-        command: cliPath,
-        args: launch.args,
+        command,
+        args,
         cwd: launch.cwd,
         env: launch.env,
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),

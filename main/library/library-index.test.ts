@@ -6,6 +6,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  rmdirSync,
   rmSync,
   statSync,
   utimesSync,
@@ -536,6 +537,23 @@ describe('bad input', () => {
     const index = world.open();
     indexAll(index);
     expect(only(index.list()).title).toBe('still here');
+  });
+
+  it('keeps an index it cannot open for another reason than damage, and says so', () => {
+    const id = randomUUID();
+    world.writeCli(id, conversation(id, 'kept through a bad start', 'yes'));
+    const first = world.open();
+    indexAll(first);
+    void first.close();
+    const files = readdir(world.dataDir).filter((name) => name.endsWith('.sqlite'));
+    // A folder where SQLite's write-ahead log should be: the open fails, but nothing is wrong with the files.
+    // (The tests may run as root, whom a chmod does not stop.)
+    const wal = join(world.dataDir, 'library.sqlite-wal');
+    mkdirSync(wal);
+    expect(() => world.open()).toThrow(/could not be opened .*Its files were left as they are\./);
+    expect(readdir(world.dataDir).filter((name) => name.endsWith('.sqlite'))).toEqual(files);
+    rmdirSync(wal);
+    expect(only(world.open().list()).title).toBe('kept through a bad start');
   });
 
   it('sets a damaged library.json aside instead of overwriting it', () => {

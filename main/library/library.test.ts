@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKGROUND_NICE } from './background-priority';
-import { Library, LibraryUnavailable, NoSuchSession } from './library';
+import { HEALTHY_MS, Library, LibraryUnavailable, NoSuchSession } from './library';
 import {
   append,
   byreRun,
@@ -155,6 +155,58 @@ describe('Library (in its worker)', { timeout: 90_000 }, () => {
     const id = randomUUID();
     world.writeCli(id, conversation(id, 'the very first session', 'hi'));
     await until(async () => (await library.list()).length === 1, 'the first session is listed');
+  });
+
+  it('says why when its index cannot be opened, and keeps the files', async () => {
+    const blocked = join(world.dataDir, 'library.sqlite');
+    mkdirSync(blocked, { recursive: true });
+    const library = start();
+    const reason = /The search index in .* could not be opened \(.*\)\. Its files were left as they are\./;
+    const failure = await library.list().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LibraryUnavailable);
+    expect(String(failure)).toMatch(reason);
+    // While the worker is down (between restarts, and once they run out) a request still says why.
+    await until(
+      async () => String(await library.status().catch((error: unknown) => error)).includes('not running:'),
+      'a request finds the worker down',
+    );
+    expect(String(await library.status().catch((error: unknown) => error))).toMatch(reason);
+    expect(statSync(blocked).isDirectory()).toBe(true);
+  });
+
+  it('starts its worker again however often it dies, if each ran a healthy while first', async () => {
+    // A worker that answers renames and dies when told to refresh.
+    const script = join(world.root, 'mortal-worker.mjs');
+    writeFileSync(
+      script,
+      `import { parentPort } from 'node:worker_threads';
+      parentPort.on('message', (message) => {
+        if (message.type === 'refresh') process.exit(1);
+        if (message.type === 'request') parentPort.postMessage({ type: 'reply', id: message.id, value: null });
+        if (message.type === 'close') process.exit(0);
+      });`,
+    );
+    let now = 0;
+    const library = Library.start({
+      dataDir: world.dataDir,
+      env: { HOME: world.root, CLAUDE_CONFIG_DIR: world.configDir },
+      workerPath: script,
+      now: () => now,
+    });
+    libraries.push(library);
+    const running = () =>
+      library.rename(randomUUID(), 'x').then(
+        () => true,
+        () => false,
+      );
+    // More deaths than the restarts a crash loop gets.
+    for (let death = 0; death < 5; death++) {
+      await until(running, `the worker runs again after ${death} deaths`);
+      now += HEALTHY_MS;
+      library.refresh();
+      await until(async () => !(await running()), `the worker dies a ${death + 1}th time`);
+    }
+    await until(running, 'the worker runs again after 5 deaths');
   });
 
   it('answers with an error, not a hang, when the worker cannot run', async () => {

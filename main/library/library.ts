@@ -21,7 +21,7 @@ export { NoSuchSession };
 /**
  * The library of past conversations, as main uses it. The index lives in a worker thread (never on main's
  * event loop): this class starts it, sends it requests and checks its answers. If the worker dies it is
- * started again (a few times); the index it keeps on disk makes that cheap.
+ * started again (a few times in a row, counted afresh after a healthy run); the index it keeps on disk makes that cheap.
  */
 
 export interface LibraryOptions {
@@ -31,6 +31,8 @@ export interface LibraryOptions {
   workerPath?: string;
   /** test hook: how often everything is looked at again (so a test sees the watchers, not the rescan) */
   rescanMs?: number;
+  /** test hook: the clock that says how long a worker ran */
+  now?: () => number;
 }
 
 /** The library's worker is not running (it failed to start, or the library was closed). */
@@ -51,6 +53,8 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
 /** The index's garbage is short-lived (lines parsed and dropped): a small young generation keeps memory low. */
 const INDEX_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 const MAX_RESTARTS = 3;
+/** A worker that ran this long was healthy: its death starts a new count of restarts. */
+export const HEALTHY_MS = 10 * 60_000;
 const RESTART_DELAY_MS = 1000;
 const CLOSE_TIMEOUT_MS = 5000;
 
@@ -65,6 +69,8 @@ export class Library {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<() => void>();
   private restarts = 0;
+  /** Why the worker last stopped, so a request made after it gave up still says why. */
+  private stopped: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | null = null;
 
@@ -167,6 +173,8 @@ export class Library {
       configDir: claudeConfigDir(this.options.env),
       ...(this.options.rescanMs ? { rescanMs: this.options.rescanMs } : {}),
     };
+    const now = this.options.now ?? Date.now;
+    const startedAt = now();
     const worker = startWorker(path, setup, INDEX_WORKER_LIMITS);
     // The worker never keeps the app running by itself.
     worker.unref();
@@ -179,9 +187,12 @@ export class Library {
     worker.on('exit', () => {
       if (this.worker !== worker) return;
       this.worker = null;
+      this.stopped = failure?.message;
       this.failPending(
         new LibraryUnavailable(`The library stopped${failure ? `: ${failure.message}` : '.'}`),
       );
+      // A rare crash after a long healthy run never uses up the restarts a crash loop is stopped by.
+      if (now() - startedAt >= HEALTHY_MS) this.restarts = 0;
       if (this.restarts >= MAX_RESTARTS) return;
       this.restarts += 1;
       this.restartTimer = setTimeout(() => this.spawn(), RESTART_DELAY_MS);
@@ -193,7 +204,8 @@ export class Library {
   private request<T>(request: LibraryRequest, reply: z.ZodType<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (!this.worker || this.closing) {
-        reject(new LibraryUnavailable('The library is not running.'));
+        const why = !this.closing && this.stopped ? `: ${this.stopped}` : '.';
+        reject(new LibraryUnavailable(`The library is not running${why}`));
         return;
       }
       const id = this.nextId++;

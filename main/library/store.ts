@@ -1,11 +1,20 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { FileKind } from './entries';
-import { openDatabase, prepareShards, removeDatabase, removeShards, shardPath } from './text-store';
+import {
+  isDamaged,
+  openDatabase,
+  OtherLayout,
+  prepareShards,
+  removeDatabase,
+  removeShards,
+  shardPath,
+} from './text-store';
 
 /**
  * The library's index on disk: SQLite (WAL) through better-sqlite3. Everything in it is rebuilt from the
- * session files, so a damaged or outdated index is simply deleted and built again.
+ * session files, so a damaged or outdated index is simply deleted and built again; one that cannot be opened
+ * for any other reason is kept, and the error is reported.
  *
  * - `files`: each session file with how far it has been read (offset, a hash of its head to notice a
  *   rewrite) and what it says about its session so far (`facts`, and `preview` from its head and tail).
@@ -162,6 +171,11 @@ export interface CandidateQuery {
    * so that messages holding a word's trigrams but not the word never leave the database.
    */
   words: string[];
+}
+
+/** The index's files are there but could not be opened, for a reason other than damage. */
+export class IndexUnavailable extends Error {
+  override readonly name = 'IndexUnavailable';
 }
 
 export class IndexStore {
@@ -481,19 +495,27 @@ function shardNames(count: number): string[] {
 function shardCount(db: Database.Database): number {
   const row = db.prepare<[], { text_shards: number }>('SELECT text_shards FROM layout').get();
   if (!row || !Number.isInteger(row.text_shards) || row.text_shards < 1) {
-    throw new Error('The index does not say how many text shards it has.');
+    throw new OtherLayout('The index does not say how many text shards it has.');
   }
   return row.text_shards;
 }
 
 /**
  * Opens the index and attaches its shards. A new index starts new shards; if any part is damaged or of an
- * older layout, all of it is deleted and started anew (it is all rebuilt from the session files).
+ * older layout, all of it is deleted and started anew (it is all rebuilt from the session files). Any other
+ * failure leaves every file as it is and throws IndexUnavailable.
  */
 function openIndex(dataDir: string, textShards: number): Database.Database {
   try {
     return openAll(dataDir, textShards);
-  } catch {
+  } catch (error) {
+    if (!isDamaged(error)) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new IndexUnavailable(
+        `The search index in ${dataDir} could not be opened (${reason}). Its files were left as they are.`,
+        { cause: error },
+      );
+    }
     removeDatabase(join(dataDir, MAIN_FILE));
     removeShards(dataDir);
     return openAll(dataDir, textShards);

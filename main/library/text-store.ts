@@ -120,9 +120,26 @@ export const NATIVE_BINDING: Database.Options = process.env.BYRE_SQLITE_BINDING
   ? { nativeBinding: process.env.BYRE_SQLITE_BINDING }
   : {};
 
+/** A database file Byre made, but of another layout than this version uses: rebuilt like a damaged one. */
+export class OtherLayout extends Error {
+  override readonly name = 'OtherLayout';
+}
+
+/**
+ * Whether an open failed because the file itself is bad (damaged, not a database, or of another layout), which
+ * rebuilding cures. Anything else (no permission, a lock, a folder in the file's place, a better-sqlite3 built
+ * for another runtime) says nothing about the file: deleting it would lose the index and fix nothing.
+ */
+export function isDamaged(error: unknown): boolean {
+  if (error instanceof OtherLayout) return true;
+  // better-sqlite3's SqliteError carries SQLite's extended code, e.g. SQLITE_CORRUPT_VTAB.
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+}
+
 /**
  * Opens a database of the given layout, creating it if it is new (`onCreate` runs first). One that is damaged
- * or of another layout throws: the caller decides what to rebuild.
+ * or of another layout throws (see isDamaged): the caller decides what to rebuild.
  */
 export function openDatabase(
   path: string,
@@ -146,7 +163,7 @@ export function openDatabase(
         db.pragma(`user_version = ${version}`);
       })();
     } else if (found !== version) {
-      throw new Error(`${path} has layout ${String(found)}, not ${version}.`);
+      throw new OtherLayout(`${path} has layout ${String(found)}, not ${version}.`);
     }
     db.pragma('journal_mode = WAL');
     // The index can always be rebuilt: a crash may lose its last moments, never corrupt it.

@@ -181,7 +181,11 @@ export function useCompletion({
   } else if (open && trigger.kind === 'file' && files && files.options.length === 0) {
     menu = (
       <p className="completion-menu completion-empty" role="status">
-        {files.error ?? (query ? `No file or folder matches “${query}”.` : 'This folder has no files.')}
+        {files.error ??
+          (query ? `No file or folder matches “${query}”.` : 'This folder has no files.') +
+            (files.truncated
+              ? ' Only part of the folder was listed: it is too big or too slow to list.'
+              : '')}
       </p>
     );
   } else if (open && trigger.kind === 'command' && query && commands.length > 0) {
@@ -242,17 +246,23 @@ export function commandMatches(commands: readonly SlashCommand[], query: string)
     .map((result) => toOption(result.obj, result.indexes));
 }
 
+interface FileMatches {
+  query: string;
+  options: Option[];
+  /** Only part of the folder was listed (too big, or too slow to list). */
+  truncated?: boolean;
+  error?: string;
+}
+
 /** The folder's matches for the query, from main; the latest answer wins, an older one is dropped. */
-function useFileMatches(
-  conversationId: string | null,
-  query: string,
-): { query: string; options: Option[]; error?: string } | null {
-  const [result, setResult] = useState<{ query: string; options: Option[]; error?: string } | null>(null);
+function useFileMatches(conversationId: string | null, query: string): FileMatches | null {
+  const [result, setResult] = useState<FileMatches | null>(null);
   useEffect(() => {
     if (!conversationId) return;
     let current = true;
     call('findFiles', { conversationId, query, limit: 50 }).then(
-      ({ matches }) => current && setResult({ query, options: matches.map(fileOption) }),
+      ({ matches, truncated }) =>
+        current && setResult({ query, options: matches.map(fileOption), truncated }),
       (error: unknown) =>
         current &&
         setResult({

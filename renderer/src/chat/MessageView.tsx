@@ -194,7 +194,7 @@ function ImageStrip({ images }: { images: TurnImage[] }) {
               onClick={() => setOpen(index)}
               aria-label={`Open image ${index + 1} at full size`}
             >
-              <img src={dataUrl(image)} alt={`Image ${index + 1}`} />
+              <Picture image={image} alt={`Image ${index + 1}`} />
             </button>
           </li>
         ))}
@@ -222,7 +222,9 @@ function Lightbox({ image, onClose }: { image: TurnImage; onClose: () => void })
       aria-label="Image at full size"
       onClick={onClose}
     >
-      <img src={dataUrl(image)} alt="At full size" onClick={(event) => event.stopPropagation()} />
+      <span onClick={(event) => event.stopPropagation()}>
+        <Picture image={image} alt="At full size" />
+      </span>
       <button ref={closeButton} type="button" className="lightbox-close" onClick={onClose}>
         Close
       </button>
@@ -230,8 +232,22 @@ function Lightbox({ image, onClose }: { image: TurnImage; onClose: () => void })
   );
 }
 
-/** An image by reference or inline (renderer/src/images.ts). */
-const dataUrl = (image: TurnImage) => imageSource(image);
+/**
+ * An image by reference or inline (renderer/src/images.ts). Main keeps referenced images within a budget
+ * (main/image-refs.ts): one it has let go fails to load, and says so in place of a broken picture.
+ */
+function Picture({ image, alt }: { image: TurnImage; alt: string }) {
+  const source = imageSource(image);
+  const [failed, setFailed] = useState<string | null>(null);
+  if (failed === source) {
+    return (
+      <span className="image-gone" role="img" aria-label={alt}>
+        Image no longer available
+      </span>
+    );
+  }
+  return <img src={source} alt={alt} onError={() => setFailed(source)} />;
+}
 
 function AssistantMessageView({
   tabId,
