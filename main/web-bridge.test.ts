@@ -10,6 +10,7 @@ import { contentTypeFor, resolveStaticPath } from './static-files';
 import {
   isAllowedHost,
   isAllowedOrigin,
+  MAX_REPLY_BYTES,
   splitRequestTarget,
   startWebBridge,
   tokensEqual,
@@ -114,6 +115,13 @@ describe('contentTypeFor', () => {
 });
 
 const IMAGE_HASH = 'a'.repeat(64);
+
+/** A value nested `depth` levels deep, built without recursion (JSON.stringify cannot write it). */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let level = 0; level < depth; level++) value = { a: value };
+  return value;
+}
 const WAIT = { timeout: 30_000 };
 
 describe('startWebBridge', () => {
@@ -122,10 +130,12 @@ describe('startWebBridge', () => {
   let emit: EventListener;
   const sockets: WebSocket[] = [];
   const backend = {
-    invoke: async (channel: string, payload: unknown): Promise<IpcResult<unknown>> =>
-      channel === 'echo'
-        ? { ok: true, value: payload }
-        : { ok: false, error: { name: 'UnknownChannel', message: channel } },
+    invoke: async (channel: string, payload: unknown): Promise<IpcResult<unknown>> => {
+      if (channel === 'echo') return { ok: true, value: payload };
+      if (channel === 'deep') return { ok: true, value: nested(5000) };
+      if (channel === 'huge') return { ok: true, value: 'x'.repeat(MAX_REPLY_BYTES + 1) };
+      return { ok: false, error: { name: 'UnknownChannel', message: channel } };
+    },
     on: (listener: EventListener) => {
       emit = listener;
       return () => undefined;
@@ -259,6 +269,37 @@ describe('startWebBridge', () => {
     expect(await second.next()).toEqual(expected);
   });
 
+  it('answers a reply it cannot write as JSON with an error, and goes on serving', async () => {
+    const { socket, next } = await connectProven();
+    socket.send(JSON.stringify({ id: 1, channel: 'deep', payload: {} }));
+    expect(await next()).toEqual({
+      id: 1,
+      result: {
+        ok: false,
+        error: {
+          name: 'UnsendableReply',
+          message: expect.stringContaining('The deep reply could not be written'),
+        },
+      },
+    });
+    socket.send(JSON.stringify({ id: 2, channel: 'echo', payload: 'still here' }));
+    expect(await next()).toEqual({ id: 2, result: { ok: true, value: 'still here' } });
+  });
+
+  it('answers a reply over the cap with an error naming the cap, and keeps the socket', async () => {
+    const { socket, next } = await connectProven();
+    socket.send(JSON.stringify({ id: 1, channel: 'huge', payload: {} }));
+    expect(await next()).toEqual({
+      id: 1,
+      result: {
+        ok: false,
+        error: { name: 'ReplyTooLarge', message: expect.stringContaining('over the 8.0 MB a reply') },
+      },
+    });
+    socket.send(JSON.stringify({ id: 2, channel: 'echo', payload: 'still here' }));
+    expect(await next()).toEqual({ id: 2, result: { ok: true, value: 'still here' } });
+  });
+
   it('serves an image sent by reference only with the images key, never for the token itself', async () => {
     const key = encodeURIComponent(await bridgeProof('the-token', 'images'));
     const found = await fetch(`${origin()}/images/${IMAGE_HASH}?key=${key}`);
@@ -359,6 +400,23 @@ describe('a client that asks too much or stops reading', { timeout: 60_000 }, ()
     }
     await vi.waitFor(() => expect(frames).toHaveLength(10), WAIT);
     socket.close();
+  });
+
+  it('drops the requests still waiting when their socket closes, instead of running them', async () => {
+    const { socket } = await proven();
+    for (let id = 1; id <= 10; id++) socket.send(JSON.stringify({ id, channel: 'slow', payload: {} }));
+    await vi.waitFor(() => expect(invoked).toBe(4), WAIT);
+    // Gone at once (the host reads nothing more from a socket whose requests wait, so a closing handshake
+    // would wait too).
+    socket.terminate();
+    await vi.waitFor(() => expect(bridge.connections()).toBe(0), WAIT);
+    for (const release of releases.splice(0)) release();
+    // A round trip on another socket: whatever the released requests would set going has happened by then.
+    const other = await proven();
+    other.socket.send(JSON.stringify({ id: 1, channel: 'fast', payload: {} }));
+    await vi.waitFor(() => expect(other.frames).toHaveLength(1), WAIT);
+    expect(invoked).toBe(5);
+    other.socket.close();
   });
 
   it('drops a socket that stops reading while replies pile up, instead of holding them all', async () => {

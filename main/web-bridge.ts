@@ -60,6 +60,12 @@ export interface WebBridge {
 
 /** Images travel inside frames, so a frame may be large; past this the socket is closed (1009). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest reply sent to a page. A page of a conversation is at most a few MB (main/library/read-session.ts);
+ * what can be larger (an export) goes as a download. A frame this size drains in well under a second, so
+ * events that arrive meanwhile wait far below maxBufferedBytes instead of getting the socket dropped.
+ */
+export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
@@ -109,11 +115,14 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
             return;
           }
           proven.add(ws);
-          ws.on('close', () => proven.delete(ws));
           // Frames past the limit wait here, and the socket stops reading until they are taken: what waits is
-          // at most what was read before it stopped.
+          // at most what was read before it stopped. A closed socket's are dropped: nobody is there to answer.
           let inFlight = 0;
           const waiting: [RawData, boolean][] = [];
+          ws.on('close', () => {
+            proven.delete(ws);
+            waiting.length = 0;
+          });
           const take = (data: RawData, isBinary: boolean) => {
             inFlight += 1;
             void answerFrame(options.backend, ws, data, isBinary, limits).finally(() => {
@@ -275,26 +284,53 @@ async function answerFrame(
     return;
   }
   const parsed = ClientFrame.safeParse(frame);
-  let reply: { id: number; result: IpcResult<unknown> };
   if (parsed.success) {
     const { id, channel, payload } = parsed.data;
     const result = await backend.invoke(channel, payload).catch((): IpcResult<unknown> => ({
       ok: false,
       error: { name: 'Error', message: `The ${channel} request failed.` },
     }));
-    reply = { id, result };
-  } else {
-    const id = typeof frame === 'object' && frame !== null ? (frame as { id?: unknown }).id : undefined;
-    if (typeof id !== 'number') return;
-    reply = {
-      id,
-      result: {
-        ok: false,
-        error: { name: 'BadFrame', message: 'A bridge frame needs a numeric id, a channel and a payload.' },
-      },
-    };
+    sendOrDrop(socket, replyFrame(id, channel, result), limits);
+    return;
   }
-  sendOrDrop(socket, JSON.stringify(reply), limits);
+  const id = typeof frame === 'object' && frame !== null ? (frame as { id?: unknown }).id : undefined;
+  if (typeof id !== 'number') return;
+  const error = { name: 'BadFrame', message: 'A bridge frame needs a numeric id, a channel and a payload.' };
+  sendOrDrop(socket, JSON.stringify({ id, result: { ok: false, error } }), limits);
+}
+
+/**
+ * The frame that answers a request: its result, or an error that says why the result cannot be sent. A
+ * value JSON cannot write (nested too deep for the stack, say) or one over MAX_REPLY_BYTES fails that one
+ * call; the socket, and every other call on it, goes on.
+ */
+export function replyFrame(id: number, channel: string, result: IpcResult<unknown>): string {
+  let frame: string;
+  try {
+    frame = JSON.stringify({ id, result });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return errorFrame(
+      id,
+      'UnsendableReply',
+      `The ${channel} reply could not be written as JSON (${reason}).`,
+    );
+  }
+  const bytes = Buffer.byteLength(frame);
+  if (bytes <= MAX_REPLY_BYTES) return frame;
+  return errorFrame(
+    id,
+    'ReplyTooLarge',
+    `The ${channel} reply is ${megabytes(bytes)} MB, over the ${megabytes(MAX_REPLY_BYTES)} MB a reply to the page may be.`,
+  );
+}
+
+function errorFrame(id: number, name: string, message: string): string {
+  return JSON.stringify({ id, result: { ok: false, error: { name, message } } satisfies IpcResult<never> });
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }
 
 /** Sends `frame`, or drops a socket that has left too much unread (see SocketLimits). */
