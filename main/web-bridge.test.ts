@@ -305,8 +305,8 @@ describe('startWebBridge', () => {
     const found = await fetch(`${origin()}/images/${IMAGE_HASH}?key=${key}`);
     expect(found.status).toBe(200);
     expect(found.headers.get('content-type')).toBe('image/png');
-    // Named by its hash, it never changes: the browser keeps it.
-    expect(found.headers.get('cache-control')).toContain('immutable');
+    // What a conversation showed is not left in the browser's cache.
+    expect(found.headers.get('cache-control')).toBe('no-store');
     expect(await found.text()).toBe('png bytes');
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?key=wrong`)).status).toBe(401);

@@ -214,9 +214,8 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
     }
     const stored = backend.image(image[1] ?? '');
     if (!stored) return refuse(res, 404, 'Not found.');
-    return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP, {
-      'Cache-Control': 'private, max-age=31536000, immutable',
-    });
+    // no-store, as everything here: what a conversation showed stays out of the browser's disk cache.
+    return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP);
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
 
