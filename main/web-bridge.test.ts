@@ -6,6 +6,7 @@ import { WebSocket } from 'ws';
 import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { IpcResult } from '../shared/ipc';
 import type { EventListener } from './backend';
+import { Downloads } from './downloads';
 import { contentTypeFor, resolveStaticPath } from './static-files';
 import {
   isAllowedHost,
@@ -128,6 +129,7 @@ describe('startWebBridge', () => {
   let root: string;
   let bridge: WebBridge;
   let emit: EventListener;
+  let downloads: Downloads;
   const sockets: WebSocket[] = [];
   const backend = {
     invoke: async (channel: string, payload: unknown): Promise<IpcResult<unknown>> => {
@@ -151,7 +153,8 @@ describe('startWebBridge', () => {
     writeFileSync(join(app, 'index.html'), '<!doctype html>');
     writeFileSync(join(root, 'secret.txt'), 'secret');
     symlinkSync(join(root, 'secret.txt'), join(app, 'link.txt'));
-    bridge = await startWebBridge({ backend, rendererDir: app, token: 'the-token' });
+    downloads = new Downloads();
+    bridge = await startWebBridge({ backend, rendererDir: app, token: 'the-token', downloads });
   });
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.terminate();
@@ -313,6 +316,34 @@ describe('startWebBridge', () => {
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?key=the-token`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?token=the-token`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${'0'.repeat(64)}?key=${key}`)).status).toBe(404);
+  });
+
+  it('serves an offered download once, as an attachment, and only with a proof of the token', async () => {
+    const delivery = downloads.deliver([
+      { name: 'Parser “bug”.md', mediaType: 'text/markdown', encoding: 'utf8', data: '# Parser bug\n' },
+    ]);
+    if (delivery.way !== 'download') throw new Error('expected a download');
+    const id = delivery.files[0]!.id;
+    expect(delivery.files[0]?.name).toBe('Parser “bug”.md');
+    const address = `${origin()}/downloads/${id}`;
+    // Refused without the proof, with a proof made from a wrong token, and with the token itself; none of
+    // these uses the file up.
+    expect((await fetch(address)).status).toBe(401);
+    const wrong = encodeURIComponent(await bridgeProof('wrong', 'download', id));
+    expect((await fetch(`${address}?proof=${wrong}`)).status).toBe(401);
+    expect((await fetch(`${address}?proof=the-token`)).status).toBe(401);
+    expect((await fetch(`${address}?token=the-token`)).status).toBe(401);
+    const proof = encodeURIComponent(await bridgeProof('the-token', 'download', id));
+    expect((await fetch(`${address}?proof=${proof}`, { method: 'HEAD' })).status).toBe(405);
+    const found = await fetch(`${address}?proof=${proof}`);
+    expect(found.status).toBe(200);
+    expect(found.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(found.headers.get('content-disposition')).toBe(
+      `attachment; filename="Parser _bug_.md"; filename*=UTF-8''Parser%20%E2%80%9Cbug%E2%80%9D.md`,
+    );
+    expect(found.headers.get('cache-control')).toBe('no-store');
+    expect(await found.text()).toBe('# Parser bug\n');
+    expect((await fetch(`${address}?proof=${proof}`)).status, 'a second time').toBe(404);
   });
 
   it('does not follow a link out of the renderer folder', async () => {

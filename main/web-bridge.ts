@@ -6,6 +6,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
 import type { IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
+import type { Downloads } from './downloads';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import { eventFrame } from './event-json';
 import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-files';
@@ -21,7 +22,9 @@ import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-file
  * travels afterwards (shared/bridge-auth.ts): the app's files are not secret and are served to anyone on
  * this server's names; the socket is opened with a proof made from the token, and the server proves itself
  * in return before the page sends anything. Nothing is kept in a cookie, which every other server on
- * 127.0.0.1 would be sent (cookies ignore ports). Images are fetched with a key derived from the token.
+ * 127.0.0.1 would be sent (cookies ignore ports). Images are fetched with a key derived from the token, and
+ * an export as a download, once, with a proof of the token made for it: a reply is never larger than
+ * MAX_REPLY_BYTES. Nothing is cached (no-store), images included.
  */
 
 export interface WebBridgeOptions {
@@ -33,6 +36,8 @@ export interface WebBridgeOptions {
   token?: string;
   /** Limits on one socket (tests make them small). */
   limits?: Partial<SocketLimits>;
+  /** The files offered to pages for download (exports), served once each under /downloads/. */
+  downloads?: Pick<Downloads, 'take'>;
 }
 
 export interface SocketLimits {
@@ -83,7 +88,15 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   let port = 0;
 
   const server = createServer((req, res) => {
-    handleRequest(req, res, { port, rendererDir, imagesKey, backend: options.backend }).catch(() => {
+    const context = {
+      port,
+      rendererDir,
+      token,
+      imagesKey,
+      backend: options.backend,
+      downloads: options.downloads,
+    };
+    handleRequest(req, res, context).catch(() => {
       if (!res.headersSent) refuse(res, 500, 'Internal error.');
       else res.destroy();
     });
@@ -182,13 +195,15 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
 interface RequestContext {
   port: number;
   rendererDir: string;
+  token: string;
   /** What image addresses carry: derived from the token, so the token itself never travels. */
   imagesKey: string;
   backend: Pick<Backend, 'image'>;
+  downloads: Pick<Downloads, 'take'> | undefined;
 }
 
 async function handleRequest(req: IncomingMessage, res: ServerResponse, context: RequestContext) {
-  const { port, rendererDir, imagesKey, backend } = context;
+  const { port, rendererDir, token, imagesKey, backend, downloads } = context;
   const method = req.method ?? 'GET';
   if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header.');
   const origin = req.headers.origin;
@@ -216,6 +231,23 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
     if (!stored) return refuse(res, 404, 'Not found.');
     // no-store, as everything here: what a conversation showed stays out of the browser's disk cache.
     return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP);
+  }
+  const download = /^\/downloads\/([A-Za-z0-9_-]{43})$/.exec(path);
+  if (download) {
+    const id = download[1] ?? '';
+    // A HEAD would use up a file that is served once.
+    if (method !== 'GET') return refuse(res, 405, 'Method not allowed.');
+    // Checked before the file is taken: a request without the proof cannot use up the page's download.
+    const proof = new URLSearchParams(query).get('proof');
+    if (!tokensEqual(await bridgeProof(token, 'download', id), proof)) {
+      return refuse(res, 401, 'Unauthorized: missing or wrong proof.');
+    }
+    const file = downloads?.take(id);
+    if (!file) return refuse(res, 404, 'Not found: a download is served once, for a few minutes.');
+    const type = file.encoding === 'utf8' ? `${file.mediaType}; charset=utf-8` : file.mediaType;
+    return respond(res, method, 200, Buffer.from(file.data, file.encoding), type, PLAIN_CSP, {
+      'Content-Disposition': attachment(file.name),
+    });
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
 
@@ -380,6 +412,13 @@ export function splitRequestTarget(target: string): { path: string | null; query
   const path = queryStart === -1 ? target : target.slice(0, queryStart);
   const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
   return { path: path.startsWith('/') ? path : null, query };
+}
+
+/** Saved as a file under its own name, never shown: ASCII for old parsers, the exact name in RFC 5987 form. */
+export function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const exact = encodeURIComponent(name).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16)}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
 function securityHeaders(csp: string): Record<string, string> {

@@ -4,6 +4,7 @@ import { version } from '../package.json';
 import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
 import { Backend } from './backend';
+import { Downloads } from './downloads';
 import { reportEventLoopDelay } from './event-loop-report';
 import { openFolderWithSystem } from './open-folder';
 import { startWebBridge } from './web-bridge';
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new Error(`the built renderer is missing from ${rendererDir}; run \`npm run build\` first.`);
   }
+  const downloads = new Downloads();
   const backend = new Backend({
     host: 'browser',
     version,
@@ -62,9 +64,10 @@ async function main(): Promise<void> {
     env: process.env,
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
     openFolder: (path) => openFolderWithSystem(path),
+    deliverExport: async (files) => downloads.deliver(files),
     ...pageLimits(process.env),
   });
-  const bridge = await startWebBridge({ backend, rendererDir, port });
+  const bridge = await startWebBridge({ backend, rendererDir, port, downloads });
   process.stdout.write(`Byre: ${bridge.url}\n`);
 
   let stopping = false;

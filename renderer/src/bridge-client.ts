@@ -143,6 +143,13 @@ export class BridgeConnection {
     });
   }
 
+  /** Where the page fetches a file the host offered it (shared/bridge-auth.ts, step 4). */
+  async downloadAddress(id: string): Promise<string> {
+    const token = this.address.token;
+    if (token === null) throw new Error(STATUS_MESSAGES['no-token']);
+    return `/downloads/${id}?proof=${encodeURIComponent(await bridgeProof(token, 'download', id))}`;
+  }
+
   subscribe(channel: EventChannel, listener: Listener): () => void {
     let set = this.listeners.get(channel);
     if (!set) {
