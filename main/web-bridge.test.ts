@@ -303,6 +303,34 @@ describe('startWebBridge', () => {
     expect(await next()).toEqual({ id: 2, result: { ok: true, value: 'still here' } });
   });
 
+  it('sends a burst of events over the cap as smaller batches, in order, each numbered by its last', async () => {
+    const { next } = await connectProven();
+    const text = 'y'.repeat(3 * 1024 * 1024);
+    const events = [1, 2, 3, 4].map((n) => ({ kind: 'notify' as const, message: `${n}${text}` }));
+    emit('conversationEvents', { conversationId: 'c', events, seq: 13 });
+    const batches: { payload: { events: { message: string }[]; seq: number } }[] = [];
+    let received = 0;
+    while (received < events.length) {
+      const batch = (await next()) as (typeof batches)[number];
+      batches.push(batch);
+      received += batch.payload.events.length;
+    }
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.flatMap((batch) => batch.payload.events.map((event) => event.message[0]))).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
+    // The burst's events are numbered 10 to 13.
+    let last = 9;
+    for (const batch of batches) {
+      last += batch.payload.events.length;
+      expect(batch.payload.seq).toBe(last);
+      expect(JSON.stringify(batch).length).toBeLessThanOrEqual(MAX_REPLY_BYTES);
+    }
+  });
+
   it('serves an image sent by reference only with the images key, never for the token itself', async () => {
     const key = encodeURIComponent(await bridgeProof('the-token', 'images'));
     const found = await fetch(`${origin()}/images/${IMAGE_HASH}?key=${key}`);

@@ -4,7 +4,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
-import type { IpcResult } from '../shared/ipc';
+import type { EventChannel, EventPayload, IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
 import type { Downloads } from './downloads';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
@@ -160,8 +160,8 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   });
 
   const unsubscribe = options.backend.on((channel, payload) => {
-    const frame = eventFrame(channel, payload);
-    for (const socket of proven) sendOrDrop(socket, frame, limits);
+    const frames = eventFrames(channel, payload);
+    for (const socket of proven) for (const frame of frames) sendOrDrop(socket, frame, limits);
   });
 
   await new Promise<void>((resolveListen, rejectListen) => {
@@ -362,6 +362,26 @@ function errorFrame(id: number, name: string, message: string): string {
 
 function megabytes(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1);
+}
+
+/**
+ * An event's frames. A burst of a conversation's events over MAX_REPLY_BYTES goes as smaller batches, in
+ * order, each numbered by its own last event as a batch is; only one event that large goes in a frame of
+ * its own size.
+ */
+export function eventFrames<C extends EventChannel>(channel: C, payload: EventPayload<C>): string[] {
+  const frame = eventFrame(channel, payload);
+  if (channel !== 'conversationEvents' || Buffer.byteLength(frame) <= MAX_REPLY_BYTES) return [frame];
+  const batch = payload as EventPayload<'conversationEvents'>;
+  if (batch.events.length < 2) return [frame];
+  const half = Math.ceil(batch.events.length / 2);
+  const first = {
+    ...batch,
+    events: batch.events.slice(0, half),
+    seq: batch.seq - (batch.events.length - half),
+  };
+  const second = { ...batch, events: batch.events.slice(half) };
+  return [...eventFrames('conversationEvents', first), ...eventFrames('conversationEvents', second)];
 }
 
 /** Sends `frame`, or drops a socket that has left too much unread (see SocketLimits). */
