@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { EventChannel, EventPayload, IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
 import type { Downloads } from './downloads';
+import { DownloadId } from '../shared/library';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import { eventFrame } from './event-json';
 import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-files';
@@ -66,9 +67,10 @@ export interface WebBridge {
 /** Images travel inside frames, so a frame may be large; past this the socket is closed (1009). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 /**
- * The largest reply sent to a page. A page of a conversation is at most a few MB (main/library/read-session.ts);
- * what can be larger (an export) goes as a download. A frame this size drains in well under a second, so
- * events that arrive meanwhile wait far below maxBufferedBytes instead of getting the socket dropped.
+ * The largest reply sent to a page, and the size past which a burst of events is split. A page of a
+ * conversation is at most a few MB (main/library/read-session.ts); what can be larger (an export) goes as a
+ * download. A frame this size drains in well under a second, so events that arrive meanwhile wait far
+ * below maxBufferedBytes instead of getting the socket dropped.
  */
 export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
@@ -232,17 +234,18 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
     // no-store, as everything here: what a conversation showed stays out of the browser's disk cache.
     return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP);
   }
-  const download = /^\/downloads\/([A-Za-z0-9_-]{43})$/.exec(path);
+  const download = /^\/downloads\/([^/]*)$/.exec(path);
   if (download) {
-    const id = download[1] ?? '';
+    const id = DownloadId.safeParse(download[1]);
+    if (!id.success) return refuse(res, 404, 'Not found.');
     // A HEAD would use up a file that is served once.
     if (method !== 'GET') return refuse(res, 405, 'Method not allowed.');
     // Checked before the file is taken: a request without the proof cannot use up the page's download.
     const proof = new URLSearchParams(query).get('proof');
-    if (!tokensEqual(await bridgeProof(token, 'download', id), proof)) {
+    if (!tokensEqual(await bridgeProof(token, 'download', id.data), proof)) {
       return refuse(res, 401, 'Unauthorized: missing or wrong proof.');
     }
-    const file = downloads?.take(id);
+    const file = downloads?.take(id.data);
     if (!file) return refuse(res, 404, 'Not found: a download is served once, for a few minutes.');
     const type = file.encoding === 'utf8' ? `${file.mediaType}; charset=utf-8` : file.mediaType;
     return respond(res, method, 200, Buffer.from(file.data, file.encoding), type, PLAIN_CSP, {
@@ -335,7 +338,7 @@ async function answerFrame(
  * value JSON cannot write (nested too deep for the stack, say) or one over MAX_REPLY_BYTES fails that one
  * call; the socket, and every other call on it, goes on.
  */
-export function replyFrame(id: number, channel: string, result: IpcResult<unknown>): string {
+function replyFrame(id: number, channel: string, result: IpcResult<unknown>): string {
   let frame: string;
   try {
     frame = JSON.stringify({ id, result });
@@ -369,7 +372,7 @@ function megabytes(bytes: number): string {
  * order, each numbered by its own last event as a batch is; only one event that large goes in a frame of
  * its own size.
  */
-export function eventFrames<C extends EventChannel>(channel: C, payload: EventPayload<C>): string[] {
+function eventFrames<C extends EventChannel>(channel: C, payload: EventPayload<C>): string[] {
   const frame = eventFrame(channel, payload);
   if (channel !== 'conversationEvents' || Buffer.byteLength(frame) <= MAX_REPLY_BYTES) return [frame];
   const batch = payload as EventPayload<'conversationEvents'>;
@@ -435,7 +438,7 @@ export function splitRequestTarget(target: string): { path: string | null; query
 }
 
 /** Saved as a file under its own name, never shown: ASCII for old parsers, the exact name in RFC 5987 form. */
-export function attachment(name: string): string {
+function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   const exact = encodeURIComponent(name).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16)}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
