@@ -109,6 +109,24 @@ test('the printed address opens the app, and window.byre answers over the bridge
   expect(await page.context().cookies()).toEqual([]);
 });
 
+test('the token leaves the address bar and the history once connected, and a reload still connects', async ({
+  page,
+  webHost,
+}) => {
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+  await expect.poll(() => page.evaluate(() => location.hash)).toBe('');
+  expect(page.url()).not.toContain(webHost.token);
+  await page.reload();
+  expect(page.url()).not.toContain(webHost.token);
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+  const info = await page.evaluate(() => (globalThis as unknown as Byre).byre.appInfo({}));
+  expect(info).toMatchObject({ ok: true, value: { host: 'browser' } });
+  // A new tab was not given the token: it has to be opened from the printed address.
+  const other = await page.context().newPage();
+  await other.goto(page.url());
+  await expect(other.getByRole('alert')).toContainText('Open the address Byre printed in the terminal');
+});
+
 test('an address without the right token opens nothing, and says why', async ({ webHost, browser }) => {
   for (const [address, message] of [
     [`${webHost.origin}/`, 'Open the address Byre printed in the terminal'],

@@ -90,7 +90,7 @@ test.describe('with two conversations made in a terminal', () => {
     await expect(log(page).getByRole('article', { name: 'You' })).toHaveCount(2);
   });
 
-  test('exports one as Markdown', async ({ page }) => {
+  test('exports one as Markdown', async ({ page, webHost }) => {
     await row(page, /Is the build green\?/).click();
     await expect(log(page).getByRole('article', { name: 'Claude' })).toContainText('The build is green.');
     await page.getByRole('button', { name: 'Export' }).click();
@@ -103,6 +103,10 @@ test.describe('with two conversations made in a terminal', () => {
     expect(markdown).toContain('The build is green.');
     expect(markdown).toMatch(/\*\*You\*\*/);
     expect(markdown).toMatch(/\*\*Claude\*\*/);
+    // Fetched straight from the host, once, by an address that is not the token.
+    expect(file.url()).toContain('/downloads/');
+    expect(file.url()).not.toContain(webHost.token);
+    expect((await page.request.get(file.url())).status()).toBe(404);
   });
 });
 

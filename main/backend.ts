@@ -35,6 +35,7 @@ import { checkOutgoingImage, ImageRefused, prepareImage } from './images';
 import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../shared/images';
 import { exportJsonl, exportMarkdown, recentMarkdown } from './library/export';
 import { claudeConfigDir, Library } from './library/library';
+import type { ExportDelivery, ExportFile } from '../shared/library';
 import { readBranch } from './library/read-branch';
 import { cliCursorAt, readLastPage, readPageBefore } from './library/read-session';
 import { fileChanges } from './rewind-preview';
@@ -59,6 +60,8 @@ export interface BackendOptions {
   openExternal?: (url: string) => Promise<void>;
   /** Opens a folder in the system's file manager. */
   openFolder?: (path: string) => Promise<void>;
+  /** Hands an export's files to the user: a save dialog, or downloads (shared/library.ts ExportDelivery). */
+  deliverExport?: (files: ExportFile[]) => Promise<ExportDelivery>;
   /** The library's worker script: the build's `library-worker.js` beside the host's entry. */
   libraryWorker: string;
   /** The rewind preview's diff worker: the build's `rewind-diff-worker.js` beside the host's entry. */
@@ -435,11 +438,13 @@ export class Backend {
       return {};
     },
     exportSaved: async ({ sessionId, format }) => {
+      const deliver = this.options.deliverExport;
+      if (!deliver) throw new NotSupported('This host cannot export files.');
       const saved = await this.saved(sessionId);
       const meta = { title: saved.title, sessionId, cwd: saved.cwd };
-      return {
-        files: format === 'markdown' ? await exportMarkdown(saved, meta) : await exportJsonl(saved, meta),
-      };
+      return deliver(
+        format === 'markdown' ? await exportMarkdown(saved, meta) : await exportJsonl(saved, meta),
+      );
     },
     openLink: async ({ url }) => {
       if (!this.options.openExternal)

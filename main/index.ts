@@ -5,6 +5,7 @@ import { invokeChannelNames, ipcChannel, type EventPayload } from '../shared/ipc
 import { resolveDataDir } from './app-data';
 import { electronUserArgs, initialCwdFromArgs, secondLaunchFolder, type SecondLaunch } from './args';
 import { Backend } from './backend';
+import { saveDialogOptions, writeExport } from './export-save';
 import { contentTypeFor, readStaticFile } from './static-files';
 import {
   APP_INDEX,
@@ -70,6 +71,14 @@ const backend = new Backend({
   openFolder: async (path) => {
     const problem = await shell.openPath(path);
     if (problem) throw new Error(`Could not open ${path}: ${problem}`);
+  },
+  deliverExport: async (files) => {
+    const focused = BrowserWindow.getFocusedWindow();
+    const options = saveDialogOptions(files, app.getPath('downloads'));
+    const chosen = focused
+      ? await dialog.showSaveDialog(focused, options)
+      : await dialog.showSaveDialog(options);
+    return chosen.canceled || !chosen.filePath ? { way: 'cancelled' } : writeExport(files, chosen.filePath);
   },
 });
 

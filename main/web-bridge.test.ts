@@ -6,10 +6,12 @@ import { WebSocket } from 'ws';
 import { bridgeProof, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import type { IpcResult } from '../shared/ipc';
 import type { EventListener } from './backend';
+import { Downloads } from './downloads';
 import { contentTypeFor, resolveStaticPath } from './static-files';
 import {
   isAllowedHost,
   isAllowedOrigin,
+  MAX_REPLY_BYTES,
   splitRequestTarget,
   startWebBridge,
   tokensEqual,
@@ -114,18 +116,28 @@ describe('contentTypeFor', () => {
 });
 
 const IMAGE_HASH = 'a'.repeat(64);
+
+/** A value nested `depth` levels deep, built without recursion (JSON.stringify cannot write it). */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let level = 0; level < depth; level++) value = { a: value };
+  return value;
+}
 const WAIT = { timeout: 30_000 };
 
 describe('startWebBridge', () => {
   let root: string;
   let bridge: WebBridge;
   let emit: EventListener;
+  let downloads: Downloads;
   const sockets: WebSocket[] = [];
   const backend = {
-    invoke: async (channel: string, payload: unknown): Promise<IpcResult<unknown>> =>
-      channel === 'echo'
-        ? { ok: true, value: payload }
-        : { ok: false, error: { name: 'UnknownChannel', message: channel } },
+    invoke: async (channel: string, payload: unknown): Promise<IpcResult<unknown>> => {
+      if (channel === 'echo') return { ok: true, value: payload };
+      if (channel === 'deep') return { ok: true, value: nested(5000) };
+      if (channel === 'huge') return { ok: true, value: 'x'.repeat(MAX_REPLY_BYTES + 1) };
+      return { ok: false, error: { name: 'UnknownChannel', message: channel } };
+    },
     on: (listener: EventListener) => {
       emit = listener;
       return () => undefined;
@@ -141,7 +153,8 @@ describe('startWebBridge', () => {
     writeFileSync(join(app, 'index.html'), '<!doctype html>');
     writeFileSync(join(root, 'secret.txt'), 'secret');
     symlinkSync(join(root, 'secret.txt'), join(app, 'link.txt'));
-    bridge = await startWebBridge({ backend, rendererDir: app, token: 'the-token' });
+    downloads = new Downloads();
+    bridge = await startWebBridge({ backend, rendererDir: app, token: 'the-token', downloads });
   });
   afterEach(async () => {
     for (const socket of sockets.splice(0)) socket.terminate();
@@ -259,19 +272,106 @@ describe('startWebBridge', () => {
     expect(await second.next()).toEqual(expected);
   });
 
+  it('answers a reply it cannot write as JSON with an error, and goes on serving', async () => {
+    const { socket, next } = await connectProven();
+    socket.send(JSON.stringify({ id: 1, channel: 'deep', payload: {} }));
+    expect(await next()).toEqual({
+      id: 1,
+      result: {
+        ok: false,
+        error: {
+          name: 'UnsendableReply',
+          message: expect.stringContaining('The deep reply could not be written'),
+        },
+      },
+    });
+    socket.send(JSON.stringify({ id: 2, channel: 'echo', payload: 'still here' }));
+    expect(await next()).toEqual({ id: 2, result: { ok: true, value: 'still here' } });
+  });
+
+  it('answers a reply over the cap with an error naming the cap, and keeps the socket', async () => {
+    const { socket, next } = await connectProven();
+    socket.send(JSON.stringify({ id: 1, channel: 'huge', payload: {} }));
+    expect(await next()).toEqual({
+      id: 1,
+      result: {
+        ok: false,
+        error: { name: 'ReplyTooLarge', message: expect.stringContaining('over the 8.0 MB a reply') },
+      },
+    });
+    socket.send(JSON.stringify({ id: 2, channel: 'echo', payload: 'still here' }));
+    expect(await next()).toEqual({ id: 2, result: { ok: true, value: 'still here' } });
+  });
+
+  it('sends a burst of events over the cap as smaller batches, in order, each numbered by its last', async () => {
+    const { next } = await connectProven();
+    const text = 'y'.repeat(3 * 1024 * 1024);
+    const events = [1, 2, 3, 4].map((n) => ({ kind: 'notify' as const, message: `${n}${text}` }));
+    emit('conversationEvents', { conversationId: 'c', events, seq: 13 });
+    const batches: { payload: { events: { message: string }[]; seq: number } }[] = [];
+    let received = 0;
+    while (received < events.length) {
+      const batch = (await next()) as (typeof batches)[number];
+      batches.push(batch);
+      received += batch.payload.events.length;
+    }
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.flatMap((batch) => batch.payload.events.map((event) => event.message[0]))).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
+    // The burst's events are numbered 10 to 13.
+    let last = 9;
+    for (const batch of batches) {
+      last += batch.payload.events.length;
+      expect(batch.payload.seq).toBe(last);
+      expect(JSON.stringify(batch).length).toBeLessThanOrEqual(MAX_REPLY_BYTES);
+    }
+  });
+
   it('serves an image sent by reference only with the images key, never for the token itself', async () => {
     const key = encodeURIComponent(await bridgeProof('the-token', 'images'));
     const found = await fetch(`${origin()}/images/${IMAGE_HASH}?key=${key}`);
     expect(found.status).toBe(200);
     expect(found.headers.get('content-type')).toBe('image/png');
-    // Named by its hash, it never changes: the browser keeps it.
-    expect(found.headers.get('cache-control')).toContain('immutable');
+    // What a conversation showed is not left in the browser's cache.
+    expect(found.headers.get('cache-control')).toBe('no-store');
     expect(await found.text()).toBe('png bytes');
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?key=wrong`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?key=the-token`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${IMAGE_HASH}?token=the-token`)).status).toBe(401);
     expect((await fetch(`${origin()}/images/${'0'.repeat(64)}?key=${key}`)).status).toBe(404);
+  });
+
+  it('serves an offered download once, as an attachment, and only with a proof of the token', async () => {
+    const delivery = downloads.deliver([
+      { name: 'Parser “bug”.md', mediaType: 'text/markdown', encoding: 'utf8', data: '# Parser bug\n' },
+    ]);
+    if (delivery.way !== 'download') throw new Error('expected a download');
+    const id = delivery.files[0]!.id;
+    expect(delivery.files[0]?.name).toBe('Parser “bug”.md');
+    const address = `${origin()}/downloads/${id}`;
+    // Refused without the proof, with a proof made from a wrong token, and with the token itself; none of
+    // these uses the file up.
+    expect((await fetch(address)).status).toBe(401);
+    const wrong = encodeURIComponent(await bridgeProof('wrong', 'download', id));
+    expect((await fetch(`${address}?proof=${wrong}`)).status).toBe(401);
+    expect((await fetch(`${address}?proof=the-token`)).status).toBe(401);
+    expect((await fetch(`${address}?token=the-token`)).status).toBe(401);
+    const proof = encodeURIComponent(await bridgeProof('the-token', 'download', id));
+    expect((await fetch(`${address}?proof=${proof}`, { method: 'HEAD' })).status).toBe(405);
+    const found = await fetch(`${address}?proof=${proof}`);
+    expect(found.status).toBe(200);
+    expect(found.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(found.headers.get('content-disposition')).toBe(
+      `attachment; filename="Parser _bug_.md"; filename*=UTF-8''Parser%20%E2%80%9Cbug%E2%80%9D.md`,
+    );
+    expect(found.headers.get('cache-control')).toBe('no-store');
+    expect(await found.text()).toBe('# Parser bug\n');
+    expect((await fetch(`${address}?proof=${proof}`)).status, 'a second time').toBe(404);
   });
 
   it('does not follow a link out of the renderer folder', async () => {
@@ -359,6 +459,23 @@ describe('a client that asks too much or stops reading', { timeout: 60_000 }, ()
     }
     await vi.waitFor(() => expect(frames).toHaveLength(10), WAIT);
     socket.close();
+  });
+
+  it('drops the requests still waiting when their socket closes, instead of running them', async () => {
+    const { socket } = await proven();
+    for (let id = 1; id <= 10; id++) socket.send(JSON.stringify({ id, channel: 'slow', payload: {} }));
+    await vi.waitFor(() => expect(invoked).toBe(4), WAIT);
+    // Gone at once (the host reads nothing more from a socket whose requests wait, so a closing handshake
+    // would wait too).
+    socket.terminate();
+    await vi.waitFor(() => expect(bridge.connections()).toBe(0), WAIT);
+    for (const release of releases.splice(0)) release();
+    // A round trip on another socket: whatever the released requests would set going has happened by then.
+    const other = await proven();
+    other.socket.send(JSON.stringify({ id: 1, channel: 'fast', payload: {} }));
+    await vi.waitFor(() => expect(other.frames).toHaveLength(1), WAIT);
+    expect(invoked).toBe(5);
+    other.socket.close();
   });
 
   it('drops a socket that stops reading while replies pile up, instead of holding them all', async () => {

@@ -4,8 +4,10 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
-import type { IpcResult } from '../shared/ipc';
+import type { EventChannel, EventPayload, IpcResult } from '../shared/ipc';
 import type { Backend } from './backend';
+import type { Downloads } from './downloads';
+import { DownloadId } from '../shared/library';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../shared/bridge-auth';
 import { eventFrame } from './event-json';
 import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-files';
@@ -21,7 +23,9 @@ import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-file
  * travels afterwards (shared/bridge-auth.ts): the app's files are not secret and are served to anyone on
  * this server's names; the socket is opened with a proof made from the token, and the server proves itself
  * in return before the page sends anything. Nothing is kept in a cookie, which every other server on
- * 127.0.0.1 would be sent (cookies ignore ports). Images are fetched with a key derived from the token.
+ * 127.0.0.1 would be sent (cookies ignore ports). Images are fetched with a key derived from the token, and
+ * an export as a download, once, with a proof of the token made for it: a reply is never larger than
+ * MAX_REPLY_BYTES. Nothing is cached (no-store), images included.
  */
 
 export interface WebBridgeOptions {
@@ -33,6 +37,8 @@ export interface WebBridgeOptions {
   token?: string;
   /** Limits on one socket (tests make them small). */
   limits?: Partial<SocketLimits>;
+  /** The files offered to pages for download (exports), served once each under /downloads/. */
+  downloads?: Pick<Downloads, 'take'>;
 }
 
 export interface SocketLimits {
@@ -60,6 +66,13 @@ export interface WebBridge {
 
 /** Images travel inside frames, so a frame may be large; past this the socket is closed (1009). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest reply sent to a page, and the size past which a burst of events is split. A page of a
+ * conversation is at most a few MB (main/library/read-session.ts); what can be larger (an export) goes as a
+ * download. A frame this size drains in well under a second, so events that arrive meanwhile wait far
+ * below maxBufferedBytes instead of getting the socket dropped.
+ */
+export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
 const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
@@ -77,7 +90,15 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   let port = 0;
 
   const server = createServer((req, res) => {
-    handleRequest(req, res, { port, rendererDir, imagesKey, backend: options.backend }).catch(() => {
+    const context = {
+      port,
+      rendererDir,
+      token,
+      imagesKey,
+      backend: options.backend,
+      downloads: options.downloads,
+    };
+    handleRequest(req, res, context).catch(() => {
       if (!res.headersSent) refuse(res, 500, 'Internal error.');
       else res.destroy();
     });
@@ -109,11 +130,14 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
             return;
           }
           proven.add(ws);
-          ws.on('close', () => proven.delete(ws));
           // Frames past the limit wait here, and the socket stops reading until they are taken: what waits is
-          // at most what was read before it stopped.
+          // at most what was read before it stopped. A closed socket's are dropped: nobody is there to answer.
           let inFlight = 0;
           const waiting: [RawData, boolean][] = [];
+          ws.on('close', () => {
+            proven.delete(ws);
+            waiting.length = 0;
+          });
           const take = (data: RawData, isBinary: boolean) => {
             inFlight += 1;
             void answerFrame(options.backend, ws, data, isBinary, limits).finally(() => {
@@ -138,8 +162,8 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   });
 
   const unsubscribe = options.backend.on((channel, payload) => {
-    const frame = eventFrame(channel, payload);
-    for (const socket of proven) sendOrDrop(socket, frame, limits);
+    const frames = eventFrames(channel, payload);
+    for (const socket of proven) for (const frame of frames) sendOrDrop(socket, frame, limits);
   });
 
   await new Promise<void>((resolveListen, rejectListen) => {
@@ -173,13 +197,15 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
 interface RequestContext {
   port: number;
   rendererDir: string;
+  token: string;
   /** What image addresses carry: derived from the token, so the token itself never travels. */
   imagesKey: string;
   backend: Pick<Backend, 'image'>;
+  downloads: Pick<Downloads, 'take'> | undefined;
 }
 
 async function handleRequest(req: IncomingMessage, res: ServerResponse, context: RequestContext) {
-  const { port, rendererDir, imagesKey, backend } = context;
+  const { port, rendererDir, token, imagesKey, backend, downloads } = context;
   const method = req.method ?? 'GET';
   if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header.');
   const origin = req.headers.origin;
@@ -205,8 +231,25 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
     }
     const stored = backend.image(image[1] ?? '');
     if (!stored) return refuse(res, 404, 'Not found.');
-    return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP, {
-      'Cache-Control': 'private, max-age=31536000, immutable',
+    // no-store, as everything here: what a conversation showed stays out of the browser's disk cache.
+    return respond(res, method, 200, stored.bytes, stored.mediaType, PLAIN_CSP);
+  }
+  const download = /^\/downloads\/([^/]*)$/.exec(path);
+  if (download) {
+    const id = DownloadId.safeParse(download[1]);
+    if (!id.success) return refuse(res, 404, 'Not found.');
+    // A HEAD would use up a file that is served once.
+    if (method !== 'GET') return refuse(res, 405, 'Method not allowed.');
+    // Checked before the file is taken: a request without the proof cannot use up the page's download.
+    const proof = new URLSearchParams(query).get('proof');
+    if (!tokensEqual(await bridgeProof(token, 'download', id.data), proof)) {
+      return refuse(res, 401, 'Unauthorized: missing or wrong proof.');
+    }
+    const file = downloads?.take(id.data);
+    if (!file) return refuse(res, 404, 'Not found: a download is served once, for a few minutes.');
+    const type = file.encoding === 'utf8' ? `${file.mediaType}; charset=utf-8` : file.mediaType;
+    return respond(res, method, 200, Buffer.from(file.data, file.encoding), type, PLAIN_CSP, {
+      'Content-Disposition': attachment(file.name),
     });
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
@@ -275,26 +318,73 @@ async function answerFrame(
     return;
   }
   const parsed = ClientFrame.safeParse(frame);
-  let reply: { id: number; result: IpcResult<unknown> };
   if (parsed.success) {
     const { id, channel, payload } = parsed.data;
     const result = await backend.invoke(channel, payload).catch((): IpcResult<unknown> => ({
       ok: false,
       error: { name: 'Error', message: `The ${channel} request failed.` },
     }));
-    reply = { id, result };
-  } else {
-    const id = typeof frame === 'object' && frame !== null ? (frame as { id?: unknown }).id : undefined;
-    if (typeof id !== 'number') return;
-    reply = {
-      id,
-      result: {
-        ok: false,
-        error: { name: 'BadFrame', message: 'A bridge frame needs a numeric id, a channel and a payload.' },
-      },
-    };
+    sendOrDrop(socket, replyFrame(id, channel, result), limits);
+    return;
   }
-  sendOrDrop(socket, JSON.stringify(reply), limits);
+  const id = typeof frame === 'object' && frame !== null ? (frame as { id?: unknown }).id : undefined;
+  if (typeof id !== 'number') return;
+  const error = { name: 'BadFrame', message: 'A bridge frame needs a numeric id, a channel and a payload.' };
+  sendOrDrop(socket, JSON.stringify({ id, result: { ok: false, error } }), limits);
+}
+
+/**
+ * The frame that answers a request: its result, or an error that says why the result cannot be sent. A
+ * value JSON cannot write (nested too deep for the stack, say) or one over MAX_REPLY_BYTES fails that one
+ * call; the socket, and every other call on it, goes on.
+ */
+function replyFrame(id: number, channel: string, result: IpcResult<unknown>): string {
+  let frame: string;
+  try {
+    frame = JSON.stringify({ id, result });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return errorFrame(
+      id,
+      'UnsendableReply',
+      `The ${channel} reply could not be written as JSON (${reason}).`,
+    );
+  }
+  const bytes = Buffer.byteLength(frame);
+  if (bytes <= MAX_REPLY_BYTES) return frame;
+  return errorFrame(
+    id,
+    'ReplyTooLarge',
+    `The ${channel} reply is ${megabytes(bytes)} MB, over the ${megabytes(MAX_REPLY_BYTES)} MB a reply to the page may be.`,
+  );
+}
+
+function errorFrame(id: number, name: string, message: string): string {
+  return JSON.stringify({ id, result: { ok: false, error: { name, message } } satisfies IpcResult<never> });
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
+}
+
+/**
+ * An event's frames. A burst of a conversation's events over MAX_REPLY_BYTES goes as smaller batches, in
+ * order, each numbered by its own last event as a batch is; only one event that large goes in a frame of
+ * its own size.
+ */
+function eventFrames<C extends EventChannel>(channel: C, payload: EventPayload<C>): string[] {
+  const frame = eventFrame(channel, payload);
+  if (channel !== 'conversationEvents' || Buffer.byteLength(frame) <= MAX_REPLY_BYTES) return [frame];
+  const batch = payload as EventPayload<'conversationEvents'>;
+  if (batch.events.length < 2) return [frame];
+  const half = Math.ceil(batch.events.length / 2);
+  const first = {
+    ...batch,
+    events: batch.events.slice(0, half),
+    seq: batch.seq - (batch.events.length - half),
+  };
+  const second = { ...batch, events: batch.events.slice(half) };
+  return [...eventFrames('conversationEvents', first), ...eventFrames('conversationEvents', second)];
 }
 
 /** Sends `frame`, or drops a socket that has left too much unread (see SocketLimits). */
@@ -345,6 +435,13 @@ export function splitRequestTarget(target: string): { path: string | null; query
   const path = queryStart === -1 ? target : target.slice(0, queryStart);
   const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
   return { path: path.startsWith('/') ? path : null, query };
+}
+
+/** Saved as a file under its own name, never shown: ASCII for old parsers, the exact name in RFC 5987 form. */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const exact = encodeURIComponent(name).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16)}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
 function securityHeaders(csp: string): Record<string, string> {

@@ -4,6 +4,7 @@ import { version } from '../package.json';
 import { resolveDataDir } from './app-data';
 import { initialCwdFromArgs } from './args';
 import { Backend } from './backend';
+import { Downloads } from './downloads';
 import { reportEventLoopDelay } from './event-loop-report';
 import { holdDataFolder } from './host-lock';
 import { openFolderWithSystem } from './open-folder';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   // behind, and the next host takes it over).
   const hold = holdDataFolder(dataDir);
   process.on('exit', () => hold.release());
+  const downloads = new Downloads();
   const backend = new Backend({
     host: 'browser',
     version,
@@ -69,9 +71,10 @@ async function main(): Promise<void> {
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
     rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.js'),
     openFolder: (path) => openFolderWithSystem(path),
+    deliverExport: async (files) => downloads.deliver(files),
     ...pageLimits(process.env),
   });
-  const bridge = await startWebBridge({ backend, rendererDir, port });
+  const bridge = await startWebBridge({ backend, rendererDir, port, downloads });
   hold.announce(bridge.url);
   process.stdout.write(`Byre: ${bridge.url}\n`);
 

@@ -12,6 +12,9 @@ import { z } from 'zod';
  * 3. The page sends nothing before a hello with the right proof. Anything else on the port (a process that
  *    took it after Byre exited, or a later Byre with another token) is not this launch: the page stops.
  *
+ * 4. A file the host offers the page (an export) is fetched from `/downloads/<id>?proof=<bridgeProof(token,
+ *    'download', id)>`, once: the id came over the proven socket, and the proof shows the page holds the token.
+ *
  * A local web page cannot compute either proof, and a server that is not this launch learns nothing from
  * what a stale page sends it.
  */
@@ -27,7 +30,7 @@ export const HelloFrame = z.object({
 });
 export type HelloFrame = z.infer<typeof HelloFrame>;
 
-export type ProofRole = 'client' | 'server' | 'images';
+export type ProofRole = 'client' | 'server' | 'images' | 'download';
 
 /** HMAC-SHA256 of `byre-bridge <role> <nonce>` keyed by the token, base64url (WebCrypto: page and Node). */
 export async function bridgeProof(token: string, role: ProofRole, nonce = ''): Promise<string> {

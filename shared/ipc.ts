@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { IMAGE_LIMITS } from './images';
 import { Family } from './branches';
-import { ExportFile, LibraryRow, LibraryStatus, SearchHit, SessionId } from './library';
+import { ExportDelivery, LibraryRow, LibraryStatus, SearchHit, SessionId } from './library';
 import { ImageMediaType, ModelInfo, type CliMessage } from './protocol';
 
 /**
@@ -669,7 +669,7 @@ export const invokeChannels = {
   hideSaved: { request: z.object({ sessionId: SessionId }), response: Empty },
   exportSaved: {
     request: z.object({ sessionId: SessionId, format: z.enum(['markdown', 'jsonl']) }),
-    response: z.object({ files: z.array(ExportFile) }),
+    response: ExportDelivery,
   },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

@@ -68,7 +68,7 @@ export const SearchHit = z.object({
 });
 export type SearchHit = z.infer<typeof SearchHit>;
 
-/** One file of an export, as the renderer saves it. */
+/** One file of an export, as main builds it. */
 export const ExportFile = z.object({
   name: z.string(),
   mediaType: z.string(),
@@ -76,3 +76,19 @@ export const ExportFile = z.object({
   data: z.string(),
 });
 export type ExportFile = z.infer<typeof ExportFile>;
+
+/** 32 random bytes, base64url: a download the browser host offers once (main/downloads.ts). */
+export const DownloadId = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
+
+/**
+ * Where an export went. It can be hundreds of MB, so it never travels as a reply: under Electron main
+ * writes it where the user chose in the save dialog; under the browser host the page downloads each file
+ * once from the host, by an id that only a proof of the token opens (shared/bridge-auth.ts).
+ */
+export const ExportDelivery = z.discriminatedUnion('way', [
+  /** The first file where the user chose, the others (images of a Markdown export) beside it. */
+  z.object({ way: z.literal('saved'), paths: z.array(z.string()) }),
+  z.object({ way: z.literal('cancelled') }),
+  z.object({ way: z.literal('download'), files: z.array(z.object({ name: z.string(), id: DownloadId })) }),
+]);
+export type ExportDelivery = z.infer<typeof ExportDelivery>;

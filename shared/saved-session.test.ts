@@ -11,6 +11,7 @@ import {
 } from './conversation';
 import { checkRun } from './__fixtures__/check-run';
 import type { JsonObject } from './protocol';
+import { TOO_DEEP } from './json-line';
 import { convertSavedSession, readSavedLine, type SavedFormat } from './saved-session';
 
 /*
@@ -190,6 +191,25 @@ describe('the CLI’s own session file', () => {
     const { state, skipped } = reduce('cli', [file]);
     expect(skipped).toBe(3);
     expect(transcriptOf(state)).toEqual(['You: hello', 'Claude: hi there']);
+  });
+
+  it('shows a tool input nested 5,000 levels deep, cut to a placeholder the page can show', () => {
+    const call = assistant('a1', 'msg_1', [
+      { type: 'tool_use', id: 't1', name: 'Deep', input: { a: 'HOLE' } },
+    ]);
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const file = [
+      user('u1', 'go deep'),
+      call.replace('"HOLE"', deep),
+      assistant('a2', 'msg_2', [{ type: 'text', text: 'done' }]),
+    ].join('\n');
+    const { state, skipped } = reduce('cli', [file]);
+    expect(skipped).toBe(0);
+    expect(transcriptOf(state)).toEqual(['You: go deep', 'Claude: [Deep]', 'Claude: done']);
+    // What a window is sent is plain JSON again, with the placeholder where the nesting went on.
+    const shownInput = JSON.stringify(state.tools.t1?.input);
+    expect(shownInput).toContain(JSON.stringify(TOO_DEEP));
+    expect(shownInput.length).toBeLessThan(1000);
   });
 });
 

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { CheckRun, type ConversationEvent, type TurnImage } from './ipc';
+import { parseJsonLine } from './json-line';
 import {
   decodeCliMessage,
   lenientResult,
@@ -55,7 +56,7 @@ const BAD: SavedLine = { ...NOTHING, bad: true };
 export function readSavedLine(format: SavedFormat, text: string): SavedLine {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonLine(text);
   } catch {
     return BAD;
   }

@@ -433,6 +433,24 @@ describe('bad input', () => {
     expect(index.status().problems).toEqual([]);
   });
 
+  it('lists and searches a session with a tool input nested 5,000 levels deep', () => {
+    const id = randomUUID();
+    const path = world.writeCli(id, conversation(id, 'build the deep thing', 'ok'));
+    // Written by hand: JSON.stringify itself cannot write a value this deep.
+    const call = JSON.stringify(
+      cli.assistant(id, [{ type: 'tool_use', id: 't', name: 'DeepTool', input: { deep: 'HOLE' } }]),
+    );
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    appendFileSync(path, `${call.replace('"HOLE"', deep)}\n`);
+    append(path, [cli.assistant(id, 'after the deepLineMarker')]);
+    const index = world.open();
+    indexAll(index);
+    expect(only(index.list())).toMatchObject({ sessionId: id, messageCount: 4 });
+    expect(index.status().problems).toEqual([]);
+    expect(index.search({ query: 'deepLineMarker' })).toHaveLength(1);
+    expect(index.search({ query: 'DeepTool' })).toHaveLength(1);
+  });
+
   it('keeps what it read of a file deleted while it was being read', () => {
     const id = randomUUID();
     const entries = Array.from({ length: 12 }, (_, n) =>

@@ -5,6 +5,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { familyRoot, sessionParents } from '../../shared/branch-model';
 import type { Family, ForkRecord } from '../../shared/branches';
+import { parseJsonLine } from '../../shared/json-line';
 import {
   MATCH_END,
   MATCH_START,
@@ -1020,7 +1021,7 @@ function isGone(error: unknown): boolean {
 function parseLine(line: string): unknown {
   if (line.trim() === '') return undefined;
   try {
-    return JSON.parse(line) as unknown;
+    return parseJsonLine(line);
   } catch {
     return undefined;
   }

@@ -143,6 +143,13 @@ export class BridgeConnection {
     });
   }
 
+  /** Where the page fetches a file the host offered it (shared/bridge-auth.ts, step 4). */
+  async downloadAddress(id: string): Promise<string> {
+    const token = this.address.token;
+    if (token === null) throw new Error(STATUS_MESSAGES['no-token']);
+    return `/downloads/${id}?proof=${encodeURIComponent(await bridgeProof(token, 'download', id))}`;
+  }
+
   subscribe(channel: EventChannel, listener: Listener): () => void {
     let set = this.listeners.get(channel);
     if (!set) {
@@ -340,12 +347,34 @@ export function createBridgeApi(connection: BridgeConnection): ByreApi {
   return Object.freeze(api) as ByreApi;
 }
 
+/**
+ * Where the tab keeps the token once it is out of the address. sessionStorage belongs to this tab alone: it
+ * survives a reload, but not a new tab, a closed tab or a closed browser, so the token lives no longer than
+ * the page it was given to, and is never in the history, a bookmark or a synced tab (localStorage would keep
+ * it on disk across restarts, for every tab). A script of this origin can read it, as it could the fragment;
+ * only Byre's own files are served here, and once Byre exits the token opens nothing.
+ */
+const TOKEN_KEY = 'byre-token';
+
 /** In a plain browser there is no preload: this gives the page its window.byre over the bridge. */
 export function installBridgeClient(): void {
   if (window.byre !== undefined) return;
-  installed = new BridgeConnection(bridgeAddress(window.location));
+  const address = bridgeAddress(window.location);
+  // A token in the address is the newest (Byre printed it); without one, this tab's from before a reload.
+  const token = address.token ?? sessionStorage.getItem(TOKEN_KEY);
+  const connection = new BridgeConnection({ ...address, token });
+  connection.onStatus(() => {
+    if (connection.status === 'stale') sessionStorage.removeItem(TOKEN_KEY);
+    // Only once the host proved itself: an address that turns out stale stays as it was, to be read.
+    if (connection.status !== 'open' || token === null) return;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    if (window.location.hash !== '') {
+      history.replaceState(history.state, '', window.location.pathname + window.location.search);
+    }
+  });
+  installed = connection;
   Object.defineProperty(window, 'byre', {
-    value: createBridgeApi(installed),
+    value: createBridgeApi(connection),
     enumerable: true,
   });
 }

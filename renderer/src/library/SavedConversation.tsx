@@ -112,6 +112,7 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
   const exportSaved = useStore((state) => state.exportSaved);
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const menu = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const close = useCallback(() => setOpen(false), []);
@@ -120,7 +121,8 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
     setOpen(false);
     try {
       setError(null);
-      await exportSaved(sessionId, format);
+      setSaved(null);
+      setSaved(await exportSaved(sessionId, format));
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : String(caught));
     }
@@ -152,6 +154,7 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
           {error}
         </span>
       )}
+      {saved && <span role="status">{saved}</span>}
     </div>
   );
 }

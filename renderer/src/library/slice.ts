@@ -9,6 +9,7 @@ import { joinRecords } from '../../../shared/persistent-record';
 import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 import { call } from '../api';
+import { bridgeConnection } from '../bridge-client';
 import { inNextFrame } from '../frame';
 import { findMatches, messageText, type FindMatch, type Store } from '../store';
 import type { BranchView } from '../branches/model';
@@ -76,7 +77,8 @@ export interface LibrarySlice {
   continueSaved(tabId: string): Promise<void>;
   renameSaved(sessionId: string, title: string): Promise<void>;
   hideSaved(sessionId: string): Promise<void>;
-  exportSaved(sessionId: string, format: 'markdown' | 'jsonl'): Promise<void>;
+  /** Exports the conversation; what to tell the user, if the host saved it somewhere. */
+  exportSaved(sessionId: string, format: 'markdown' | 'jsonl'): Promise<string | null>;
 }
 
 let listRequests = 0;
@@ -355,8 +357,11 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
     },
 
     async exportSaved(sessionId, format) {
-      const { files } = await call('exportSaved', { sessionId, format });
-      for (const file of files) download(file.name, file.mediaType, file.encoding, file.data);
+      const delivery = await call('exportSaved', { sessionId, format });
+      if (delivery.way === 'download') {
+        for (const file of delivery.files) await download(file.name, file.id);
+      }
+      return delivery.way === 'saved' ? `Saved as ${delivery.paths[0]}.` : null;
     },
   };
 
@@ -614,16 +619,18 @@ function asIpcError(error: unknown): IpcError {
     : { name: 'Error', message: String(error) };
 }
 
-/** Saves a file the way a browser does: a download the user can keep. */
-function download(name: string, mediaType: string, encoding: 'utf8' | 'base64', data: string): void {
-  const body = encoding === 'base64' ? Uint8Array.from(atob(data), (char) => char.charCodeAt(0)) : data;
-  const url = URL.createObjectURL(new Blob([body], { type: mediaType }));
+/**
+ * A file the browser host offers once (main/downloads.ts): the browser saves it straight from the host, with
+ * a proof of the token for that file, and the page never holds it.
+ */
+async function download(name: string, id: string): Promise<void> {
+  const connection = bridgeConnection();
+  if (!connection) throw new Error('Only the browser host offers downloads.');
   const link = document.createElement('a');
-  link.href = url;
+  link.href = await connection.downloadAddress(id);
   link.download = name;
   link.style.display = 'none';
   document.body.append(link);
   link.click();
   link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
