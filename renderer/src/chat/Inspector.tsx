@@ -261,7 +261,7 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
             <div className="inspector-line-head">
               <span className={`inspector-dir inspector-dir-${line.dir}`}>{line.dir}</span>
               <span className="inspector-type">{line.type}</span>
-              {line.cut && <span className="inspector-cut">long strings shortened</span>}
+              {line.cut && <span className="inspector-cut">{line.cut}</span>}
               <span className="inspector-where">line {line.line}</span>
             </div>
             <PrettyJson text={line.text} />
