@@ -51,16 +51,16 @@ describe('the @ menu while main answers', () => {
 
   it('Tab takes the match shown while the answer to the last key is still on its way', async () => {
     const main = heldReplies<FileMatch[]>();
-    let shown: Answer<string, FileMatch[]> | null = null;
-    const latest = new LatestAnswer<string, FileMatch[]>((answer) => (shown = answer));
+    const answers: Answer<string, FileMatch[]>[] = [];
+    const latest = new LatestAnswer<string, FileMatch[]>((answer) => answers.push(answer));
     latest.ask('gear', main.answer);
     main.reply('gear', [GEARBOX, IDEAS]);
     await landed();
     // "idea" typed: its answer has not come yet, and the menu still has the one for "gear".
     latest.ask('gearidea', main.answer);
     await landed();
-    if (!shown || !('value' in shown)) throw new Error('no answer shown');
-    const answered: Answer<string, FileMatch[]> & { value: FileMatch[] } = shown;
+    const answered = answers.at(-1);
+    if (!answered || !('value' in answered)) throw new Error('no answer shown');
     const options = fileOptions(answered.question, answered.value, 'gearidea');
     // The menu offers only what matches what is typed, and Tab takes it at once.
     expect(options.map((option) => option.label)).toEqual(['notes/gear ideas.md']);
@@ -69,6 +69,7 @@ describe('the @ menu while main answers', () => {
     // The answer for "gearidea" then shows what it says, and Tab takes that.
     main.reply('gearidea', [IDEAS]);
     await landed();
+    expect(answers.at(-1)).toEqual({ question: 'gearidea', value: [IDEAS] });
     const fresh = fileOptions('gearidea', [IDEAS], 'gearidea');
     expect(menuKey(tab, { ...menu, options: fresh })).toEqual({ take: fresh[0] });
   });
