@@ -100,6 +100,49 @@ describe('Permissions', () => {
   });
 });
 
+describe('Always allow', () => {
+  it('applies only what the card says: changes it cannot put in words are left out', async () => {
+    const { events, permissions, requestIds } = setup();
+    const unsaid = [
+      { type: 'removeRules', rules: [{ toolName: 'Bash' }], behavior: 'deny', destination: 'userSettings' },
+      { type: 'removeDirectories', directories: ['/work/secret'], destination: 'localSettings' },
+      { type: 'replaceRules', rules: [{ toolName: 'Bash' }], behavior: 'allow', destination: 'userSettings' },
+      { type: 'addRules', rules: [{ toolName: 'Bash' }], behavior: 'ask', destination: 'localSettings' },
+      { type: 'addRules', rules: [{ toolName: 'Read' }, { ruleContent: 'x' }], destination: 'localSettings' },
+      { type: 'addRules', rules: [{ toolName: 'Edit' }], destination: 'somewhereElse' },
+      { type: 'addRules', rules: [{ toolName: 'Edit' }], destination: 'toString' },
+      { type: 'addDirectories', directories: ['/work/a', 7], destination: 'session' },
+      { type: 'addDirectories', directories: ['/work/b'] },
+      'addRules',
+    ];
+    const said = BASH_SUGGESTIONS[0];
+    const remembered = ask(permissions, { permission_suggestions: [...unsaid, said] });
+    expect(events[0]).toMatchObject({ remember: 'Bash(touch allowed.txt) in this project' });
+    permissions.answer(requestIds()[0]!, { behavior: 'allow', remember: true });
+    expect(await remembered.result).toEqual({
+      behavior: 'allow',
+      updatedInput: { command: 'touch allowed.txt' },
+      updatedPermissions: [said],
+    });
+  });
+
+  it('is not offered when nothing it would keep can be said', () => {
+    const { events, permissions } = setup();
+    ask(permissions, {
+      permission_suggestions: [
+        {
+          type: 'removeRules',
+          rules: [{ toolName: 'Bash' }],
+          behavior: 'allow',
+          destination: 'localSettings',
+        },
+        { type: 'setMode', mode: 'bypassPermissions', destination: 'session' },
+      ],
+    });
+    expect(events[0]).toMatchObject({ remember: null });
+  });
+});
+
 describe('describeSuggestions', () => {
   it('says what would be remembered, in words', () => {
     expect(describeSuggestions(BASH_SUGGESTIONS)).toBe(

@@ -91,11 +91,15 @@ export class Permissions {
 }
 
 /**
- * The suggestions "Always allow" keeps: rules and folders. A suggested change of mode is left out: the mode
- * is the user's to pick (the picker in the header), and what the header says must stay true.
+ * The suggestions "Always allow" keeps: those it can say in words (rules to allow, folders to reach), whole.
+ * Anything else is left out rather than applied unseen: a change of mode (the mode is the user's to pick, in
+ * the header, and what the header says must stay true), rules or folders to remove, rules that replace
+ * those kept, rules to deny or ask, a place Byre cannot name, a shape it does not know.
  */
 function rememberable(suggestions: readonly unknown[] | undefined): unknown[] {
-  return (suggestions ?? []).filter((suggestion) => !isRecord(suggestion) || suggestion.type !== 'setMode');
+  return (suggestions ?? []).filter(
+    (suggestion) => isRecord(suggestion) && suggestion.type !== 'setMode' && described(suggestion) !== null,
+  );
 }
 
 function deny(message: string): PermissionResult {
@@ -124,39 +128,50 @@ const MODE_NAMES: Record<string, string> = {
  */
 export function describeSuggestions(suggestions: readonly unknown[] | undefined): string | null {
   const parts = (suggestions ?? []).flatMap((suggestion) => {
-    if (!isRecord(suggestion)) return [];
-    const where =
-      typeof suggestion.destination === 'string' ? DESTINATIONS[suggestion.destination] : undefined;
-    const place = where ? ` ${where}` : '';
-    switch (suggestion.type) {
-      case 'addRules':
-      case 'replaceRules': {
-        if (suggestion.behavior !== undefined && suggestion.behavior !== 'allow') return [];
-        const rules = Array.isArray(suggestion.rules) ? suggestion.rules.filter(isRecord) : [];
-        const named = rules.flatMap((rule) =>
-          typeof rule.toolName !== 'string'
-            ? []
-            : [
-                typeof rule.ruleContent === 'string'
-                  ? `${rule.toolName}(${rule.ruleContent})`
-                  : rule.toolName,
-              ],
-        );
-        return named.length > 0 ? [`${named.join(', ')}${place}`] : [];
-      }
-      case 'addDirectories': {
-        const directories = Array.isArray(suggestion.directories)
-          ? suggestion.directories.filter((directory): directory is string => typeof directory === 'string')
-          : [];
-        return directories.length > 0 ? [`access to ${directories.join(', ')}${place}`] : [];
-      }
-      case 'setMode':
-        return typeof suggestion.mode === 'string'
-          ? [`the mode "${MODE_NAMES[suggestion.mode] ?? suggestion.mode}"${place}`]
-          : [];
-      default:
-        return [];
-    }
+    const words = described(suggestion);
+    return words === null ? [] : [words];
   });
   return parts.length > 0 ? parts.join('; ') : null;
+}
+
+/** One suggested change in words, all of it, or null when some of it cannot be said. */
+function described(suggestion: unknown): string | null {
+  if (!isRecord(suggestion) || typeof suggestion.destination !== 'string') return null;
+  const where = named(DESTINATIONS, suggestion.destination);
+  if (where === null) return null;
+  switch (suggestion.type) {
+    case 'addRules': {
+      if (suggestion.behavior !== undefined && suggestion.behavior !== 'allow') return null;
+      const rules = Array.isArray(suggestion.rules) ? suggestion.rules : [];
+      const named = rules.map((rule) =>
+        !isRecord(rule) || typeof rule.toolName !== 'string'
+          ? null
+          : rule.ruleContent === undefined
+            ? rule.toolName
+            : typeof rule.ruleContent === 'string'
+              ? `${rule.toolName}(${rule.ruleContent})`
+              : null,
+      );
+      if (named.length === 0 || named.includes(null)) return null;
+      return `${named.join(', ')} ${where}`;
+    }
+    case 'addDirectories': {
+      const directories = Array.isArray(suggestion.directories) ? suggestion.directories : [];
+      if (directories.length === 0 || !directories.every((directory) => typeof directory === 'string')) {
+        return null;
+      }
+      return `access to ${directories.join(', ')} ${where}`;
+    }
+    case 'setMode':
+      return typeof suggestion.mode === 'string'
+        ? `the mode "${named(MODE_NAMES, suggestion.mode) ?? suggestion.mode}" ${where}`
+        : null;
+    default:
+      return null;
+  }
+}
+
+/** A name from one of the tables above; null for a key it lacks (`toString` included). */
+function named(names: Record<string, string>, key: string): string | null {
+  return Object.hasOwn(names, key) ? (names[key] ?? null) : null;
 }

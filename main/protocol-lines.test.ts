@@ -121,7 +121,39 @@ it('cuts the long strings of a huge line (an image) and says so', async () => {
     `${line('send', { type: 'user', uuid: PROMPT, message: { content: [{ type: 'image', data: image }] } })}\n`,
   );
   const found = await readProtocolLines([path], { behind: null, types: null, query: '', limit: 10 });
-  expect(found.lines[0]?.cut).toBe(true);
+  expect(found.lines[0]?.cut).toBe('Long strings shortened.');
   expect(found.lines[0]?.text.length).toBeLessThan(5_000);
   expect(found.lines[0]?.text).toContain('[298000 more characters]');
+});
+
+it('shows a line nested too deeply to format as it was written, and reads on', async () => {
+  const path = join(dir, 'deep.jsonl');
+  const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+  writeFileSync(
+    path,
+    [
+      line('recv', { type: 'system', subtype: 'init' }),
+      `{"dir":"recv","msg":{"type":"user","uuid":"u-deep","nested":${deep}}}`,
+      line('recv', { type: 'result', subtype: 'success' }),
+      '',
+    ].join('\n'),
+  );
+  const found = await readProtocolLines([path], { behind: null, types: null, query: '', limit: 10 });
+  expect(found.lines.map((entry) => entry.type)).toEqual(['system/init', 'user', 'result/success']);
+  expect(found.lines[1]?.cut).toBe('Nested too deeply to format: the line as the transcript has it.');
+  expect(found.lines[1]?.text).toContain('"uuid":"u-deep"');
+  expect(found.unreadable).toBe(0);
+  // The search still looks into it.
+  const searched = await readProtocolLines([path], { behind: null, types: null, query: 'U-DEEP', limit: 10 });
+  expect(searched.lines.map((entry) => entry.line)).toEqual([2]);
+});
+
+it('caps a line that is long for want of long strings, and says what is left out', async () => {
+  const path = join(dir, 'wide.jsonl');
+  const many = Array.from({ length: 60_000 }, (_, index) => `s${index}`);
+  writeFileSync(path, `${line('recv', { type: 'user', uuid: 'u-wide', many })}\n`);
+  const found = await readProtocolLines([path], { behind: null, types: null, query: '', limit: 10 });
+  const [wide] = found.lines;
+  expect(wide?.text.length).toBe(100_000);
+  expect(wide?.cut).toMatch(/^The first 100,000 of [\d,]+ characters\.$/);
 });

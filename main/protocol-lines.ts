@@ -112,11 +112,15 @@ export async function readProtocolLines(
         const type = lineType(msg);
         scan.types.set(type, (scan.types.get(type) ?? 0) + 1);
         if (types && !types.has(type)) continue;
-        const json = JSON.stringify(msg);
-        if (query && !json.toLowerCase().includes(query)) continue;
+        const json = written(msg);
+        if (query && !(json ?? text).toLowerCase().includes(query)) continue;
         scan.total++;
         if (scan.lines.length < request.limit) {
-          scan.lines.push({ file: fileIndex, line: number, dir, type, ...shortened(msg, json) });
+          const shown =
+            json === null
+              ? { text, cut: 'Nested too deeply to format: the line as the transcript has it.' }
+              : shortened(msg, json);
+          scan.lines.push({ file: fileIndex, line: number, dir, type, ...capped(shown) });
         }
       }
     } catch {
@@ -139,14 +143,34 @@ export async function readProtocolLines(
 const LINE_MAX_CHARS = 100_000;
 const STRING_KEPT_CHARS = 2_000;
 
-function shortened(msg: Record<string, unknown>, json: string): { text: string; cut: boolean } {
-  if (json.length <= LINE_MAX_CHARS) return { text: json, cut: false };
-  const text = JSON.stringify(msg, (_key, value: unknown) =>
-    typeof value === 'string' && value.length > STRING_KEPT_CHARS
-      ? `${value.slice(0, STRING_KEPT_CHARS)}… [${value.length - STRING_KEPT_CHARS} more characters]`
-      : value,
-  );
-  return { text, cut: true };
+/**
+ * The line's message as JSON; null when it is nested too deeply for JSON.stringify (which recurses, where
+ * JSON.parse does not), so that one such line is shown as it was written and the rest of the file still read.
+ */
+function written(msg: Record<string, unknown>): string | null {
+  try {
+    return JSON.stringify(msg);
+  } catch {
+    return null;
+  }
+}
+
+function shortened(msg: Record<string, unknown>, json: string): { text: string; cut: string | null } {
+  if (json.length <= LINE_MAX_CHARS) return { text: json, cut: null };
+  let cut = false;
+  const text = JSON.stringify(msg, (_key, value: unknown) => {
+    if (typeof value !== 'string' || value.length <= STRING_KEPT_CHARS) return value;
+    cut = true;
+    return `${value.slice(0, STRING_KEPT_CHARS)}… [${value.length - STRING_KEPT_CHARS} more characters]`;
+  });
+  return { text, cut: cut ? 'Long strings shortened.' : null };
+}
+
+/** Still too long (many short strings, or a line shown as written): its start, saying how much is left out. */
+function capped(line: { text: string; cut: string | null }): { text: string; cut: string | null } {
+  if (line.text.length <= LINE_MAX_CHARS) return line;
+  const left = `The first ${LINE_MAX_CHARS.toLocaleString('en')} of ${line.text.length.toLocaleString('en')} characters.`;
+  return { text: line.text.slice(0, LINE_MAX_CHARS), cut: line.cut ? `${line.cut} ${left}` : left };
 }
 
 function keyList(behind: Behind): string[] {

@@ -50,8 +50,8 @@ export const ProtocolLine = z.object({
   /** `assistant`, `system/init`, `control_request/can_use_tool`… */
   type: z.string(),
   text: z.string(),
-  /** Its long strings were cut to keep it small (the transcript has it whole). */
-  cut: z.boolean(),
+  /** What was cut or changed to show it, in words (the transcript has it whole); null: shown whole. */
+  cut: z.string().nullable(),
 });
 export type ProtocolLine = z.infer<typeof ProtocolLine>;
 

@@ -2,11 +2,13 @@ import fuzzysort from 'fuzzysort';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { FileMatch, SlashCommand } from '../../../shared/ipc';
 import { call } from '../api';
+import { useLatestAnswer, type Answer } from '../latest';
 
 /**
  * The composer's two menus: `/` at the start of the message lists the CLI's slash commands, `@` after a space
  * lists the conversation's files (main matches them fuzzily). Up and Down move, Enter or Tab chooses, Escape
- * closes; the text box keeps the focus throughout and points at the active option.
+ * closes; the text box keeps the focus throughout and points at the active option. Enter and Tab take what
+ * the menu shows, whatever is still on its way from main: a key never waits for an answer.
  */
 
 /** Where in the text a menu was asked for: the typed word it completes, `[start, end)`. */
@@ -95,10 +97,12 @@ export function useCompletion({
     ? []
     : kind === 'command'
       ? commandMatches(commands, query)
-      : (files?.options ?? []);
+      : files && 'value' in files
+        ? fileOptions(files.question.query, files.value.matches, query)
+        : [];
 
-  // A new list starts at its best match.
-  const listKey = `${where}|${query}|${options.length}`;
+  // A new list starts at its best match; the same list (an answer equal to what is shown) keeps the choice.
+  const listKey = `${where}|${options.map((option) => option.key).join('\n')}`;
   const [shownKey, setShownKey] = useState(listKey);
   if (shownKey !== listKey) {
     setShownKey(listKey);
@@ -116,10 +120,6 @@ export function useCompletion({
     replace(trigger.start, trigger.end, `${option.insert} `);
   };
 
-  // The files listed may still be those of the query before the last key: Enter and Tab wait for the answer
-  // to this one rather than take a match for an older one.
-  const current = kind !== 'file' || files?.query === query;
-
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): boolean => {
     if (!open || event.nativeEvent.isComposing) return false;
     if (event.key === 'Escape') {
@@ -128,24 +128,11 @@ export function useCompletion({
       setDismissed(where);
       return true;
     }
-    const takes = (event.key === 'Enter' || event.key === 'Tab') && !event.shiftKey;
-    if (takes && !current) return true;
-    if (options.length === 0) return false;
-    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      const step = event.key === 'ArrowDown' ? 1 : -1;
-      setActive((at + step + options.length) % options.length);
-      return true;
-    }
-    if (takes) {
-      const option = options[at];
-      // A command typed out in full is sent by Enter, as it is; Tab still completes it.
-      if (!option || (event.key === 'Enter' && trigger.kind === 'command' && option.label === `/${query}`)) {
-        return false;
-      }
-      choose(option);
-      return true;
-    }
-    return false;
+    const action = menuKey(event, { kind: trigger.kind, query, options, at });
+    if (action === 'pass') return false;
+    if ('take' in action) choose(action.take);
+    else setActive(action.move);
+    return true;
   };
 
   const label = trigger?.kind === 'command' ? 'Slash commands' : 'Files';
@@ -178,14 +165,19 @@ export function useCompletion({
         ))}
       </ul>
     );
-  } else if (open && trigger.kind === 'file' && files && files.options.length === 0) {
+  } else if (open && trigger.kind === 'file' && files) {
+    let status: string;
+    if (files.question.query !== query) status = `Looking for “${query}”…`;
+    else if ('error' in files) status = `Could not list the folder's files: ${files.error}`;
+    else
+      status =
+        (query ? `No file or folder matches “${query}”.` : 'This folder has no files.') +
+        (files.value.truncated
+          ? ' Only part of the folder was listed: it is too big or too slow to list.'
+          : '');
     menu = (
       <p className="completion-menu completion-empty" role="status">
-        {files.error ??
-          (query ? `No file or folder matches “${query}”.` : 'This folder has no files.') +
-            (files.truncated
-              ? ' Only part of the folder was listed: it is too big or too slow to list.'
-              : '')}
+        {status}
       </p>
     );
   } else if (open && trigger.kind === 'command' && query && commands.length > 0) {
@@ -205,6 +197,30 @@ export function useCompletion({
       'aria-activedescendant': showing ? optionId(at) : undefined,
     },
   };
+}
+
+/**
+ * What a key does to the open menu: takes the active option (Enter, Tab), moves (Up, Down), or leaves the key
+ * to the text box ('pass'). It goes by the options shown, and only by them.
+ */
+export function menuKey(
+  key: { key: string; shiftKey: boolean },
+  menu: { kind: Trigger['kind']; query: string; options: readonly Option[]; at: number },
+): { take: Option } | { move: number } | 'pass' {
+  const { options, at } = menu;
+  const takes = (key.key === 'Enter' || key.key === 'Tab') && !key.shiftKey;
+  if (options.length === 0) return 'pass';
+  if (key.key === 'ArrowDown' || key.key === 'ArrowUp') {
+    const step = key.key === 'ArrowDown' ? 1 : -1;
+    return { move: (at + step + options.length) % options.length };
+  }
+  if (!takes) return 'pass';
+  const option = options[at];
+  // A command typed out in full is sent by Enter, as it is; Tab still completes it.
+  if (!option || (key.key === 'Enter' && menu.kind === 'command' && option.label === `/${menu.query}`)) {
+    return 'pass';
+  }
+  return { take: option };
 }
 
 function marked(text: string, indexes: readonly number[], offset = 0): ReactNode {
@@ -246,45 +262,36 @@ export function commandMatches(commands: readonly SlashCommand[], query: string)
     .map((result) => toOption(result.obj, result.indexes));
 }
 
-interface FileMatches {
-  query: string;
-  options: Option[];
-  /** Only part of the folder was listed (too big, or too slow to list). */
-  truncated?: boolean;
-  error?: string;
+/** The folder's matches for the query, from main: the latest answer, with the query it answers. */
+function useFileMatches(
+  conversationId: string | null,
+  query: string,
+): Answer<{ conversationId: string; query: string }, { matches: FileMatch[]; truncated: boolean }> | null {
+  const answer = useLatestAnswer(
+    conversationId ? { conversationId, query } : null,
+    JSON.stringify([conversationId, query]),
+    async (question) => {
+      const { matches, truncated } = await call('findFiles', { ...question, limit: 50 });
+      return { matches, truncated };
+    },
+  );
+  // Another conversation's folder has other files.
+  return answer?.question.conversationId === conversationId ? answer : null;
 }
 
-/** The folder's matches for the query, from main; the latest answer wins, an older one is dropped. */
-function useFileMatches(conversationId: string | null, query: string): FileMatches | null {
-  const [result, setResult] = useState<FileMatches | null>(null);
-  useEffect(() => {
-    if (!conversationId) return;
-    let current = true;
-    call('findFiles', { conversationId, query, limit: 50 }).then(
-      ({ matches, truncated }) =>
-        current && setResult({ query, options: matches.map(fileOption), truncated }),
-      (error: unknown) =>
-        current &&
-        setResult({
-          query,
-          options: [],
-          error: `Could not list the folder's files: ${error instanceof Error ? error.message : String(error)}`,
-        }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [conversationId, query]);
-  if (!conversationId || !result) return null;
-  // While the new answer is on its way, the last one stays (no flicker at each key).
-  return result;
+/**
+ * The files the menu shows for what is typed: main's answer for it, or, while that is on its way, those of the
+ * last answer that match it too (best first, as main would put them), so that the menu never offers a match
+ * for a query that is no longer the one typed, and never goes blank at each key.
+ */
+export function fileOptions(answered: string, matches: readonly FileMatch[], query: string): Option[] {
+  if (answered === query) return matches.map((match) => fileOption(match.path, match.indexes));
+  if (!query) return matches.map((match) => fileOption(match.path, []));
+  return fuzzysort
+    .go(query, matches, { key: 'path', threshold: 0 })
+    .map((result) => fileOption(result.obj.path, result.indexes));
 }
 
-function fileOption(match: FileMatch): Option {
-  return {
-    key: match.path,
-    label: match.path,
-    shown: marked(match.path, match.indexes),
-    insert: mention(match.path),
-  };
+function fileOption(path: string, indexes: readonly number[]): Option {
+  return { key: path, label: path, shown: marked(path, indexes), insert: mention(path) };
 }

@@ -1,9 +1,10 @@
 import { memo, useEffect, useState, type ReactNode } from 'react';
 import { create } from 'zustand';
 import type { ChatMessage } from '../../../shared/conversation';
-import type { ProtocolLinesRequest, ProtocolLinesResponse } from '../../../shared/ipc';
+import type { ProtocolLinesRequest } from '../../../shared/ipc';
 import { call } from '../api';
 import { liveConversationId } from '../branches/slice';
+import { useLatestAnswer } from '../latest';
 import { useStore, type Tab } from '../store';
 import { CopyButton } from './CopyButton';
 
@@ -137,12 +138,6 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
   const [searched, setSearched] = useState('');
   const [type, setType] = useState('');
   const [round, setRound] = useState(0);
-  // The last answer, with the question it answers: a newer question shows the old lines until it is answered.
-  const [answered, setAnswered] = useState<{
-    key: string;
-    result: ProtocolLinesResponse | null;
-    error: string | null;
-  } | null>(null);
   const where = useStore((state) => JSON.stringify(targetOf(state.tabs[tabId])));
 
   // The search waits for a pause in typing: a long session is read again for each one.
@@ -151,39 +146,35 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
     return () => window.clearTimeout(timer);
   }, [query]);
 
-  useEffect(() => {
-    const from = JSON.parse(where) as ProtocolLinesRequest['target'] | null;
-    if (!from) return;
-    let current = true;
-    const key = JSON.stringify([where, whole, target.behind, type, searched, round]);
-    call('protocolLines', {
-      target: from,
-      behind: whole ? null : target.behind,
-      types: type ? [type] : null,
-      query: searched,
-      limit: LIMIT,
-    }).then(
-      (answer) => current && setAnswered({ key, result: answer, error: null }),
-      (failure: unknown) =>
-        current &&
-        setAnswered((before) => ({
-          key,
-          result: before?.result ?? null,
-          error: failure instanceof Error ? failure.message : String(failure),
-        })),
-    );
-    return () => {
-      current = false;
-    };
-  }, [where, whole, target.behind, type, searched, round]);
-
-  const result = answered?.result ?? null;
-  const error = answered?.error ?? null;
-  const loading = answered?.key !== JSON.stringify([where, whole, target.behind, type, searched, round]);
+  const from = JSON.parse(where) as ProtocolLinesRequest['target'] | null;
+  const asked = JSON.stringify([where, whole, target.behind, type, searched, round]);
+  // Only the answer to the latest question is kept: one to a search typed over lands, if at all, unseen.
+  const answer = useLatestAnswer(
+    from
+      ? {
+          asked,
+          request: {
+            target: from,
+            behind: whole ? null : target.behind,
+            types: type ? [type] : null,
+            query: searched,
+            limit: LIMIT,
+          },
+        }
+      : null,
+    asked,
+    ({ request }) => call('protocolLines', request),
+  );
+  // Until the answer to what the panel asks now comes (or while the search is still being typed), the
+  // last lines stay, dimmed, and the status says they are being read.
+  const loading = from !== null && (answer?.question.asked !== asked || query !== searched);
+  const result = answer && 'value' in answer ? answer.value : null;
+  const error = answer && 'error' in answer && !loading ? answer.error : null;
   const lines = result?.lines ?? [];
   let summary: string;
   if (where === 'null') summary = 'This conversation has no session to read yet.';
-  else if (!result) summary = loading ? 'Reading the transcript…' : '';
+  else if (loading) summary = 'Reading the transcript…';
+  else if (!result) summary = '';
   else if (result.files === 0)
     summary = 'Byre has no transcript of this conversation (it was not made in Byre).';
   else if (result.total === 0) summary = searched || type ? 'No line matches.' : 'No lines yet.';
@@ -255,13 +246,13 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
           text={() => lines.map((line) => line.text).join('\n') + (lines.length > 0 ? '\n' : '')}
         />
       </div>
-      <ol className="inspector-lines">
+      <ol className="inspector-lines" aria-busy={loading}>
         {lines.map((line) => (
           <li key={`${line.file}:${line.line}`} aria-label={`${line.dir} ${line.type}`}>
             <div className="inspector-line-head">
               <span className={`inspector-dir inspector-dir-${line.dir}`}>{line.dir}</span>
               <span className="inspector-type">{line.type}</span>
-              {line.cut && <span className="inspector-cut">long strings shortened</span>}
+              {line.cut && <span className="inspector-cut">{line.cut}</span>}
               <span className="inspector-where">line {line.line}</span>
             </div>
             <PrettyJson text={line.text} />

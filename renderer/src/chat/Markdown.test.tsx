@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Markdown, noteScrolling, prepareMarkdown, splitBlocks } from './Markdown';
+import { Markdown, noteScrolling, prepareMarkdown, splitBlocks, withReferences } from './Markdown';
 
 const render = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
@@ -118,6 +118,26 @@ describe('references across blocks', () => {
     expect(html).toContain('href="#user-content-fn-1"');
     expect(html.match(/The source, page 4\./g)).toHaveLength(1);
     expect(html).not.toContain('[^1]');
+  });
+
+  it('finds a reference after stray brackets, and reads a line of nothing but brackets as text', () => {
+    const html = render(
+      '[[[ See [the docs] first.\n\nThen carry on.\n\n[the docs]: https://example.com/docs',
+    );
+    expect(html).toMatch(/\[\[\[ See <a href="https:\/\/example.com\/docs"[^>]*>the docs<\/a> first\./);
+    // 50,000 of them, with a definition in the text: each bracket is looked at once, not once per bracket.
+    const brackets = '['.repeat(50_000);
+    const blocks = [`${brackets}\n\n`, '[docs]: https://example.com/docs\n\n', `See [docs]. ${brackets}`];
+    expect(withReferences(blocks)).toEqual([
+      blocks[0],
+      '',
+      `See [docs]. ${brackets}\n\n[docs]: https://example.com/docs\n`,
+    ]);
+  });
+
+  it('resolves a reference-style link defined in an earlier block', () => {
+    const html = render('[docs]: https://example.com/docs\n\nSee [docs] first.');
+    expect(html).toMatch(/See <a href="https:\/\/example.com\/docs"[^>]*>docs<\/a> first\./);
   });
 
   it('leaves a text without definitions as it is', () => {

@@ -1,6 +1,6 @@
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
 import { Lexer } from 'marked';
-import { memo, useEffect, useReducer, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
@@ -291,10 +291,61 @@ function splitGrowing(previous: { text: string; blocks: string[] } | null, text:
  */
 const DEFINITION =
   /^ {0,3}\[(?:(\^[^\]\n]+)\]:[ \t]*\S|([^\]\n^][^\]\n]*)\]:[ \t]*(?:<[^>\n]*>|[^\s<]\S*)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$)/;
-const REFERENCE = /\[(\^?[^\]\n]+)\]/g;
+/**
+ * A reference's label: brackets with no bracket inside (CommonMark allows none unescaped). Excluding `[`
+ * keeps the search linear: a line of `[[[[…` is read once, not once from each bracket to its end.
+ */
+const REFERENCE = /\[(\^?[^[\]\n]+)\]/g;
 
 /** How CommonMark matches labels: any case, runs of white space as one. */
 const labelKey = (label: string): string => label.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** What one block defines and refers to, read once per block, not at each streamed word of a reply. */
+interface BlockReferences {
+  /** Its definitions by label, each as written (a footnote with its indented lines), the first of a label. */
+  definitions: Map<string, string>;
+  /** The labels it refers to, in order. */
+  references: string[];
+  /** It holds nothing but definitions (and blank or indented lines). */
+  onlyDefinitions: boolean;
+}
+
+const readBlocks = new Map<string, BlockReferences>();
+const READ_BLOCKS_MAX = 2_000;
+
+function referencesOf(block: string): BlockReferences {
+  const known = readBlocks.get(block);
+  if (known) return known;
+  const definitions = new Map<string, string>();
+  // A block of definitions starts with one; the rest are text, whatever their later lines look like.
+  if (DEFINITION.test(block.split('\n', 1)[0] ?? '')) {
+    let current: string | null = null;
+    for (const line of block.split('\n')) {
+      const start = DEFINITION.exec(line);
+      const label = start?.[1] ?? start?.[2];
+      if (label) {
+        // A footnote goes on over the indented lines after it; a link definition is one line.
+        const key = labelKey(label);
+        current = definitions.has(key) || !key.startsWith('^') ? null : key;
+        if (!definitions.has(key)) definitions.set(key, line);
+      } else if (current && /^\s+\S/.test(line)) {
+        definitions.set(current, `${definitions.get(current)}\n${line}`);
+      } else if (line.trim()) {
+        current = null;
+      }
+    }
+  }
+  const read: BlockReferences = {
+    definitions,
+    references: [...block.matchAll(REFERENCE)].map((match) => labelKey(match[1] ?? '')),
+    onlyDefinitions:
+      definitions.size > 0 &&
+      block.split('\n').every((line) => !line.trim() || DEFINITION.test(line) || /^\s/.test(line)),
+  };
+  readBlocks.set(block, read);
+  if (readBlocks.size > READ_BLOCKS_MAX) readBlocks.delete(readBlocks.keys().next().value ?? '');
+  return read;
+}
 
 /**
  * Each block as it is rendered: a block that uses a reference-style link or a footnote defined in another
@@ -302,32 +353,18 @@ const labelKey = (label: string): string => label.trim().replace(/\s+/g, ' ').to
  * alone. A block of footnotes that other blocks carry that way is not shown again ('').
  */
 export function withReferences(blocks: readonly string[]): string[] {
+  const read = blocks.map(referencesOf);
   const definitions = new Map<string, { text: string; block: number }>();
-  blocks.forEach((block, index) => {
-    if (!DEFINITION.test(block)) return;
-    let current: string | null = null;
-    for (const line of block.split('\n')) {
-      const start = DEFINITION.exec(line);
-      const label = start?.[1] ?? start?.[2];
-      if (label) {
-        // A footnote goes on over the indented lines after it; a link definition is one line.
-        current = labelKey(label);
-        if (!definitions.has(current)) definitions.set(current, { text: line, block: index });
-        if (!current.startsWith('^')) current = null;
-      } else if (current && /^\s+\S/.test(line)) {
-        const entry = definitions.get(current);
-        if (entry?.block === index) entry.text += `\n${line}`;
-      } else if (line.trim()) {
-        current = null;
-      }
+  read.forEach((block, index) => {
+    for (const [key, text] of block.definitions) {
+      if (!definitions.has(key)) definitions.set(key, { text, block: index });
     }
   });
   if (definitions.size === 0) return [...blocks];
   const carried = new Set<string>();
   const sources = blocks.map((block, index) => {
     const needed: string[] = [];
-    for (const match of block.matchAll(REFERENCE)) {
-      const key = labelKey(match[1] ?? '');
+    for (const key of read[index]?.references ?? []) {
       const definition = definitions.get(key);
       if (!definition || definition.block === index || needed.includes(definition.text)) continue;
       needed.push(definition.text);
@@ -339,9 +376,7 @@ export function withReferences(blocks: readonly string[]): string[] {
   return sources.map((source, index) => {
     const own = [...definitions].filter(([, definition]) => definition.block === index);
     const onlyCarried =
-      own.length > 0 &&
-      own.every(([key]) => carried.has(key)) &&
-      source.split('\n').every((line) => !line.trim() || DEFINITION.test(line) || /^\s/.test(line));
+      read[index]?.onlyDefinitions === true && own.length > 0 && own.every(([key]) => carried.has(key));
     return onlyCarried ? '' : source;
   });
 }
@@ -354,8 +389,10 @@ export function Markdown({ text }: { text: string }) {
     blocks = splitGrowing(split, text);
     setSplit({ text, blocks });
   }
-  // Only a text with a definition in it needs its blocks to know of one another.
-  const sources = text.includes(']:') ? withReferences(blocks) : blocks;
+  // Only a text with a definition in it needs its blocks to know of one another; drawn again with the same
+  // text (the row re-rendered), the blocks are the same and so are their sources.
+  const defines = text.includes(']:');
+  const sources = useMemo(() => (defines ? withReferences(blocks) : blocks), [defines, blocks]);
   return (
     <div className="markdown">
       {sources.map((source, index) => (source === '' ? null : <Block key={index} source={source} />))}
