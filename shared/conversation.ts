@@ -176,6 +176,8 @@ export interface ConversationState {
   claudeCodeVersion: string | null;
   /** How much Claude may do without asking. */
   permissionMode: PermissionModeChoice;
+  /** Its CLI runs without the folder's own settings: the folder is not trusted (main/trust.ts). */
+  folderSettingsOff: boolean;
   /** Who the commits Claude makes are by, as its process was launched; null: git's own setting. */
   commitIdentity: CommitIdentity | null;
   /** The slash commands the CLI offers: those it reported at start, then any new name a turn's init lists. */
@@ -238,6 +240,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     models: snapshot?.models ?? [],
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
     permissionMode: snapshot?.permissionMode ?? 'default',
+    folderSettingsOff: snapshot?.folderSettingsOff ?? false,
     commitIdentity: snapshot?.commitIdentity ?? null,
     commands: snapshot?.commands ?? [],
     doneWhen: '',
@@ -444,6 +447,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
         models: event.snapshot.models,
         model: event.snapshot.model ?? d.state.model,
         permissionMode: event.snapshot.permissionMode,
+        folderSettingsOff: event.snapshot.folderSettingsOff ?? false,
         commitIdentity: event.snapshot.commitIdentity ?? null,
         commands: event.snapshot.commands ?? d.state.commands,
       });

@@ -17,6 +17,7 @@ import { SettingsScreen } from './Settings';
 import { applyTheme } from './theme';
 import { useModalDialog } from './popover';
 import { useStore } from './store';
+import { TrustDialog } from './TrustDialog';
 import './styles.css';
 
 export function App() {
@@ -78,6 +79,7 @@ export function App() {
       <CommandPalette />
       <ShortcutsSheet />
       <SettingsScreen />
+      <TrustDialog />
       <div className="app-body">
         <SidebarSlot />
         <div className="app-main">

@@ -1,5 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { AppSettings, type InvokeResponse, type SettingsView, type Theme } from '../../shared/ipc';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import {
+  AppSettings,
+  type InvokeResponse,
+  type SettingsView,
+  type Theme,
+  type TrustedFolder,
+} from '../../shared/ipc';
 import { IMAGE_LIMITS } from '../../shared/images';
 import { call } from './api';
 import { PermissionModeOptions } from './chat/PermissionMode';
@@ -270,6 +276,8 @@ function SettingsDialog() {
             </label>
           </fieldset>
 
+          <TrustedFolders />
+
           <fieldset>
             <legend>Data</legend>
             <p className="settings-help">
@@ -321,4 +329,62 @@ function knownModels(
     if (tab.conversation.models.length > 0) return tab.conversation.models;
   }
   return NO_MODELS;
+}
+
+/** The folders whose own settings (hooks, MCP servers, allow rules) Byre lets run, each with Forget. */
+function TrustedFolders() {
+  const listTrusted = useStore((state) => state.listTrusted);
+  const forgetTrust = useStore((state) => state.forgetTrust);
+  const [folders, setFolders] = useState<TrustedFolder[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(
+    () =>
+      listTrusted().then(setFolders, (reason: unknown) =>
+        setError(reason instanceof Error ? reason.message : String(reason)),
+      ),
+    [listTrusted],
+  );
+  useEffect(() => void load(), [load]);
+  const forget = async (folder: string) => {
+    setError(null);
+    try {
+      await forgetTrust(folder);
+      await load();
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+    }
+  };
+  return (
+    <fieldset>
+      <legend>Trusted folders</legend>
+      <p className="settings-help">
+        Claude Code runs these folders&apos; own hooks, MCP servers and helper commands, and follows their
+        allow rules. Byre asks again when their settings change.
+      </p>
+      {folders && folders.length === 0 && <p className="muted">No folder is trusted yet.</p>}
+      {folders && folders.length > 0 && (
+        <ul className="trusted-folders" aria-label="Trusted folders">
+          {folders.map((entry) => (
+            <li key={entry.folder}>
+              <code title={entry.folder}>{entry.folder}</code>
+              {entry.source === 'claude' && <span className="muted"> (trusted in Claude Code)</span>}
+              <button
+                type="button"
+                className="button-secondary button-small"
+                aria-label={`Forget ${entry.folder}`}
+                onClick={() => void forget(entry.folder)}
+              >
+                Forget
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p className="inline-error settings-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
 }

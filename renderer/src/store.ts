@@ -34,6 +34,7 @@ import {
   type SavedView,
 } from './library/slice';
 import { newTab, tabActions } from './tabs';
+import { trustSlice, type TrustSlice } from './trust';
 
 /**
  * The renderer's one store, in two slices: the app (host info, which tab is open) and the open
@@ -198,11 +199,16 @@ interface ConversationsSlice {
   /** Brings a conversation to the front: its tab, and its branch if the tab shows another. */
   showConversation(conversationId: string): void;
   resume(tabId: string): Promise<void>;
+  /**
+   * For a tab whose folder settings are off: asks "Trust this folder?" and, if trusted, starts its CLI again
+   * with them (refused while a reply runs, the tab's error says so).
+   */
+  trustFolderOf(tabId: string): Promise<void>;
   closeTab(tabId: string): Promise<void>;
   applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
 }
 
-export type Store = AppSlice & ConversationsSlice & LibrarySlice & FindSlice & BranchSlice;
+export type Store = AppSlice & ConversationsSlice & LibrarySlice & FindSlice & BranchSlice & TrustSlice;
 
 interface FindSlice {
   /** Per tab, while its find bar is open. */
@@ -321,7 +327,7 @@ const storeState: StateCreator<Store> = (set, get, api) => {
 
   const launch = async (tabId: string, cwd: string, options: StartOptions) => {
     try {
-      const snapshot = await call('startConversation', { cwd, ...options });
+      const snapshot = await get().trusted(() => call('startConversation', { cwd, ...options }));
       if (!get().tabs[tabId]) {
         // The tab was closed while its CLI started: end that CLI rather than leave it running.
         await call('closeConversation', { conversationId: snapshot.conversationId }).catch(() => undefined);
@@ -469,6 +475,7 @@ const storeState: StateCreator<Store> = (set, get, api) => {
   return {
     ...createLibrarySlice(set, get, api),
     ...createBranchSlice(set, get, api),
+    ...trustSlice(set, get),
     finds: {},
     focusMessage,
 
@@ -789,7 +796,14 @@ const storeState: StateCreator<Store> = (set, get, api) => {
 
     resume: (tabId) =>
       guarded(tabId, async () => {
-        await call('resume', { conversationId: conversationOf(tabId) });
+        await get().trusted(() => call('resume', { conversationId: conversationOf(tabId) }));
+      }),
+
+    trustFolderOf: (tabId) =>
+      guarded(tabId, async () => {
+        const cwd = get().tabs[tabId]?.conversation.cwd;
+        if (!cwd || !(await get().askTrust(cwd))) return;
+        await call('useFolderSettings', { conversationId: conversationOf(tabId) });
       }),
 
     async closeTab(tabId) {

@@ -221,7 +221,9 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
         return;
       }
       try {
-        const preview = await call('rewindFiles', { target, userMessageUuid: uuid, dryRun: true });
+        const preview = await get().trusted(() =>
+          call('rewindFiles', { target, userMessageUuid: uuid, dryRun: true }),
+        );
         patchRewind(tabId, messageId, { preview });
       } catch (error) {
         patchRewind(tabId, messageId, { error: `The files could not be checked: ${messageOf(error)}` });
@@ -253,7 +255,9 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
         }
         patchRewind(tabId, dialog.messageId, { busy: true, error: null });
         try {
-          const done = await call('rewindFiles', { target, userMessageUuid: uuid, dryRun: false });
+          const done = await get().trusted(() =>
+            call('rewindFiles', { target, userMessageUuid: uuid, dryRun: false }),
+          );
           if (!done.canRewind) {
             patchRewind(tabId, dialog.messageId, {
               busy: false,
@@ -381,11 +385,9 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       sending.add(pending.key);
       let answer: Awaited<ReturnType<typeof call<'forkConversation'>>>;
       try {
-        answer = await call('forkConversation', {
-          from,
-          at: pending.forkPointUuid,
-          message: { text, images },
-        });
+        answer = await get().trusted(() =>
+          call('forkConversation', { from, at: pending.forkPointUuid, message: { text, images } }),
+        );
       } finally {
         forksInFlight -= 1;
         sending.delete(pending.key);

@@ -218,11 +218,50 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
           ))}
         </select>
       </label>
+      <FolderSettingsOff tabId={tabId} />
       <PermissionModePicker tabId={tabId} />
       <DoneWhenButton tabId={tabId} />
       {sessionId && <ExportMenu sessionId={sessionId} />}
       <StatusDot status={status} />
     </header>
+  );
+}
+
+/**
+ * While the conversation's CLI runs without its folder's own settings (the folder is not trusted): says so,
+ * with a way to trust it, which starts the CLI again with them once no reply runs.
+ */
+function FolderSettingsOff({ tabId }: { tabId: string }) {
+  const { off, busy } = useStore(
+    useShallow((state) => {
+      const conversation = state.tabs[tabId]?.conversation;
+      return {
+        off: conversation?.folderSettingsOff ?? false,
+        busy: conversation?.status === 'running' || conversation?.status === 'starting',
+      };
+    }),
+  );
+  const trustFolderOf = useStore((state) => state.trustFolderOf);
+  if (!off) return null;
+  return (
+    <span className="folder-settings-off">
+      <span
+        className="badge badge-warning"
+        role="note"
+        title="Its hooks, MCP servers and allow rules do not run"
+      >
+        Folder settings off
+      </span>
+      <button
+        type="button"
+        className="button-secondary button-small"
+        disabled={busy}
+        title={busy ? 'After this reply' : 'Trust this folder and start Claude Code again with its settings'}
+        onClick={() => void trustFolderOf(tabId)}
+      >
+        Trust folder…
+      </button>
+    </span>
   );
 }
 

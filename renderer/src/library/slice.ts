@@ -299,7 +299,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
         const saved = get().tabs[tabId]?.saved;
         if (!saved) return;
         try {
-          const snapshot = await call('resumeSaved', { sessionId: saved.sessionId });
+          const snapshot = await get().trusted(() => call('resumeSaved', { sessionId: saved.sessionId }));
           await becomeLive(tabId, snapshot);
         } catch (error) {
           // The CLI deleted its copy since the tab opened: say so, and offer what still works.
@@ -316,7 +316,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       guarded(tabId, async () => {
         const saved = get().tabs[tabId]?.saved;
         if (!saved) return;
-        const snapshot = await call('continueSaved', { sessionId: saved.sessionId });
+        const snapshot = await get().trusted(() => call('continueSaved', { sessionId: saved.sessionId }));
         const id = snapshot.conversationId;
         set((state) => ({
           tabs: {

@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { claude, send } from './fixtures/chat-page';
+import { expect, test } from './fixtures/web-host';
+
+/**
+ * "Trust this folder?" in Chromium through the browser host, against the real CLI: a folder whose own
+ * settings run a hook is asked about before Claude Code starts there (here, as `npm start -- <folder>` does),
+ * and the answer decides whether the hook runs.
+ */
+
+const HOOK = 'touch prompt-submitted.marker';
+const hookSettings = JSON.stringify({
+  hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: HOOK }] }] },
+  env: { DEPLOY_TOKEN: 'x' },
+});
+
+const trustDialog = (page: Page) => page.getByRole('dialog', { name: 'Trust this folder?' });
+const marker = (cwd: string) => join(cwd, 'prompt-submitted.marker');
+
+test.describe('a folder with its own hooks', () => {
+  test.use({ folderFiles: { '.claude/settings.json': hookSettings } });
+
+  test('lists what it would run; "Open without its settings" runs none of it and says so', async ({
+    page,
+    webHost,
+  }) => {
+    const { world } = webHost;
+    const dialog = trustDialog(page);
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByText(world.cwd)).toBeVisible();
+    await expect(dialog.getByText(`UserPromptSubmit: ${HOOK}`)).toBeVisible();
+    await expect(dialog.getByText('Sets the environment variable DEPLOY_TOKEN')).toBeVisible();
+    // Escape is "Open without its settings", never trust.
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole('note').filter({ hasText: 'Folder settings off' })).toBeVisible();
+
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello, untrusted.' }] });
+    await send(page, 'hello');
+    await expect(claude(page).filter({ hasText: 'Hello, untrusted.' })).toBeVisible();
+    expect(existsSync(marker(world.cwd))).toBe(false);
+
+    // Trusted from there: the next process has the folder's settings, and the hook runs.
+    await page.getByRole('button', { name: 'Trust folder…' }).click();
+    await expect(dialog.getByText(`UserPromptSubmit: ${HOOK}`)).toBeVisible();
+    await dialog.getByRole('button', { name: 'Trust', exact: true }).click();
+    await expect(page.getByRole('note').filter({ hasText: 'Folder settings off' })).toBeHidden();
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello, trusted.' }] });
+    await send(page, 'again');
+    await expect(claude(page).filter({ hasText: 'Hello, trusted.' })).toBeVisible();
+    expect(existsSync(marker(world.cwd))).toBe(true);
+  });
+
+  test('trusted, it is listed in Settings, and Forget asks again next time', async ({ page, webHost }) => {
+    const { world } = webHost;
+    await trustDialog(page).getByRole('button', { name: 'Trust', exact: true }).click();
+    await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+    await expect(page.getByRole('note').filter({ hasText: 'Folder settings off' })).toBeHidden();
+
+    await page.keyboard.press('ControlOrMeta+Comma');
+    const settings = page.getByRole('dialog', { name: 'Settings' });
+    const list = settings.getByRole('list', { name: 'Trusted folders' });
+    await expect(list.getByText(world.cwd)).toBeVisible();
+    await settings.getByRole('button', { name: `Forget ${world.cwd}` }).click();
+    await expect(settings.getByText('No folder is trusted yet.')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(settings).toBeHidden();
+
+    // A new conversation in the same folder asks again.
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    const form = page.getByRole('form', { name: 'New conversation' });
+    await form.getByLabel('Working folder').fill(world.cwd);
+    await form.getByRole('button', { name: 'Start' }).click();
+    await expect(trustDialog(page)).toBeVisible();
+  });
+});
+
+test('a folder without settings of its own opens with no question', async ({ page, webHost }) => {
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'No question asked.' }] });
+  await send(page, 'hello');
+  await expect(claude(page).filter({ hasText: 'No question asked.' })).toBeVisible();
+  await expect(trustDialog(page)).toBeHidden();
+  await expect(page.getByText('Folder settings off')).toBeHidden();
+});
