@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CommitIdentity, invokeChannels } from './ipc';
+import { appChannels, CommitIdentity } from './app';
 
-/** What the IPC contract refuses before main acts on it (main parses every request with these schemas). */
+/** What the app's channels refuse before main acts on them (main parses every request with these schemas). */
 
 describe('openLink', () => {
-  const accepts = (url: string) => invokeChannels.openLink.request.safeParse({ url }).success;
+  const accepts = (url: string) => appChannels.openLink.request.safeParse({ url }).success;
 
   it('takes http and https links', () => {
     expect(accepts('https://docs.anthropic.com/en/docs/claude-code')).toBe(true);

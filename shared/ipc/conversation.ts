@@ -1,0 +1,276 @@
+/**
+ * One open conversation: what it is (its snapshot), what happens in it (its events, in order), and the
+ * channels that drive it (start, send, answer, stop, page back).
+ */
+import { z } from 'zod';
+import { IMAGE_LIMITS } from '../images';
+import { ModelInfo, type CliMessage } from '../protocol';
+import { CommitIdentity, PermissionModeChoice } from './app';
+import { IpcError } from './errors';
+import { SavedDraft, ShownImage } from './intake';
+import { ConversationId, ConversationRef, Empty, Uuid } from './refs';
+
+/** A slash command the CLI offers (`/compact`, a skill, a project command), for the composer's `/` menu. */
+export const SlashCommand = z.object({
+  /** Without the slash. */
+  name: z.string().min(1).max(200),
+  description: z.string().max(2_000),
+  /** What the command takes after its name, e.g. "<file>"; empty when nothing. */
+  argumentHint: z.string().max(200),
+});
+export type SlashCommand = z.infer<typeof SlashCommand>;
+
+export const ConversationSnapshot = z.object({
+  conversationId: ConversationId,
+  sessionId: z.string(),
+  cwd: z.string(),
+  /** The model the session runs, when known (init tells it on the first turn). */
+  model: z.string().nullable(),
+  models: z.array(ModelInfo),
+  claudeCodeVersion: z.string().nullable(),
+  /** The permission mode the CLI runs in now. */
+  permissionMode: PermissionModeChoice,
+  /** Who the commits Claude makes here are by (its process was launched with it); null: git's own setting. */
+  commitIdentity: CommitIdentity.nullable().optional(),
+  /** The slash commands the CLI reported when it started. */
+  commands: z.array(SlashCommand).optional(),
+  /** Its process runs without the folder's own settings and MCP servers: the folder is not trusted. */
+  folderSettingsOff: z.boolean().optional(),
+});
+export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
+
+/** How full the context window is. */
+export const ContextUsage = z.object({
+  usedTokens: z.number().nonnegative(),
+  maxTokens: z.number().positive(),
+  /** What fills it, by category, as the CLI reports it; free space last. */
+  categories: z.array(
+    z.object({
+      name: z.string(),
+      tokens: z.number().nonnegative(),
+      kind: z.enum(['used', 'deferred', 'buffer', 'free', 'other']),
+    }),
+  ),
+});
+export type ContextUsage = z.infer<typeof ContextUsage>;
+
+/** The longest "Done when" command (a shell command line). */
+export const DONE_WHEN_MAX_CHARS = 4_000;
+export const DoneWhenCommand = z.string().max(DONE_WHEN_MAX_CHARS);
+
+/**
+ * One run of a conversation's "Done when" check, which Byre runs when Claude stops (its Stop hook): running,
+ * then how it ended. A failed check keeps Claude going, up to `maxRounds` runs in a row.
+ */
+export const CheckRun = z.object({
+  id: z.string().min(1).max(100),
+  command: DoneWhenCommand,
+  /** Which run this is since the user's message (1-based), of at most `maxRounds`. */
+  round: z.number().int().positive(),
+  maxRounds: z.number().int().positive(),
+  /** The CLI's `stop_hook_active`: Claude is stopping again after a check kept it going. */
+  stopHookActive: z.boolean(),
+  /** When it started, ms since the epoch. */
+  startedAt: z.number(),
+  status: z.enum(['running', 'passed', 'failed', 'stopped']),
+  /** What happened, in words: "exit 0", "exit 1", "command not found (exit 127)", "timed out after 10 min". */
+  summary: z.string(),
+  durationMs: z.number().nonnegative().nullable(),
+  /** The end of its output (stdout and stderr as they came), at most CHECK_OUTPUT_SHOWN_CHARS. */
+  output: z.string(),
+  /** Output was dropped: more than 1 MB came, or more than is shown. */
+  outputTruncated: z.boolean(),
+  /** It failed on the last round allowed: Claude was let stop anyway. */
+  gaveUp: z.boolean(),
+});
+export type CheckRun = z.infer<typeof CheckRun>;
+export const CHECK_OUTPUT_SHOWN_CHARS = 64 * 1024;
+
+/** Events about one conversation, in order. */
+export const ConversationEvent = z.discriminatedUnion('kind', [
+  /** A line from the CLI (control lines excluded). Text deltas may be merged, at most one batch a frame. */
+  z.object({
+    kind: z.literal('message'),
+    message: z.custom<CliMessage>((value) => typeof value === 'object'),
+  }),
+  /** A prompt the user sent, echoed so every window shows it at once. */
+  z.object({
+    kind: z.literal('prompt'),
+    uuid: Uuid,
+    text: z.string(),
+    images: z.array(ShownImage).optional(),
+    /** When main sent it (ms since the epoch): how long the model then thinks is measured from it. */
+    at: z.number().optional(),
+  }),
+  z.object({ kind: z.literal('prompt_cancelled'), uuid: Uuid }),
+  z.object({ kind: z.literal('title'), title: z.string() }),
+  z.object({ kind: z.literal('notify'), message: z.string(), title: z.string().optional() }),
+  /** Something the user should know that does not stop the conversation. */
+  z.object({ kind: z.literal('warning'), message: z.string() }),
+  /** A line the app could not understand; the conversation goes on. */
+  z.object({ kind: z.literal('bad_line'), problem: z.string() }),
+  z.object({ kind: z.literal('model'), model: z.string() }),
+  /** The CLI process ended; `error` is set when it was not asked to. */
+  z.object({ kind: z.literal('exit'), error: IpcError.optional() }),
+  /** A new process took over (resume after a crash). */
+  z.object({ kind: z.literal('resumed'), snapshot: ConversationSnapshot }),
+  /** Claude asks before it uses a tool (`can_use_tool`); it waits until answered, cancelled or stopped. */
+  z.object({
+    kind: z.literal('permission_request'),
+    requestId: z.string(),
+    toolName: z.string(),
+    /** The name to show (the CLI's `display_name`, else the tool's name). */
+    displayName: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    /** The tool call it is about, when the CLI says. */
+    toolUseId: z.string().nullable(),
+    description: z.string().nullable(),
+    blockedPath: z.string().nullable(),
+    /** What "Always allow" would remember, in words (e.g. "Bash(touch allowed.txt) in this project"); null: nothing to remember. */
+    remember: z.string().nullable(),
+  }),
+  /** A permission request is no longer waiting. */
+  z.object({
+    kind: z.literal('permission_resolved'),
+    requestId: z.string(),
+    outcome: z.enum(['allowed', 'denied', 'cancelled']),
+    /** Why it ended, in words, for a cancelled one (e.g. "Claude stopped waiting for an answer."). */
+    reason: z.string().nullable(),
+  }),
+  /** The permission mode changed (set here or by the CLI, e.g. leaving plan mode). */
+  z.object({ kind: z.literal('permission_mode'), mode: PermissionModeChoice }),
+  /** The conversation's "Done when" command changed (empty: no check). */
+  z.object({ kind: z.literal('done_when'), command: DoneWhenCommand }),
+  /** A run of the "Done when" check started or ended: its card in the conversation. */
+  z.object({ kind: z.literal('check'), check: CheckRun }),
+  /** The last check's result, for the header, without its card (what a window opening later starts from). */
+  z.object({ kind: z.literal('check_status'), check: CheckRun }),
+]);
+export type ConversationEvent = z.infer<typeof ConversationEvent>;
+
+export const conversationChannels = {
+  /** Opens a conversation: a new CLI process in `cwd`. */
+  startConversation: {
+    request: z.object({
+      cwd: z.string().min(1).max(4096),
+      model: z.string().min(1).max(200).optional(),
+      /** Otherwise the default permission mode of the settings. */
+      permissionMode: PermissionModeChoice.optional(),
+    }),
+    response: ConversationSnapshot,
+  },
+  /** Changes how much Claude may do without asking, from its next step (`set_permission_mode`). */
+  setPermissionMode: {
+    request: ConversationRef.extend({ mode: PermissionModeChoice }),
+    response: z.object({ mode: PermissionModeChoice }),
+  },
+  /** How full the context window is (`get_context_usage`), for the header's meter and its breakdown. */
+  contextUsage: { request: ConversationRef, response: ContextUsage },
+  /** The MCP servers of the conversation, each with its status, error and tools (`mcp_status`). */
+  mcpStatus: {
+    request: ConversationRef,
+    response: z.object({
+      servers: z.array(
+        z.object({
+          name: z.string(),
+          status: z.string(),
+          error: z.string().nullable(),
+          tools: z.array(z.string()),
+        }),
+      ),
+    }),
+  },
+  /** Stops a background task: a subagent or a shell command (`stop_task`, with the task_* events' id). */
+  stopTask: { request: ConversationRef.extend({ taskId: z.string().min(1).max(200) }), response: Empty },
+  /** Answers a permission request (a `permission_request` event) that is still waiting. */
+  answerPermission: {
+    request: ConversationRef.extend({
+      requestId: z.string().min(1).max(100),
+      answer: z.discriminatedUnion('behavior', [
+        /** `remember`: also allow it from now on, as the request's `remember` says. */
+        z.object({ behavior: z.literal('allow'), remember: z.boolean() }),
+        /** `message`: why, for Claude; empty for no reason. */
+        z.object({ behavior: z.literal('deny'), message: z.string().max(10_000) }),
+      ]),
+    }),
+    /** `answered` false: it was no longer waiting (answered elsewhere, cancelled or stopped). */
+    response: z.object({ answered: z.boolean() }),
+  },
+  /** Images first, then the text; a turn may hold images without text, or text without images. */
+  send: {
+    request: ConversationRef.extend({
+      text: z.string().max(1_000_000),
+      images: z.array(ShownImage).max(IMAGE_LIMITS.maxImagesPerTurn).default([]),
+      uuid: Uuid.optional(),
+    })
+      .refine(
+        (request) => request.text.trim().length > 0 || request.images.length > 0,
+        'A message needs text or an image.',
+      )
+      .refine(
+        (request) =>
+          request.images.reduce((sum, image) => sum + image.data.length, 0) <=
+          IMAGE_LIMITS.maxTurnBase64Length,
+        'The images of one message are too large together.',
+      ),
+    response: z.object({ uuid: Uuid }),
+  },
+  /**
+   * The conversation's "Done when" command, from its next stop; with `folderDefault`, also the one new
+   * conversations in its folder start with.
+   */
+  setDoneWhen: {
+    request: ConversationRef.extend({ command: DoneWhenCommand, folderDefault: z.boolean() }),
+    response: z.object({ command: DoneWhenCommand }),
+  },
+  /** Keeps the conversation's unsent draft in main, replacing the one before. */
+  setDraft: { request: ConversationRef.extend({ draft: SavedDraft }), response: Empty },
+  /** Stops the running turn; queued messages stay queued. */
+  interrupt: { request: ConversationRef, response: Empty },
+  cancelQueued: {
+    request: ConversationRef.extend({ uuid: Uuid }),
+    response: z.object({ cancelled: z.boolean() }),
+  },
+  setModel: {
+    request: ConversationRef.extend({ model: z.string().min(1).max(200) }),
+    response: z.object({ model: z.string() }),
+  },
+  /** After the CLI exited unexpectedly: a new process that continues the same session. */
+  resume: { request: ConversationRef, response: ConversationSnapshot },
+  /**
+   * The conversations open in main, with what has happened in each, so a window that reloads (or a
+   * second window) shows them instead of starting over.
+   */
+  listConversations: {
+    request: Empty,
+    response: z.object({
+      conversations: z.array(
+        z.object({
+          snapshot: ConversationSnapshot,
+          /** What it is as a whole (title, model, mode, process) from before the screenful, to apply first. */
+          prelude: z.array(z.lazy(() => ConversationEvent)),
+          /** Its last screenful. */
+          events: z.array(z.lazy(() => ConversationEvent)),
+          /** How many events it has had: those numbered below this are in the window or before it. */
+          seq: z.number().int().nonnegative(),
+          /** Where the page before the screenful ends (for `conversationBefore`); null: nothing is earlier. */
+          before: z.string().max(100).nullable(),
+          /** The message being written in it when the window went (setDraft). */
+          draft: SavedDraft,
+          /**
+           * Resumed from the library: the saved page before the resume (`openSavedBefore`), read once the
+           * window has read back to the start of main's log; null when there is none.
+           */
+          savedBefore: z.string().max(1000).nullable(),
+        }),
+      ),
+    }),
+  },
+  /** The page of an open conversation's history that ends where `before` says, as the user scrolls up. */
+  conversationBefore: {
+    request: ConversationRef.extend({ before: z.string().min(1).max(100) }),
+    response: z.object({ events: z.array(z.lazy(() => ConversationEvent)), before: z.string().nullable() }),
+  },
+  /** Ends the conversation's CLI process cleanly. */
+  closeConversation: { request: ConversationRef, response: Empty },
+} satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;

@@ -1,0 +1,77 @@
+/**
+ * The one IPC contract between the renderer and main, assembled from its domains. Each invoke channel names
+ * its request and response schema; each event channel names its payload schema. Main's handlers, the
+ * preload's `window.byre`, the browser bridge and the renderer's types are all derived from here.
+ *
+ * The domains' files import each other directly, never through this file, so nothing here is a circle.
+ */
+import type { z } from 'zod';
+import { appChannels } from './app';
+import { branchChannels } from './branches';
+import { conversationChannels } from './conversation';
+import type { IpcResult } from './errors';
+import type { EventChannel, EventPayload } from './events';
+import { intakeChannels } from './intake';
+import { libraryChannels } from './library';
+import { trustChannels } from './trust';
+
+export const invokeChannels = {
+  ...appChannels,
+  ...conversationChannels,
+  ...intakeChannels,
+  ...trustChannels,
+  ...branchChannels,
+  ...libraryChannels,
+} satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
+
+export type InvokeChannel = keyof typeof invokeChannels;
+export type InvokeRequest<C extends InvokeChannel> = z.input<(typeof invokeChannels)[C]['request']>;
+export type InvokeResponse<C extends InvokeChannel> = z.infer<(typeof invokeChannels)[C]['response']>;
+
+/**
+ * `window.byre`: one function per invoke channel, one subscription per event channel. Calls resolve to a
+ * result object rather than throwing, so nothing depends on how a host carries exceptions.
+ */
+export type ByreApi = {
+  [C in InvokeChannel]: (request: InvokeRequest<C>) => Promise<IpcResult<InvokeResponse<C>>>;
+} & {
+  on<C extends EventChannel>(channel: C, listener: (payload: EventPayload<C>) => void): () => void;
+  /** Which host serves this window. */
+  readonly host: 'electron' | 'browser';
+};
+
+export const invokeChannelNames = Object.keys(invokeChannels) as InvokeChannel[];
+
+/** The IPC channel string for a contract name; one namespace so nothing else can collide. */
+export const ipcChannel = (name: InvokeChannel | EventChannel): string => `byre:${name}`;
+
+export { AppInfo, AppSettings, CommitIdentity, PermissionModeChoice, SettingsView, Theme } from './app';
+export { FileChange, FileRewind } from './branches';
+export {
+  CHECK_OUTPUT_SHOWN_CHARS,
+  CheckRun,
+  ContextUsage,
+  ConversationEvent,
+  ConversationSnapshot,
+  DONE_WHEN_MAX_CHARS,
+  DoneWhenCommand,
+  SlashCommand,
+} from './conversation';
+export { IpcError, IpcErrorName, errorFromIpc, type IpcResult } from './errors';
+export { eventChannels, type EventChannel, type EventPayload } from './events';
+export {
+  DraftImage,
+  EMPTY_SAVED_DRAFT,
+  FileMatch,
+  IMAGE_REF_PREFIX,
+  MAX_IMAGE_FILE_BYTES,
+  PreparedImage,
+  ProtocolLine,
+  ProtocolLinesRequest,
+  ProtocolLinesResponse,
+  SavedDraft,
+  ShownImage,
+  TurnImage,
+} from './intake';
+export { SessionTarget } from './refs';
+export { FolderTrust, TrustItem, TrustedFolder } from './trust';
