@@ -7,337 +7,27 @@
  * record.ts), so a delta to a streaming reply copies that message and the short path to it, and every other
  * message object, the order and the tool calls stay as they were.
  */
-import type {
-  CheckRun,
-  CommitIdentity,
-  ConversationEvent,
-  ConversationSnapshot,
-  IpcError,
-  PermissionModeChoice,
-  SlashCommand,
-  TurnImage,
-} from './ipc';
-import { editRecord, recordValues, withEntry, type RecordEditor } from './persistent-record';
-import { ImageMediaType } from './protocol';
+import type { CheckRun, ConversationEvent, TurnImage } from '../ipc';
+import { recordValues, withEntry } from '../persistent-record';
+import { ImageMediaType } from '../protocol';
 import type {
   AssistantMessage,
   CliMessage,
   ContentBlock,
-  ModelInfo,
   ResultMessage,
   StreamEventMessage,
   UserMessage,
-} from './protocol';
-
-export type Part =
-  | { kind: 'text'; text: string }
-  /** `seconds`: how long the model thought, once its line has come (from the lines' timestamps). */
-  | { kind: 'thinking'; text: string; seconds?: number }
-  | { kind: 'tool'; toolUseId: string }
-  | { kind: 'other'; label: string };
-
-export type PromptStatus = 'sending' | 'queued' | 'sent' | 'cancelled';
-
-export interface UserChatMessage {
-  role: 'user';
-  id: string;
-  author: string;
-  text: string;
-  /** Images the message carried, in order (shown before its text). */
-  images: TurnImage[];
-  /** The uuid the CLI stores the message under, for rewinding. */
-  uuid: string | null;
-  status: PromptStatus;
-  parentToolUseId: string | null;
-}
-
-export interface AssistantChatMessage {
-  role: 'assistant';
-  id: string;
-  author: string;
-  parts: Part[];
-  streaming: boolean;
-  aborted: boolean;
-  /** The uuid of the last line of this message, for rewinding. */
-  uuid: string | null;
-  parentToolUseId: string | null;
-  model: string | null;
-  /** An API error the CLI reported in place of a reply (e.g. authentication_failed). */
-  error: string | null;
-}
-
-export interface ResultChatMessage {
-  role: 'result';
-  id: string;
-  author: string;
-  ok: boolean;
-  subtype: string;
-  durationMs: number;
-  /**
-   * What this turn cost: the CLI process's running total less its total at the turn before. Null when the
-   * turn before is not known (a saved page read on its own).
-   */
-  costUsd: number | null;
-  /** The CLI process's running total at this turn (`total_cost_usd`), from which the turn's cost comes. */
-  processCostUsd: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** The CLI's message when the turn failed. */
-  errorText: string | null;
-  apiErrorStatus: number | null;
-  /** The CLI started this turn by itself (e.g. a background agent finished). */
-  unsolicited: boolean;
-}
-
-export interface NoticeChatMessage {
-  role: 'notice';
-  id: string;
-  author: string;
-  tone: 'info' | 'error';
-  text: string;
-}
-
-/** A run of the conversation's "Done when" check, as its card: updated in place as it runs and ends. */
-export interface CheckChatMessage {
-  role: 'check';
-  id: string;
-  author: string;
-  check: CheckRun;
-}
-
-export type ChatMessage =
-  UserChatMessage | AssistantChatMessage | ResultChatMessage | NoticeChatMessage | CheckChatMessage;
-
-export interface TaskInfo {
-  taskId: string;
-  status: string;
-  description: string;
-  taskType: string | null;
-  subagentType: string | null;
-  backgrounded: boolean;
-  lastToolName: string | null;
-  /** What the task is doing now, from task_progress; the description stays what it was asked to do. */
-  progress: string | null;
-  summary: string | null;
-}
-
-/** Task statuses after which a task is over; until one of them comes, it runs (or waits, or is paused). */
-const TASK_ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'killed', 'stopped']);
-
-export function taskRunning(task: TaskInfo): boolean {
-  return !TASK_ENDED.has(task.status);
-}
-
-export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
-
-export interface ToolCall {
-  id: string;
-  /** The assistant message whose content holds the call. */
-  messageId: string;
-  name: string;
-  input: Record<string, unknown>;
-  /** The input as it streams in, before the complete tool_use arrives. */
-  partialInput: string;
-  status: ToolStatus;
-  result: { text: string; isError: boolean; images: number } | null;
-  /** From the assistant line's timestamp, when the CLI gave one (ms since epoch). */
-  startedAt: number | null;
-  elapsedSeconds: number | null;
-  task: TaskInfo | null;
-  /** Messages of the subagent this call started, in order. */
-  children: string[];
-}
-
-export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';
-
-/** The API failed and the CLI waits to try again (`system/api_retry`). */
-export interface ApiRetry {
-  /** The retry line's uuid: each attempt is a new one. */
-  id: string;
-  attempt: number;
-  maxRetries: number;
-  delayMs: number;
-  /** A short word for the error, e.g. "overloaded". */
-  error: string | null;
-  httpStatus: number | null;
-}
-
-/** Claude asks before it uses a tool, and waits for the answer. */
-export type PermissionRequest = Omit<Extract<ConversationEvent, { kind: 'permission_request' }>, 'kind'>;
-
-export interface ConversationState {
-  sessionId: string | null;
-  cwd: string | null;
-  title: string | null;
-  model: string | null;
-  models: ModelInfo[];
-  claudeCodeVersion: string | null;
-  /** How much Claude may do without asking. */
-  permissionMode: PermissionModeChoice;
-  /** Its CLI runs without the folder's own settings: the folder is not trusted (main/trust.ts). */
-  folderSettingsOff: boolean;
-  /** Who the commits Claude makes are by, as its process was launched; null: git's own setting. */
-  commitIdentity: CommitIdentity | null;
-  /** The slash commands the CLI offers: those it reported at start, then any new name a turn's init lists. */
-  commands: SlashCommand[];
-  /** The "Done when" check run each time Claude stops (empty: none). */
-  doneWhen: string;
-  /** The latest run of that check, for the header. */
-  lastCheck: CheckRun | null;
-  /** Permission requests waiting for an answer, in the order they came. */
-  permissionRequests: PermissionRequest[];
-  status: ConversationStatus;
-  /** Set when the CLI exited without being asked to. */
-  exitError: IpcError | null;
-  /** What the turns have cost together, across every CLI process the conversation has had. */
-  costUsd: number;
-  /**
-   * The running CLI process's total cost at its last result (0 before its first); null when it is not known
-   * (a saved page read on its own, whose first turn may follow others of the same process).
-   */
-  processCostUsd: number | null;
-  /** The last finished turn (its result message's id). */
-  lastResultId: string | null;
-  /** Set while the CLI waits to retry a failed API request; cleared once the reply streams or the turn ends. */
-  retry: ApiRetry | null;
-  /**
-   * By id. This, `tools`, `blocksSeen` and `taskTools` are persistent records (shared/persistent-record.ts):
-   * they read like plain objects and cannot be written to; a plain object put in their place works too.
-   */
-  messages: Record<string, ChatMessage>;
-  /** Top-level messages, in order; a subagent's messages live in its tool call's children. */
-  order: string[];
-  tools: Record<string, ToolCall>;
-  /** Prompts sent and not yet answered, oldest first. */
-  pending: string[];
-  /** Open streamed replies, by parent tool use id ('' for the main thread). */
-  streams: Record<string, OpenStream>;
-  /** Assistant lines seen per API message id: the CLI sends one line per content block, in order. */
-  blocksSeen: Record<string, number>;
-  taskTools: Record<string, string>;
-  /** The main thread's latest TodoWrite call: its list is the conversation's todo list. */
-  todoToolId: string | null;
-  /** Per thread (a subagent's tool use id; '' for the main one), the timestamp of its last line. */
-  lineAt: Record<string, number>;
-  badLines: number;
-  localIds: number;
-}
-
-interface OpenStream {
-  messageId: string;
-  /** Content block index → index in the message's parts. */
-  partAt: Record<number, number>;
-}
-
-export function initialConversation(snapshot?: Partial<ConversationSnapshot>): ConversationState {
-  return {
-    sessionId: snapshot?.sessionId ?? null,
-    cwd: snapshot?.cwd ?? null,
-    title: null,
-    model: snapshot?.model ?? null,
-    models: snapshot?.models ?? [],
-    claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
-    permissionMode: snapshot?.permissionMode ?? 'default',
-    folderSettingsOff: snapshot?.folderSettingsOff ?? false,
-    commitIdentity: snapshot?.commitIdentity ?? null,
-    commands: snapshot?.commands ?? [],
-    doneWhen: '',
-    lastCheck: null,
-    permissionRequests: [],
-    status: snapshot ? 'idle' : 'starting',
-    exitError: null,
-    costUsd: 0,
-    processCostUsd: 0,
-    lastResultId: null,
-    retry: null,
-    messages: {},
-    order: [],
-    tools: {},
-    pending: [],
-    streams: {},
-    blocksSeen: {},
-    taskTools: {},
-    lineAt: {},
-    todoToolId: null,
-    badLines: 0,
-    localIds: 0,
-  };
-}
-
-/** Where a waiting permission request is shown: at its tool call, inside any calls that hold it. */
-export interface PermissionPlace {
-  /** The top-level message holding the call, and its index in `order`. */
-  messageId: string;
-  row: number;
-  /** The tool calls from the outermost (in that message) down to the request's own. */
-  toolUseIds: string[];
-}
-
-const MAX_NESTING = 8;
-const placesCache = new WeakMap<ConversationState, ReadonlyMap<string, PermissionPlace | null>>();
-
-/**
- * Where each waiting request's card goes, by request id; null when its tool call is not shown in the
- * conversation (the card then goes at the end). Worked out once per state, however many views ask.
- */
-export function permissionPlaces(state: ConversationState): ReadonlyMap<string, PermissionPlace | null> {
-  let places = placesCache.get(state);
-  if (!places) {
-    places = new Map(
-      state.permissionRequests.map((request) => [request.requestId, placeOf(state, request.toolUseId)]),
-    );
-    placesCache.set(state, places);
-  }
-  return places;
-}
-
-function placeOf(state: ConversationState, toolUseId: string | null): PermissionPlace | null {
-  let tool = toolUseId ? state.tools[toolUseId] : undefined;
-  const toolUseIds: string[] = [];
-  for (let depth = 0; tool && depth < MAX_NESTING; depth += 1) {
-    toolUseIds.unshift(tool.id);
-    const message = state.messages[tool.messageId];
-    if (message?.role !== 'assistant') return null;
-    const parent = message.parentToolUseId ? state.tools[message.parentToolUseId] : undefined;
-    if (parent?.children.includes(message.id)) {
-      tool = parent;
-      continue;
-    }
-    // A call waiting for an answer is nearly always near the end: look from there.
-    const row = state.order.lastIndexOf(message.id);
-    return row < 0 ? null : { messageId: message.id, row, toolUseIds };
-  }
-  return null;
-}
-
-/** A tool call that started a task (a subagent, a shell command). */
-export type TaskCall = ToolCall & { task: TaskInfo };
-
-export function isTaskCall(tool: ToolCall | undefined): tool is TaskCall {
-  return tool?.task != null;
-}
-
-const NO_TASKS: readonly TaskCall[] = [];
-const backgroundCache = new WeakMap<ConversationState, readonly TaskCall[]>();
-
-/**
- * The calls whose task runs in the background now, in the order they started. Worked out once per state,
- * however many views ask.
- */
-export function backgroundTasks(state: ConversationState): readonly TaskCall[] {
-  let running = backgroundCache.get(state);
-  if (!running) {
-    const found = recordValues(state.taskTools).flatMap((toolUseId) => {
-      const tool = state.tools[toolUseId];
-      return isTaskCall(tool) && tool.task.backgrounded && taskRunning(tool.task) ? [tool] : [];
-    });
-    running = found.length > 0 ? found : NO_TASKS;
-    backgroundCache.set(state, running);
-  }
-  return running;
-}
+} from '../protocol';
+import { StateDraft } from './draft';
+import {
+  taskRunning,
+  type AssistantChatMessage,
+  type ChatMessage,
+  type ConversationState,
+  type Part,
+  type PromptStatus,
+  type TaskInfo,
+} from './state';
 
 const MAX_BAD_LINE_NOTICES = 3;
 const RETRY_OVER: ReadonlySet<CliMessage['type']> = new Set(['stream_event', 'assistant', 'result']);
@@ -352,12 +42,12 @@ export function applyEvents(
   events: readonly ConversationEvent[],
 ): ConversationState {
   if (events.length === 0) return state;
-  const draft = new Draft(state);
+  const draft = new StateDraft(state);
   for (const event of events) applyEvent(draft, event);
   return draft.finish();
 }
 
-function applyEvent(d: Draft, event: ConversationEvent): void {
+function applyEvent(d: StateDraft, event: ConversationEvent): void {
   switch (event.kind) {
     case 'message':
       applyMessage(d, event.message);
@@ -500,7 +190,7 @@ function applyEvent(d: Draft, event: ConversationEvent): void {
   }
 }
 
-function applyMessage(d: Draft, message: CliMessage): void {
+function applyMessage(d: StateDraft, message: CliMessage): void {
   // A reply that streams, or a turn that ends, is past any retry.
   if (d.state.retry && RETRY_OVER.has(message.type)) d.set({ retry: null });
   switch (message.type) {
@@ -603,7 +293,7 @@ function applyMessage(d: Draft, message: CliMessage): void {
   }
 }
 
-function applyStreamEvent(d: Draft, line: StreamEventMessage): void {
+function applyStreamEvent(d: StateDraft, line: StreamEventMessage): void {
   const key = line.parent_tool_use_id ?? '';
   const event = line.event;
   switch (event.type) {
@@ -661,7 +351,7 @@ function applyStreamEvent(d: Draft, line: StreamEventMessage): void {
   }
 }
 
-function applyAssistant(d: Draft, line: AssistantMessage): void {
+function applyAssistant(d: StateDraft, line: AssistantMessage): void {
   const id = assistantId(line.message.id);
   let message = d.state.messages[id];
   if (message?.role !== 'assistant') {
@@ -708,7 +398,7 @@ function applyAssistant(d: Draft, line: AssistantMessage): void {
   });
 }
 
-function applyUser(d: Draft, line: UserMessage): void {
+function applyUser(d: StateDraft, line: UserMessage): void {
   const content = line.message.content;
   const parent = line.parent_tool_use_id ?? null;
   const timestamp = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
@@ -742,7 +432,7 @@ function applyUser(d: Draft, line: UserMessage): void {
 }
 
 function addUserText(
-  d: Draft,
+  d: StateDraft,
   line: UserMessage,
   text: string,
   parent: string | null,
@@ -782,7 +472,7 @@ function addUserText(
   d.append(id, parent);
 }
 
-function applyResult(d: Draft, line: ResultMessage): void {
+function applyResult(d: StateDraft, line: ResultMessage): void {
   const unsolicited = !!line.origin && line.origin.kind !== 'human';
   endStreams(d);
   if (line.subtype === 'error_during_execution') {
@@ -887,7 +577,7 @@ function resultErrorText(line: ResultMessage): string {
   return errors.join('\n') || `The turn ended with ${line.subtype.replaceAll('_', ' ')}.`;
 }
 
-function partFor(d: Draft, block: ContentBlock, startedAt: number | null, messageId: string): Part {
+function partFor(d: StateDraft, block: ContentBlock, startedAt: number | null, messageId: string): Part {
   switch (block.type) {
     case 'text':
       return { kind: 'text', text: block.text };
@@ -920,7 +610,7 @@ function partFor(d: Draft, block: ContentBlock, startedAt: number | null, messag
 }
 
 function newAssistant(
-  d: Draft,
+  d: StateDraft,
   id: string,
   parent: string | null,
   subagentType?: string,
@@ -970,7 +660,7 @@ function withPart(message: AssistantChatMessage, at: number, part: Part): Assist
  * Claude's comes after it (prompts queued meanwhile are shown before the rest of that reply, and none of
  * them has started).
  */
-function answeredInPart(d: Draft, uuid: string): boolean {
+function answeredInPart(d: StateDraft, uuid: string): boolean {
   const prompt = d.state.messages[userId(uuid)];
   if (prompt?.role === 'user' && prompt.status === 'sent') return true;
   const order = d.state.order;
@@ -983,7 +673,7 @@ function answeredInPart(d: Draft, uuid: string): boolean {
 }
 
 /** Names a turn's init lists that the start did not (a command file added meanwhile), without descriptions. */
-function addCommandNames(d: Draft, names: readonly string[]): void {
+function addCommandNames(d: StateDraft, names: readonly string[]): void {
   const known = new Set(d.state.commands.map((command) => command.name));
   const added = names
     .map((name) => name.replace(/^\//, ''))
@@ -994,7 +684,7 @@ function addCommandNames(d: Draft, names: readonly string[]): void {
   });
 }
 
-function setPromptStatus(d: Draft, uuid: string, status: PromptStatus, onlyFrom?: PromptStatus[]): void {
+function setPromptStatus(d: StateDraft, uuid: string, status: PromptStatus, onlyFrom?: PromptStatus[]): void {
   const message = d.state.messages[userId(uuid)];
   if (message?.role !== 'user' || message.status === status) return;
   if (onlyFrom && !onlyFrom.includes(message.status)) return;
@@ -1002,7 +692,7 @@ function setPromptStatus(d: Draft, uuid: string, status: PromptStatus, onlyFrom?
   d.setMessage({ ...message, status });
 }
 
-function settlePrompt(d: Draft, uuid: string): void {
+function settlePrompt(d: StateDraft, uuid: string): void {
   const pending = d.state.pending.filter((candidate) => candidate !== uuid);
   d.set({
     pending,
@@ -1010,13 +700,13 @@ function settlePrompt(d: Draft, uuid: string): void {
   });
 }
 
-function updateTask(d: Draft, taskId: string, update: (task: TaskInfo) => TaskInfo): void {
+function updateTask(d: StateDraft, taskId: string, update: (task: TaskInfo) => TaskInfo): void {
   const toolId = d.state.taskTools[taskId];
   const tool = toolId ? d.state.tools[toolId] : undefined;
   if (tool?.task) d.setTool({ ...tool, task: update(tool.task) });
 }
 
-function endStreams(d: Draft): void {
+function endStreams(d: StateDraft): void {
   for (const stream of Object.values(d.state.streams)) {
     const message = d.state.messages[stream.messageId];
     if (message?.role === 'assistant' && message.streaming) d.setMessage({ ...message, streaming: false });
@@ -1024,7 +714,7 @@ function endStreams(d: Draft): void {
   if (Object.keys(d.state.streams).length > 0) d.set({ streams: {} });
 }
 
-function addNotice(d: Draft, tone: 'info' | 'error', text: string): void {
+function addNotice(d: StateDraft, tone: 'info' | 'error', text: string): void {
   const id = `n:${d.state.localIds}`;
   d.setMessage({ role: 'notice', id, author: 'Byre', tone, text });
   d.append(id, null);
@@ -1038,7 +728,7 @@ const checkId = (id: string): string => `c:${id}`;
 const STOP_HOOK_FEEDBACK = /^Stop hook feedback:/;
 
 /** A check still running when the CLI exited ends with it (Byre kills it; its end may never be heard). */
-function stopRunningCheck(d: Draft): void {
+function stopRunningCheck(d: StateDraft): void {
   const check = d.state.lastCheck;
   if (check?.status !== 'running') return;
   const stopped: CheckRun = { ...check, status: 'stopped', summary: 'stopped: Claude Code exited' };
@@ -1047,7 +737,7 @@ function stopRunningCheck(d: Draft): void {
   d.set({ lastCheck: stopped });
 }
 
-function lastCheckFailed(d: Draft): boolean {
+function lastCheckFailed(d: StateDraft): boolean {
   const order = d.state.order;
   for (let index = order.length - 1; index >= 0; index--) {
     const message = d.state.messages[order[index] ?? ''];
@@ -1057,78 +747,3 @@ function lastCheckFailed(d: Draft): boolean {
   return false;
 }
 const assistantId = (apiMessageId: string): string => `a:${apiMessageId}`;
-
-/** The state's records by id, which the reducer keeps as persistent records. */
-type Records = Pick<ConversationState, 'messages' | 'tools' | 'blocksSeen' | 'taskTools'>;
-type RecordValue<K extends keyof Records> = Records[K][string];
-
-/**
- * One batch's changes to a state. The state object is copied on each `set`; a record by id is not copied
- * at all: the batch makes its next version, which shares all but the few trie nodes on the paths to the
- * entries the batch set.
- */
-class Draft {
-  state: ConversationState;
-  private readonly editors = new Map<keyof Records, RecordEditor<RecordValue<keyof Records>>>();
-  private orderCopied = false;
-  private changed = false;
-
-  constructor(private readonly original: ConversationState) {
-    this.state = original;
-  }
-
-  set(patch: Partial<ConversationState>): void {
-    this.state = { ...this.state, ...patch };
-    this.changed = true;
-  }
-
-  /** Sets one entry of a record by id. */
-  setEntry<K extends keyof Records>(name: K, key: string, value: RecordValue<K>): void {
-    let editor = this.editors.get(name);
-    if (!editor) {
-      editor = editRecord<RecordValue<keyof Records>>(this.state[name]);
-      this.editors.set(name, editor);
-      this.state = { ...this.state, [name]: editor.record };
-    }
-    editor.set(key, value);
-    this.changed = true;
-  }
-
-  setMessage(message: ChatMessage): void {
-    this.setEntry('messages', message.id, message);
-  }
-
-  setTool(tool: ToolCall): void {
-    this.setEntry('tools', tool.id, tool);
-  }
-
-  /** Adds a message at the end of the conversation, or of the subagent it belongs to. */
-  append(id: string, parentToolUseId: string | null): void {
-    const tool = parentToolUseId ? this.state.tools[parentToolUseId] : undefined;
-    if (tool) {
-      this.setTool({ ...tool, children: [...tool.children, id] });
-      return;
-    }
-    if (!this.orderCopied) {
-      this.state = { ...this.state, order: this.state.order.slice() };
-      this.orderCopied = true;
-    }
-    this.state.order.push(id);
-    this.changed = true;
-  }
-
-  /** Takes the conversation's last message out of its order (it stays by id), if it is `id`. */
-  dropLast(id: string): void {
-    if (this.state.order[this.state.order.length - 1] !== id) return;
-    this.state = { ...this.state, order: this.state.order.slice(0, -1) };
-    this.orderCopied = true;
-    this.changed = true;
-  }
-
-  finish(): ConversationState {
-    for (const editor of this.editors.values()) editor.done();
-    return this.changed ? this.state : this.original;
-  }
-}
-
-export type { AssistantMessage, ResultMessage, UserMessage };

@@ -1,0 +1,33 @@
+/**
+ * The conversation's room: its state (state.ts), the pure reducer that turns protocol events into it
+ * (reduce.ts), and what views ask of it (selectors.ts). Importers use this file, so each part can move
+ * within the room without their imports changing.
+ */
+export {
+  taskRunning,
+  initialConversation,
+  type ApiRetry,
+  type AssistantChatMessage,
+  type ChatMessage,
+  type CheckChatMessage,
+  type ConversationState,
+  type ConversationStatus,
+  type NoticeChatMessage,
+  type Part,
+  type PermissionRequest,
+  type PromptStatus,
+  type ResultChatMessage,
+  type TaskInfo,
+  type ToolCall,
+  type ToolStatus,
+  type UserChatMessage,
+} from './state';
+export { applyEvents, joinCosts } from './reduce';
+export {
+  backgroundTasks,
+  isTaskCall,
+  permissionPlaces,
+  type PermissionPlace,
+  type TaskCall,
+} from './selectors';
+export type { AssistantMessage, ResultMessage, UserMessage } from '../protocol';
