@@ -26,7 +26,7 @@ export const FileRewind = z.object({
   deletions: z.number().int().nonnegative(),
   /**
    * The same per file, in the order of `filesChanged` (a dry run only), or null where they could not be
-   * worked out so that they add up to the totals (main/rewind-preview.ts).
+   * worked out so that they add up to the totals (main's rewind preview).
    */
   fileChanges: z.array(FileChange).nullable(),
   /** Why nothing can be restored, in words a person understands; null when it can. */

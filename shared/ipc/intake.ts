@@ -26,8 +26,8 @@ export const TurnImage = z.object({ mediaType: ImageMediaType, data: z.base64().
 export type TurnImage = z.infer<typeof TurnImage>;
 
 /**
- * How an image's bytes are named once main holds them (main/image-refs.ts): `ref:<sha256>` in place of the
- * base64, in events and pages, for the page to load by address (renderer/src/images.ts).
+ * How an image's bytes are named once main holds them (main's image refs): `ref:<sha256>` in place of the
+ * base64, in events and pages, for the page to load by address (the renderer's images module).
  */
 export const IMAGE_REF_PREFIX = 'ref:';
 /** An image as an event shows it: its base64, or a reference to it. */
