@@ -53,6 +53,7 @@ export type IpcErrorName = z.infer<typeof IpcErrorName>;
 
 /** An error as it crosses IPC: a plain object, never a stack trace. */
 export const IpcError = z.object({
+  /** One of IpcErrorName; a string, so that an error of a kind nobody listed still crosses whole. */
   name: z.string(),
   message: z.string(),
   /** For CliNotFound: every place looked. */
