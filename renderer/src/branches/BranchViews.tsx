@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { FileRewind } from '../../../shared/ipc';
-import { messageText, useStore, type Tab } from '../store';
+import { messageText, useStore, type Tab } from '../state/store';
 import { countMessages, isPending, partPoints, type Branch, type PartGroup } from './model';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvents, initialConversation, type ConversationState } from '../../../shared/conversation';
 import type { ConversationEvent } from '../../../shared/ipc';
-import { replyLine as reply, userLine as user } from '../test-lines';
+import { replyLine as reply, userLine as user } from '../test-support/lines';
 import {
   checkpointOwner,
   forkAfter,

@@ -1,6 +1,6 @@
 import type { ChatMessage, ConversationState } from '../../../shared/conversation';
 import type { SessionTarget } from '../../../shared/ipc';
-import type { Paging, SavedView } from '../library/slice';
+import type { Paging, SavedView } from '../state/library';
 
 /**
  * Branches in a tab: a conversation rewound and carried on is a family of sessions, shown one at a time in

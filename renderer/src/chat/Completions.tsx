@@ -1,8 +1,8 @@
 import fuzzysort from 'fuzzysort';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { FileMatch, SlashCommand } from '../../../shared/ipc';
-import { call } from '../api';
-import { useLatestAnswer, type Answer } from '../latest';
+import { call } from '../host/api';
+import { useLatestAnswer, type Answer } from '../ui/latest';
 
 /**
  * The composer's two menus: `/` at the start of the message lists the CLI's slash commands, `@` after a space

@@ -2,7 +2,7 @@ import type { ModelInfo } from '../../../shared/protocol';
 import type { IpcError } from '../../../shared/ipc';
 import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
 import {
   BranchBanner,

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { currentMatchIndex, findMatches, useStore } from '../store';
+import { currentMatchIndex, findMatches, useStore } from '../state/store';
 
 /**
  * Find in conversation (Ctrl/Cmd+F): searches the conversation's messages themselves, so it reaches those

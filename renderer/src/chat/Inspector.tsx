@@ -2,11 +2,11 @@ import { memo, useEffect, useState, type ReactNode } from 'react';
 import { create } from 'zustand';
 import type { ChatMessage } from '../../../shared/conversation';
 import type { ProtocolLinesRequest } from '../../../shared/ipc';
-import { call } from '../api';
-import { liveConversationId } from '../branches/slice';
-import { useLatestAnswer } from '../latest';
-import { useStore, type Tab } from '../store';
-import { CopyButton } from './CopyButton';
+import { call } from '../host/api';
+import { liveConversationId } from '../state/branches';
+import { useLatestAnswer } from '../ui/latest';
+import { useStore, type Tab } from '../state/store';
+import { CopyButton } from '../ui/CopyButton';
 
 /**
  * The protocol inspector: "Show protocol lines" on a message opens a panel beside the conversation with the

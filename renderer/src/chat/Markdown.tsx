@@ -9,7 +9,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
-import { CopyButton } from './CopyButton';
+import { CopyButton } from '../ui/CopyButton';
 import { createRation } from './render-ration';
 
 /**

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { PermissionModeChoice } from '../../../shared/ipc';
-import { useStore } from '../store';
-import { useOverlay } from '../overlays';
+import { useStore } from '../state/store';
+import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
 
 /** Keeps `mode` as the settings' default for new conversations (the form shows it from then on). */

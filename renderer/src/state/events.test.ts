@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ConversationEvent, EventPayload } from '../../shared/ipc';
-import { TEST_APP_INFO, turn } from './test-lines';
+import type { ConversationEvent, EventPayload } from '../../../shared/ipc';
+import { TEST_APP_INFO, turn } from '../test-support/lines';
 
 /**
  * Events from main reach the store once: a page reloaded while a reply streams builds its tab from a window

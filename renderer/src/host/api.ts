@@ -4,7 +4,7 @@ import {
   type InvokeRequest,
   type InvokeResponse,
   type IpcResult,
-} from '../../shared/ipc';
+} from '../../../shared/ipc';
 
 /** Calls main through window.byre; a failed call throws an Error whose name says what kind it was. */
 export async function call<C extends InvokeChannel>(

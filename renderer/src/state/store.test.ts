@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ByreApi, ConversationSnapshot, PreparedImage } from '../../shared/ipc';
+import type { ByreApi, ConversationSnapshot, PreparedImage } from '../../../shared/ipc';
 
 /** The store against a scripted window.byre: what a user keeps or loses when calls fail or race. */
 

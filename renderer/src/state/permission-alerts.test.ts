@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ConversationEvent } from '../../shared/ipc';
+import type { ConversationEvent } from '../../../shared/ipc';
 import { permissionAlerts, type NotificationApi, type PermissionAlertHost } from './permission-alerts';
 
 /** System notifications for permission requests, against a fake Notification API. */

@@ -1,5 +1,5 @@
-import type { ConversationEvent } from '../../shared/ipc';
-import { folderName } from './chat/ConversationView';
+import type { ConversationEvent } from '../../../shared/ipc';
+import { folderName } from '../chat/ConversationView';
 import { inNextFrame } from './frame';
 import { permissionAlerts } from './permission-alerts';
 import { tabOfConversation, useStore } from './store';

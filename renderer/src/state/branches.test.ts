@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationSnapshot } from '../../../shared/ipc';
-import { TEST_APP_INFO, turn } from '../test-lines';
-import { partPoints } from './model';
+import { TEST_APP_INFO, turn } from '../test-support/lines';
+import { partPoints } from '../branches/model';
 
 /** Rewind and branches in the store, against a scripted window.byre. */
 
@@ -54,7 +54,7 @@ async function storeWithConversation(extra: Calls = {}) {
     ...extra,
   };
   (globalThis as { window?: unknown }).window = { byre: calls };
-  const { useStore } = await import('../store');
+  const { useStore } = await import('./store');
   await useStore.getState().loadInfo();
   return { store: useStore, calls };
 }

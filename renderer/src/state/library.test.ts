@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationEvent } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
-import { turn } from '../test-lines';
+import { turn } from '../test-support/lines';
 
 /** The library slice against a scripted window.byre: opening, paging and jumping to a search hit. */
 
@@ -24,7 +24,7 @@ type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
 async function freshStore(calls: Calls) {
   vi.resetModules();
   (globalThis as { window?: unknown }).window = { byre: calls };
-  const { useStore } = await import('../store');
+  const { useStore } = await import('./store');
   return useStore;
 }
 

@@ -1,6 +1,6 @@
-import type { TrustItem } from '../../shared/ipc';
-import { useModalDialog } from './popover';
-import { useStore } from './store';
+import type { TrustItem } from '../../../shared/ipc';
+import { useModalDialog } from '../ui/popover';
+import { useStore } from '../state/store';
 
 /**
  * "Trust this folder?": what the folder's own settings would do (each hook's command, each MCP server's

@@ -1,5 +1,5 @@
 import type { StoreApi } from 'zustand';
-import { initialConversation, type ConversationState } from '../../shared/conversation';
+import { initialConversation, type ConversationState } from '../../../shared/conversation';
 import type { Store, Tab } from './store';
 
 /** What every part of the store does to tabs: make one, change one, and run an action that may fail. */

@@ -8,12 +8,12 @@ import {
 import { joinRecords } from '../../../shared/persistent-record';
 import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
-import { call } from '../api';
-import { bridgeConnection } from '../bridge-client';
-import { inNextFrame } from '../frame';
-import { findMatches, messageText, type FindMatch, type Store } from '../store';
+import { call } from '../host/api';
+import { bridgeConnection } from '../host/bridge-client';
+import { inNextFrame } from './frame';
+import { findMatches, messageText, type FindMatch, type Store } from './store';
 import type { BranchView } from '../branches/model';
-import { newTab, tabActions } from '../tabs';
+import { newTab, tabActions } from './tabs';
 
 /**
  * The library slice: the sidebar's rows and search, and saved conversations opened read-only in tabs. A

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LatestAnswer, type Answer } from './latest';
-import { heldReplies, landed } from './test-replies';
+import { heldReplies, landed } from '../test-support/replies';
 
 describe('LatestAnswer', () => {
   it('keeps the answer to the latest question, whatever order the replies land in', async () => {

@@ -2,10 +2,10 @@ import type { StateCreator } from 'zustand';
 import { applyEvents, type ConversationState } from '../../../shared/conversation';
 import type { ConversationEvent, FileRewind, SessionTarget, TurnImage } from '../../../shared/ipc';
 import type { Family } from '../../../shared/branches';
-import { call } from '../api';
-import { loadSavedBranchView, loadSavedView } from '../library/slice';
-import type { Store, Tab } from '../store';
-import { tabActions } from '../tabs';
+import { call } from '../host/api';
+import { loadSavedBranchView, loadSavedView } from './library';
+import type { Store, Tab } from './store';
+import { tabActions } from './tabs';
 import {
   checkpointOwner,
   countMessages,
@@ -19,7 +19,7 @@ import {
   truncateConversation,
   type Branch,
   type BranchView,
-} from './model';
+} from '../branches/model';
 
 /**
  * Rewind and branches, as the store does them: the Rewind dialog (a dry run first, then conversation, files

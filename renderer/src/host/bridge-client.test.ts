@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { bridgeProof, UNAUTHORIZED_CLOSE } from '../../shared/bridge-auth';
+import { bridgeProof, UNAUTHORIZED_CLOSE } from '../../../shared/bridge-auth';
 import { BridgeConnection, STATUS_MESSAGES } from './bridge-client';
 
 /** A WebSocket the test plays the server of: it sees what the page sends and says what the server does. */

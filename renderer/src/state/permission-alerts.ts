@@ -1,5 +1,5 @@
-import type { PermissionRequest } from '../../shared/conversation';
-import type { ConversationEvent } from '../../shared/ipc';
+import type { PermissionRequest } from '../../../shared/conversation';
+import type { ConversationEvent } from '../../../shared/ipc';
 
 /**
  * System notifications while the window is in the background: when Claude asks for permission (it is stopped

@@ -1,9 +1,9 @@
 import fuzzysort from 'fuzzysort';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { folderName } from './chat/ConversationView';
-import { useModalDialog } from './popover';
-import { commandKey, requestCloseTab, shortcutList, useOverlay } from './overlays';
-import { useStore, type Store } from './store';
+import { folderName } from '../chat/ConversationView';
+import { useModalDialog } from '../ui/popover';
+import { commandKey, requestCloseTab, shortcutList, useOverlay } from '../ui/overlays';
+import { useStore, type Store } from '../state/store';
 
 /**
  * Ctrl/Cmd+K: one box to reach every action and every conversation by its title. Up and Down move, Enter

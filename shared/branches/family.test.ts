@@ -7,8 +7,8 @@ import {
   shortText,
   type ChainEntry,
   type FamilySession,
-} from './branch-model';
-import type { ForkRecord } from './branches';
+} from './family';
+import type { ForkRecord } from './index';
 
 /** Entries as the library reads them; each one's parent is the one before unless said otherwise. */
 function chain(

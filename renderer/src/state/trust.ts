@@ -1,5 +1,5 @@
-import type { FolderTrust, TrustedFolder } from '../../shared/ipc';
-import { call } from './api';
+import type { FolderTrust, TrustedFolder } from '../../../shared/ipc';
+import { call } from '../host/api';
 
 /**
  * The renderer's side of trust (main/trust.ts): when main refuses to start a CLI because a folder's own

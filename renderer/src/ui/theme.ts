@@ -1,4 +1,4 @@
-import type { Theme } from '../../shared/ipc';
+import type { Theme } from '../../../shared/ipc';
 
 /**
  * The theme chosen in settings, on the root element (`data-theme`; none: the system's). It is remembered in

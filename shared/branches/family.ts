@@ -14,7 +14,7 @@
  * A fork's file repeats its parent's entries up to the fork point with the same uuids, so a branch's
  * message count takes in the part it shares, and its first message is the first one after the fork point.
  */
-import type { BranchInfo, Family, ForkRecord } from './branches';
+import type { BranchInfo, Family, ForkRecord } from './index';
 
 /** One main-thread entry of a session file, in file order (sidechain entries are left out). */
 export interface ChainEntry {

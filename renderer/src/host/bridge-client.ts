@@ -5,8 +5,8 @@ import {
   type ByreApi,
   type EventChannel,
   type IpcResult,
-} from '../../shared/ipc';
-import { bridgeProof, HelloFrame, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../../shared/bridge-auth';
+} from '../../../shared/ipc';
+import { bridgeProof, HelloFrame, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../../../shared/bridge-auth';
 
 /**
  * `window.byre` for a plain browser: the same contract as the Electron preload, carried over the browser

@@ -6,8 +6,8 @@ import {
   type VirtualizerOptions,
 } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useState, useSyncExternalStore, type RefObject } from 'react';
-import { inNextFrame } from '../frame';
-import { useStore } from '../store';
+import { inNextFrame } from '../state/frame';
+import { useStore } from '../state/store';
 
 /**
  * A virtualizer (@tanstack/virtual-core's) that never makes a second React commit in a frame while the store

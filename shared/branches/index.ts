@@ -4,7 +4,7 @@
  * (`branches.json` in the data folder). Pure: no Node or DOM.
  */
 import { z } from 'zod';
-import { SessionId } from './library';
+import { SessionId } from '../library';
 
 /** One fork Byre made: a new session that carries on `parentSessionId` after `forkPointUuid`. */
 export const ForkRecord = z.object({

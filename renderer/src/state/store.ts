@@ -4,8 +4,8 @@ import {
   initialConversation,
   type ChatMessage,
   type ConversationState,
-} from '../../shared/conversation';
-import { IMAGE_LIMITS, refusalMessage } from '../../shared/images';
+} from '../../../shared/conversation';
+import { IMAGE_LIMITS, refusalMessage } from '../../../shared/images';
 import {
   MAX_IMAGE_FILE_BYTES,
   type AppInfo,
@@ -20,19 +20,13 @@ import {
   type PreparedImage,
   type SavedDraft,
   type TurnImage,
-} from '../../shared/ipc';
-import { call } from './api';
+} from '../../../shared/ipc';
+import { call } from '../host/api';
 import { inNextFrame, notifiedInFrame } from './frame';
-import type { Branch } from './branches/model';
-import { isPending } from './branches/model';
-import { createBranchSlice, liveConversationId, type BranchSlice, type RewindDialog } from './branches/slice';
-import {
-  createLibrarySlice,
-  openWindow,
-  type LibrarySlice,
-  type Paging,
-  type SavedView,
-} from './library/slice';
+import type { Branch } from '../branches/model';
+import { isPending } from '../branches/model';
+import { createBranchSlice, liveConversationId, type BranchSlice, type RewindDialog } from './branches';
+import { createLibrarySlice, openWindow, type LibrarySlice, type Paging, type SavedView } from './library';
 import { newTab, tabActions } from './tabs';
 import { trustSlice, type TrustSlice } from './trust';
 

@@ -5,14 +5,14 @@ import {
   type SettingsView,
   type Theme,
   type TrustedFolder,
-} from '../../shared/ipc';
-import { IMAGE_LIMITS } from '../../shared/images';
-import { call } from './api';
-import { PermissionModeOptions } from './chat/PermissionMode';
-import { useOverlay } from './overlays';
-import { useModalDialog } from './popover';
-import { useStore } from './store';
-import { applyTheme } from './theme';
+} from '../../../shared/ipc';
+import { IMAGE_LIMITS } from '../../../shared/images';
+import { call } from '../host/api';
+import { PermissionModeOptions } from '../chat/PermissionMode';
+import { useOverlay } from '../ui/overlays';
+import { useModalDialog } from '../ui/popover';
+import { useStore } from '../state/store';
+import { applyTheme } from '../ui/theme';
 
 /**
  * The settings screen (Ctrl/Cmd+, or the palette): the claude program, the defaults new conversations start
