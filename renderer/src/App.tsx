@@ -6,7 +6,8 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
 } from 'react';
 import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './host/bridge-client';
-import { ConversationView, folderName } from './chat/ConversationView';
+import { ConversationView } from './chat/ConversationView';
+import { folderName } from './state/selectors';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { Sidebar } from './library/Sidebar';
@@ -25,7 +26,7 @@ export function App() {
   const infoError = useStore((state) => state.infoError);
 
   useEffect(() => {
-    const disconnect = connectEvents();
+    const disconnect = connectEvents(useStore);
     void loadInfo();
     return disconnect;
   }, [loadInfo]);

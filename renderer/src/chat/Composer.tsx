@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEv
 import { useShallow } from 'zustand/react/shallow';
 import type { ConversationState } from '../../../shared/conversation';
 import { imageSource } from '../host/images';
-import { liveConversationId } from '../state/branches';
+import { liveConversationId } from '../state/selectors';
 import { useStore } from '../state/store';
 import { useCompletion } from './Completions';
 

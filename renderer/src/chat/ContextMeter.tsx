@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ContextUsage } from '../../../shared/ipc';
-import { liveConversationId } from '../state/branches';
+import { liveConversationId } from '../state/selectors';
 import { placePopover, usePopover } from '../ui/popover';
 import { useStore } from '../state/store';
 import { formatTokens, formatTokensShort, percentOf } from './figures';

@@ -3,9 +3,10 @@ import { create } from 'zustand';
 import type { ChatMessage } from '../../../shared/conversation';
 import type { ProtocolLinesRequest } from '../../../shared/ipc';
 import { call } from '../host/api';
-import { liveConversationId } from '../state/branches';
+import { liveConversationId } from '../state/selectors';
 import { useLatestAnswer } from '../ui/latest';
-import { useStore, type Tab } from '../state/store';
+import { useStore } from '../state/store';
+import type { Tab } from '../state/types';
 import { CopyButton } from '../ui/CopyButton';
 
 /**

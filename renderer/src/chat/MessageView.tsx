@@ -9,7 +9,7 @@ import {
   type UserChatMessage,
 } from '../../../shared/conversation';
 import { BranchSwitcher } from '../branches/BranchViews';
-import { liveConversationId } from '../state/branches';
+import { liveConversationId } from '../state/selectors';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { imageSource } from '../host/images';
 import { useStore } from '../state/store';

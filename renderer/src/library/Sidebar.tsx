@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
-import { folderName } from '../chat/ConversationView';
+import { folderName } from '../state/selectors';
 import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { useStore } from '../state/store';
 

@@ -1,9 +1,10 @@
 import fuzzysort from 'fuzzysort';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { folderName } from '../chat/ConversationView';
+import { folderName } from '../state/selectors';
 import { useModalDialog } from '../ui/popover';
 import { commandKey, requestCloseTab, shortcutList, useOverlay } from '../ui/overlays';
-import { useStore, type Store } from '../state/store';
+import { useStore } from '../state/store';
+import type { Store } from '../state/types';
 
 /**
  * Ctrl/Cmd+K: one box to reach every action and every conversation by its title. Up and Down move, Enter

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationSnapshot } from '../../../shared/ipc';
-import { TEST_APP_INFO, turn } from '../test-support/lines';
-import { partPoints } from '../branches/model';
+import { TEST_APP_INFO, turn } from '../../../shared/test-support/lines';
+import { partPoints } from '../../../shared/branches/tree';
 
 /** Rewind and branches in the store, against a scripted window.byre. */
 

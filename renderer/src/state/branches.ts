@@ -1,11 +1,6 @@
-import type { StateCreator } from 'zustand';
 import { applyEvents, type ConversationState } from '../../../shared/conversation';
-import type { ConversationEvent, FileRewind, SessionTarget, TurnImage } from '../../../shared/ipc';
+import type { ConversationEvent, SessionTarget, TurnImage } from '../../../shared/ipc';
 import type { Family } from '../../../shared/branches';
-import { call } from '../host/api';
-import { loadSavedBranchView, loadSavedView } from './library';
-import type { Store, Tab } from './store';
-import { tabActions } from './tabs';
 import {
   checkpointOwner,
   countMessages,
@@ -17,70 +12,16 @@ import {
   summary,
   targetOf,
   truncateConversation,
-  type Branch,
-  type BranchView,
-} from '../branches/model';
+} from '../../../shared/branches/tree';
+import { call } from '../host/api';
+import { tabActions } from './tabs';
+import type { Branch, BranchSlice, BranchView, RewindDialog, StoreGet, StoreSet, Tab } from './types';
 
 /**
  * Rewind and branches, as the store does them: the Rewind dialog (a dry run first, then conversation, files
  * or both), "Fork from here", switching between branches, and sending the first message of a rewound branch,
  * which is when its fork starts. A branch that is not shown keeps its view (and keeps streaming into it).
  */
-
-export type RewindChoice = 'both' | 'conversation' | 'files';
-
-export interface RewindDialog {
-  messageId: string;
-  /** The dry run's answer; null while it runs. */
-  preview: FileRewind | null;
-  /** Why the dry run (or the restore) failed. */
-  error: string | null;
-  busy: boolean;
-}
-
-export interface BranchSlice {
-  openRewind(tabId: string, messageId: string): Promise<void>;
-  closeRewind(tabId: string): void;
-  applyRewind(tabId: string, choice: RewindChoice): Promise<void>;
-  forkFromHere(tabId: string, messageId: string): void;
-  /**
-   * Shows another branch of the tab's family; a branch not read yet is read first. With `partAt` (the
-   * fork point a switcher stands at), the view opens where the branches part.
-   */
-  switchBranch(tabId: string, key: string, partAt?: string | null): Promise<void>;
-  /** Shows another branch beside the one shown, from where they part (null closes the comparison). */
-  compareWith(tabId: string, key: string | null): Promise<void>;
-  /** Leaves a rewind that was never sent, back to the branch it was made from. */
-  cancelPendingRewind(tabId: string): void;
-  /** The first message of a rewound branch: starts its fork. Throws if it could not start. */
-  sendInPendingBranch(tabId: string, text: string, images: TurnImage[]): Promise<void>;
-  /** A saved conversation's family, read from the library, becomes the tab's branches. */
-  loadFamily(tabId: string): Promise<void>;
-  /** Events of conversations that are branches (of any tab), routed to the branch they belong to. */
-  routeBranchEvents(
-    batches: ReadonlyMap<string, ConversationEvent[]>,
-  ): ReadonlyMap<string, ConversationEvent[]>;
-}
-
-let pendingIds = 0;
-/** Events of a conversation no tab knows yet (a fork whose answer has not arrived), by conversation id. */
-const orphans = new Map<string, ConversationEvent[]>();
-const MAX_ORPHAN_EVENTS = 5000;
-/** Forks being started (their answer not back yet): only then are unknown conversations' events kept. */
-let forksInFlight = 0;
-/** Rewound branches whose fork is being started: they are kept when left. */
-const sending = new Set<string>();
-/** What the composer held before a rewind replaced it, by tab: given back if the rewind is left unsent. */
-const draftsBeforeRewind = new Map<string, { text: string; images: TurnImage[] }>();
-
-/** The conversation id a tab's actions (send, stop …) go to: its shown branch's, or its own. */
-export function liveConversationId(tab: Tab): string | null {
-  if (tab.branches && tab.branch) {
-    const current = tab.branches.find((branch) => branch.key === tab.branch);
-    return current?.conversationId ?? null;
-  }
-  return tab.saved ? null : tab.id;
-}
 
 /** The tab's branches, made from what it shows when it has none yet (its one conversation is the root). */
 function withRoot(tab: Tab): { branches: Branch[]; current: string } {
@@ -94,7 +35,7 @@ function withRoot(tab: Tab): { branches: Branch[]; current: string } {
     conversationId: tab.saved ? null : tab.id,
     parentKey: null,
     forkPointUuid: null,
-    createdAt: 0,
+    partedAt: 0,
     firstMessage: firstText(state, 0),
     lastActive: Date.now(),
     messageCount: countMessages(state),
@@ -116,8 +57,20 @@ function firstText(state: ConversationState, from: number): string {
   return '';
 }
 
-export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set, get) => {
+/** Events kept of one conversation no tab knows yet, at most. */
+const MAX_ORPHAN_EVENTS = 5000;
+
+export function createBranchSlice(set: StoreSet, get: StoreGet): BranchSlice {
   const { patchTab } = tabActions(set);
+  let pendingIds = 0;
+  /** Events of a conversation no tab knows yet (a fork whose answer has not arrived), by conversation id. */
+  const orphans = new Map<string, ConversationEvent[]>();
+  /** Forks being started (their answer not back yet): only then are unknown conversations' events kept. */
+  let forksInFlight = 0;
+  /** Rewound branches whose fork is being started: they are kept when left. */
+  const sending = new Set<string>();
+  /** What the composer held before a rewind replaced it, by tab: given back if the rewind is left unsent. */
+  const draftsBeforeRewind = new Map<string, { text: string; images: TurnImage[] }>();
 
   const viewOf = (tab: Tab): BranchView => ({
     conversation: tab.conversation,
@@ -174,7 +127,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       conversationId: null,
       parentKey: parentKey ?? parentOfNew,
       forkPointUuid: at,
-      createdAt: Date.now(),
+      partedAt: Date.now(),
       firstMessage: '',
       lastActive: Date.now(),
       messageCount: countMessages(conversation),
@@ -314,7 +267,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       if (!view) {
         if (!target.sessionId) return;
         try {
-          view = await readBranch({ ...target, sessionId: target.sessionId });
+          view = await get().readSavedView(target.sessionId, target.leafUuid);
         } catch (error) {
           patchTab(tabId, { actionError: `That branch could not be opened: ${messageOf(error)}` });
           return;
@@ -343,7 +296,7 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       if (!other.view) {
         if (!other.sessionId) return;
         try {
-          const view = await readBranch({ ...other, sessionId: other.sessionId });
+          const view = await get().readSavedView(other.sessionId, other.leafUuid);
           patchTab(tabId, (now) => ({
             branches: (now.branches ?? []).map((branch) =>
               branch.key === key ? { ...branch, view } : branch,
@@ -464,17 +417,8 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       // Branches made here meanwhile (a rewind, a fork) are not overwritten by the library's older view.
       if (!now || now.saved?.sessionId !== sessionId || now.branches) return;
       const branches: Branch[] = family.branches.map((info) => ({
-        key: info.key,
-        sessionId: info.sessionId,
-        leafUuid: info.leafUuid,
+        ...info,
         conversationId: null,
-        parentKey: info.parentKey,
-        forkPointUuid: info.forkPointUuid,
-        createdAt: info.partedAt,
-        firstMessage: info.firstMessage,
-        lastActive: info.lastActive,
-        messageCount: info.messageCount,
-        resumable: info.resumable,
         view: null,
       }));
       const shown =
@@ -525,13 +469,6 @@ export const createBranchSlice: StateCreator<Store, [], [], BranchSlice> = (set,
       return rest;
     },
   };
-};
-
-/** A saved branch's view: a whole session's last page, or a branch inside a file, read whole. */
-function readBranch(branch: Branch & { sessionId: string }): Promise<BranchView> {
-  return branch.leafUuid
-    ? loadSavedBranchView(branch.sessionId, branch.leafUuid)
-    : loadSavedView(branch.sessionId);
 }
 
 function messageOf(error: unknown): string {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationEvent, EventPayload } from '../../../shared/ipc';
-import { TEST_APP_INFO, turn } from '../test-support/lines';
+import { TEST_APP_INFO, turn } from '../../../shared/test-support/lines';
 
 /**
  * Events from main reach the store once: a page reloaded while a reply streams builds its tab from a window
@@ -56,7 +56,7 @@ async function setUp({ visible = false } = {}) {
   (globalThis as { document?: unknown }).document = { hidden: !visible, hasFocus: () => true };
   const { useStore } = await import('./store');
   const { connectEvents } = await import('./events');
-  connectEvents();
+  connectEvents(useStore);
   if (!listener) throw new Error('not subscribed');
   return { useStore, emit: listener, answer };
 }

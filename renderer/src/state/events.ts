@@ -1,8 +1,9 @@
 import type { ConversationEvent } from '../../../shared/ipc';
-import { folderName } from '../chat/ConversationView';
 import { inNextFrame } from './frame';
 import { permissionAlerts } from './permission-alerts';
-import { tabOfConversation, useStore } from './store';
+import { folderName, tabOfConversation } from './selectors';
+import type { StoreApi } from 'zustand';
+import type { Store } from './types';
 
 /** A batch this large is a burst (a long history arriving), not a reply streaming. */
 const BURST_EVENTS = 100;
@@ -20,7 +21,7 @@ const BURST_GAP_MS = 100;
  * While a burst of thousands of messages is still arriving, intermediate screens nobody can read are
  * skipped: the update waits for the burst to pause, or for at most BURST_MAX_WAIT_MS.
  */
-export function connectEvents(): () => void {
+export function connectEvents(store: StoreApi<Store>): () => void {
   /** Per conversation, the batches that came since the last frame, with their last event's number. */
   let pending = new Map<string, { seq: number; events: ConversationEvent[] }[]>();
   let pendingCount = 0;
@@ -51,7 +52,7 @@ export function connectEvents(): () => void {
     const arrived = pending;
     pending = new Map();
     pendingCount = 0;
-    const state = useStore.getState();
+    const state = store.getState();
     const batches = new Map<string, ConversationEvent[]>();
     for (const [conversationId, list] of arrived) {
       // A tab built from a window since these came holds them already.
@@ -64,15 +65,15 @@ export function connectEvents(): () => void {
 
   const alerts = permissionAlerts({
     notifications: typeof Notification === 'undefined' ? undefined : Notification,
-    enabled: () => useStore.getState().info?.notifications !== false,
+    enabled: () => store.getState().info?.notifications !== false,
     hasFocus: () => document.hasFocus(),
     conversationName: (conversationId) => {
-      const tab = tabOfConversation(useStore.getState(), conversationId);
+      const tab = tabOfConversation(store.getState(), conversationId);
       return tab ? (tab.conversation.title ?? folderName(tab.cwd)) : null;
     },
     show: (conversationId) => {
       window.focus();
-      useStore.getState().showConversation(conversationId);
+      store.getState().showConversation(conversationId);
     },
   });
 
@@ -98,7 +99,7 @@ export function connectEvents(): () => void {
       again = true;
       return;
     }
-    refreshing = useStore
+    refreshing = store
       .getState()
       .refreshLibrary()
       .finally(() => {
@@ -113,7 +114,7 @@ export function connectEvents(): () => void {
   refreshLibrary();
   // As `npm start -- <dir>` does at startup, in the window already open.
   const offSecondLaunch = window.byre.on('secondLaunch', ({ folder }) => {
-    void useStore.getState().startConversation(folder);
+    void store.getState().startConversation(folder);
   });
   return () => {
     offEvents();

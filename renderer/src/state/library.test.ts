@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationEvent } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
-import { turn } from '../test-support/lines';
+import { turn } from '../../../shared/test-support/lines';
 
 /** The library slice against a scripted window.byre: opening, paging and jumping to a search hit. */
 

@@ -1,19 +1,17 @@
-import type { StateCreator } from 'zustand';
+import { applyEvents, initialConversation, type ConversationState } from '../../../shared/conversation';
 import {
-  applyEvents,
-  initialConversation,
-  joinCosts,
-  type ConversationState,
-} from '../../../shared/conversation';
-import { joinRecords } from '../../../shared/persistent-record';
-import type { ConversationEvent, ConversationSnapshot, IpcError } from '../../../shared/ipc';
-import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
+  firstPaging,
+  prependPage,
+  reducePage,
+  savedStart,
+  settled,
+} from '../../../shared/conversation/paging';
+import type { ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import { call } from '../host/api';
 import { bridgeConnection } from '../host/bridge-client';
 import { inNextFrame } from './frame';
-import { findMatches, messageText, type FindMatch, type Store } from './store';
-import type { BranchView } from '../branches/model';
-import { newTab, tabActions } from './tabs';
+import { newTab, rekeyTab, tabActions } from './tabs';
+import type { BranchView, LibrarySlice, StoreGet, StoreSet } from './types';
 
 /**
  * The library slice: the sidebar's rows and search, and saved conversations opened read-only in tabs. A
@@ -21,73 +19,12 @@ import { newTab, tabActions } from './tabs';
  * files, a page at a time from the end; each earlier page is reduced on its own and put in front.
  */
 
-/** A tab showing a saved conversation, read-only until it is resumed. */
-export interface SavedView {
-  sessionId: string;
-  row: LibraryRow;
-  /** Lines of its files that could not be read. */
-  skipped: number;
-  /**
-   * For a branch the CLI rewound inside the file: the uuid of its last entry. It is read whole and cannot be
-   * resumed (the file's latest branch is what --resume continues); it can be forked from a reply.
-   */
-  leafUuid?: string;
-}
-
-/** Where the part of a conversation above what is loaded is read from. */
-export interface Paging {
-  sessionId: string;
-  /** Set for a conversation open in main: its pages come from there (`conversationBefore`), not from its files. */
-  conversationId: string | null;
-  /** Where the earlier page ends; null once the start is loaded. */
-  before: string | null;
-  loading: boolean;
-  /** Why the last page could not be read; no page is fetched by itself until the user asks again. */
-  error: string | null;
-  /** The message each loaded CLI line belongs to, by the line's uuid: a search hit names a line. */
-  anchors: Record<string, string>;
-  /**
-   * For a conversation resumed from the library: once main's pages reach the start of its log, reading
-   * goes on in the saved file from here (the history before the resume).
-   */
-  thenSaved?: string | null;
-}
-
-export interface LibrarySlice {
-  sidebarOpen: boolean;
-  libraryRows: LibraryRow[];
-  libraryStatus: LibraryStatus | null;
-  libraryError: string | null;
-  /** The rows have arrived at least once. */
-  libraryLoaded: boolean;
-  /** Only this folder's conversations are listed (and searched). */
-  libraryFolder: string | null;
-  libraryQuery: string;
-  /** Search results for libraryQuery; null while there is no query. */
-  searchHits: SearchHit[] | null;
-  toggleSidebar(): void;
-  refreshLibrary(): Promise<void>;
-  setLibraryFolder(folder: string | null): void;
-  searchLibrary(query: string): Promise<void>;
-  /** Opens a saved conversation (or switches to its tab), optionally at a search hit's message. */
-  openSaved(sessionId: string, jumpTo?: { messageUuid: string | null; text: string }): Promise<void>;
-  /** Fetches the page before what is loaded; a second call while one runs waits for the same page. */
-  loadEarlier(tabId: string): Promise<void>;
-  resumeSaved(tabId: string): Promise<void>;
-  continueSaved(tabId: string): Promise<void>;
-  renameSaved(sessionId: string, title: string): Promise<void>;
-  hideSaved(sessionId: string): Promise<void>;
-  /** Exports the conversation; what to tell the user, if the host saved it somewhere. */
-  exportSaved(sessionId: string, format: 'markdown' | 'jsonl'): Promise<string | null>;
-}
-
-let listRequests = 0;
-let searchRequests = 0;
-/** Pages being fetched, by tab: a second request joins the first. */
-const loading = new Map<string, Promise<void>>();
-
-export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (set, get) => {
+export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
   const { patchTab, guarded } = tabActions(set);
+  let listRequests = 0;
+  let searchRequests = 0;
+  /** Pages being fetched, by tab: a second request joins the first. */
+  const loading = new Map<string, Promise<void>>();
 
   const tabOfSession = (sessionId: string): string | undefined =>
     get().tabOrder.find(
@@ -103,7 +40,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       if (!tab?.paging) return;
       const messageId = tab.paging.anchors[jumpTo.messageUuid];
       if (messageId) {
-        showMatch(tabId, messageId, jumpTo.text);
+        get().showFindMatch(tabId, messageId, jumpTo.text);
         return;
       }
       if (!tab.paging.before || tab.paging.error) {
@@ -112,22 +49,6 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       }
       await get().loadEarlier(tabId);
     }
-  };
-
-  /** Opens the find bar on the message, with the words of the search that it contains. */
-  const showMatch = (tabId: string, messageId: string, text: string) => {
-    const conversation = get().tabs[tabId]?.conversation;
-    if (!conversation) return;
-    const query = findQueryFor(conversation, messageId, text);
-    const current: FindMatch | null =
-      findMatches(conversation, query).find((match) => match.messageId === messageId) ?? null;
-    set((state) => ({
-      finds: {
-        ...state.finds,
-        [tabId]: { query, current, opened: (state.finds[tabId]?.opened ?? 0) + 1 },
-      },
-    }));
-    get().focusMessage(tabId, messageId);
   };
 
   const fetchEarlier = async (tabId: string) => {
@@ -363,6 +284,25 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       }
       return delivery.way === 'saved' ? `Saved as ${delivery.paths[0]}.` : null;
     },
+
+    async readSavedView(sessionId, leafUuid) {
+      if (leafUuid) {
+        const page = await call('openSavedBranch', { sessionId, leafUuid });
+        const reduced = reducePage(savedStart(sessionId, page), page.events);
+        return {
+          conversation: settled(reduced.conversation, page.row.title),
+          saved: { sessionId, row: page.row, skipped: page.skipped, leafUuid },
+          paging: null,
+        } satisfies BranchView;
+      }
+      const page = await call('openSaved', { sessionId });
+      const reduced = reducePage(savedStart(sessionId, page), page.events);
+      return {
+        conversation: settled(reduced.conversation, page.row.title),
+        saved: { sessionId, row: page.row, skipped: page.skipped },
+        paging: firstPaging(sessionId, null, page.before, reduced.anchors),
+      };
+    },
   };
 
   /**
@@ -375,6 +315,7 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
       if (!get().tabs[id]) await call('closeConversation', { conversationId: id }).catch(() => undefined);
       return;
     }
+    let rekeyed = false;
     set((state) => {
       const tab = state.tabs[tabId];
       if (!tab) return {};
@@ -415,202 +356,18 @@ export const createLibrarySlice: StateCreator<Store, [], [], LibrarySlice> = (se
         const { [tabId]: _saved, ...tabs } = state.tabs;
         return { tabs, tabOrder: state.tabOrder.filter((existing) => existing !== tabId), activeTab: id };
       }
-      const { [tabId]: _old, ...rest } = state.tabs;
-      const { [tabId]: find, ...finds } = state.finds;
-      return {
-        tabs: {
-          ...rest,
-          [id]: {
-            ...tab,
-            id,
-            cwd: snapshot.cwd,
-            saved: null,
-            conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
-          },
-        },
-        finds: find ? { ...finds, [id]: find } : finds,
-        tabOrder: state.tabOrder.map((existing) => (existing === tabId ? id : existing)),
-        activeTab: state.activeTab === tabId ? id : state.activeTab,
-      };
+      rekeyed = true;
+      return rekeyTab(state, tabId, {
+        ...tab,
+        id,
+        cwd: snapshot.cwd,
+        saved: null,
+        conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
+      });
     });
+    // The resumed tab keeps its find bar under its new key.
+    if (rekeyed) get().moveFind(tabId, id);
   }
-};
-
-/** Paging from a conversation's first page, read from its files or (`conversationId`) from main. */
-function firstPaging(
-  sessionId: string,
-  conversationId: string | null,
-  before: string | null,
-  anchors: Record<string, string>,
-): Paging {
-  return { sessionId, conversationId, before, loading: false, error: null, anchors };
-}
-
-/** A saved conversation's last page as a branch's view (read-only until it is resumed). */
-export async function loadSavedView(sessionId: string): Promise<BranchView> {
-  const page = await call('openSaved', { sessionId });
-  const reduced = reducePage(savedStart(sessionId, page), page.events);
-  return {
-    conversation: settled(reduced.conversation, page.row.title),
-    saved: { sessionId, row: page.row, skipped: page.skipped },
-    paging: firstPaging(sessionId, null, page.before, reduced.anchors),
-  };
-}
-
-/**
- * A conversation open in main, as a window that opens later gets it: its last screenful, and the cursor to
- * the pages before it.
- */
-export function openWindow(
-  snapshot: ConversationSnapshot,
-  page: {
-    prelude: readonly ConversationEvent[];
-    events: readonly ConversationEvent[];
-    before: string | null;
-    seq: number;
-    /** Resumed from the library: the saved page before the resume (see the listConversations contract). */
-    savedBefore?: string | null;
-  },
-): { conversation: ConversationState; paging: Paging | null; eventsFrom: number } {
-  const savedBefore = page.savedBefore ?? null;
-  const atStart = page.before === null && savedBefore === null;
-  const start = applyEvents(initialConversation(snapshot), page.prelude);
-  // Its first turn's cost waits for the page before, as a saved page's does (a resume in the prelude
-  // would otherwise say the process had spent nothing yet).
-  const reduced = reducePage(atStart ? start : { ...start, processCostUsd: null }, page.events);
-  let paging: Paging | null = null;
-  if (page.before !== null) {
-    paging = {
-      ...firstPaging(snapshot.sessionId, snapshot.conversationId, page.before, reduced.anchors),
-      thenSaved: savedBefore,
-    };
-  } else if (savedBefore !== null) {
-    paging = firstPaging(snapshot.sessionId, null, savedBefore, reduced.anchors);
-  }
-  return { eventsFrom: page.seq, conversation: reduced.conversation, paging };
-}
-
-/** A branch the CLI rewound inside one file, read whole, as a branch's view (read-only). */
-export async function loadSavedBranchView(sessionId: string, leafUuid: string): Promise<BranchView> {
-  const page = await call('openSavedBranch', { sessionId, leafUuid });
-  const reduced = reducePage(savedStart(sessionId, page), page.events);
-  return {
-    conversation: settled(reduced.conversation, page.row.title),
-    saved: { sessionId, row: page.row, skipped: page.skipped, leafUuid },
-    paging: null,
-  };
-}
-
-/**
- * Where reducing a saved conversation's page starts: nothing shown yet, and, when earlier lines come before
- * it, not knowing what its CLI process had spent before (its first turn's cost waits for the page before).
- */
-function savedStart(
-  sessionId: string,
-  page: { row: { cwd: string | null }; before: string | null },
-): ConversationState {
-  const start = initialConversation({ sessionId, cwd: page.row.cwd ?? '' });
-  return page.before === null ? start : { ...start, processCostUsd: null };
-}
-
-/** One page reduced on its own, and the message each of its lines belongs to. */
-function reducePage(
-  base: ConversationState,
-  events: readonly ConversationEvent[],
-): { conversation: ConversationState; anchors: Record<string, string> } {
-  const conversation = applyEvents(base, events);
-  const toolOwner = new Map<string, string>();
-  for (const message of Object.values(conversation.messages)) {
-    if (message.role !== 'assistant') continue;
-    for (const part of message.parts) if (part.kind === 'tool') toolOwner.set(part.toolUseId, message.id);
-  }
-  const anchors: Record<string, string> = {};
-  for (const event of events) {
-    if (event.kind === 'prompt') {
-      anchors[event.uuid] = `u:${event.uuid}`;
-      continue;
-    }
-    if (event.kind !== 'message') continue;
-    const line = event.message;
-    if (line.type === 'assistant' && line.uuid) {
-      // The CLI writes one line per content block; they are one message.
-      anchors[line.uuid] = `a:${line.message.id}`;
-    } else if (line.type === 'user' && line.uuid) {
-      const content = line.message.content;
-      if (conversation.messages[`u:${line.uuid}`]) anchors[line.uuid] = `u:${line.uuid}`;
-      else if (Array.isArray(content)) {
-        // A tool's result: shown in the card of the reply that called the tool.
-        for (const block of content) {
-          const owner = block.type === 'tool_result' ? toolOwner.get(block.tool_use_id) : undefined;
-          if (owner) anchors[line.uuid] = owner;
-        }
-      }
-    }
-  }
-  return { conversation, anchors };
-}
-
-/**
- * An earlier page put in front of what is loaded. Pages are cut where a conversation can be reduced in
- * parts (a tool call keeps its result), so the page is reduced on its own rather than everything again.
- * `first`: nothing comes before this page.
- */
-function prependPage(
-  later: ConversationState,
-  events: readonly ConversationEvent[],
-  first: boolean,
-): { conversation: ConversationState; anchors: Record<string, string> } {
-  // Local ids (notices) of the page start where the later part's end, so none collide.
-  const start = { ...initialConversation(), localIds: later.localIds, processCostUsd: first ? 0 : null };
-  const page = reducePage(start, events);
-  const earlier = page.conversation;
-  const costs = joinCosts(earlier, later);
-  return {
-    anchors: page.anchors,
-    conversation: {
-      ...later,
-      ...costs,
-      // Joined without copying either side: the later part's records are shared, not spread.
-      messages: joinRecords(earlier.messages, costs.messages),
-      lastResultId: later.lastResultId ?? earlier.lastResultId,
-      order: [...earlier.order, ...later.order],
-      tools: joinRecords(finishedTools(earlier).tools, later.tools),
-      blocksSeen: joinRecords(earlier.blocksSeen, later.blocksSeen),
-      taskTools: joinRecords(earlier.taskTools, later.taskTools),
-      badLines: later.badLines + earlier.badLines,
-      localIds: earlier.localIds,
-    },
-  };
-}
-
-/** Nothing runs in a saved conversation: a tool call whose result was never written did not finish. */
-function finishedTools(state: ConversationState): ConversationState {
-  let tools = state.tools;
-  for (const tool of Object.values(state.tools)) {
-    if (tool.status !== 'running') continue;
-    if (tools === state.tools) tools = { ...state.tools };
-    tools[tool.id] = { ...tool, status: 'interrupted' };
-  }
-  return tools === state.tools ? state : { ...state, tools };
-}
-
-/** The last page of a saved conversation, settled, under the library's title for it. */
-function settled(state: ConversationState, title: string): ConversationState {
-  return { ...finishedTools(state), title, status: 'idle', exitError: null, pending: [] };
-}
-
-/**
- * What the find bar looks for when a search hit opens a message: the whole query where the message has it
- * as written, else the longest of its words that the message has (search matches words in any order).
- */
-function findQueryFor(conversation: ConversationState, messageId: string, query: string): string {
-  const text = messageText(conversation.messages[messageId]).toLowerCase();
-  if (text.includes(query.toLowerCase())) return query;
-  const words = query
-    .split(/\s+/)
-    .filter((word) => word && text.includes(word.toLowerCase()))
-    .sort((a, b) => b.length - a.length);
-  return words[0] ?? query;
 }
 
 function asIpcError(error: unknown): IpcError {

@@ -1,8 +1,10 @@
-import type { StoreApi } from 'zustand';
 import { initialConversation, type ConversationState } from '../../../shared/conversation';
-import type { Store, Tab } from './store';
+import type { Store, StoreSet, Tab } from './types';
 
-/** What every part of the store does to tabs: make one, change one, and run an action that may fail. */
+/**
+ * What every part of the store does to tabs: make one, change one, give one a new key, and run an action
+ * that may fail.
+ */
 
 export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
   return {
@@ -29,7 +31,24 @@ export function newTab(id: string, cwd: string, patch: Partial<Tab> = {}): Tab {
   };
 }
 
-export function tabActions(set: StoreApi<Store>['setState']) {
+/**
+ * The tab `from` under its new key `tab.id` (a conversation's id once its CLI has started, or a saved tab
+ * resumed), in the same place among the tabs, and still the open one if it was.
+ */
+export function rekeyTab(
+  state: Store,
+  from: string,
+  tab: Tab,
+): Pick<Store, 'tabs' | 'tabOrder' | 'activeTab'> {
+  const { [from]: _old, ...rest } = state.tabs;
+  return {
+    tabs: { ...rest, [tab.id]: tab },
+    tabOrder: state.tabOrder.map((existing) => (existing === from ? tab.id : existing)),
+    activeTab: state.activeTab === from ? tab.id : state.activeTab,
+  };
+}
+
+export function tabActions(set: StoreSet) {
   const patchTab = (tabId: string, patch: Partial<Tab> | ((tab: Tab) => Partial<Tab>)) =>
     set((state) => {
       const tab = state.tabs[tabId];

@@ -1,26 +1,11 @@
-import type { FolderTrust, TrustedFolder } from '../../../shared/ipc';
 import { call } from '../host/api';
+import type { TrustSlice } from './types';
 
 /**
  * The renderer's side of trust (main/trust.ts): when main refuses to start a CLI because a folder's own
  * settings wait for the user's answer (TrustNeeded), the "Trust this folder?" dialog asks, main is told the
  * answer, and what was refused runs again. Every call that starts a CLI goes through `trusted`.
  */
-
-export interface TrustSlice {
-  /** The question on screen, if any. */
-  trustQuestion: FolderTrust | null;
-  /** Runs `start`; if main first needs the user's answer for a folder, asks and runs it again. */
-  trusted<T>(start: () => Promise<T>): Promise<T>;
-  /** Asks about a folder (unless its settings need no answer) and tells main; true if it is trusted. */
-  askTrust(folder: string): Promise<boolean>;
-  /** The dialog's answer: Trust, or open without the folder's settings (Escape, closing, the button). */
-  answerTrust(trust: boolean): void;
-  /** The folders trusted now, for Settings. */
-  listTrusted(): Promise<TrustedFolder[]>;
-  /** Takes trust back: the next CLI there asks first. */
-  forgetTrust(folder: string): Promise<void>;
-}
 
 /** How many times one start may be refused for trust: the files can change while the user reads. */
 const MAX_ASKS = 3;

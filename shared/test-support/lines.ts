@@ -1,4 +1,4 @@
-import type { AppInfo, ConversationEvent } from '../../../shared/ipc';
+import type { AppInfo, ConversationEvent } from '../ipc';
 
 /**
  * For tests: a conversation's lines as the CLI gives them, each with its uuid (`user-<n>`, `reply-<n>`; the

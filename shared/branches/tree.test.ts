@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvents, initialConversation, type ConversationState } from '../../../shared/conversation';
-import type { ConversationEvent } from '../../../shared/ipc';
+import { applyEvents, initialConversation, type ConversationState } from '../conversation';
+import type { ConversationEvent } from '../ipc';
 import { replyLine as reply, userLine as user } from '../test-support/lines';
 import {
   checkpointOwner,
@@ -8,26 +8,29 @@ import {
   partPoints,
   rewindPoint,
   truncateConversation,
-  type Branch,
-} from './model';
+  type BranchNode,
+} from './tree';
 
 const conversation = (events: ConversationEvent[]): ConversationState =>
   applyEvents(initialConversation({ sessionId: 's1', cwd: '/w' }), events);
 
-function branch(key: string, parentKey: string | null, forkPointUuid: string | null, createdAt = 0): Branch {
+function branch(
+  key: string,
+  parentKey: string | null,
+  forkPointUuid: string | null,
+  partedAt = 0,
+): BranchNode {
   return {
     key,
     sessionId: key,
     leafUuid: null,
-    conversationId: null,
     parentKey,
     forkPointUuid,
-    createdAt,
+    partedAt,
     firstMessage: '',
     lastActive: 0,
     messageCount: 0,
     resumable: true,
-    view: null,
   };
 }
 

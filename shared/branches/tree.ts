@@ -1,48 +1,28 @@
-import type { ChatMessage, ConversationState } from '../../../shared/conversation';
-import type { SessionTarget } from '../../../shared/ipc';
-import type { Paging, SavedView } from '../state/library';
+import type { ChatMessage, ConversationState } from '../conversation';
+import type { SessionTarget } from '../ipc';
+import { shortText } from './family';
+import type { BranchInfo } from './index';
 
 /**
- * Branches in a tab: a conversation rewound and carried on is a family of sessions, shown one at a time in
- * the same tab. Pure functions over the tab's branches; the store keeps them (branches/slice.ts).
+ * The one branch tree: a conversation rewound and carried on is a family of sessions, each branch linked to
+ * its parent by key and fork point. The library builds it from the files (family.ts), a tab adds the
+ * branches it makes (a rewind not yet sent, a fork) and the branches it runs; the switcher and the tree read
+ * it through these pure functions.
  *
  * A branch's view is the whole conversation as it reads in that branch: the part it shares with its parent,
  * then its own messages. Where two branches part, the message after the fork point carries a switcher.
  */
 
-export interface Branch {
-  /** The session id; a rewind not yet sent has a key of its own (`pending:…`) and no session. */
-  key: string;
-  sessionId: string | null;
-  /** For a branch the CLI rewound inside one file: its last entry (the branch is read-only). */
-  leafUuid: string | null;
-  /** The conversation open in main for it (a live CLI process), if any. */
-  conversationId: string | null;
-  parentKey: string | null;
-  /** The last entry it keeps of its parent; null for the root, or a fork that kept nothing. */
-  forkPointUuid: string | null;
-  /** When it parted (ms), to order siblings; 0 for the root. */
-  createdAt: number;
-  /** What the tree shows. */
-  firstMessage: string;
-  lastActive: number;
-  messageCount: number;
-  /** Can be continued (sent to); an in-file branch of a saved CLI file cannot. */
-  resumable: boolean;
-  /** Its view while it is not the one shown (the shown branch's view is the tab's own). Null: not loaded. */
-  view: BranchView | null;
-}
-
-export interface BranchView {
-  conversation: ConversationState;
-  saved: SavedView | null;
-  paging: Paging | null;
-}
+/**
+ * A branch of the tree, as the library reads it (BranchInfo) or a tab makes it: a rewind not yet sent has a
+ * key of its own (`pending:…`) and no session yet.
+ */
+export type BranchNode = Omit<BranchInfo, 'sessionId' | 'title'> & { sessionId: string | null };
 
 /** A rewind waiting for its first message: the view is cut before `messageId`, whose text is in the composer. */
 export const PENDING_PREFIX = 'pending:';
 
-export function isPending(branch: Branch | undefined): boolean {
+export function isPending(branch: BranchNode | undefined): boolean {
   return !!branch?.key.startsWith(PENDING_PREFIX);
 }
 
@@ -167,7 +147,7 @@ export interface PartGroup {
  * or a later message it shares with children forked from it.
  */
 export function partPoints(
-  branches: readonly Branch[],
+  branches: readonly BranchNode[],
   currentKey: string,
   state: ConversationState,
 ): Map<string, PartGroup> {
@@ -186,7 +166,7 @@ export function partPoints(
         parentKey,
         ...children
           .filter((child) => child.forkPointUuid === forkPointUuid)
-          .sort((a, b) => a.createdAt - b.createdAt)
+          .sort((a, b) => a.partedAt - b.partedAt)
           .map((child) => child.key),
       ];
       // The view reads as the member of the group it is, or descends from.
@@ -205,12 +185,12 @@ export function partPoints(
  * own messages; for a message it shares with its parent (at or before its fork point), the parent's, and so
  * on up. Checkpoints are kept by the session that ran the turn.
  */
-export function checkpointOwner(
-  branches: readonly Branch[],
+export function checkpointOwner<B extends BranchNode>(
+  branches: readonly B[],
   currentKey: string,
   state: ConversationState,
   messageId: string,
-): Branch | undefined {
+): B | undefined {
   const byKey = new Map(branches.map((branch) => [branch.key, branch]));
   const index = state.order.indexOf(messageId);
   let branch = byKey.get(currentKey);
@@ -224,7 +204,10 @@ export function checkpointOwner(
 }
 
 /** How main finds a branch's session: its live conversation, or the saved session. */
-export function targetOf(branch: Branch): SessionTarget | null {
+export function targetOf(branch: {
+  conversationId: string | null;
+  sessionId: string | null;
+}): SessionTarget | null {
   if (branch.conversationId) return { conversationId: branch.conversationId };
   if (branch.sessionId) return { sessionId: branch.sessionId };
   return null;
@@ -238,8 +221,7 @@ export function countMessages(state: ConversationState): number {
   }).length;
 }
 
-/** The first message's text, as the tree shows it. */
+/** A message's text as the tree shows it for a branch's first message (one cut, the library's). */
 export function summary(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat || '(images)';
+  return shortText(text) || '(images)';
 }
