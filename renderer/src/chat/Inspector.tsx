@@ -2,7 +2,6 @@ import { memo, useEffect, useState, type ReactNode } from 'react';
 import { create } from 'zustand';
 import type { ChatMessage } from '../../../shared/conversation';
 import type { ProtocolLinesRequest } from '../../../shared/ipc';
-import { call } from '../host/api';
 import { liveConversationId } from '../state/selectors';
 import { useLatestAnswer } from '../ui/latest';
 import { useStore } from '../state/store';
@@ -164,7 +163,7 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
         }
       : null,
     asked,
-    ({ request }) => call('protocolLines', request),
+    ({ request }) => useStore.getState().readProtocolLines(request),
   );
   // Until the answer to what the panel asks now comes (or while the search is still being typed), the
   // last lines stay, dimmed, and the status says they are being read.

@@ -18,3 +18,8 @@ export async function call<C extends InvokeChannel>(
   if (!result.ok) throw errorFromIpc(result.error);
   return result.value;
 }
+
+/** The page runs in Electron's window (not a plain browser over the bridge): main opens links, picks folders. */
+export function inElectron(): boolean {
+  return window.byre.host === 'electron';
+}

@@ -7,7 +7,6 @@ import {
   type TrustedFolder,
 } from '../../../shared/ipc';
 import { IMAGE_LIMITS } from '../../../shared/images';
-import { call } from '../host/api';
 import { PermissionModeOptions } from '../chat/PermissionMode';
 import { useOverlay } from '../ui/overlays';
 import { useModalDialog } from '../ui/popover';
@@ -72,13 +71,16 @@ function SettingsDialog() {
   const cli = useStore((state) => state.info?.cli);
 
   useEffect(() => {
-    call('settings', {}).then(
-      (loaded) => {
-        setView(loaded);
-        setForm(formOf(loaded.values));
-      },
-      (error: unknown) => setLoadError(error instanceof Error ? error.message : String(error)),
-    );
+    useStore
+      .getState()
+      .readSettings()
+      .then(
+        (loaded) => {
+          setView(loaded);
+          setForm(formOf(loaded.values));
+        },
+        (error: unknown) => setLoadError(error instanceof Error ? error.message : String(error)),
+      );
   }, []);
 
   const change = (patch: Partial<Form>) => {
@@ -97,7 +99,7 @@ function SettingsDialog() {
     }
     setSaving(true);
     try {
-      const next = await call('saveSettings', checked.values);
+      const next = await useStore.getState().saveSettings(checked.values);
       setView(next);
       setForm(formOf(next.values));
       setSaved(true);
@@ -110,7 +112,7 @@ function SettingsDialog() {
     // Saved. The window follows: the theme, notifications, the permission mode new conversations get, and
     // where the claude program now is (a failure here leaves the rest as it was until the next start).
     try {
-      useStore.setState({ info: await call('appInfo', {}) });
+      await useStore.getState().reloadInfo();
     } catch {
       // The settings are saved all the same.
     }
@@ -121,7 +123,7 @@ function SettingsDialog() {
     if (!form) return;
     setTest('testing');
     try {
-      setTest(await call('testCli', { path: form.cliPath.trim() || null }));
+      setTest(await useStore.getState().testCli(form.cliPath.trim() || null));
     } catch (error) {
       setTest({ ok: false, reason: error instanceof Error ? error.message : String(error) });
     }
@@ -130,7 +132,7 @@ function SettingsDialog() {
   const openFolder = async () => {
     setFolderError(null);
     try {
-      await call('openDataFolder', {});
+      await useStore.getState().openDataFolder();
     } catch (error) {
       setFolderError(error instanceof Error ? error.message : String(error));
     }

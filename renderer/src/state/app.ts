@@ -125,5 +125,42 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
     activate(tabId) {
       set({ activeTab: tabId, composingNew: false });
     },
+
+    async reloadInfo() {
+      set({ info: await call('appInfo', {}) });
+    },
+
+    async setDefaultPermissionMode(mode) {
+      try {
+        await call('setDefaultPermissionMode', { mode });
+      } catch {
+        return;
+      }
+      set((state) => ({ info: state.info && { ...state.info, defaultPermissionMode: mode } }));
+    },
+
+    async pickFolder() {
+      try {
+        return (await call('pickFolder', {})).path;
+      } catch {
+        return null;
+      }
+    },
+
+    async checkFolder(cwd) {
+      return (await call('checkFolder', { cwd })).path;
+    },
+
+    async openLink(url) {
+      // A link main refuses to open (not http or https) just does nothing, as a dead link would.
+      await call('openLink', { url }).catch(() => undefined);
+    },
+
+    readSettings: () => call('settings', {}),
+    saveSettings: (values) => call('saveSettings', values),
+    testCli: (path) => call('testCli', { path }),
+    async openDataFolder() {
+      await call('openDataFolder', {});
+    },
   };
 }

@@ -126,6 +126,10 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
       }
     },
 
+    findFiles: (conversationId, query) => call('findFiles', { conversationId, query, limit: 50 }),
+
+    readProtocolLines: (request) => call('protocolLines', request),
+
     mcpStatus: (tabId) => call('mcpStatus', { conversationId: conversationOf(tabId) }),
 
     readCommitIdentity: (cwd) => call('commitIdentity', { cwd }),

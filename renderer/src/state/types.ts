@@ -148,6 +148,20 @@ export interface AppSlice {
   resync(): Promise<void>;
   showNewConversation(): void;
   activate(tabId: string): void;
+  /** Reads the host's info again (after the settings changed); throws if it could not be read. */
+  reloadInfo(): Promise<void>;
+  /** Keeps `mode` as the settings' default for new conversations; a failure leaves the default as it was. */
+  setDefaultPermissionMode(mode: PermissionModeChoice): Promise<void>;
+  /** The native folder picker (Electron); null if nothing was picked or it could not open. */
+  pickFolder(): Promise<string | null>;
+  /** The folder as main will start a conversation in it; rejects with why it cannot be used. */
+  checkFolder(cwd: string): Promise<string>;
+  /** Opens a web link in the system browser (Electron); one that cannot be opened does nothing. */
+  openLink(url: string): Promise<void>;
+  readSettings(): Promise<InvokeResponse<'settings'>>;
+  saveSettings(values: InvokeRequest<'saveSettings'>): Promise<InvokeResponse<'saveSettings'>>;
+  testCli(path: string | null): Promise<InvokeResponse<'testCli'>>;
+  openDataFolder(): Promise<void>;
 }
 
 export interface ConversationsSlice {
@@ -163,6 +177,10 @@ export interface ConversationsSlice {
   interrupt(tabId: string): Promise<void>;
   /** Reads how full the context window is now; a failure keeps the reading before and says why. */
   readContext(tabId: string): Promise<void>;
+  /** Files of the conversation's folder matching what follows an `@`. */
+  findFiles(conversationId: string, query: string): Promise<InvokeResponse<'findFiles'>>;
+  /** The protocol inspector's lines (the stream-json main kept). */
+  readProtocolLines(request: InvokeRequest<'protocolLines'>): Promise<InvokeResponse<'protocolLines'>>;
   /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
   mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
   /** "Commit as" for all folders and for `cwd`. */
