@@ -1,6 +1,6 @@
 /**
- * The branch model: how the sessions of one conversation family hang together, as the library, the branch
- * switcher and the tree show them. Built from what the files say and what Byre recorded; pure (no Node or
+ * The family, built from the files: how the sessions of one conversation family hang together, as the
+ * branch tree (tree.ts) that the library, the branch switcher and the tree show. Built from what the files say and what Byre recorded; pure (no Node or
  * DOM), so the same rules hold wherever it runs.
  *
  * Where branches come from:

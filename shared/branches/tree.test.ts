@@ -11,6 +11,8 @@ import {
   type BranchNode,
 } from './tree';
 
+/** The branch tree's pure rules: where a rewind or a fork cuts a conversation, where branches part, whose checkpoints a message has. */
+
 const conversation = (events: ConversationEvent[]): ConversationState =>
   applyEvents(initialConversation({ sessionId: 's1', cwd: '/w' }), events);
 

@@ -1,3 +1,7 @@
+/**
+ * The page's one way to main: `call` turns window.byre's results into values or thrown errors (the preload's
+ * under Electron, the bridge client's in a browser). Only the store's slices call it.
+ */
 import {
   errorFromIpc,
   type InvokeChannel,

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationSnapshot } from '../../../shared/ipc';
 import { TEST_APP_INFO, turn } from '../../../shared/test-support/lines';
 import { partPoints } from '../../../shared/branches/tree';
+import { createStore } from './store';
 
 /** Rewind and branches in the store, against a scripted window.byre. */
 
@@ -23,7 +24,6 @@ const ok = <T>(value: T) => ({ ok: true as const, value });
 
 /** A store with one live conversation (c1, session s1) of two turns. */
 async function storeWithConversation(extra: Calls = {}) {
-  vi.resetModules();
   const calls: Calls = {
     appInfo: vi.fn(async () => ok(TEST_APP_INFO)),
     listConversations: vi.fn(async () =>
@@ -54,9 +54,9 @@ async function storeWithConversation(extra: Calls = {}) {
     ...extra,
   };
   (globalThis as { window?: unknown }).window = { byre: calls };
-  const { useStore } = await import('./store');
-  await useStore.getState().loadInfo();
-  return { store: useStore, calls };
+  const store = createStore();
+  await store.getState().loadInfo();
+  return { store, calls };
 }
 
 const NEW_PROMPT = '00000000-0000-4000-8000-000000000001';

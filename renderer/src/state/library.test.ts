@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationEvent } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
 import { turn } from '../../../shared/test-support/lines';
+import { createStore } from './store';
 
 /** The library slice against a scripted window.byre: opening, paging and jumping to a search hit. */
 
@@ -21,11 +22,9 @@ const row: LibraryRow = {
 
 type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
 
-async function freshStore(calls: Calls) {
-  vi.resetModules();
+function freshStore(calls: Calls) {
   (globalThis as { window?: unknown }).window = { byre: calls };
-  const { useStore } = await import('./store');
-  return useStore;
+  return createStore();
 }
 
 type Page = { events: ConversationEvent[]; before: string | null; skipped: number };
@@ -52,7 +51,7 @@ describe('saved conversations in the store', () => {
 
   it('opens a conversation once, however often its row is clicked', async () => {
     const calls = pagedSession();
-    const store = await freshStore(calls);
+    const store = freshStore(calls);
     await Promise.all([store.getState().openSaved('s1'), store.getState().openSaved('s1')]);
     expect(store.getState().tabOrder).toEqual(['saved:s1']);
     expect(calls.openSaved).toHaveBeenCalledTimes(1);
@@ -60,7 +59,7 @@ describe('saved conversations in the store', () => {
 
   it('loads pages back to a search hit, in order, and shows its message with the match found', async () => {
     const calls = pagedSession();
-    const store = await freshStore(calls);
+    const store = freshStore(calls);
     await store.getState().openSaved('s1', { messageUuid: 'reply-1', text: 'answer 1' });
     const tab = store.getState().tabs['saved:s1']!;
     expect(tab.conversation.order).toEqual([
@@ -81,7 +80,7 @@ describe('saved conversations in the store', () => {
 
   it('opens a title hit at the end, reading no earlier page', async () => {
     const calls = pagedSession();
-    const store = await freshStore(calls);
+    const store = freshStore(calls);
     await store.getState().openSaved('s1', { messageUuid: null, text: 'Storage' });
     expect(calls.openSavedBefore).not.toHaveBeenCalled();
     expect(store.getState().tabs['saved:s1']!.conversation.order).toEqual(['u:user-3', 'a:msg-3']);
@@ -95,7 +94,7 @@ describe('saved conversations in the store', () => {
         ? { ok: false, error: { name: 'Error', message: 'The file changed.' } }
         : { ok: true, value: { events: turn(2), before: 'p1', skipped: 0 } },
     );
-    const store = await freshStore(calls);
+    const store = freshStore(calls);
     await store.getState().openSaved('s1');
     await Promise.all([store.getState().loadEarlier('saved:s1'), store.getState().loadEarlier('saved:s1')]);
     expect(calls.openSavedBefore).toHaveBeenCalledTimes(1);
@@ -110,7 +109,7 @@ describe('saved conversations in the store', () => {
 
   it('keeps the find bar on its match when earlier messages load above it', async () => {
     const calls = pagedSession();
-    const store = await freshStore(calls);
+    const store = freshStore(calls);
     await store.getState().openSaved('s1');
     store.getState().openFind('saved:s1');
     store.getState().setFindQuery('saved:s1', 'answer 3');

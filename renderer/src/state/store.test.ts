@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationSnapshot, PreparedImage } from '../../../shared/ipc';
+import { createStore } from './store';
 
 /** The store against a scripted window.byre: what a user keeps or loses when calls fail or race. */
 
@@ -25,11 +26,9 @@ const image: PreparedImage = {
 
 type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
 
-async function freshStore(calls: Calls) {
-  vi.resetModules();
+function freshStore(calls: Calls) {
   (globalThis as { window?: unknown }).window = { byre: calls };
-  const { useStore } = await import('./store');
-  return useStore;
+  return createStore();
 }
 
 describe('the renderer store', () => {
@@ -46,7 +45,7 @@ describe('the renderer store', () => {
             resolve({ ok: false, error: { name: 'CliExited', message: 'The claude CLI exited.' } });
         }),
     );
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       send,
     });
@@ -79,7 +78,7 @@ describe('the renderer store', () => {
   });
 
   it('keeps an image attached while a message was being sent', async () => {
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       send: vi.fn(async () => ({ ok: true, value: { uuid: '00000000-0000-4000-8000-000000000000' } })),
     });
@@ -107,7 +106,7 @@ describe('the renderer store', () => {
   it('ends the CLI of a tab that was closed while it was starting', async () => {
     let started: ((value: unknown) => void) | undefined;
     const closeConversation = vi.fn(async () => ({ ok: true, value: {} }));
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(() => new Promise((resolve) => (started = resolve))),
       closeConversation,
     });
@@ -123,7 +122,7 @@ describe('the renderer store', () => {
   it('refuses an image that would make the message too large for one request, keeping the others', async () => {
     const big = (name: string): PreparedImage => ({ ...image, name, data: 'A'.repeat(10 * 1024 * 1024) });
     const prepared = [big('one.png'), big('two.png'), big('three.png')];
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       prepareImage: vi.fn(async () => ({ ok: true, value: { ok: true, image: prepared.shift()! } })),
     });
@@ -149,7 +148,7 @@ describe('the renderer store', () => {
       .fn()
       .mockResolvedValueOnce({ ok: false, error: { name: 'CliExited', message: 'no' } })
       .mockResolvedValueOnce({ ok: true, value: { ...snapshot, permissionMode: 'plan' } });
-    const store = await freshStore({ startConversation });
+    const store = freshStore({ startConversation });
     await store.getState().startConversation('/work', { model: 'opus', permissionMode: 'plan' });
     const tabId = store.getState().tabOrder[0]!;
     await store.getState().retryStart(tabId);
@@ -162,7 +161,7 @@ describe('the renderer store', () => {
 
   it('says why the permission mode could not be changed, and answers permission requests', async () => {
     const answerPermission = vi.fn(async () => ({ ok: true, value: { answered: true } }));
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       setPermissionMode: vi.fn(async () => ({
         ok: false,
@@ -187,7 +186,7 @@ describe('the renderer store', () => {
 
   it('tells main each change of a draft, its images by what main keeps them as', async () => {
     const setDraft = vi.fn(async () => ({ ok: true, value: {} }));
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       prepareImage: vi.fn(async () => ({
         ok: true,
@@ -214,7 +213,7 @@ describe('the renderer store', () => {
 
   it('refuses a 50 MB file without reading it, and keeps the draft and the other image', async () => {
     const prepareImage = vi.fn(async () => ({ ok: true, value: { ok: true, image, ref: image.data } }));
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       prepareImage,
     });
@@ -234,7 +233,7 @@ describe('the renderer store', () => {
 
   it('clears the notes about refused files when the message is sent', async () => {
     const send = vi.fn(async () => ({ ok: true, value: {} }));
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       send,
     });
@@ -250,7 +249,7 @@ describe('the renderer store', () => {
 
   it('opens a reloaded window with the drafts main kept', async () => {
     const kept = { ...image, data: `ref:${'b'.repeat(64)}` };
-    const store = await freshStore({
+    const store = freshStore({
       appInfo: vi.fn(async () => ({ ok: true, value: { initialCwd: null } })),
       listConversations: vi.fn(async () => ({
         ok: true,
@@ -276,7 +275,7 @@ describe('the renderer store', () => {
   });
 
   it('brings a conversation’s tab to the front', async () => {
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
     });
     await store.getState().startConversation('/work');
@@ -288,7 +287,7 @@ describe('the renderer store', () => {
   it('keeps the newest context reading, and the one before when reading again fails', async () => {
     const usage = (usedTokens: number) => ({ usedTokens, maxTokens: 200_000, categories: [] });
     const answers: ((value: unknown) => void)[] = [];
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       contextUsage: vi.fn(() => new Promise((resolve) => answers.push(resolve))),
     });
@@ -315,7 +314,7 @@ describe('the renderer store', () => {
       .fn()
       .mockResolvedValueOnce({ ok: true, value: {} })
       .mockResolvedValueOnce({ ok: false, error: { name: 'ProtocolError', message: 'No such task.' } });
-    const store = await freshStore({
+    const store = freshStore({
       startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
       stopTask,
     });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LatestAnswer, type Answer } from './latest';
 import { heldReplies, landed } from '../test-support/replies';
 
+/** Only the latest question's answer is kept, whatever order main's replies land in. */
+
 describe('LatestAnswer', () => {
   it('keeps the answer to the latest question, whatever order the replies land in', async () => {
     const main = heldReplies<number>();
