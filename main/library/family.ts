@@ -1,4 +1,4 @@
-import { buildFamily, shortText, type ChainEntry, type FamilySession } from '../../shared/branch-model';
+import { buildFamily, shortText, type ChainEntry, type FamilySession } from '../../shared/branches/family';
 import type { Family, ForkRecord } from '../../shared/branches';
 import { chainParent, emptyFacts, readEntry, type FileFacts } from './entries';
 import { eachLine, type LibraryFs } from './files';

@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
-import { familyRoot, sessionParents } from '../../shared/branch-model';
+import { familyRoot, sessionParents } from '../../shared/branches/family';
 import type { Family, ForkRecord } from '../../shared/branches';
 import { parseJsonLine } from '../../shared/json-line';
 import {

@@ -1,4 +1,4 @@
-import { branchView } from '../../shared/branch-model';
+import { branchView } from '../../shared/branches/family';
 import { SavedSessionEvents } from '../../shared/saved-session';
 import { readCliChain } from './family';
 import { eachLine, errorCode, nodeFs, type LibraryFs } from './files';

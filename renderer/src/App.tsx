@@ -5,19 +5,20 @@ import {
   useSyncExternalStore,
   type KeyboardEvent as ReactKeyboardEvent,
 } from 'react';
-import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './bridge-client';
-import { ConversationView, folderName } from './chat/ConversationView';
+import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './host/bridge-client';
+import { ConversationView } from './chat/ConversationView';
+import { folderName } from './state/selectors';
 import { NewConversation } from './chat/NewConversation';
-import { ErrorBoundary } from './ErrorBoundary';
+import { ErrorBoundary } from './ui/ErrorBoundary';
 import { Sidebar } from './library/Sidebar';
-import { connectEvents } from './events';
-import { handleCloseTabRequests, MAC, useOverlay, type Overlay } from './overlays';
-import { CommandPalette, ShortcutsSheet } from './Palette';
-import { SettingsScreen } from './Settings';
-import { applyTheme } from './theme';
-import { useModalDialog } from './popover';
-import { useStore } from './store';
-import { TrustDialog } from './TrustDialog';
+import { connectEvents } from './state/events';
+import { handleCloseTabRequests, MAC, useOverlay, type Overlay } from './ui/overlays';
+import { CommandPalette, ShortcutsSheet } from './palette/Palette';
+import { SettingsScreen } from './settings/Settings';
+import { applyTheme } from './ui/theme';
+import { useModalDialog } from './ui/popover';
+import { useStore } from './state/store';
+import { TrustDialog } from './settings/TrustDialog';
 import './styles.css';
 
 export function App() {
@@ -25,7 +26,7 @@ export function App() {
   const infoError = useStore((state) => state.infoError);
 
   useEffect(() => {
-    const disconnect = connectEvents();
+    const disconnect = connectEvents(useStore);
     void loadInfo();
     return disconnect;
   }, [loadInfo]);

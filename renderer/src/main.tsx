@@ -1,10 +1,10 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { ErrorBoundary } from './ErrorBoundary';
-import { installBridgeClient } from './bridge-client';
+import { ErrorBoundary } from './ui/ErrorBoundary';
+import { installBridgeClient } from './host/bridge-client';
 import { warmUpMarkdown } from './chat/Markdown';
-import { applyRememberedTheme } from './theme';
+import { applyRememberedTheme } from './ui/theme';
 
 // In Electron the preload has set window.byre; in a plain browser it comes over the bridge.
 installBridgeClient();

@@ -1,8 +1,10 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { FileRewind } from '../../../shared/ipc';
-import { messageText, useStore, type Tab } from '../store';
-import { countMessages, isPending, partPoints, type Branch, type PartGroup } from './model';
+import { messageText } from '../../../shared/conversation/find';
+import { countMessages, isPending, partPoints, type PartGroup } from '../../../shared/branches/tree';
+import { useStore } from '../state/store';
+import type { Branch, Tab } from '../state/types';
 
 /**
  * What rewind and branches put on screen: the Rewind dialog, the line under the header while a rewind waits

@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
 import { backgroundTasks, type TaskCall } from '../../../shared/conversation';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 import { Elapsed, toolLabel } from './ToolCard';
 
 const NONE: readonly TaskCall[] = [];

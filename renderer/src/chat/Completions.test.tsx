@@ -1,8 +1,8 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { FileMatch } from '../../../shared/ipc';
-import { LatestAnswer, type Answer } from '../latest';
-import { heldReplies, landed } from '../test-replies';
+import { LatestAnswer, type Answer } from '../ui/latest';
+import { heldReplies, landed } from '../test-support/replies';
 import { commandMatches, fileOptions, mention, menuKey, triggerAt } from './Completions';
 
 describe('triggerAt', () => {

@@ -1,8 +1,8 @@
 import fuzzysort from 'fuzzysort';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { FileMatch, SlashCommand } from '../../../shared/ipc';
-import { call } from '../api';
-import { useLatestAnswer, type Answer } from '../latest';
+import { useStore } from '../state/store';
+import { useLatestAnswer, type Answer } from '../ui/latest';
 
 /**
  * The composer's two menus: `/` at the start of the message lists the CLI's slash commands, `@` after a space
@@ -271,7 +271,9 @@ function useFileMatches(
     conversationId ? { conversationId, query } : null,
     JSON.stringify([conversationId, query]),
     async (question) => {
-      const { matches, truncated } = await call('findFiles', { ...question, limit: 50 });
+      const { matches, truncated } = await useStore
+        .getState()
+        .findFiles(question.conversationId, question.query);
       return { matches, truncated };
     },
   );

@@ -1,9 +1,9 @@
 import { useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ConversationState } from '../../../shared/conversation';
-import { imageSource } from '../images';
-import { liveConversationId } from '../branches/slice';
-import { useStore } from '../store';
+import { imageSource } from '../host/images';
+import { liveConversationId } from '../state/selectors';
+import { useStore } from '../state/store';
 import { useCompletion } from './Completions';
 
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';

@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ContextUsage } from '../../../shared/ipc';
-import { liveConversationId } from '../branches/slice';
-import { placePopover, usePopover } from '../popover';
-import { useStore } from '../store';
+import { liveConversationId } from '../state/selectors';
+import { placePopover, usePopover } from '../ui/popover';
+import { useStore } from '../state/store';
 import { formatTokens, formatTokensShort, percentOf } from './figures';
 
 /** From this share of the window on, the meter warns; from the second, it offers to compact. */

@@ -2,7 +2,8 @@ import type { ModelInfo } from '../../../shared/protocol';
 import type { IpcError } from '../../../shared/ipc';
 import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useStore } from '../store';
+import { folderName } from '../state/selectors';
+import { useStore } from '../state/store';
 import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
 import {
   BranchBanner,
@@ -402,9 +403,4 @@ function StartFailure({ tabId, error }: { tabId: string; error: IpcError }) {
       </button>
     </div>
   );
-}
-
-export function folderName(path: string): string {
-  const parts = path.split(/[\\/]/).filter(Boolean);
-  return parts[parts.length - 1] ?? path;
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { CommitIdentity, DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
-import { placePopover, usePopover } from '../popover';
-import { useStore } from '../store';
+import { placePopover, usePopover } from '../ui/popover';
+import { useStore } from '../state/store';
 
 /**
  * "Done when": the header's button "Conversation settings", whose panel sets the command Byre runs each

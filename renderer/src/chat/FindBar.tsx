@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { currentMatchIndex, findMatches, useStore } from '../store';
+import { currentMatchIndex, findMatches } from '../../../shared/conversation/find';
+import { useStore } from '../state/store';
 
 /**
  * Find in conversation (Ctrl/Cmd+F): searches the conversation's messages themselves, so it reaches those

@@ -2,11 +2,11 @@ import { memo, useEffect, useState, type ReactNode } from 'react';
 import { create } from 'zustand';
 import type { ChatMessage } from '../../../shared/conversation';
 import type { ProtocolLinesRequest } from '../../../shared/ipc';
-import { call } from '../api';
-import { liveConversationId } from '../branches/slice';
-import { useLatestAnswer } from '../latest';
-import { useStore, type Tab } from '../store';
-import { CopyButton } from './CopyButton';
+import { liveConversationId } from '../state/selectors';
+import { useLatestAnswer } from '../ui/latest';
+import { useStore } from '../state/store';
+import type { Tab } from '../state/types';
+import { CopyButton } from '../ui/CopyButton';
 
 /**
  * The protocol inspector: "Show protocol lines" on a message opens a panel beside the conversation with the
@@ -163,7 +163,7 @@ function InspectorPanel({ tabId, target }: { tabId: string; target: InspectorTar
         }
       : null,
     asked,
-    ({ request }) => call('protocolLines', request),
+    ({ request }) => useStore.getState().readProtocolLines(request),
   );
   // Until the answer to what the panel asks now comes (or while the search is still being typed), the
   // last lines stay, dimmed, and the status says they are being read.

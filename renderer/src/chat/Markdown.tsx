@@ -9,7 +9,9 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
-import { CopyButton } from './CopyButton';
+import { inElectron } from '../host/api';
+import { useStore } from '../state/store';
+import { CopyButton } from '../ui/CopyButton';
 import { createRation } from './render-ration';
 
 /**
@@ -112,9 +114,9 @@ const components: Partial<Components> = {
       rel="noreferrer noopener"
       onClick={(event) => {
         // In Electron the click asks main to open the system browser; a plain browser opens a tab itself.
-        if (window.byre.host !== 'electron' || !href) return;
+        if (!inElectron() || !href) return;
         event.preventDefault();
-        if (/^https?:\/\//i.test(href)) void window.byre.openLink({ url: href });
+        if (/^https?:\/\//i.test(href)) void useStore.getState().openLink(href);
       }}
     >
       {children}

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import type { InvokeResponse } from '../../../shared/ipc';
-import { placePopover, usePopover } from '../popover';
-import { useStore } from '../store';
+import { placePopover, usePopover } from '../ui/popover';
+import { useStore } from '../state/store';
 
 type McpServer = InvokeResponse<'mcpStatus'>['servers'][number];
 

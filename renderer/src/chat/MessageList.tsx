@@ -2,9 +2,9 @@ import { defaultRangeExtractor, type Range } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { permissionPlaces, type ChatMessage, type ConversationState } from '../../../shared/conversation';
 import { useShallow } from 'zustand/react/shallow';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 import { useFindHighlights } from './find-highlights';
-import { useFrameVirtualizer } from './frame-virtualizer';
+import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { noteScrolling, prepareMarkdown } from './Markdown';
 import { MessageView } from './MessageView';
 

@@ -9,14 +9,14 @@ import {
   type UserChatMessage,
 } from '../../../shared/conversation';
 import { BranchSwitcher } from '../branches/BranchViews';
-import { liveConversationId } from '../branches/slice';
-import { ErrorBoundary } from '../ErrorBoundary';
-import { imageSource } from '../images';
-import { useStore } from '../store';
+import { liveConversationId } from '../state/selectors';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { imageSource } from '../host/images';
+import { useStore } from '../state/store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
 import { CheckCard } from './DoneWhen';
-import { CopyButton } from './CopyButton';
+import { CopyButton } from '../ui/CopyButton';
 import { ShowProtocolLines } from './Inspector';
 import { Markdown } from './Markdown';
 import { PermissionCards, requestsHeldBy } from './PermissionCard';

@@ -1,15 +1,8 @@
 import { useState } from 'react';
 import { PermissionModeChoice } from '../../../shared/ipc';
-import { useStore } from '../store';
-import { useOverlay } from '../overlays';
+import { useStore } from '../state/store';
+import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
-
-/** Keeps `mode` as the settings' default for new conversations (the form shows it from then on). */
-async function rememberDefaultMode(mode: PermissionModeChoice): Promise<void> {
-  const result = await window.byre.setDefaultPermissionMode({ mode });
-  if (!result.ok) return;
-  useStore.setState((state) => ({ info: state.info && { ...state.info, defaultPermissionMode: mode } }));
-}
 
 /**
  * Pick a working folder (a recent one, the native picker in Electron, or a typed path), a model, and how much
@@ -18,6 +11,9 @@ async function rememberDefaultMode(mode: PermissionModeChoice): Promise<void> {
 export function NewConversation() {
   const info = useStore((state) => state.info);
   const start = useStore((state) => state.startConversation);
+  const setDefaultMode = useStore((state) => state.setDefaultPermissionMode);
+  const pickFolder = useStore((state) => state.pickFolder);
+  const checkFolder = useStore((state) => state.checkFolder);
   const [cwd, setCwd] = useState(() => info?.recentFolders[0] ?? info?.initialCwd ?? '');
   const [model, setModel] = useState('');
   const [mode, setMode] = useState<PermissionModeChoice>(() => info?.defaultPermissionMode ?? 'default');
@@ -30,8 +26,8 @@ export function NewConversation() {
   const pick = async () => {
     setPicking(true);
     try {
-      const result = await window.byre.pickFolder({});
-      if (result.ok && result.value.path) setCwd(result.value.path);
+      const path = await pickFolder();
+      if (path) setCwd(path);
     } finally {
       setPicking(false);
     }
@@ -46,20 +42,18 @@ export function NewConversation() {
         if (!cwd.trim() || checking) return;
         // A folder that is not there is said here, in the form, rather than in a tab that cannot start.
         setChecking(true);
-        void window.byre
-          .checkFolder({ cwd: cwd.trim() })
-          .then((checked) => {
-            if (!checked.ok) {
-              setFolderError(checked.error.message);
-              return;
-            }
-            setFolderError(null);
-            if (makeDefault && !isDefault) void rememberDefaultMode(mode);
-            void start(checked.value.path, {
-              ...(model.trim() ? { model: model.trim() } : {}),
-              permissionMode: mode,
-            });
-          })
+        void checkFolder(cwd.trim())
+          .then(
+            (path) => {
+              setFolderError(null);
+              if (makeDefault && !isDefault) void setDefaultMode(mode);
+              void start(path, {
+                ...(model.trim() ? { model: model.trim() } : {}),
+                permissionMode: mode,
+              });
+            },
+            (error: unknown) => setFolderError(error instanceof Error ? error.message : String(error)),
+          )
           .finally(() => setChecking(false));
       }}
     >

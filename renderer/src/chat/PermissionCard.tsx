@@ -5,7 +5,7 @@ import {
   type ConversationState,
   type PermissionRequest,
 } from '../../../shared/conversation';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 import { ToolAction } from './ToolCard';
 
 /**

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { PermissionModeChoice } from '../../../shared/ipc';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 
 /** The permission modes in the user's words, and what each lets Claude do. */
 const MODES: Record<PermissionModeChoice, { label: string; description: string }> = {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ApiRetry } from '../../../shared/conversation';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 import { formatSeconds } from './figures';
 
 /**

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { todoProgress, todosOf, type Todo } from '../../../shared/todos';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 
 /**
  * Claude's todo list (its TodoWrite tool): each call's card in the log shows the list it set, as a

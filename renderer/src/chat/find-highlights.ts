@@ -1,5 +1,5 @@
 import { useEffect, type RefObject } from 'react';
-import { useStore } from '../store';
+import { useStore } from '../state/store';
 
 /** The names of the two highlights in styles.css: every match, and the current one. */
 const MATCHES = 'find-match';

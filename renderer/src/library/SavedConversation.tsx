@@ -1,7 +1,7 @@
 import { useCallback, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useDismiss } from '../popover';
-import { useStore } from '../store';
+import { useDismiss } from '../ui/popover';
+import { useStore } from '../state/store';
 
 /**
  * The header and footer of a saved conversation shown read-only: its title and folder, and what can be

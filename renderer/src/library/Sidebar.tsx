@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
-import { folderName } from '../chat/ConversationView';
-import { useFrameVirtualizer } from '../chat/frame-virtualizer';
-import { useStore } from '../store';
+import { folderName } from '../state/selectors';
+import { useFrameVirtualizer } from '../ui/frame-virtualizer';
+import { useStore } from '../state/store';
 
 /**
  * The library: every past conversation, grouped by folder, newest first; a search across all of them; and

@@ -1,0 +1,392 @@
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import {
+  AppSettings,
+  type InvokeResponse,
+  type SettingsView,
+  type Theme,
+  type TrustedFolder,
+} from '../../../shared/ipc';
+import { IMAGE_LIMITS } from '../../../shared/images';
+import { PermissionModeOptions } from '../chat/PermissionMode';
+import { useOverlay } from '../ui/overlays';
+import { useModalDialog } from '../ui/popover';
+import { useStore } from '../state/store';
+import { applyTheme } from '../ui/theme';
+
+/**
+ * The settings screen (Ctrl/Cmd+, or the palette): the claude program, the defaults new conversations start
+ * with, images, theme, notifications and the data folder. Each value is checked before anything is saved
+ * (here, then by main, which checks the program on disk); one that is not valid is refused with the reason
+ * and nothing is saved.
+ */
+export function SettingsScreen() {
+  const open = useOverlay((state) => state.open === 'settings');
+  if (!open) return null;
+  return <SettingsDialog />;
+}
+
+/** The form's fields as typed: text boxes hold strings until saved. */
+interface Form {
+  cliPath: string;
+  defaultModel: string;
+  defaultPermissionMode: AppSettings['defaultPermissionMode'];
+  imageMaxLongSide: string;
+  theme: Theme;
+  notifications: boolean;
+}
+
+function formOf(values: AppSettings): Form {
+  return {
+    ...values,
+    cliPath: values.cliPath ?? '',
+    defaultModel: values.defaultModel ?? '',
+    imageMaxLongSide: String(values.imageMaxLongSide),
+  };
+}
+
+/** The form as settings, or the first reason it cannot be. */
+export function settingsOf(form: Form): { values: AppSettings } | { problem: string } {
+  const parsed = AppSettings.safeParse({
+    ...form,
+    cliPath: form.cliPath.trim() || null,
+    defaultModel: form.defaultModel.trim() || null,
+    imageMaxLongSide: form.imageMaxLongSide.trim() === '' ? Number.NaN : Number(form.imageMaxLongSide),
+  });
+  if (parsed.success) return { values: parsed.data };
+  return { problem: parsed.error.issues[0]?.message ?? 'A value is not valid.' };
+}
+
+function SettingsDialog() {
+  const close = useOverlay((state) => state.close);
+  const dialog = useModalDialog();
+  const [view, setView] = useState<SettingsView | null>(null);
+  const [form, setForm] = useState<Form | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [test, setTest] = useState<InvokeResponse<'testCli'> | 'testing' | null>(null);
+  const [folderError, setFolderError] = useState<string | null>(null);
+  const models = useStore((state) => knownModels(state.tabs));
+  const cli = useStore((state) => state.info?.cli);
+
+  useEffect(() => {
+    useStore
+      .getState()
+      .readSettings()
+      .then(
+        (loaded) => {
+          setView(loaded);
+          setForm(formOf(loaded.values));
+        },
+        (error: unknown) => setLoadError(error instanceof Error ? error.message : String(error)),
+      );
+  }, []);
+
+  const change = (patch: Partial<Form>) => {
+    setForm((current) => (current ? { ...current, ...patch } : current));
+    setProblem(null);
+    setSaved(false);
+  };
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!form) return;
+    const checked = settingsOf(form);
+    if ('problem' in checked) {
+      setProblem(checked.problem);
+      return;
+    }
+    setSaving(true);
+    try {
+      const next = await useStore.getState().saveSettings(checked.values);
+      setView(next);
+      setForm(formOf(next.values));
+      setSaved(true);
+      applyTheme(next.values.theme);
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+      setSaving(false);
+      return;
+    }
+    // Saved. The window follows: the theme, notifications, the permission mode new conversations get, and
+    // where the claude program now is (a failure here leaves the rest as it was until the next start).
+    try {
+      await useStore.getState().reloadInfo();
+    } catch {
+      // The settings are saved all the same.
+    }
+    setSaving(false);
+  };
+
+  const testCli = async () => {
+    if (!form) return;
+    setTest('testing');
+    try {
+      setTest(await useStore.getState().testCli(form.cliPath.trim() || null));
+    } catch (error) {
+      setTest({ ok: false, reason: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
+  const openFolder = async () => {
+    setFolderError(null);
+    try {
+      await useStore.getState().openDataFolder();
+    } catch (error) {
+      setFolderError(error instanceof Error ? error.message : String(error));
+    }
+  };
+
+  return (
+    <dialog
+      ref={dialog}
+      className="confirm-dialog settings-screen"
+      aria-labelledby="settings-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        close();
+      }}
+    >
+      <h2 id="settings-title">Settings</h2>
+      {loadError && (
+        <p className="inline-error settings-error" role="alert">
+          The settings could not be read: {loadError}
+        </p>
+      )}
+      {!form || !view ? (
+        !loadError && <p className="muted">Loading…</p>
+      ) : (
+        <form onSubmit={(event) => void save(event)} noValidate>
+          <fieldset>
+            <legend>Claude Code</legend>
+            <label htmlFor="settings-cli">The claude program</label>
+            <div className="settings-inline">
+              <input
+                id="settings-cli"
+                value={form.cliPath}
+                placeholder={cli?.found ? `Found: ${cli.path}` : 'Not found: enter its path'}
+                spellCheck={false}
+                autoComplete="off"
+                onChange={(event) => {
+                  change({ cliPath: event.target.value });
+                  setTest(null);
+                }}
+                aria-describedby="settings-cli-help settings-cli-test"
+              />
+              <button
+                type="button"
+                className="button-secondary"
+                disabled={test === 'testing'}
+                onClick={() => void testCli()}
+              >
+                Test
+              </button>
+            </div>
+            <p id="settings-cli-help" className="settings-help">
+              Empty: Byre finds it (PATH, the usual install places, then its own copy).
+              {view.cliFromEnvironment && (
+                <>
+                  {' '}
+                  BYRE_CLAUDE_PATH is set to <code>{view.cliFromEnvironment}</code> and wins while it is.
+                </>
+              )}
+            </p>
+            <p id="settings-cli-test" className="settings-help" role="status">
+              {test === 'testing'
+                ? 'Running claude --version…'
+                : test?.ok
+                  ? `Works: ${test.path} is Claude Code ${test.version}.`
+                  : test
+                    ? `Does not work: ${test.reason}`
+                    : ''}
+            </p>
+
+            <label htmlFor="settings-model">Model for new conversations</label>
+            <input
+              id="settings-model"
+              value={form.defaultModel}
+              placeholder="Claude Code's default"
+              list="settings-models"
+              spellCheck={false}
+              autoComplete="off"
+              onChange={(event) => change({ defaultModel: event.target.value })}
+            />
+            <datalist id="settings-models">
+              {models.map((model) => (
+                <option key={model.value} value={model.value}>
+                  {model.displayName}
+                </option>
+              ))}
+            </datalist>
+
+            <label htmlFor="settings-mode">Permission mode for new conversations</label>
+            <select
+              id="settings-mode"
+              value={form.defaultPermissionMode}
+              onChange={(event) =>
+                change({
+                  defaultPermissionMode: event.target.value as AppSettings['defaultPermissionMode'],
+                })
+              }
+            >
+              <PermissionModeOptions />
+            </select>
+          </fieldset>
+
+          <fieldset>
+            <legend>Images</legend>
+            <label htmlFor="settings-image">Longest side of an image sent (pixels)</label>
+            <input
+              id="settings-image"
+              type="number"
+              inputMode="numeric"
+              min={200}
+              max={IMAGE_LIMITS.maxSide}
+              value={form.imageMaxLongSide}
+              onChange={(event) => change({ imageMaxLongSide: event.target.value })}
+              aria-describedby="settings-image-help"
+            />
+            <p id="settings-image-help" className="settings-help">
+              Larger images are scaled down to this before they are sent (200 to {IMAGE_LIMITS.maxSide}).
+            </p>
+          </fieldset>
+
+          <fieldset>
+            <legend>Appearance and notifications</legend>
+            <div role="radiogroup" aria-label="Theme" className="settings-radios">
+              {(['system', 'light', 'dark'] as const).map((theme) => (
+                <label key={theme} className="settings-radio">
+                  <input
+                    type="radio"
+                    name="theme"
+                    value={theme}
+                    checked={form.theme === theme}
+                    onChange={() => change({ theme })}
+                  />
+                  {theme === 'system' ? 'System' : theme === 'light' ? 'Light' : 'Dark'}
+                </label>
+              ))}
+            </div>
+            <label className="settings-check">
+              <input
+                type="checkbox"
+                checked={form.notifications}
+                onChange={(event) => change({ notifications: event.target.checked })}
+              />
+              Notify me when a reply ends or Claude asks for permission while Byre is in the background
+            </label>
+          </fieldset>
+
+          <TrustedFolders />
+
+          <fieldset>
+            <legend>Data</legend>
+            <p className="settings-help">
+              Byre keeps its settings, transcripts and library in <code>{view.dataDir}</code>.
+            </p>
+            {view.canOpenFolders && (
+              <button type="button" className="button-secondary" onClick={() => void openFolder()}>
+                Open the data folder
+              </button>
+            )}
+            {folderError && (
+              <p className="inline-error settings-error" role="alert">
+                {folderError}
+              </p>
+            )}
+          </fieldset>
+
+          {problem && (
+            <p className="inline-error settings-error" role="alert">
+              Not saved. {problem}
+            </p>
+          )}
+          <div className="dialog-actions">
+            {saved && (
+              <span className="settings-saved" role="status">
+                Saved.
+              </span>
+            )}
+            <button type="button" className="button-secondary" onClick={close}>
+              Close
+            </button>
+            <button type="submit" className="button-primary" disabled={saving}>
+              Save
+            </button>
+          </div>
+        </form>
+      )}
+    </dialog>
+  );
+}
+
+const NO_MODELS: { value: string; displayName: string }[] = [];
+
+/** The models the open conversations' CLIs offer, once each. */
+function knownModels(
+  tabs: ReturnType<typeof useStore.getState>['tabs'],
+): { value: string; displayName: string }[] {
+  for (const tab of Object.values(tabs)) {
+    if (tab.conversation.models.length > 0) return tab.conversation.models;
+  }
+  return NO_MODELS;
+}
+
+/** The folders whose own settings (hooks, MCP servers, allow rules) Byre lets run, each with Forget. */
+function TrustedFolders() {
+  const listTrusted = useStore((state) => state.listTrusted);
+  const forgetTrust = useStore((state) => state.forgetTrust);
+  const [folders, setFolders] = useState<TrustedFolder[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(
+    () =>
+      listTrusted().then(setFolders, (reason: unknown) =>
+        setError(reason instanceof Error ? reason.message : String(reason)),
+      ),
+    [listTrusted],
+  );
+  useEffect(() => void load(), [load]);
+  const forget = async (folder: string) => {
+    setError(null);
+    try {
+      await forgetTrust(folder);
+      await load();
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+    }
+  };
+  return (
+    <fieldset>
+      <legend>Trusted folders</legend>
+      <p className="settings-help">
+        Claude Code runs these folders&apos; own hooks, MCP servers and helper commands, and follows their
+        allow rules. Byre asks again when their settings change.
+      </p>
+      {folders && folders.length === 0 && <p className="muted">No folder is trusted yet.</p>}
+      {folders && folders.length > 0 && (
+        <ul className="trusted-folders" aria-label="Trusted folders">
+          {folders.map((entry) => (
+            <li key={entry.folder}>
+              <code title={entry.folder}>{entry.folder}</code>
+              {entry.source === 'claude' && <span className="muted"> (trusted in Claude Code)</span>}
+              <button
+                type="button"
+                className="button-secondary button-small"
+                aria-label={`Forget ${entry.folder}`}
+                onClick={() => void forget(entry.folder)}
+              >
+                Forget
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p className="inline-error settings-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}

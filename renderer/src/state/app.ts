@@ -1,0 +1,166 @@
+/**
+ * The app slice: the host's info, whether the page hears from it, which tab is open (remembered per window),
+ * and the conversations main already has open when the page loads or the connection comes back.
+ */
+import type { InvokeResponse } from '../../../shared/ipc';
+import { openWindow } from '../../../shared/conversation/paging';
+import { call } from '../host/api';
+import { liveConversationId } from './selectors';
+import { newTab } from './tabs';
+import type { AppSlice, Store, StoreGet, StoreSet } from './types';
+
+/**
+ * A tab for each conversation open in main that this window does not show, with the draft main kept of
+ * it. With `refresh`, those it shows are rebuilt from main's window of them too (after a lost connection).
+ */
+function withOpenConversations(
+  state: Store,
+  open: InvokeResponse<'listConversations'>['conversations'],
+  refresh: boolean,
+): Pick<Store, 'tabs' | 'tabOrder' | 'drafts'> {
+  const tabs = { ...state.tabs };
+  const tabOrder = [...state.tabOrder];
+  const drafts = { ...state.drafts };
+  for (const { snapshot, draft, ...window } of open) {
+    const id = snapshot.conversationId;
+    const showing = Object.values(tabs).find((tab) => liveConversationId(tab) === id);
+    if (showing) {
+      // Only a tab whose whole history is in main's log can be rebuilt from it: one resumed from the
+      // library, or showing branches, holds history main's log of this process does not.
+      if (refresh && showing.fromMain && !showing.branches) {
+        tabs[showing.id] = { ...showing, ...openWindow(snapshot, window) };
+      }
+      continue;
+    }
+    // After a lost connection, no tab is added: a fork still starting, or a tab closed meanwhile, would
+    // come back as a tab of its own. Conversations opened from another window show after a reload.
+    if (refresh) continue;
+    if (tabs[id] || Object.values(tabs).some((tab) => tab.branches?.some((b) => b.conversationId === id))) {
+      continue;
+    }
+    tabs[id] = newTab(id, snapshot.cwd, { ...openWindow(snapshot, window), fromMain: true });
+    tabOrder.push(id);
+    if (draft.text || draft.images.length > 0) drafts[id] = state.draftFromMain(draft);
+  }
+  return { tabs, tabOrder, drafts };
+}
+
+/** Which tab was open, kept per window (sessionStorage) so that a reload opens it again. */
+const ACTIVE_TAB_KEY = 'byre.activeTab';
+
+function rememberedTab(): string | null {
+  try {
+    return sessionStorage.getItem(ACTIVE_TAB_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function rememberTab(tabId: string): void {
+  try {
+    sessionStorage.setItem(ACTIVE_TAB_KEY, tabId);
+  } catch {
+    // Storage off: a reload opens the first tab.
+  }
+}
+
+export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
+  return {
+    info: null,
+    infoError: null,
+    connected: true,
+    setConnected(connected) {
+      if (get().connected !== connected) set({ connected });
+    },
+    activeTab: null,
+    composingNew: false,
+
+    async loadInfo() {
+      try {
+        const [info, open] = await Promise.all([call('appInfo', {}), call('listConversations', {})]);
+        set({ info, infoError: null });
+        // Conversations already open in main (this window reloaded, or another one opened them) come back
+        // as they stand; the folder from the command line is opened only once.
+        if (open.conversations.length > 0) {
+          get().draftsHeard(
+            open.conversations.map(({ snapshot, draft }) => ({
+              conversationId: snapshot.conversationId,
+              draft,
+            })),
+          );
+          set((state) => {
+            const opened = withOpenConversations(state, open.conversations, false);
+            const remembered = rememberedTab();
+            const activeTab =
+              state.activeTab ??
+              (remembered && opened.tabs[remembered] ? remembered : (opened.tabOrder[0] ?? null));
+            return { ...opened, activeTab, composingNew: false };
+          });
+        } else if (info.initialCwd && get().tabOrder.length === 0) {
+          await get().startConversation(info.initialCwd);
+        } else if (get().tabOrder.length === 0) {
+          set({ composingNew: true });
+        }
+      } catch (error) {
+        set({ infoError: error instanceof Error ? error.message : String(error) });
+      }
+    },
+
+    async resync() {
+      let open: InvokeResponse<'listConversations'>;
+      try {
+        open = await call('listConversations', {});
+      } catch {
+        // Lost again already; the next reconnection tries again.
+        return;
+      }
+      set((state) => withOpenConversations(state, open.conversations, true));
+      get().tellDrafts();
+    },
+
+    showNewConversation() {
+      set({ composingNew: true, activeTab: null });
+    },
+
+    activate(tabId) {
+      set({ activeTab: tabId, composingNew: false });
+    },
+
+    async reloadInfo() {
+      set({ info: await call('appInfo', {}) });
+    },
+
+    async setDefaultPermissionMode(mode) {
+      try {
+        await call('setDefaultPermissionMode', { mode });
+      } catch {
+        return;
+      }
+      set((state) => ({ info: state.info && { ...state.info, defaultPermissionMode: mode } }));
+    },
+
+    async pickFolder() {
+      try {
+        return (await call('pickFolder', {})).path;
+      } catch {
+        return null;
+      }
+    },
+
+    async checkFolder(cwd) {
+      return (await call('checkFolder', { cwd })).path;
+    },
+
+    async openLink(url) {
+      // A link main refuses to open (not http or https) just does nothing, as a dead link would.
+      await call('openLink', { url }).catch(() => undefined);
+    },
+
+    readSettings: () => call('settings', {}),
+    saveSettings: (values) => call('saveSettings', values),
+    testCli: (path) => call('testCli', { path }),
+    async openDataFolder() {
+      await call('openDataFolder', {});
+    },
+  };
+}

@@ -1,0 +1,393 @@
+import { applyEvents, initialConversation, type ConversationState } from '../../../shared/conversation';
+import {
+  firstPaging,
+  prependPage,
+  reducePage,
+  savedStart,
+  settled,
+} from '../../../shared/conversation/paging';
+import type { ConversationSnapshot, IpcError } from '../../../shared/ipc';
+import { call } from '../host/api';
+import { bridgeConnection } from '../host/bridge-client';
+import { inNextFrame } from './frame';
+import { newTab, rekeyTab, tabActions } from './tabs';
+import type { BranchView, LibrarySlice, StoreGet, StoreSet } from './types';
+
+/**
+ * The library slice: the sidebar's rows and search, and saved conversations opened read-only in tabs. A
+ * saved conversation is reduced by the same reducer as a live one, from the events main read out of its
+ * files, a page at a time from the end; each earlier page is reduced on its own and put in front.
+ */
+
+export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
+  const { patchTab, guarded } = tabActions(set);
+  let listRequests = 0;
+  let searchRequests = 0;
+  /** Pages being fetched, by tab: a second request joins the first. */
+  const loading = new Map<string, Promise<void>>();
+
+  const tabOfSession = (sessionId: string): string | undefined =>
+    get().tabOrder.find(
+      (id) => id === `saved:${sessionId}` || get().tabs[id]?.conversation.sessionId === sessionId,
+    );
+
+  /** Loads earlier pages until the hit's line is loaded, then shows its message with the match found. */
+  const jump = async (tabId: string, jumpTo: { messageUuid: string | null; text: string }) => {
+    // A title hit names no message: the conversation opens at its end.
+    if (!jumpTo.messageUuid) return;
+    for (;;) {
+      const tab = get().tabs[tabId];
+      if (!tab?.paging) return;
+      const messageId = tab.paging.anchors[jumpTo.messageUuid];
+      if (messageId) {
+        get().showFindMatch(tabId, messageId, jumpTo.text);
+        return;
+      }
+      if (!tab.paging.before || tab.paging.error) {
+        patchTab(tabId, { actionError: 'That message is no longer in this conversation.' });
+        return;
+      }
+      await get().loadEarlier(tabId);
+    }
+  };
+
+  const fetchEarlier = async (tabId: string) => {
+    const paging = get().tabs[tabId]?.paging;
+    if (!paging?.before) return;
+    patchTab(tabId, { paging: { ...paging, loading: true, error: null } });
+    try {
+      const before = paging.before;
+      const page = paging.conversationId
+        ? {
+            skipped: 0,
+            ...(await call('conversationBefore', { conversationId: paging.conversationId, before })),
+          }
+        : await call('openSavedBefore', { sessionId: paging.sessionId, before });
+      // Main's log of a resumed conversation ends at the resume: the saved file has what came before it.
+      const toSaved = page.before === null && paging.conversationId !== null && !!paging.thenSaved;
+      const next = toSaved ? (paging.thenSaved ?? null) : page.before;
+      set((state) => {
+        const tab = state.tabs[tabId];
+        if (!tab?.paging) return {};
+        const merged = prependPage(tab.conversation, page.events, next === null);
+        return {
+          tabs: {
+            ...state.tabs,
+            [tabId]: {
+              ...tab,
+              conversation: merged.conversation,
+              saved: tab.saved ? { ...tab.saved, skipped: tab.saved.skipped + page.skipped } : null,
+              paging: {
+                ...tab.paging,
+                ...(toSaved ? { conversationId: null, thenSaved: null } : {}),
+                before: next,
+                loading: false,
+                anchors: { ...merged.anchors, ...tab.paging.anchors },
+              },
+            },
+          },
+        };
+      });
+    } catch (error) {
+      const current = get().tabs[tabId]?.paging;
+      const message = error instanceof Error ? error.message : String(error);
+      if (current) patchTab(tabId, { paging: { ...current, loading: false, error: message } });
+    }
+  };
+
+  return {
+    // A narrow window keeps its width for the conversation; the list is a click (or Ctrl+B) away.
+    sidebarOpen: typeof window === 'undefined' || !window.innerWidth || window.innerWidth >= 900,
+    libraryRows: [],
+    libraryStatus: null,
+    libraryError: null,
+    libraryLoaded: false,
+    libraryFolder: null,
+    libraryQuery: '',
+    searchHits: null,
+
+    toggleSidebar() {
+      set((state) => ({ sidebarOpen: !state.sidebarOpen }));
+    },
+
+    async refreshLibrary() {
+      const request = ++listRequests;
+      try {
+        const [list, status] = await Promise.all([call('libraryList', {}), call('libraryStatus', {})]);
+        if (request !== listRequests) return;
+        const byId = new Map(list.rows.map((row) => [row.sessionId, row]));
+        // The list changes as a reply streams (its transcript grows): with the frame's events, one commit.
+        inNextFrame(() => {
+          if (request !== listRequests) return;
+          set((state) => {
+            // Open saved conversations follow their rows: a rename elsewhere, the CLI deleting its copy.
+            let tabs = state.tabs;
+            for (const [id, tab] of Object.entries(state.tabs)) {
+              const row = tab.saved && byId.get(tab.saved.sessionId);
+              if (!tab.saved || !row || row === tab.saved.row) continue;
+              if (tabs === state.tabs) tabs = { ...state.tabs };
+              tabs[id] = {
+                ...tab,
+                saved: { ...tab.saved, row },
+                conversation: { ...tab.conversation, title: row.title },
+              };
+            }
+            return {
+              tabs,
+              libraryRows: list.rows,
+              libraryStatus: status,
+              libraryError: null,
+              libraryLoaded: true,
+            };
+          });
+        });
+      } catch (error) {
+        if (request !== listRequests) return;
+        set({ libraryError: error instanceof Error ? error.message : String(error) });
+      }
+      // Results may have changed with the rows.
+      const query = get().libraryQuery;
+      if (query.trim()) await get().searchLibrary(query);
+    },
+
+    setLibraryFolder(folder) {
+      set({ libraryFolder: folder });
+      const query = get().libraryQuery;
+      if (query.trim()) void get().searchLibrary(query);
+    },
+
+    async searchLibrary(query) {
+      const request = ++searchRequests;
+      set({ libraryQuery: query });
+      if (!query.trim()) {
+        set({ searchHits: null });
+        return;
+      }
+      try {
+        const { hits } = await call('librarySearch', { query: query.trim(), folder: get().libraryFolder });
+        if (request === searchRequests) set({ searchHits: hits, libraryError: null });
+      } catch (error) {
+        if (request === searchRequests)
+          set({ libraryError: error instanceof Error ? error.message : String(error) });
+      }
+    },
+
+    async openSaved(sessionId, jumpTo) {
+      const existing = tabOfSession(sessionId);
+      if (existing) {
+        get().activate(existing);
+        if (jumpTo && !get().tabs[existing]?.starting) await jump(existing, jumpTo);
+        return;
+      }
+      const tabId = `saved:${sessionId}`;
+      const row = get().libraryRows.find((candidate) => candidate.sessionId === sessionId);
+      set((state) => ({
+        tabs: { ...state.tabs, [tabId]: newTab(tabId, row?.cwd ?? '', { starting: true }) },
+        tabOrder: [...state.tabOrder, tabId],
+        activeTab: tabId,
+        composingNew: false,
+      }));
+      try {
+        const page = await call('openSaved', { sessionId });
+        if (!get().tabs[tabId]) return;
+        const reduced = reducePage(savedStart(sessionId, page), page.events);
+        patchTab(tabId, {
+          starting: false,
+          cwd: page.row.cwd ?? '',
+          saved: { sessionId, row: page.row, skipped: page.skipped },
+          paging: firstPaging(sessionId, null, page.before, reduced.anchors),
+          conversation: settled(reduced.conversation, page.row.title),
+        });
+      } catch (error) {
+        patchTab(tabId, { starting: false, startError: asIpcError(error) });
+        return;
+      }
+      // Its branches, if it has any, come from the library beside it.
+      void get().loadFamily(tabId);
+      if (jumpTo) await jump(tabId, jumpTo);
+    },
+
+    loadEarlier(tabId) {
+      const running = loading.get(tabId);
+      if (running) return running;
+      const next = fetchEarlier(tabId).finally(() => loading.delete(tabId));
+      loading.set(tabId, next);
+      return next;
+    },
+
+    resumeSaved: (tabId) =>
+      guarded(tabId, async () => {
+        const saved = get().tabs[tabId]?.saved;
+        if (!saved) return;
+        try {
+          const snapshot = await get().trusted(() => call('resumeSaved', { sessionId: saved.sessionId }));
+          await becomeLive(tabId, snapshot);
+        } catch (error) {
+          // The CLI deleted its copy since the tab opened: say so, and offer what still works.
+          if (error instanceof Error && error.name === 'CliCopyGone') {
+            const tab = get().tabs[tabId];
+            if (tab?.saved)
+              patchTab(tabId, { saved: { ...tab.saved, row: { ...tab.saved.row, resumable: false } } });
+          }
+          throw error;
+        }
+      }),
+
+    continueSaved: (tabId) =>
+      guarded(tabId, async () => {
+        const saved = get().tabs[tabId]?.saved;
+        if (!saved) return;
+        const snapshot = await get().trusted(() => call('continueSaved', { sessionId: saved.sessionId }));
+        const id = snapshot.conversationId;
+        set((state) => ({
+          tabs: {
+            ...state.tabs,
+            [id]: newTab(id, snapshot.cwd, { conversation: initialConversation(snapshot) }),
+          },
+          tabOrder: [...state.tabOrder, id],
+          activeTab: id,
+        }));
+      }),
+
+    async renameSaved(sessionId, title) {
+      await call('renameSaved', { sessionId, title });
+      set((state) => {
+        const tabs = { ...state.tabs };
+        for (const [id, tab] of Object.entries(tabs)) {
+          if (tab.conversation.sessionId !== sessionId) continue;
+          tabs[id] = {
+            ...tab,
+            conversation: { ...tab.conversation, title },
+            saved: tab.saved ? { ...tab.saved, row: { ...tab.saved.row, title } } : null,
+          };
+        }
+        return {
+          tabs,
+          libraryRows: state.libraryRows.map((row) =>
+            row.sessionId === sessionId ? { ...row, title } : row,
+          ),
+        };
+      });
+    },
+
+    async hideSaved(sessionId) {
+      await call('hideSaved', { sessionId });
+      set((state) => ({ libraryRows: state.libraryRows.filter((row) => row.sessionId !== sessionId) }));
+      const tabId = tabOfSession(sessionId);
+      if (tabId && get().tabs[tabId]?.saved) await get().closeTab(tabId);
+    },
+
+    async exportSaved(sessionId, format) {
+      const delivery = await call('exportSaved', { sessionId, format });
+      if (delivery.way === 'download') {
+        for (const file of delivery.files) await download(file.name, file.id);
+      }
+      return delivery.way === 'saved' ? `Saved as ${delivery.paths[0]}.` : null;
+    },
+
+    async readSavedView(sessionId, leafUuid) {
+      if (leafUuid) {
+        const page = await call('openSavedBranch', { sessionId, leafUuid });
+        const reduced = reducePage(savedStart(sessionId, page), page.events);
+        return {
+          conversation: settled(reduced.conversation, page.row.title),
+          saved: { sessionId, row: page.row, skipped: page.skipped, leafUuid },
+          paging: null,
+        } satisfies BranchView;
+      }
+      const page = await call('openSaved', { sessionId });
+      const reduced = reducePage(savedStart(sessionId, page), page.events);
+      return {
+        conversation: settled(reduced.conversation, page.row.title),
+        saved: { sessionId, row: page.row, skipped: page.skipped },
+        paging: firstPaging(sessionId, null, page.before, reduced.anchors),
+      };
+    },
+  };
+
+  /**
+   * A saved tab that was resumed: it takes the live conversation's id and keeps its history (and the way to
+   * the rest of it) on screen. A tab closed meanwhile ends the process that was started for it.
+   */
+  async function becomeLive(tabId: string, snapshot: ConversationSnapshot): Promise<void> {
+    const id = snapshot.conversationId;
+    if (!get().tabs[tabId]) {
+      if (!get().tabs[id]) await call('closeConversation', { conversationId: id }).catch(() => undefined);
+      return;
+    }
+    let rekeyed = false;
+    set((state) => {
+      const tab = state.tabs[tabId];
+      if (!tab) return {};
+      if (tab.branches) {
+        // A branch of a family resumed: the tab stays, and that branch is live from now on, whichever is
+        // shown by the time its CLI has started.
+        const resumed = tab.branches.find(
+          (branch) => branch.sessionId === snapshot.sessionId && !branch.leafUuid,
+        );
+        if (!resumed) return {};
+        const shown = resumed.key === tab.branch;
+        const live = (conversation: ConversationState) =>
+          applyEvents(conversation, [{ kind: 'resumed', snapshot }]);
+        return {
+          tabs: {
+            ...state.tabs,
+            [tabId]: {
+              ...tab,
+              ...(shown ? { saved: null, conversation: live(tab.conversation) } : {}),
+              branches: tab.branches.map((branch) =>
+                branch !== resumed
+                  ? branch
+                  : {
+                      ...branch,
+                      conversationId: id,
+                      view:
+                        !shown && branch.view
+                          ? { ...branch.view, saved: null, conversation: live(branch.view.conversation) }
+                          : branch.view,
+                    },
+              ),
+            },
+          },
+        };
+      }
+      if (state.tabs[id] && id !== tabId) {
+        // Main already had it open (in another window, say): show that tab instead.
+        const { [tabId]: _saved, ...tabs } = state.tabs;
+        return { tabs, tabOrder: state.tabOrder.filter((existing) => existing !== tabId), activeTab: id };
+      }
+      rekeyed = true;
+      return rekeyTab(state, tabId, {
+        ...tab,
+        id,
+        cwd: snapshot.cwd,
+        saved: null,
+        conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
+      });
+    });
+    // The resumed tab keeps its find bar under its new key.
+    if (rekeyed) get().moveFind(tabId, id);
+  }
+}
+
+function asIpcError(error: unknown): IpcError {
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: 'Error', message: String(error) };
+}
+
+/**
+ * A file the browser host offers once (main/downloads.ts): the browser saves it straight from the host, with
+ * a proof of the token for that file, and the page never holds it.
+ */
+async function download(name: string, id: string): Promise<void> {
+  const connection = bridgeConnection();
+  if (!connection) throw new Error('Only the browser host offers downloads.');
+  const link = document.createElement('a');
+  link.href = await connection.downloadAddress(id);
+  link.download = name;
+  link.style.display = 'none';
+  document.body.append(link);
+  link.click();
+  link.remove();
+}

@@ -1,0 +1,38 @@
+import { create, type StateCreator } from 'zustand';
+import { createAppSlice, rememberTab } from './app';
+import { createBranchSlice } from './branches';
+import { createConversationsSlice } from './conversations';
+import { createDraftsSlice } from './drafts';
+import { createFindSlice } from './find';
+import { notifiedInFrame } from './frame';
+import { createLibrarySlice } from './library';
+import { trustSlice } from './trust';
+import type { Store } from './types';
+
+/**
+ * The renderer's one store, made of its slices (app, conversations, drafts, find, library, branches,
+ * trust): each owns its part of the state and reaches the others through `get()`. What a slice keeps
+ * besides its state (counters, requests in flight, timers) lives in the store it was made for, so a test
+ * can make a fresh store with `createStore()`. Updates from main are merged per frame (frame.ts).
+ */
+
+const storeState: StateCreator<Store> = (set, get) => ({
+  ...createAppSlice(set, get),
+  ...createConversationsSlice(set, get),
+  ...createDraftsSlice(set, get),
+  ...createFindSlice(set, get),
+  ...createLibrarySlice(set, get),
+  ...createBranchSlice(set, get),
+  ...trustSlice(set, get),
+});
+
+/** A store of its own, as the app makes one: which tab is open is remembered for the next reload. */
+export function createStore() {
+  const store = create<Store>()(notifiedInFrame(storeState));
+  store.subscribe((state, previous) => {
+    if (state.activeTab && state.activeTab !== previous.activeTab) rememberTab(state.activeTab);
+  });
+  return store;
+}
+
+export const useStore = createStore();

@@ -1,0 +1,359 @@
+/**
+ * The store's types, in one place so that no slice imports another: the tab (whose fields several slices
+ * own: branches, the library, find, context), every slice's interface, and `Store`, their sum. Slices
+ * reach each other through `get()`, typed by this.
+ */
+import type { StoreApi } from 'zustand';
+import type { ConversationState } from '../../../shared/conversation';
+import type { FindMatch } from '../../../shared/conversation/find';
+import type { Paging } from '../../../shared/conversation/paging';
+import type { BranchNode } from '../../../shared/branches/tree';
+import type {
+  AppInfo,
+  CommitIdentity as CommitIdentityValue,
+  ContextUsage,
+  ConversationEvent,
+  DraftImage,
+  FileRewind,
+  FolderTrust,
+  InvokeRequest,
+  InvokeResponse,
+  IpcError,
+  PermissionModeChoice,
+  PreparedImage,
+  SavedDraft,
+  TrustedFolder,
+  TurnImage,
+} from '../../../shared/ipc';
+import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
+
+export type { FindMatch, Paging };
+
+/** A branch as a tab holds it: the tree's node, the conversation it runs in main, and its view. */
+export interface Branch extends BranchNode {
+  /** The conversation open in main for it (a live CLI process), if any. */
+  conversationId: string | null;
+  /** Its view while it is not the one shown (the shown branch's view is the tab's own). Null: not loaded. */
+  view: BranchView | null;
+}
+
+/** What a tab shows of one branch: the conversation, and where it came from. */
+export interface BranchView {
+  conversation: ConversationState;
+  saved: SavedView | null;
+  paging: Paging | null;
+}
+
+/** How a new conversation starts, besides its folder. */
+export type StartOptions = Omit<InvokeRequest<'startConversation'>, 'cwd'>;
+
+export interface Tab {
+  id: string;
+  cwd: string;
+  /** Set while the CLI is starting; the tab exists before its conversation does. */
+  starting: boolean;
+  /** Why the conversation could not start. */
+  startError: IpcError | null;
+  /** What the user asked for when starting (model, permission mode), for trying again. */
+  requested: StartOptions;
+  conversation: ConversationState;
+  /** The last action that failed (send, stop, set model …), shown until the next one. */
+  actionError: string | null;
+  /** Set while the tab shows a saved conversation, read-only, until it is resumed. */
+  saved: SavedView | null;
+  /**
+   * Events from main numbered below this are already in the conversation: it was built from a window
+   * (`listConversations`), and batches sent before that answer may still be waiting to be applied.
+   */
+  eventsFrom: number;
+  /** Where the earlier part of a conversation opened from the library is read from (kept after Resume). */
+  paging: Paging | null;
+  /** A message to bring into view (a search result, a find match); the nonce makes each request new. */
+  focus: { messageId: string; nonce: number } | null;
+  /** The family's branches once it has more than one (or a rewind waits to be sent); null until then. */
+  branches: Branch[] | null;
+  /** The key of the branch shown (its view is this tab's conversation, saved and paging). */
+  branch: string | null;
+  /** The Rewind dialog, while it is open. */
+  rewind: RewindDialog | null;
+  /** What the last file restore did ("3 files restored"). */
+  branchNotice: string | null;
+  /** Another branch shown beside this one from where they part, by key. */
+  compare: string | null;
+  /** How full the context window of the conversation shown was at its last reading. */
+  context: ContextReading | null;
+  /** Background tasks the user asked to stop that have not ended yet, by task id. */
+  stoppingTasks: readonly string[];
+  /**
+   * Its whole history is in main's log of its conversation (started here, or opened from main's window),
+   * so it can be rebuilt from that log; one resumed from the library holds history from files too.
+   */
+  fromMain: boolean;
+}
+
+/** A reading of how full a conversation's context window is, taken after one of its turns. */
+export interface ContextReading {
+  conversationId: string;
+  /** The turn (its result's id) after which it was read. */
+  turn: string | null;
+  usage: ContextUsage;
+  /** Why the latest try to read it again failed; the reading before it stays. */
+  error: string | null;
+}
+
+/** Find in conversation: the query, and which of its matches is current. */
+export interface FindState {
+  query: string;
+  /** The current match, by identity: it stays put when earlier messages load above it. */
+  current: FindMatch | null;
+  /** Counts Ctrl+F presses, so the open bar takes the focus again. */
+  opened: number;
+}
+
+/** An image in the message being written: being checked, or ready to send. */
+export interface Attachment {
+  id: string;
+  name: string;
+  /** Its data may be a reference (`ref:…`) once it comes back from main, after a reload say. */
+  image: PreparedImage | DraftImage | null;
+  /** How main keeps it (prepareImage's `ref`), for the draft main holds; null while it is being checked. */
+  ref: string | null;
+}
+
+/** The message being written in a tab, besides its text: images, and why files were refused. */
+export interface Draft {
+  /** Kept in the store, so switching tabs loses nothing typed. */
+  text: string;
+  attachments: Attachment[];
+  refusals: string[];
+}
+
+export interface AppSlice {
+  info: AppInfo | null;
+  infoError: string | null;
+  /**
+   * Whether the page hears from the host (always, under Electron). While it does not, nothing is shown as
+   * live: a reply that was streaming has stopped arriving.
+   */
+  connected: boolean;
+  setConnected(connected: boolean): void;
+  activeTab: string | null;
+  /** The "new conversation" form is showing. */
+  composingNew: boolean;
+  loadInfo(): Promise<void>;
+  /**
+   * After the connection to the host came back: what happened meanwhile is fetched again, each open
+   * conversation rebuilt from main's window of it, and drafts typed meanwhile are told to main.
+   */
+  resync(): Promise<void>;
+  showNewConversation(): void;
+  activate(tabId: string): void;
+  /** Reads the host's info again (after the settings changed); throws if it could not be read. */
+  reloadInfo(): Promise<void>;
+  /** Keeps `mode` as the settings' default for new conversations; a failure leaves the default as it was. */
+  setDefaultPermissionMode(mode: PermissionModeChoice): Promise<void>;
+  /** The native folder picker (Electron); null if nothing was picked or it could not open. */
+  pickFolder(): Promise<string | null>;
+  /** The folder as main will start a conversation in it; rejects with why it cannot be used. */
+  checkFolder(cwd: string): Promise<string>;
+  /** Opens a web link in the system browser (Electron); one that cannot be opened does nothing. */
+  openLink(url: string): Promise<void>;
+  readSettings(): Promise<InvokeResponse<'settings'>>;
+  saveSettings(values: InvokeRequest<'saveSettings'>): Promise<InvokeResponse<'saveSettings'>>;
+  testCli(path: string | null): Promise<InvokeResponse<'testCli'>>;
+  openDataFolder(): Promise<void>;
+}
+
+export interface ConversationsSlice {
+  tabs: Record<string, Tab>;
+  tabOrder: string[];
+  startConversation(cwd: string, options?: StartOptions): Promise<void>;
+  retryStart(tabId: string): Promise<void>;
+  /**
+   * Sends a message as it is, not from the draft: one sent again (cancelled, or lost when the CLI stopped),
+   * or a command such as /compact. False (and the tab's error says why) if it could not be sent.
+   */
+  sendMessage(tabId: string, text: string, images?: readonly TurnImage[]): Promise<boolean>;
+  interrupt(tabId: string): Promise<void>;
+  /** Reads how full the context window is now; a failure keeps the reading before and says why. */
+  readContext(tabId: string): Promise<void>;
+  /** Files of the conversation's folder matching what follows an `@`. */
+  findFiles(conversationId: string, query: string): Promise<InvokeResponse<'findFiles'>>;
+  /** The protocol inspector's lines (the stream-json main kept). */
+  readProtocolLines(request: InvokeRequest<'protocolLines'>): Promise<InvokeResponse<'protocolLines'>>;
+  /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
+  mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
+  /** "Commit as" for all folders and for `cwd`. */
+  readCommitIdentity(cwd: string): Promise<InvokeResponse<'commitIdentity'>>;
+  setCommitIdentity(
+    scope: 'global' | 'folder',
+    cwd: string,
+    identity: CommitIdentityValue | null,
+  ): Promise<void>;
+  /** Sets the "Done when" check (and, with folderDefault, the folder's default); rejects with the reason. */
+  setDoneWhen(tabId: string, command: string, folderDefault: boolean): Promise<void>;
+  /** Stops a background task (a subagent, a shell command); it shows as stopping until it ends. */
+  stopTask(tabId: string, taskId: string): Promise<void>;
+  cancelQueued(tabId: string, uuid: string): Promise<void>;
+  setModel(tabId: string, model: string): Promise<void>;
+  /** Changes how much Claude may do without asking; false (and the tab's error says why) if it failed. */
+  setPermissionMode(tabId: string, mode: PermissionModeChoice): Promise<boolean>;
+  /** Answers a waiting permission request; throws if the answer could not be sent. */
+  answerPermission(
+    tabId: string,
+    requestId: string,
+    answer: InvokeRequest<'answerPermission'>['answer'],
+  ): Promise<InvokeResponse<'answerPermission'>>;
+  /** Brings a conversation to the front: its tab, and its branch if the tab shows another. */
+  showConversation(conversationId: string): void;
+  resume(tabId: string): Promise<void>;
+  /**
+   * For a tab whose folder settings are off: asks "Trust this folder?" and, if trusted, starts its CLI again
+   * with them (refused while a reply runs, the tab's error says so).
+   */
+  trustFolderOf(tabId: string): Promise<void>;
+  closeTab(tabId: string): Promise<void>;
+  applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
+}
+
+export interface DraftsSlice {
+  drafts: Record<string, Draft>;
+  /** Checks files as images for the next message; refusals are kept, by file name and reason. */
+  attachFiles(tabId: string, files: readonly File[]): Promise<void>;
+  removeAttachment(tabId: string, attachmentId: string): void;
+  setDraftText(tabId: string, text: string): void;
+  dismissRefusals(tabId: string): void;
+  /** Sends the draft's text and ready images; on failure both stay where they were. */
+  send(tabId: string): Promise<boolean>;
+  /** Puts a message back into the composer (a rewound one), replacing what was there. */
+  restoreDraft(tabId: string, text: string, images: readonly TurnImage[]): void;
+  /** A draft main kept, as the composer shows it. */
+  draftFromMain(saved: SavedDraft): Draft;
+  /** What main holds of these conversations' drafts already (it told the page), so it is not told again. */
+  draftsHeard(conversations: readonly { conversationId: string; draft: SavedDraft }[]): void;
+  /** Tells main every draft again (after the connection to the host came back). */
+  tellDrafts(): void;
+  /** A tab's draft goes with it; main is told nothing more of it, nor of its branches' conversations. */
+  dropDrafts(tabId: string, conversationIds: readonly string[]): void;
+}
+
+export type Store = AppSlice &
+  ConversationsSlice &
+  DraftsSlice &
+  LibrarySlice &
+  FindSlice &
+  BranchSlice &
+  TrustSlice;
+
+/** How slices change and read the store (zustand's `set` and `get`). */
+export type StoreSet = StoreApi<Store>['setState'];
+export type StoreGet = StoreApi<Store>['getState'];
+
+export interface FindSlice {
+  /** Per tab, while its find bar is open. */
+  finds: Record<string, FindState>;
+  openFind(tabId: string): void;
+  setFindQuery(tabId: string, query: string): void;
+  /** Moves to the next (+1) or previous (-1) match, wrapping around, and brings it into view. */
+  stepFind(tabId: string, step: 1 | -1): void;
+  closeFind(tabId: string): void;
+  /** Brings a message of a tab into view. */
+  focusMessage(tabId: string, messageId: string): void;
+  /** Opens the find bar on a message, with the words of a library search that it contains. */
+  showFindMatch(tabId: string, messageId: string, text: string): void;
+  /** A tab given a new key keeps its find bar. */
+  moveFind(from: string, to: string): void;
+}
+
+/** A tab showing a saved conversation, read-only until it is resumed. */
+export interface SavedView {
+  sessionId: string;
+  row: LibraryRow;
+  /** Lines of its files that could not be read. */
+  skipped: number;
+  /**
+   * For a branch the CLI rewound inside the file: the uuid of its last entry. It is read whole and cannot be
+   * resumed (the file's latest branch is what --resume continues); it can be forked from a reply.
+   */
+  leafUuid?: string;
+}
+
+export interface LibrarySlice {
+  sidebarOpen: boolean;
+  libraryRows: LibraryRow[];
+  libraryStatus: LibraryStatus | null;
+  libraryError: string | null;
+  /** The rows have arrived at least once. */
+  libraryLoaded: boolean;
+  /** Only this folder's conversations are listed (and searched). */
+  libraryFolder: string | null;
+  libraryQuery: string;
+  /** Search results for libraryQuery; null while there is no query. */
+  searchHits: SearchHit[] | null;
+  toggleSidebar(): void;
+  refreshLibrary(): Promise<void>;
+  setLibraryFolder(folder: string | null): void;
+  searchLibrary(query: string): Promise<void>;
+  /** Opens a saved conversation (or switches to its tab), optionally at a search hit's message. */
+  openSaved(sessionId: string, jumpTo?: { messageUuid: string | null; text: string }): Promise<void>;
+  /** Fetches the page before what is loaded; a second call while one runs waits for the same page. */
+  loadEarlier(tabId: string): Promise<void>;
+  resumeSaved(tabId: string): Promise<void>;
+  continueSaved(tabId: string): Promise<void>;
+  renameSaved(sessionId: string, title: string): Promise<void>;
+  hideSaved(sessionId: string): Promise<void>;
+  /** Exports the conversation; what to tell the user, if the host saved it somewhere. */
+  exportSaved(sessionId: string, format: 'markdown' | 'jsonl'): Promise<string | null>;
+  /** A saved branch's view: a whole session's last page, or (`leafUuid`) a branch inside a file, read whole. */
+  readSavedView(sessionId: string, leafUuid: string | null): Promise<BranchView>;
+}
+
+export type RewindChoice = 'both' | 'conversation' | 'files';
+
+export interface RewindDialog {
+  messageId: string;
+  /** The dry run's answer; null while it runs. */
+  preview: FileRewind | null;
+  /** Why the dry run (or the restore) failed. */
+  error: string | null;
+  busy: boolean;
+}
+
+export interface BranchSlice {
+  openRewind(tabId: string, messageId: string): Promise<void>;
+  closeRewind(tabId: string): void;
+  applyRewind(tabId: string, choice: RewindChoice): Promise<void>;
+  forkFromHere(tabId: string, messageId: string): void;
+  /**
+   * Shows another branch of the tab's family; a branch not read yet is read first. With `partAt` (the
+   * fork point a switcher stands at), the view opens where the branches part.
+   */
+  switchBranch(tabId: string, key: string, partAt?: string | null): Promise<void>;
+  /** Shows another branch beside the one shown, from where they part (null closes the comparison). */
+  compareWith(tabId: string, key: string | null): Promise<void>;
+  /** Leaves a rewind that was never sent, back to the branch it was made from. */
+  cancelPendingRewind(tabId: string): void;
+  /** The first message of a rewound branch: starts its fork. Throws if it could not start. */
+  sendInPendingBranch(tabId: string, text: string, images: TurnImage[]): Promise<void>;
+  /** A saved conversation's family, read from the library, becomes the tab's branches. */
+  loadFamily(tabId: string): Promise<void>;
+  /** Events of conversations that are branches (of any tab), routed to the branch they belong to. */
+  routeBranchEvents(
+    batches: ReadonlyMap<string, ConversationEvent[]>,
+  ): ReadonlyMap<string, ConversationEvent[]>;
+}
+
+export interface TrustSlice {
+  /** The question on screen, if any. */
+  trustQuestion: FolderTrust | null;
+  /** Runs `start`; if main first needs the user's answer for a folder, asks and runs it again. */
+  trusted<T>(start: () => Promise<T>): Promise<T>;
+  /** Asks about a folder (unless its settings need no answer) and tells main; true if it is trusted. */
+  askTrust(folder: string): Promise<boolean>;
+  /** The dialog's answer: Trust, or open without the folder's settings (Escape, closing, the button). */
+  answerTrust(trust: boolean): void;
+  /** The folders trusted now, for Settings. */
+  listTrusted(): Promise<TrustedFolder[]>;
+  /** Takes trust back: the next CLI there asks first. */
+  forgetTrust(folder: string): Promise<void>;
+}
