@@ -3,7 +3,7 @@
  * every message (not only those the virtualized list has rendered). Pure; the find slice keeps the query
  * and the current match.
  */
-import type { ChatMessage, ConversationState } from '../conversation';
+import type { ChatMessage, ConversationState } from './state';
 
 /** One occurrence of the find query: in which message, and which occurrence within it. */
 export interface FindMatch {

@@ -1,7 +1,8 @@
 /**
  * The conversation's room: its state (state.ts), the pure reducer that turns protocol events into it
  * (reduce.ts), and what views ask of it (selectors.ts). Importers use this file, so each part can move
- * within the room without their imports changing.
+ * within the room without their imports changing. Paging a long conversation (paging.ts) and finding text in
+ * it (find.ts) are the renderer's alone and are imported from their own files.
  */
 export {
   taskRunning,

@@ -4,7 +4,8 @@
  * the message each CLI line belongs to (a search hit names a line). Pure, so a saved conversation, a branch's
  * view and a live one opened in a later window page the same way.
  */
-import { applyEvents, initialConversation, joinCosts, type ConversationState } from '../conversation';
+import { applyEvents, joinCosts } from './reduce';
+import { initialConversation, type ConversationState } from './state';
 import type { ConversationEvent, ConversationSnapshot } from '../ipc';
 import { joinRecords } from '../persistent-record';
 
