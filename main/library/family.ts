@@ -1,8 +1,8 @@
 import { buildFamily, shortText, type ChainEntry, type FamilySession } from '../../shared/branch-model';
 import type { Family, ForkRecord } from '../../shared/branches';
-import { chainParent, emptyFacts, readEntry, type FileFacts } from './entries';
-import { eachLine, type LibraryFs } from './files';
-import { isRecord, record, text, timestamp, type JsonRecord } from './json';
+import { chainParent, emptyFacts, readEntry, type FileFacts } from './rules/entries';
+import { eachLine, type LibraryFs } from '../disk/files';
+import { isRecord, record, text, timestamp, type JsonRecord } from './rules/json';
 
 /**
  * A family of branches, read from its sessions' files: each file is streamed entry by entry, keeping only
