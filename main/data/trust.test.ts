@@ -160,7 +160,7 @@ describe('one gate', () => {
     expect(conversation).not.toMatch(/\bSession\.start\(/);
     expect(conversation.match(/startSession\(/g)?.length).toBeGreaterThanOrEqual(3);
     // The backend hands conversations the gate, and nothing else.
-    const backend = readFileSync(join(MAIN, 'backend', 'backend.ts'), 'utf8');
+    const backend = readFileSync(join(MAIN, 'backend', 'open-conversations.ts'), 'utf8');
     expect(backend.match(/startSession: /g)).toEqual(['startSession: ']);
     expect(backend).toContain('startSession: (session) => this.trust.startSession(session)');
   });
@@ -173,7 +173,7 @@ describe('one gate', () => {
     // The pipe (started only by the gate), the check's shell (the user's own command), git for the @
     // list, the file manager, and `claude --version` for the settings screen, which reads no folder.
     expect(spawning).toEqual([
-      'backend/backend.ts',
+      'backend/handlers/app.ts',
       'claude/pipe.ts',
       'conversation/done-check.ts',
       'hosts/open-folder.ts',
