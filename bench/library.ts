@@ -116,7 +116,7 @@ async function bundle(): Promise<{ child: string; worker: string }> {
   if (!process.env.BENCH_LIBRARY_WORKER) {
     await build({
       ...common,
-      entryPoints: [join(REPO_ROOT, 'main', 'library', 'worker.ts')],
+      entryPoints: [join(REPO_ROOT, 'main', 'library', 'worker', 'worker.ts')],
       outfile: worker,
     });
   }

@@ -110,7 +110,9 @@ export async function measureRewindPreview(): Promise<Record<string, number | st
     };
 
     const inWorker = async () => {
-      const diffs = new DiffWorker(join(import.meta.dirname, '..', 'main', 'rewind-diff-worker.ts'));
+      const diffs = new DiffWorker(
+        join(import.meta.dirname, '..', 'main', 'intake', 'rewind-diff-worker.ts'),
+      );
       try {
         await run(diffs.count);
       } finally {

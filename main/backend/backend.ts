@@ -28,14 +28,14 @@ import { OpenConversations } from './open-conversations';
 import type { BackendOptions } from './options';
 import type { EventListener, Handlers, Parts } from './parts';
 
-export type { BackendOptions } from './options';
-export type { EventListener } from './parts';
-
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
  * the loopback browser bridge). Hosts check who is asking; the backend checks what is asked, here and only
  * here, then routes each channel to its domain's handler (handlers/) and sends events to every window.
  */
+export type { BackendOptions } from './options';
+export type { EventListener } from './parts';
+
 export class Backend {
   private readonly listeners = new Set<EventListener>();
   private readonly batcher = new EventBatcher((conversationId, events, seq) => {

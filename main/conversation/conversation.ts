@@ -50,7 +50,7 @@ export interface ConversationOptions {
   /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
   doneWhen?: string;
   checkLimits?: CheckLimits;
-  /** Starts each of its CLI processes: the trust gate (main/trust.ts), which decides on the folder's settings. */
+  /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
   startSession(options: SessionOptions): Promise<Session>;
   /** `seq`: the event's number in the conversation, from 0. */
   emit(event: ConversationEvent, seq: number): void;

@@ -13,7 +13,7 @@ import {
   RendererCrashes,
 } from './electron-policy';
 
-/** The Electron host's security decisions, checked without Electron (main/index.ts wires them in). */
+/** The Electron host's security decisions, checked without Electron (main/hosts/index.ts wires them in). */
 
 const DIR = '/opt/byre/renderer';
 

@@ -2,7 +2,7 @@ import { resolveStaticPath } from './static-files';
 
 /**
  * The Electron host's security decisions, kept apart from Electron so that they are unit-tested where no
- * Electron binary exists (main/index.ts only wires them in): where the app is served from, which frame may
+ * Electron binary exists (main/hosts/index.ts only wires them in): where the app is served from, which frame may
  * call main, which permissions and navigations are allowed, the CSP, and what a crashing renderer gets.
  */
 

@@ -6,7 +6,7 @@ import type { ExportDelivery, ExportFile } from '../../shared/library';
  * An export under Electron, written by main where the user chose in the save dialog: a reply of hundreds
  * of MB over IPC, then a Blob in the renderer, would hold the export three times over. The dialog asks
  * where the first file (the Markdown or the JSONL) goes; the rest, a Markdown export's images, which it
- * links by their names, go beside it under those names. main/index.ts only shows the dialog.
+ * links by their names, go beside it under those names. main/hosts/index.ts only shows the dialog.
  */
 
 export interface SaveDialogOptions {

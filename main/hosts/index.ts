@@ -187,7 +187,7 @@ void app.whenReady().then(() => {
     permissionAllowed(permission, contents?.getURL()),
   );
   protocol.handle(APP_SCHEME, serveApp);
-  // Images a window was sent by reference (main/image-refs.ts): byre-image://image/<sha256>.
+  // Images a window was sent by reference (main/conversation/image-refs.ts): byre-image://image/<sha256>.
   protocol.handle(IMAGE_SCHEME, (request) => {
     const image = backend.image(new URL(request.url).pathname.slice(1));
     return image

@@ -225,7 +225,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
   }
   const image = /^\/images\/([0-9a-f]{64})$/.exec(path);
   if (image) {
-    // An image a page was sent by reference (main/image-refs.ts): named by its hash, so it never changes.
+    // An image a page was sent by reference (main/conversation/image-refs.ts): named by its hash, so it never changes.
     if (!tokensEqual(imagesKey, new URLSearchParams(query).get('key'))) {
       return refuse(res, 401, 'Unauthorized: missing or wrong key.');
     }
