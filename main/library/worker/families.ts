@@ -19,7 +19,7 @@ export interface Families {
 
 /** Where the family `sessionId` belongs to is read from: its sessions' files and Byre's records of its forks. */
 export function familySource(store: IndexStore, forkRecords: ForkRecord[], sessionId: string): FamilySource {
-  const { rootOf } = families(store, forkRecords);
+  const { rootOf } = familiesOf(store, forkRecords);
   const root = rootOf.get(sessionId);
   if (root === undefined) throw new NoSuchSession('That conversation is not in the library.');
   const members = [...rootOf].filter(([, rootId]) => rootId === root).map(([member]) => member);
@@ -43,7 +43,7 @@ export function familySource(store: IndexStore, forkRecords: ForkRecord[], sessi
 }
 
 /** Families from Byre's records and the CLI's `forkedFrom`; hidden sessions still link their family. */
-export function families(store: IndexStore, forkRecords: ForkRecord[]): Families {
+export function familiesOf(store: IndexStore, forkRecords: ForkRecord[]): Families {
   const links = store.familyLinks();
   const parents = sessionParents(
     links.map((link) => ({ sessionId: link.session_id, forkedFromSessionId: link.forked_from })),

@@ -14,7 +14,7 @@ import {
 } from '../../disk/files';
 import { readFamily } from '../family';
 import { emptyFacts, type FileKind } from '../rules/entries';
-import { families as familiesOf, familySource, toLibraryRow } from './families';
+import { familiesOf, familySource, toLibraryRow } from './families';
 import type { SessionFiles } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
 import { sameRow, sessionFiles, sessionRow } from './rows';
