@@ -12,10 +12,10 @@ export default defineConfig({
       // library's index and the rewind preview's diffs, which run in worker threads beside either of them.
       rollupOptions: {
         input: {
-          index: resolve(root, 'main/index.ts'),
-          web: resolve(root, 'main/web.ts'),
-          'library-worker': resolve(root, 'main/library/worker.ts'),
-          'rewind-diff-worker': resolve(root, 'main/rewind-diff-worker.ts'),
+          index: resolve(root, 'main/hosts/index.ts'),
+          web: resolve(root, 'main/hosts/web.ts'),
+          'library-worker': resolve(root, 'main/library/worker/worker.ts'),
+          'rewind-diff-worker': resolve(root, 'main/intake/rewind-diff-worker.ts'),
         },
       },
     },

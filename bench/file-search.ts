@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { FileIndex } from '../main/file-index';
+import { FileIndex } from '../main/intake/file-index';
 import { median } from './ui-harness';
 
 /**

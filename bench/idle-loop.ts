@@ -1,4 +1,4 @@
-import { reportEventLoopDelay } from '../main/event-loop-report';
+import { reportEventLoopDelay } from '../main/hosts/event-loop-report';
 
 /**
  * A Node process that does nothing but measure its own event-loop delay, as the host does (SIGUSR2 reports

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
-import { shardFiles } from '../main/library/text-store';
+import { shardFiles } from '../main/library/worker/text-store';
 import type { ChildArgs, OpenReport, SdkReport, StartArgs, StartReport } from './library-child';
 import { CORPUS_SCALE, corpusRoot, ensureCorpus, type CorpusManifest } from './library-corpus';
 import { measureLibraryOpenUi } from './library-ui';
@@ -116,7 +116,7 @@ async function bundle(): Promise<{ child: string; worker: string }> {
   if (!process.env.BENCH_LIBRARY_WORKER) {
     await build({
       ...common,
-      entryPoints: [join(REPO_ROOT, 'main', 'library', 'worker.ts')],
+      entryPoints: [join(REPO_ROOT, 'main', 'library', 'worker', 'worker.ts')],
       outfile: worker,
     });
   }

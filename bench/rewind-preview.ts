@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { FileRewind } from '../shared/ipc';
-import { cli, type Entry } from '../main/library/test-support';
-import { DiffWorker, type LineCounter } from '../main/rewind-diff';
-import { countLines, fileChanges } from '../main/rewind-preview';
+import { cli, type Entry } from '../main/test-support/library';
+import { DiffWorker, type LineCounter } from '../main/intake/rewind-diff';
+import { countLines, fileChanges } from '../main/intake/rewind-preview';
 import { hostEventLoopDelay, round, startIdleLoop } from './ui-harness';
 
 /**
@@ -110,7 +110,9 @@ export async function measureRewindPreview(): Promise<Record<string, number | st
     };
 
     const inWorker = async () => {
-      const diffs = new DiffWorker(join(import.meta.dirname, '..', 'main', 'rewind-diff-worker.ts'));
+      const diffs = new DiffWorker(
+        join(import.meta.dirname, '..', 'main', 'intake', 'rewind-diff-worker.ts'),
+      );
       try {
         await run(diffs.count);
       } finally {

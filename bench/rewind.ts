@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { sessionLines, writeCliSession, type SessionTurn } from '../e2e/fixtures/session-files';
-import { FORK_RECORDS_FILE } from '../main/branches';
+import { FORK_RECORDS_FILE } from '../main/data/fork-records';
 import type { ForkRecordsFile } from '../shared/branches';
 import {
   buildNote,

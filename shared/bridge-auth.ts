@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The browser host's handshake (main/web-bridge.ts, renderer/src/bridge-client.ts). The per-launch token
+ * The browser host's handshake (main/hosts/web-bridge.ts, renderer/src/host/bridge-client.ts). The per-launch token
  * stays in the page's address fragment and never travels: the page proves it holds the token, and the
  * server proves it holds it too, each with an HMAC over a fresh nonce.
  *

@@ -1,5 +1,5 @@
 import { decodeCliMessage, rewrittenBlocks, type CliMessage, type JsonObject } from '../../shared/protocol';
-import { shortenStrings } from '../library/shorten';
+import { shortenStrings } from './shorten';
 import { fastDecode } from './fast-decode';
 import type { LineSink } from './lines';
 

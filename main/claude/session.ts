@@ -26,7 +26,7 @@ import { locateCli } from './locate';
 import { ByreMcpServer } from './mcp';
 import { CliPipe, type CloseTimings, type ExitInfo } from './pipe';
 import { TranscriptWriter } from './transcript';
-import { StreamTail } from '../stream-tail';
+import { StreamTail } from './stream-tail';
 import { BYRE_LINE } from '../../shared/saved-session';
 
 /**

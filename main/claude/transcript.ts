@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../disk/private-files';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../../shared/protocol';
 import type { BYRE_LINE } from '../../shared/saved-session';

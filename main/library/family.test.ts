@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ForkRecord } from '../../shared/branches';
-import { NoSuchSession } from './protocol';
+import { NoSuchSession } from './worker/messages';
 import {
   attachment,
   byre,
@@ -12,7 +12,7 @@ import {
   linked,
   type Entry,
   type SessionWorld,
-} from './test-support';
+} from '../test-support/library';
 
 /** Families of branches in the library: listed once, and read back whole from their sessions' files. */
 

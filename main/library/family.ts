@@ -1,13 +1,13 @@
 import { buildFamily, shortText, type ChainEntry, type FamilySession } from '../../shared/branches/family';
 import type { Family, ForkRecord } from '../../shared/branches';
-import { chainParent, emptyFacts, readEntry, type FileFacts } from './entries';
-import { eachLine, type LibraryFs } from './files';
-import { isRecord, record, text, timestamp, type JsonRecord } from './json';
+import { chainParent, emptyFacts, readEntry, type FileFacts } from './rules/entries';
+import { eachLine, type LibraryFs } from '../disk/files';
+import { isRecord, record, text, timestamp, type JsonRecord } from './rules/json';
 
 /**
  * A family of branches, read from its sessions' files: each file is streamed entry by entry, keeping only
  * what the branch model needs of each (uuid, parent, role, a short text, time), and the model
- * (shared/branch-model.ts) puts them together with Byre's records. Between reads of a few megabytes it
+ * (shared/branches/family.ts) puts them together with Byre's records. Between reads of a few megabytes it
  * yields, so the worker answers other requests while a long file is read.
  */
 

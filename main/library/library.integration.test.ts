@@ -4,8 +4,8 @@ import { lastUserText } from '../../e2e/fake-model/server';
 import { runInTerminal, type CliWorld } from '../../e2e/fixtures/cli-env';
 import type { InvokeChannel, InvokeRequest } from '../../shared/ipc';
 import type { LibraryRow } from '../../shared/library';
-import type { Backend } from '../backend';
-import { invokeOk, openBackend, type BackendHarness } from '../invoke-test-support';
+import type { Backend } from '../backend/backend';
+import { invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
 
 /** The library against the real CLI and the fake model, through the backend the UI talks to. */
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BACKGROUND_NICE } from './background-priority';
+import { BACKGROUND_NICE } from './worker/background-priority';
 import { HEALTHY_MS, Library, LibraryUnavailable, NoSuchSession } from './library';
 import {
   append,
@@ -12,11 +12,11 @@ import {
   createSessionWorld,
   linked,
   type SessionWorld,
-} from './test-support';
+} from '../test-support/library';
 
 /** These tests run the real worker thread (its TypeScript source, through tsx). */
 
-const WORKER = join(import.meta.dirname, 'worker.ts');
+const WORKER = join(import.meta.dirname, 'worker', 'worker.ts');
 
 let world: SessionWorld;
 const libraries: Library[] = [];

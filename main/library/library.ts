@@ -13,7 +13,7 @@ import {
   type SessionFiles,
   type ToWorker,
   type WorkerSetup,
-} from './protocol';
+} from './worker/messages';
 import { startWorker } from './start-worker';
 
 export { NoSuchSession };

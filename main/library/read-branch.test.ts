@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyEvents, initialConversation, type ConversationState } from '../../shared/conversation';
-import { nodeFs } from './files';
+import { nodeFs } from '../disk/files';
 import { BranchTooLarge, MAX_BRANCH_FILE_BYTES, readBranch, UnknownBranch } from './read-branch';
 import {
   attachment,
@@ -11,7 +11,7 @@ import {
   linked,
   type Entry,
   type SessionWorld,
-} from './test-support';
+} from '../test-support/library';
 
 /** Branches inside one CLI file, opened to read: each shows its own conversation, whole. */
 

@@ -1,8 +1,8 @@
 import { branchView } from '../../shared/branches/family';
 import { SavedSessionEvents } from '../../shared/saved-session';
 import { readCliChain } from './family';
-import { eachLine, errorCode, nodeFs, type LibraryFs } from './files';
-import { isRecord, text } from './json';
+import { eachLine, errorCode, nodeFs, type LibraryFs } from '../disk/files';
+import { isRecord, text } from './rules/json';
 import type { SessionPage } from './read-session';
 
 /**

@@ -7,7 +7,7 @@ import {
   type SavedFormat,
   type SavedLine,
 } from '../../shared/saved-session';
-import { CHUNK_BYTES, MAX_LINE_BYTES } from './files';
+import { CHUNK_BYTES, MAX_LINE_BYTES } from '../disk/files';
 
 /**
  * A saved conversation crosses to the renderer as its last screenful, and earlier pages as the user scrolls

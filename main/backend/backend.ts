@@ -1,0 +1,176 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  invokeChannels,
+  type EventChannel,
+  type EventPayload,
+  type InvokeChannel,
+  type IpcResult,
+} from '../../shared/ipc';
+import { killAllCliProcesses } from '../claude';
+import { killAllChecks } from '../conversation/done-check';
+import { EventBatcher } from '../conversation/event-batcher';
+import { IdleCollector } from '../conversation/idle-collector';
+import { ImageRefs, type StoredImage } from '../conversation/image-refs';
+import { ForkRecords } from '../data/fork-records';
+import { SettingsStore } from '../data/settings';
+import { TrustGate } from '../data/trust';
+import { makeDataPrivate } from '../disk/private-files';
+import { FileIndex } from '../intake/file-index';
+import { Library } from '../library/library';
+import { toIpcError } from './errors';
+import { appHandlers } from './handlers/app';
+import { branchHandlers } from './handlers/branches';
+import { conversationHandlers } from './handlers/conversations';
+import { libraryHandlers } from './handlers/library';
+import { trustHandlers } from './handlers/trust';
+import { OpenConversations } from './open-conversations';
+import type { BackendOptions } from './options';
+import type { EventListener, Handlers, Parts } from './parts';
+
+/**
+ * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
+ * the loopback browser bridge). Hosts check who is asking; the backend checks what is asked, here and only
+ * here, then routes each channel to its domain's handler (handlers/) and sends events to every window.
+ */
+export type { BackendOptions } from './options';
+export type { EventListener } from './parts';
+
+export class Backend {
+  private readonly listeners = new Set<EventListener>();
+  private readonly batcher = new EventBatcher((conversationId, events, seq) => {
+    this.idle.poke();
+    this.emit('conversationEvents', { conversationId, events: this.images.events(events), seq });
+  });
+  private readonly library: Library;
+  private readonly open: OpenConversations;
+  private readonly eventLogDir: string;
+  private readonly images: ImageRefs;
+  /** Gives memory back after a burst of events or pages. */
+  private readonly idle = new IdleCollector();
+  private readonly handlers: Handlers;
+
+  constructor(options: BackendOptions) {
+    // What this process's conversations show, in a folder of its own: another instance on the same data
+    // folder keeps its own. Those of processes that are gone went with them (their transcripts keep it).
+    // What an earlier version wrote readable to others becomes private; what is written now is made so.
+    void makeDataPrivate(options.dataDir).catch(() => undefined);
+    const open = join(options.dataDir, 'open');
+    removeDeadProcessFolders(open);
+    this.eventLogDir = join(open, String(process.pid));
+    this.images = new ImageRefs(join(this.eventLogDir, 'images'));
+    const settings = new SettingsStore(options.dataDir);
+    const forks = new ForkRecords(options.dataDir);
+    const trust = new TrustGate(options.dataDir, options.env);
+    this.library = Library.start({
+      dataDir: options.dataDir,
+      env: options.env,
+      workerPath: options.libraryWorker,
+    });
+    this.library.onChange(() => this.emit('libraryChanged', {}));
+    const emit: EventListener = (channel, payload) => this.emit(channel, payload);
+    this.open = new OpenConversations(trust, {
+      options,
+      settings,
+      forks,
+      library: this.library,
+      images: this.images,
+      batcher: this.batcher,
+      eventLogDir: this.eventLogDir,
+      emit,
+    });
+    const parts: Parts = {
+      options,
+      settings,
+      library: this.library,
+      images: this.images,
+      files: new FileIndex(),
+      trust,
+      open: this.open,
+    };
+    this.handlers = {
+      ...appHandlers(parts),
+      ...conversationHandlers(parts, () => this.batcher.flush()),
+      ...trustHandlers(parts),
+      ...libraryHandlers(parts),
+      ...branchHandlers(parts),
+    };
+  }
+
+  /** Validates a request against the contract, runs it, and returns a plain result or error. */
+  async invoke(channel: string, payload: unknown): Promise<IpcResult<unknown>> {
+    if (!Object.hasOwn(invokeChannels, channel)) {
+      return { ok: false, error: { name: 'UnknownChannel', message: `No such channel: ${channel}` } };
+    }
+    const name = channel as InvokeChannel;
+    this.idle.poke();
+    const parsed = invokeChannels[name].request.safeParse(payload ?? {});
+    if (!parsed.success) {
+      return {
+        ok: false,
+        error: {
+          name: 'InvalidRequest',
+          message: `Invalid ${name} request: ${parsed.error.issues[0]?.message}`,
+        },
+      };
+    }
+    try {
+      const handler = this.handlers[name] as (request: unknown) => Promise<unknown>;
+      return { ok: true, value: await handler(parsed.data) };
+    } catch (error) {
+      return { ok: false, error: toIpcError(error) };
+    }
+  }
+
+  on(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Ends every conversation's CLI process cleanly, in parallel. */
+  async dispose(): Promise<void> {
+    this.batcher.flush();
+    this.idle.stop();
+    await Promise.all([this.open.closeAll(), this.library.close()]);
+    rmSync(this.eventLogDir, { recursive: true, force: true });
+  }
+
+  /** An image a window was sent by reference (main/conversation/image-refs.ts), by its hash. */
+  image(hash: string): StoredImage | undefined {
+    return this.images.read(hash);
+  }
+
+  /** For quitting without waiting. */
+  killAll(): void {
+    killAllCliProcesses();
+    killAllChecks();
+  }
+
+  private emit<C extends EventChannel>(channel: C, payload: EventPayload<C>): void {
+    for (const listener of this.listeners) listener(channel, payload);
+  }
+}
+
+/** Removes the folders under `dir` named for a process that no longer runs. */
+function removeDeadProcessFolders(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (/^\d+$/.test(name) && !processRuns(Number(name)))
+      rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

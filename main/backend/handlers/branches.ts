@@ -1,0 +1,51 @@
+import type { FileRewind } from '../../../shared/ipc';
+import { DiffWorker } from '../../intake/rewind-diff';
+import { fileChanges } from '../../intake/rewind-preview';
+import { claudeConfigDir } from '../../library/library';
+import type { HandlersOf, Parts } from '../parts';
+
+/** Branches and rewind: forking a conversation at a message, and putting files back as they were there. */
+export function branchHandlers(parts: Parts): HandlersOf<'forkConversation' | 'rewindFiles'> {
+  const { open, options } = parts;
+
+  /** Per file figures for the Rewind dialog, counted in a worker of their own; none if it fails. */
+  const changesFor = async (
+    sessionId: string,
+    uuid: string,
+    preview: FileRewind,
+  ): Promise<FileRewind['fileChanges']> => {
+    const configDir = claudeConfigDir(options.env);
+    const diffs = new DiffWorker(options.rewindDiffWorker);
+    try {
+      return await fileChanges(configDir, sessionId, uuid, preview, diffs.count);
+    } catch (error) {
+      console.error('Byre: the rewind preview failed:', error);
+      return null;
+    } finally {
+      void diffs.close();
+    }
+  };
+
+  return {
+    forkConversation: async ({ from, at, message }) => open.fork(from, at, message),
+    rewindFiles: async ({ target, userMessageUuid, dryRun }) => {
+      let sessionId: string;
+      let result: FileRewind;
+      if ('conversationId' in target) {
+        const conversation = open.get(target.conversationId);
+        result = await conversation.rewindFiles(userMessageUuid, dryRun);
+        sessionId = conversation.snapshot().sessionId;
+      } else {
+        sessionId = target.sessionId;
+        const running = await open.withSessionOrResuming(sessionId);
+        result = running
+          ? await running.rewindFiles(userMessageUuid, dryRun)
+          : await open.inTemporaryProcess(sessionId, (conversation) =>
+              conversation.rewindFiles(userMessageUuid, dryRun),
+            );
+      }
+      if (!dryRun) return result;
+      return { ...result, fileChanges: await changesFor(sessionId, userMessageUuid, result) };
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { basename } from 'node:path';
+import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../../../shared/images';
+import { ImageRefused, prepareImage } from '../../intake/images';
+import { readProtocolLines } from '../../intake/protocol-lines';
+import { byReference, type HandlersOf, type Parts } from '../parts';
+
+/**
+ * The open conversations: starting one, what is sent to it and asked of its CLI, its drafts and pages, the
+ * @-file list and the protocol lines of its folder and runs, and closing it.
+ */
+export function conversationHandlers(
+  parts: Parts,
+  /** Sends what is on its way first (to no tab yet), so no event is both in a window and after it. */
+  flushEvents: () => void,
+): HandlersOf<
+  | 'startConversation'
+  | 'setPermissionMode'
+  | 'contextUsage'
+  | 'mcpStatus'
+  | 'stopTask'
+  | 'answerPermission'
+  | 'send'
+  | 'prepareImage'
+  | 'setDoneWhen'
+  | 'setDraft'
+  | 'interrupt'
+  | 'cancelQueued'
+  | 'setModel'
+  | 'resume'
+  | 'listConversations'
+  | 'conversationBefore'
+  | 'findFiles'
+  | 'protocolLines'
+  | 'closeConversation'
+> {
+  const { open, settings, images, library, files } = parts;
+  return {
+    startConversation: async ({ cwd, model, permissionMode }) =>
+      (
+        await open.start(cwd, {
+          model: model ?? settings.values.defaultModel ?? undefined,
+          ...(permissionMode ? { permissionMode } : {}),
+        })
+      ).snapshot(),
+    setPermissionMode: async ({ conversationId, mode }) => ({
+      mode: await open.get(conversationId).setPermissionMode(mode),
+    }),
+    contextUsage: async ({ conversationId }) => open.get(conversationId).contextUsage(),
+    mcpStatus: async ({ conversationId }) => open.get(conversationId).mcpStatus(),
+    stopTask: async ({ conversationId, taskId }) => {
+      await open.get(conversationId).stopTask(taskId);
+      return {};
+    },
+    answerPermission: async ({ conversationId, requestId, answer }) => ({
+      answered: open.get(conversationId).answerPermission(requestId, answer),
+    }),
+    send: async ({ conversationId, text, images: sent, uuid }) => {
+      const conversation = open.get(conversationId);
+      const checked = await open.outgoingImages(sent);
+      return { uuid: conversation.send(text, checked, uuid) };
+    },
+    prepareImage: async ({ name, data, imagesInTurn }) => {
+      if (imagesInTurn > IMAGE_LIMITS.maxImagesPerTurn) {
+        return { ok: false, reason: 'too_many', message: refusalMessage({ name, reason: 'too_many' }) };
+      }
+      try {
+        const maxLongSide = maxLongSideFor(imagesInTurn, settings.imageMaxLongSide);
+        const apiMaxSide = apiMaxSideFor(imagesInTurn);
+        const image = await prepareImage(name, Buffer.from(data, 'base64'), { maxLongSide, apiMaxSide });
+        return { ok: true, image, ref: images.keep(image) ?? image.data };
+      } catch (error) {
+        if (!(error instanceof ImageRefused)) throw error;
+        return { ok: false, reason: error.refusal.reason, message: error.message };
+      }
+    },
+    setDoneWhen: async ({ conversationId, command, folderDefault }) => {
+      const conversation = open.get(conversationId);
+      conversation.doneWhen.set(command);
+      if (folderDefault) settings.setDoneWhenFor(conversation.snapshot().cwd, command);
+      return { command: conversation.doneWhen.current };
+    },
+    setDraft: async ({ conversationId, draft }) => {
+      // Images only by what main gave for them: a draft never carries megabytes on each keystroke.
+      open.get(conversationId).draft = {
+        text: draft.text,
+        images: draft.images.flatMap((image) => {
+          const data = images.keep(image);
+          return data ? [{ ...image, data }] : [];
+        }),
+      };
+      return {};
+    },
+    interrupt: async ({ conversationId }) => {
+      await open.get(conversationId).interrupt();
+      return {};
+    },
+    cancelQueued: async ({ conversationId, uuid }) => ({
+      cancelled: await open.get(conversationId).cancelQueued(uuid),
+    }),
+    setModel: async ({ conversationId, model }) => ({
+      model: await open.get(conversationId).setModel(model),
+    }),
+    resume: async ({ conversationId }) => open.get(conversationId).resume(),
+    listConversations: async () => {
+      flushEvents();
+      return {
+        conversations: open.all().map((conversation) => ({
+          snapshot: conversation.snapshot(),
+          ...byReference(images, conversation.history()),
+          draft: conversation.draft,
+          savedBefore: conversation.savedBefore,
+        })),
+      };
+    },
+    conversationBefore: async ({ conversationId, before }) =>
+      byReference(images, open.get(conversationId).historyBefore(before)),
+    findFiles: async ({ conversationId, query, limit }) =>
+      files.find(open.get(conversationId).snapshot().cwd, query, limit),
+    protocolLines: async ({ target, ...request }) => {
+      let transcripts: string[];
+      if ('conversationId' in target) {
+        const conversation = open.get(target.conversationId);
+        // Earlier runs of a conversation resumed from the library are in transcripts the library knows.
+        const earlier = (await library.files(conversation.snapshot().sessionId))?.transcripts ?? [];
+        transcripts = [...new Set([...earlier, ...conversation.transcripts])];
+      } else {
+        transcripts = (await library.files(target.sessionId))?.transcripts ?? [];
+      }
+      // Named by the time each run started: in that order, oldest first.
+      transcripts.sort((a, b) => basename(a).localeCompare(basename(b)));
+      return readProtocolLines(transcripts, request);
+    },
+    closeConversation: async ({ conversationId }) => {
+      await open.close(conversationId);
+      return {};
+    },
+  };
+}

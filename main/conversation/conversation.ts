@@ -1,0 +1,513 @@
+import { join } from 'node:path';
+import {
+  PermissionModeChoice,
+  type CommitIdentity,
+  type ConversationEvent,
+  ContextUsage,
+  type ConversationSnapshot,
+  type FileRewind,
+  type InvokeResponse,
+  type TurnImage,
+  EMPTY_SAVED_DRAFT,
+  type SavedDraft,
+  type SlashCommand,
+} from '../../shared/ipc';
+import type { InitializeResponse, OutgoingUserContent, RewindFilesResponse } from '../../shared/protocol';
+import { CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
+import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
+import { toIpcError } from '../backend/errors';
+import { Permissions, type PermissionAnswer } from './permissions';
+import { StreamTail } from '../claude/stream-tail';
+import { CHECK_LINE } from '../../shared/saved-session';
+import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
+
+/**
+ * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
+ * own, the conversation stays; `resume` starts a new process that continues the same session.
+ */
+
+export interface ConversationOptions {
+  id: string;
+  cwd: string;
+  model?: string;
+  /** How much Claude may do without asking, at the start. */
+  permissionMode: PermissionModeChoice;
+  /** Continue this saved session (`--resume`) rather than start a new one. */
+  resume?: string;
+  /**
+   * Start as a fork (not with `resume`): a new session that carries on `parentSessionId` after its entry
+   * `at`, leaving the parent untouched.
+   */
+  fork?: Fork;
+  env: NodeJS.ProcessEnv;
+  transcriptDir: string;
+  /** Where what the conversation has shown is kept while it is open (see EventLog). */
+  eventLogDir: string;
+  pageLimits?: Partial<EventLogLimits>;
+  appVersion: string;
+  /** Who the commits Claude makes are by (GIT_AUTHOR_* and GIT_COMMITTER_*); null: git's own setting. */
+  identity?: CommitIdentity | null;
+  /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
+  doneWhen?: string;
+  checkLimits?: CheckLimits;
+  /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
+  startSession(options: SessionOptions): Promise<Session>;
+  /** `seq`: the event's number in the conversation, from 0. */
+  emit(event: ConversationEvent, seq: number): void;
+  notify(notification: { title: string; message: string }): void;
+}
+
+type McpServerStatus = InvokeResponse<'mcpStatus'>['servers'][number];
+
+export interface Fork {
+  parentSessionId: string;
+  at: string;
+}
+
+export class Conversation {
+  private session: Session;
+  private readonly transcriptPaths: string[] = [];
+  private model: string | null;
+  private permissionMode: PermissionModeChoice;
+  private readonly permissions: Permissions;
+  private resuming: Promise<ConversationSnapshot> | undefined;
+  /**
+   * Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines
+   * follow), and so are thinking_tokens lines (a running estimate, telemetry: nothing shows them).
+   */
+  private readonly log: EventLog;
+  /**
+   * For a conversation resumed from the library: where its history before this process ends in the CLI's
+   * file (a saved-page cursor), for a window that reads back past the start of the log. Null otherwise.
+   */
+  savedBefore: string | null = null;
+  /** The message being written in it, as the window last said (setDraft), for a window that opens later. */
+  draft: SavedDraft = EMPTY_SAVED_DRAFT;
+  /** The replies still streaming, whose deltas the log leaves out. */
+  private readonly tail = new StreamTail();
+  private closed = false;
+  /** Processes closed on purpose to be replaced: their exit is no news to the user. */
+  private readonly replaced = new WeakSet<Session>();
+  /** Events emitted so far. */
+  private emitted = 0;
+
+  private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
+
+  private constructor(
+    options: ConversationOptions,
+    session: Session,
+    permissions: Permissions,
+    readonly doneWhen: DoneWhen,
+  ) {
+    this.session = session;
+    this.keepTranscriptPath(session);
+    this.permissions = permissions;
+    this.model = options.model ?? null;
+    this.permissionMode = options.permissionMode;
+    this.log = new EventLog(join(options.eventLogDir, `${options.id}.jsonl`), options.pageLimits);
+    const emit = options.emit;
+    this.options = {
+      ...options,
+      emit: (event) => {
+        const seq = this.emitted++;
+        this.remember(event);
+        emit(event, seq);
+      },
+    };
+    this.follow(session);
+  }
+
+  /**
+   * What a window needs to show this conversation as it stands: its last screenful, and where it begins,
+   * with any reply still streaming as far as it has got.
+   */
+  history(): EventWindow & { seq: number } {
+    const window = this.log.window();
+    const streaming = this.tail.lines().map((message): ConversationEvent => ({ kind: 'message', message }));
+    return { ...window, events: [...window.events, ...streaming], seq: this.emitted };
+  }
+
+  private remember(event: ConversationEvent): void {
+    if (event.kind === 'exit' || (event.kind === 'message' && event.message.type === 'result')) {
+      // A reply cut off mid-block (an interrupt, a crash) stays in the log as far as it got, before what
+      // ended it: the complete line it would have ended with never comes.
+      for (const message of this.tail.cutLines()) this.log.append({ kind: 'message', message });
+      this.tail.clear();
+    }
+    if (event.kind === 'message') this.tail.note(event.message);
+    if (!isTelemetry(event)) this.log.append(event);
+  }
+
+  /** The page of the conversation's history that ends where `before` (from an earlier page) says. */
+  historyBefore(before: string): EventPage {
+    return this.log.pageBefore(before);
+  }
+
+  static async start(options: ConversationOptions): Promise<Conversation> {
+    // Requests come only once a turn runs, after the conversation exists; they go through its log.
+    const made: { conversation?: Conversation } = {};
+    const permissions = new Permissions((event) => made.conversation?.options.emit(event));
+    // A bad line during the handshake waits for the conversation, so it reaches windows and the log too.
+    const early: ConversationEvent[] = [];
+    const emit = (event: ConversationEvent) =>
+      made.conversation ? made.conversation.options.emit(event) : early.push(event);
+    const doneWhen = new DoneWhen({
+      cwd: options.cwd,
+      command: options.doneWhen ?? '',
+      limits: options.checkLimits ?? DEFAULT_CHECK_LIMITS,
+      emit,
+      record: (check) => made.conversation?.session.recordByre({ type: CHECK_LINE, check }),
+      notify: options.notify,
+      env: options.env,
+    });
+    if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
+    const session = await options.startSession(
+      Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, {
+        cwd: options.cwd,
+        model: options.model,
+        permissionMode: options.permissionMode,
+        ...(options.identity ? { identity: options.identity } : {}),
+        ...(options.fork ? forkLaunch(options.fork) : options.resume ? { resume: options.resume } : {}),
+      }),
+    );
+    try {
+      made.conversation = new Conversation(options, session, permissions, doneWhen);
+    } catch (error) {
+      // Never a CLI left running for a start that failed.
+      await session.close({ graceMs: 0, termMs: 1_000 });
+      throw error;
+    }
+    for (const event of early) made.conversation.options.emit(event);
+    if (session.transcriptError)
+      made.conversation.options.emit({ kind: 'warning', message: session.transcriptError });
+    return made.conversation;
+  }
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  snapshot(): ConversationSnapshot {
+    return {
+      conversationId: this.options.id,
+      sessionId: this.session.id,
+      cwd: this.session.cwd,
+      model: this.model,
+      models: this.session.info.models,
+      claudeCodeVersion: this.session.info.claude_code_version ?? null,
+      permissionMode: this.permissionMode,
+      commitIdentity: this.options.identity ?? null,
+      commands: slashCommands(this.session.info),
+      ...(this.session.folderSettings ? {} : { folderSettingsOff: true }),
+    };
+  }
+
+  send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
+    const turn = this.session.send(userContent(text, images), uuid ? { uuid } : {});
+    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text, images: [...images], at: Date.now() });
+    return turn.uuid;
+  }
+
+  /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
+  async interrupt(): Promise<void> {
+    this.permissions.denyAll('The user stopped Claude before answering.');
+    this.doneWhen.stop();
+    await this.session.interrupt();
+  }
+
+  /** How full the context window is. Asked of a CLI that has exited, it refuses: looking starts nothing. */
+  async contextUsage(): Promise<ContextUsage> {
+    this.mustBeRunning();
+    const answer = await this.session.getContextUsage();
+    const kind = ContextUsage.shape.categories.element.shape.kind;
+    return {
+      usedTokens: answer.totalTokens,
+      maxTokens: answer.maxTokens,
+      categories: answer.categories.map((category) => ({
+        name: category.name,
+        tokens: category.tokens,
+        kind: kind.catch('other').parse(category.kind),
+      })),
+    };
+  }
+
+  async mcpStatus(): Promise<{ servers: McpServerStatus[] }> {
+    this.mustBeRunning();
+    const answer = await this.session.mcpStatus();
+    return {
+      servers: answer.mcpServers.map((server) => ({
+        name: server.name,
+        status: server.status,
+        error: server.error ?? null,
+        tools: (server.tools ?? []).map((tool) => tool.name),
+      })),
+    };
+  }
+
+  private mustBeRunning(): void {
+    if (!this.session.running) {
+      throw new NotRunning('Claude Code is not running in this conversation; resume it to see this.');
+    }
+  }
+
+  async stopTask(taskId: string): Promise<void> {
+    await this.session.stopTask(taskId);
+  }
+
+  /** Answers a permission request; false if it is no longer waiting. */
+  answerPermission(requestId: string, answer: PermissionAnswer): boolean {
+    return this.permissions.answer(requestId, answer);
+  }
+
+  async setPermissionMode(mode: PermissionModeChoice): Promise<PermissionModeChoice> {
+    if (this.session.running) await this.session.setPermissionMode(mode);
+    // A process that has exited takes it when it is resumed.
+    this.notePermissionMode(mode);
+    return mode;
+  }
+
+  private notePermissionMode(mode: PermissionModeChoice): void {
+    if (mode === this.permissionMode) return;
+    this.permissionMode = mode;
+    this.options.emit({ kind: 'permission_mode', mode });
+  }
+
+  async cancelQueued(uuid: string): Promise<boolean> {
+    const cancelled = await this.session.cancelQueued(uuid);
+    if (cancelled) this.options.emit({ kind: 'prompt_cancelled', uuid });
+    return cancelled;
+  }
+
+  async setModel(model: string): Promise<string> {
+    const answer = await this.session.setModel(model);
+    this.model = answer.model ?? model;
+    this.options.emit({ kind: 'model', model: this.model });
+    return this.model;
+  }
+
+  /**
+   * Restores the files Claude Code's file tools changed to their state just before the user message
+   * `userMessageUuid`; with `dryRun`, only says what that would change. Runs in this session, which made the
+   * checkpoints, starting its CLI again if it exited.
+   */
+  async rewindFiles(userMessageUuid: string, dryRun: boolean): Promise<FileRewind> {
+    if (!this.session.running) await this.resume();
+    // A restore answers only whether it worked: the preview says which files it changes.
+    const preview = fileRewind(await this.session.rewindFiles(userMessageUuid, true));
+    if (dryRun || !preview.canRewind) return preview;
+    const restored = fileRewind(await this.session.rewindFiles(userMessageUuid, false));
+    return restored.canRewind ? preview : { ...preview, canRewind: false, reason: restored.reason };
+  }
+
+  /** A new CLI process continuing this session, after the last one exited. */
+  resume(): Promise<ConversationSnapshot> {
+    if (this.session.running) return Promise.resolve(this.snapshot());
+    // A second click (or a second window) while the CLI starts joins the first attempt.
+    this.resuming ??= this.resumeNow().finally(() => {
+      this.resuming = undefined;
+    });
+    return this.resuming;
+  }
+
+  private async resumeNow(): Promise<ConversationSnapshot> {
+    const previous = this.session;
+    const base = Conversation.sessionOptions(this.options, this.permissions, this.doneWhen, {
+      ...previous.resumeOptions(),
+      permissionMode: this.permissionMode,
+    });
+    let session: Session;
+    try {
+      session = await this.options.startSession(base);
+    } catch (error) {
+      // A CLI killed before it saved the first prompt left nothing to resume: start the same id afresh. A fork
+      // writes its file (the parent's entries with it) only with that prompt, so it forks again, to its own id.
+      if (!(error instanceof CliExited) || !/No conversation found/i.test(error.stderrTail)) throw error;
+      const { resume: _resume, ...fresh } = base;
+      const origin = this.options.fork ? forkLaunch(this.options.fork) : {};
+      session = await this.options.startSession({ ...fresh, ...origin, sessionId: previous.id });
+    }
+    if (this.closed) {
+      // Closed while it was starting: nobody is left to talk to it.
+      await session.close();
+      throw new Error('The conversation was closed.');
+    }
+    this.session = session;
+    this.keepTranscriptPath(session);
+    this.follow(session);
+    const snapshot = this.snapshot();
+    this.options.emit({ kind: 'resumed', snapshot });
+    return snapshot;
+  }
+
+  /**
+   * Once its folder is trusted: a new process in place of the running one, which ran without the folder's
+   * settings. Refused while a reply runs, which the restart would cut off.
+   */
+  async useFolderSettings(): Promise<ConversationSnapshot> {
+    if (this.session.folderSettings) return this.snapshot();
+    if (this.session.pendingTurns.length > 0) {
+      throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
+    }
+    const previous = this.session;
+    this.replaced.add(previous);
+    await previous.close();
+    return this.resume();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.doneWhen.stop();
+    try {
+      await this.session.close();
+    } finally {
+      this.log.close();
+    }
+  }
+
+  kill(): void {
+    this.doneWhen.stop();
+    this.session.kill();
+  }
+
+  private static sessionOptions(
+    options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void },
+    permissions: Permissions,
+    doneWhen: DoneWhen,
+    launch: Partial<SessionOptions> & { cwd: string },
+  ): SessionOptions {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    return {
+      ...launch,
+      canUseTool: permissions.canUseTool,
+      hooks: { Stop: [doneWhen.hook] },
+      // Every line the app could not read is reported (and the conversation goes on).
+      onBadLine: (bad) => options.emit({ kind: 'bad_line', problem: bad.problem }),
+      env: options.env,
+      appVersion: options.appVersion,
+      transcript: join(options.transcriptDir, `${stamp}-${options.id}.jsonl`),
+    };
+  }
+
+  /** The transcripts of this conversation's CLI runs, oldest first (one more at each resume). */
+  get transcripts(): readonly string[] {
+    return this.transcriptPaths;
+  }
+
+  private keepTranscriptPath(session: Session): void {
+    const path = session.transcriptPath;
+    if (path && !this.transcriptPaths.includes(path)) this.transcriptPaths.push(path);
+  }
+
+  private follow(session: Session): void {
+    session.on((event) => {
+      // Events from a process that has been replaced are history.
+      if (session !== this.session) return;
+      if (event.kind === 'exit' && this.replaced.has(session)) return;
+      const forwarded = this.translate(event);
+      if (forwarded) this.options.emit(forwarded);
+    });
+  }
+
+  private translate(event: SessionEvent): ConversationEvent | undefined {
+    switch (event.kind) {
+      case 'message':
+        if (event.message.type === 'system' && event.message.subtype === 'init') {
+          this.model = event.message.model;
+          // The CLI changes the mode itself too, e.g. when a plan is accepted.
+          const mode = PermissionModeChoice.safeParse(event.message.permissionMode);
+          if (mode.success) this.notePermissionMode(mode.data);
+        }
+        return { kind: 'message', message: event.message };
+      case 'raw':
+        // Already reported through onBadLine.
+        return undefined;
+      case 'title':
+        return { kind: 'title', title: event.title };
+      case 'notify':
+        this.options.notify({ title: event.title ?? 'Claude', message: event.message });
+        return { kind: 'notify', message: event.message, ...(event.title ? { title: event.title } : {}) };
+      case 'warning':
+        return { kind: 'warning', message: event.message };
+      case 'exit':
+        this.permissions.denyAll('Claude Code stopped before an answer.');
+        return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
+    }
+  }
+}
+
+/** The commands the CLI offers, as the `/` menu lists them: one per name, sized to fit the IPC schema. */
+export function slashCommands(info: InitializeResponse): SlashCommand[] {
+  const seen = new Set<string>();
+  const commands: SlashCommand[] = [];
+  for (const command of info.commands ?? []) {
+    const name = command.name.replace(/^\//, '');
+    if (!name || name.length > 200 || seen.has(name)) continue;
+    seen.add(name);
+    commands.push({
+      name,
+      description: (command.description ?? '').slice(0, 2_000),
+      argumentHint: (command.argumentHint ?? '').slice(0, 200),
+    });
+  }
+  return commands;
+}
+
+/** A line a window that opens later has no use for. */
+function isTelemetry(event: ConversationEvent): boolean {
+  if (event.kind !== 'message') return false;
+  const { message } = event;
+  return (
+    message.type === 'stream_event' || (message.type === 'system' && message.subtype === 'thinking_tokens')
+  );
+}
+
+/** Something that cannot be done while Claude is replying. */
+export class Busy extends Error {
+  override name = 'Busy';
+}
+
+/** A question only a running CLI can answer, asked of one that has exited. */
+export class NotRunning extends Error {
+  override name = 'NotRunning';
+}
+
+/** The launch options of a fork; the new session's id is chosen by the driver unless given. */
+function forkLaunch(fork: Fork): Partial<SessionOptions> {
+  return { resume: fork.parentSessionId, resumeSessionAt: fork.at, forkSession: true };
+}
+
+/** The CLI's answer to rewind_files, in the contract's terms. */
+export function fileRewind(answer: RewindFilesResponse): FileRewind {
+  return {
+    canRewind: answer.canRewind,
+    filesChanged: answer.filesChanged ?? [],
+    insertions: answer.insertions ?? 0,
+    deletions: answer.deletions ?? 0,
+    fileChanges: null,
+    reason: answer.canRewind ? null : rewindRefusal(answer.error),
+  };
+}
+
+/** Why files cannot be restored, in words a person understands, from the CLI's own (2.1.332) error. */
+function rewindRefusal(error: string | undefined): string {
+  if (error === 'No file checkpoint found for this message.') {
+    return 'Claude Code kept no copy of the files for this message, so there is nothing to restore. It keeps copies only of changes made with its file tools (Write, Edit, NotebookEdit), not of changes made through Bash, and only for messages it has on record.';
+  }
+  if (error === 'File rewinding is not enabled.') {
+    return 'Claude Code was not keeping copies of files in this conversation, so there is nothing to restore.';
+  }
+  const failed = error?.match(/^Failed to rewind: (.*)$/s);
+  if (failed) return `Restoring the files failed: ${failed[1]}`;
+  return error ? `Claude Code cannot restore the files: ${error}` : 'Claude Code cannot restore the files.';
+}
+
+/** A user line's content: image blocks first, then the text block (claude-protocol.md); plain text alone. */
+export function userContent(text: string, images: readonly TurnImage[]): OutgoingUserContent {
+  if (images.length === 0) return text;
+  const blocks: Exclude<OutgoingUserContent, string> = images.map((image) => ({
+    type: 'image' as const,
+    source: { type: 'base64' as const, media_type: image.mediaType, data: image.data },
+  }));
+  if (text.trim().length > 0) blocks.push({ type: 'text', text });
+  return blocks;
+}

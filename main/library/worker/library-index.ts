@@ -1,0 +1,587 @@
+import { basename, dirname, join, relative, sep } from 'node:path';
+import type { Family, ForkRecord } from '../../../shared/branches';
+import type { LibraryProblem, LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
+import { ForkRecords } from '../../data/fork-records';
+import { LibraryChoices } from '../../data/library-choices';
+import {
+  CHUNK_BYTES,
+  describeError,
+  errorCode,
+  nodeFs,
+  readAt,
+  type FileStat,
+  type LibraryFs,
+} from '../../disk/files';
+import { readFamily } from '../family';
+import { emptyFacts, type FileKind } from '../rules/entries';
+import { familiesOf, familySource, toLibraryRow } from './families';
+import type { SessionFiles } from './messages';
+import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
+import { sameRow, sessionFiles, sessionRow } from './rows';
+import { hash, readPreview, readWindow, type TimedMessage } from './read';
+import { searchIndex, type SearchRequest } from './search';
+import { IndexStore, type FileRow } from './store';
+import { InlineShards, type TextShards } from './text-shards';
+import { defaultShardCount, shardOf, type TextOp } from './text-store';
+
+/**
+ * The library's index, in one plain synchronous class: it finds the session files, reads what is cheap first
+ * (each file's head and tail, so rows are listable at once), then reads every file to its end in bounded
+ * steps for the full-text index, and answers list, search and status from SQLite (the list a row per family
+ * of branches; a family's tree is read from its files on request). It never holds a whole file in memory and
+ * never edits one. The worker drives it (`scan`, `notice`, `step`) between requests.
+ *
+ * This class holds the index's state and files what is found; the work is in its own files: reading a file
+ * (read.ts), a session's row (rows.ts), families (families.ts), search (search.ts) and problems (problems.ts).
+ */
+
+export interface LibraryIndexOptions {
+  dataDir: string;
+  /** The CLI's config folder: $CLAUDE_CONFIG_DIR, or ~/.claude. */
+  configDir: string;
+  fs?: LibraryFs;
+  now?: () => number;
+  /** Where message texts are written (the full-text index); by default, inline in this thread. */
+  textShards?: (dataDir: string, shards: number) => TextShards;
+  /** How many text shards a new index gets (default: one for each core but one). */
+  textShardCount?: number;
+}
+
+/** A step previews at most this many new files. */
+const PREVIEWS_PER_STEP = 16;
+/** A file with less than this left to read skips the preview and is read at once (and first). */
+const SMALL_REMAINDER = CHUNK_BYTES;
+
+export class LibraryIndex {
+  readonly transcriptsDir: string;
+  readonly projectsDir: string;
+  private readonly store: IndexStore;
+  private readonly text: TextShards;
+  /** What the current transaction has for each text shard, kept once it commits. */
+  private outbox: TextOp[][];
+  /**
+   * What committed transactions had for the shards, sent together once it is large enough or the index has
+   * nothing more to read: a shard's writer builds its full-text index fastest from large transactions.
+   */
+  private unsent: TextOp[][];
+  private unsentBytes = 0;
+  private textWasIdle = true;
+  private readonly choices: LibraryChoices;
+  private readonly forks: ForkRecords;
+  /** Byre's records of its forks, as `branches.json` said at the last scan. */
+  private forkRecords: ForkRecord[];
+  private readonly fs: LibraryFs;
+  private readonly now: () => number;
+  private scanProblems: LibraryProblem[] = [];
+  private scanned = false;
+  private changed = false;
+  private cleanupPeriodDays = DEFAULT_CLEANUP_PERIOD_DAYS;
+  /** Sessions whose row must be worked out again from their files. */
+  private readonly dirty = new Set<string>();
+
+  constructor(private readonly options: LibraryIndexOptions) {
+    this.transcriptsDir = join(options.dataDir, 'transcripts');
+    this.projectsDir = join(options.configDir, 'projects');
+    this.fs = options.fs ?? nodeFs;
+    this.now = options.now ?? Date.now;
+    this.choices = new LibraryChoices(options.dataDir);
+    this.forks = new ForkRecords(options.dataDir);
+    this.forkRecords = this.readForkRecords();
+    this.store = new IndexStore(options.dataDir, options.textShardCount ?? defaultShardCount());
+    const shards = this.store.textShards;
+    this.outbox = emptyOutbox(shards);
+    this.unsent = emptyOutbox(shards);
+    this.text = options.textShards?.(options.dataDir, shards) ?? new InlineShards(options.dataDir, shards);
+    // library.json is the truth for renames and hidden sessions; the index may be older or newer.
+    this.transaction(() => {
+      this.resetFilesOutOfStep();
+      for (const id of new Set([...this.choices.sessionIds(), ...this.store.customizedSessions()])) {
+        this.dirty.add(id);
+      }
+      this.recomputeDirty();
+    });
+  }
+
+  /** Closes the index at once; the promise settles once the text shards have written what they were sent. */
+  close(): Promise<void> {
+    this.store.close();
+    this.sendText();
+    return this.text.close();
+  }
+
+  /** Runs `work` in one transaction of the main index; what it gave the text shards is sent once it commits. */
+  private transaction<T>(work: () => T): T {
+    let result: T;
+    try {
+      result = this.store.transaction(work);
+    } catch (error) {
+      this.outbox = emptyOutbox(this.store.textShards);
+      throw error;
+    }
+    this.outbox.forEach((ops, shard) => {
+      for (const op of ops) {
+        this.unsent[shard]?.push(op);
+        this.unsentBytes += op.op === 'add' ? op.text.length + op.output.length : 0;
+      }
+    });
+    this.outbox = emptyOutbox(this.store.textShards);
+    if (this.unsentBytes >= TEXT_SEND_BYTES) this.sendText();
+    return result;
+  }
+
+  private sendText(): void {
+    const ops = this.unsent;
+    this.unsent = emptyOutbox(this.store.textShards);
+    this.unsentBytes = 0;
+    if (ops.some((batch) => batch.length > 0)) this.text.send(ops);
+  }
+
+  /** Whether the shards have written everything the index gave them. */
+  private textIdle(): boolean {
+    return this.unsent.every((ops) => ops.length === 0) && this.text.idle();
+  }
+
+  /**
+   * Files read further than their shard has written (the app stopped, or a shard's writer failed, before it
+   * caught up) are read again from the start.
+   */
+  private resetFilesOutOfStep(): void {
+    for (const row of this.store.filesOutOfStepWithShards()) this.reset(row, false);
+  }
+
+  /** A shard's writer lost what it had been sent: check every file against the shards again. */
+  repairText(): void {
+    this.transaction(() => {
+      this.resetFilesOutOfStep();
+      this.recomputeDirty();
+    });
+  }
+
+  private addMessage(fileId: number, sessionId: string, message: TimedMessage): void {
+    const claimed = this.store.claimMessage(fileId, sessionId, message.uuid);
+    if (!claimed || (message.text === null && message.output === null)) return;
+    this.outbox[shardOf(fileId, this.store.textShards)]?.push({
+      op: 'add',
+      fileId,
+      sessionId,
+      uuid: message.uuid,
+      text: message.text ?? '',
+      output: message.output ?? '',
+      time: message.time,
+    });
+  }
+
+  /** Whether rows or status changed since the last call. */
+  takeChanged(): boolean {
+    const textIdle = this.textIdle();
+    if (textIdle !== this.textWasIdle) this.changed = true;
+    this.textWasIdle = textIdle;
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
+  }
+
+  // Finding files
+
+  /** Lists both folders and stats every file: new and changed files are queued, gone ones marked. */
+  scan(): void {
+    const problems: LibraryProblem[] = [];
+    const found = new Map<string, FileKind>();
+    for (const entry of this.listFolder(this.transcriptsDir, problems)) {
+      if (entry.isFile() && entry.name.endsWith('.jsonl'))
+        found.set(join(this.transcriptsDir, entry.name), 'transcript');
+    }
+    for (const project of this.listFolder(this.projectsDir, problems)) {
+      if (!project.isDirectory()) continue;
+      const folder = join(this.projectsDir, project.name);
+      // Only the top level: subagents' files live in <session>/subagents/ below it.
+      for (const entry of this.listFolder(folder, problems)) {
+        if (entry.isFile() && entry.name.endsWith('.jsonl')) found.set(join(folder, entry.name), 'cli');
+      }
+    }
+    this.cleanupPeriodDays = readCleanupPeriodDays(this.options.configDir);
+    // Byre records a fork, then asks for a refresh: the list's families may have changed.
+    const records = this.readForkRecords();
+    if (JSON.stringify(records) !== JSON.stringify(this.forkRecords)) this.changed = true;
+    this.forkRecords = records;
+    this.transaction(() => {
+      for (const [path, kind] of found) this.noticeFile(path, kind);
+      for (const known of this.store.presentFiles()) {
+        if (!found.has(known.path)) this.noticeFile(known.path, known.kind);
+      }
+      this.recomputeDirty();
+    });
+    if (JSON.stringify(problems) !== JSON.stringify(this.scanProblems)) this.changed = true;
+    this.scanProblems = problems;
+    if (!this.scanned) this.changed = true;
+    this.scanned = true;
+  }
+
+  /** Stats just these paths (a watcher saw them change); paths that are not session files are ignored. */
+  notice(paths: Iterable<string>): void {
+    this.transaction(() => {
+      for (const path of paths) {
+        const kind = this.kindOf(path);
+        if (kind) this.noticeFile(path, kind);
+      }
+      this.recomputeDirty();
+    });
+  }
+
+  /** `branches.json`: none when it is missing, cannot be read or is damaged (the files still make families). */
+  private readForkRecords(): ForkRecord[] {
+    try {
+      return this.forks.list();
+    } catch {
+      return [];
+    }
+  }
+
+  private kindOf(path: string): FileKind | null {
+    if (!path.endsWith('.jsonl')) return null;
+    if (dirname(path) === this.transcriptsDir) return 'transcript';
+    const inProjects = relative(this.projectsDir, path).split(sep);
+    return inProjects.length === 2 && inProjects[0] !== '..' ? 'cli' : null;
+  }
+
+  private listFolder(folder: string, problems: LibraryProblem[]) {
+    try {
+      return this.fs.readdir(folder);
+    } catch (error) {
+      // A folder that does not exist yet is no problem: nothing has been written there.
+      if (errorCode(error) !== 'ENOENT') {
+        problems.push({ path: folder, reason: `This folder could not be read: ${describeError(error)}.` });
+      }
+      return [];
+    }
+  }
+
+  private noticeFile(path: string, kind: FileKind): void {
+    const row = this.store.file(path);
+    let stat: FileStat;
+    try {
+      stat = this.fs.stat(path);
+    } catch (error) {
+      if (row && isGone(error)) this.markGone(row);
+      return;
+    }
+    if (!stat.isFile()) {
+      if (row) this.markGone(row);
+      return;
+    }
+    if (!row) {
+      const sessionId = kind === 'cli' ? basename(path, '.jsonl') : null;
+      this.store.insertFile({
+        path,
+        kind,
+        session_id: sessionId,
+        size: stat.size,
+        mtime: stat.mtimeMs,
+        state: stat.size === 0 ? 'empty' : 'reading',
+        needs_preview: stat.size === 0 ? 0 : 1,
+        facts: JSON.stringify(emptyFacts(sessionId)),
+      });
+      this.changed = true;
+      return;
+    }
+    if (row.present === 1 && row.size === stat.size && row.mtime === stat.mtimeMs) return;
+    this.fileChanged(row, stat);
+  }
+
+  private fileChanged(row: FileRow, stat: FileStat): void {
+    let rewritten = stat.size < row.offset || !['reading', 'skipping', 'tail'].includes(row.state);
+    if (!rewritten && row.head_len > 0) {
+      try {
+        rewritten = this.hashHead(row.path, row.head_len) !== row.head_hash;
+      } catch (error) {
+        if (isGone(error)) this.markGone(row);
+        else this.markUnreadable(row, error);
+        return;
+      }
+    }
+    if (rewritten) this.reset(row, true);
+    const offset = rewritten ? 0 : row.offset;
+    this.store.updateFile(row.id, {
+      present: 1,
+      size: stat.size,
+      mtime: stat.mtimeMs,
+      problem: null,
+      state: stat.size === 0 ? 'empty' : rewritten || row.state === 'tail' ? 'reading' : row.state,
+      needs_preview: stat.size > 0 && (offset === 0 || stat.size - offset > SMALL_REMAINDER) ? 1 : 0,
+    });
+    this.touch(row.session_id);
+  }
+
+  /** Forgets what was read from a file, to read it again from the start. */
+  private reset(row: FileRow, withSiblings: boolean): void {
+    this.store.forgetUuids(row.id);
+    this.outbox[shardOf(row.id, this.store.textShards)]?.push({ op: 'forget', fileId: row.id });
+    this.store.updateFile(row.id, {
+      offset: 0,
+      head_len: 0,
+      head_hash: '',
+      state: 'reading',
+      needs_preview: 1,
+      facts: JSON.stringify(emptyFacts(row.kind === 'cli' ? row.session_id : null)),
+      preview: null,
+      problem: null,
+      bad_lines: 0,
+      non_utf8_lines: 0,
+      long_lines: 0,
+    });
+    this.touch(row.session_id);
+    if (!withSiblings || row.session_id === null) return;
+    // A message both files held was indexed once, under whichever file came first: read them all again.
+    for (const sibling of this.store.filesOfSession(row.session_id)) {
+      if (sibling.id !== row.id && sibling.present === 1 && sibling.offset > 0) this.reset(sibling, false);
+    }
+  }
+
+  private markGone(row: FileRow): void {
+    if (row.present === 0) return;
+    const unfinished = ['reading', 'skipping'].includes(row.state) && row.offset < row.size;
+    this.store.updateFile(row.id, {
+      present: 0,
+      needs_preview: 0,
+      problem: unfinished ? 'It was deleted before it was read to the end; what was read is kept.' : null,
+    });
+    this.touch(row.session_id);
+  }
+
+  private markUnreadable(row: FileRow, error: unknown): void {
+    this.store.updateFile(row.id, {
+      state: 'unreadable',
+      needs_preview: 0,
+      problem: `It could not be read: ${describeError(error)}.`,
+    });
+    this.touch(row.session_id);
+  }
+
+  private readFailed(row: FileRow, error: unknown): void {
+    this.transaction(() => {
+      if (isGone(error)) this.markGone(row);
+      else this.markUnreadable(row, error);
+      this.recomputeDirty();
+    });
+  }
+
+  private touch(sessionId: string | null): void {
+    if (sessionId !== null) this.dirty.add(sessionId);
+    this.changed = true;
+  }
+
+  private hashHead(path: string, length: number): string {
+    const fd = this.fs.open(path);
+    try {
+      return hash(readAt(this.fs, fd, 0, length));
+    } finally {
+      this.fs.close(fd);
+    }
+  }
+
+  // Reading files
+
+  /** Does one bounded piece of work: previews of a few new files, or a few MB of one file. */
+  step(): boolean {
+    // The shards' writers are behind: wait for them (they wake the loop) rather than pile up text.
+    if (this.text.backlogged()) return false;
+    const previews = this.store.previewQueue(PREVIEWS_PER_STEP);
+    if (previews.length > 0) {
+      for (const row of previews) this.preview(row);
+      this.transaction(() => this.recomputeDirty());
+      return true;
+    }
+    const next = this.store.nextRead(SMALL_REMAINDER);
+    if (next) this.readMore(next);
+    if (next && this.store.hasPendingWork()) return true;
+    // Nothing more to read for now: what was read goes to the shards, however little.
+    this.sendText();
+    return false;
+  }
+
+  /**
+   * The cheap read: the first and last 64 KB of a file give its session's title, folder, branch and last
+   * activity, and a message count estimated from their density. The full read replaces it.
+   */
+  private preview(row: FileRow): void {
+    this.withFile(row, (fd) => {
+      const { preview, sessionId, sidechain } = readPreview(this.fs, fd, row);
+      this.transaction(() => {
+        this.store.updateFile(row.id, {
+          needs_preview: 0,
+          preview: JSON.stringify(preview),
+          session_id: sessionId,
+          ...(sidechain ? { state: 'sidechain' as const } : {}),
+        });
+      });
+      this.touch(sessionId);
+    });
+  }
+
+  /** Runs `read` on the open file; a file that cannot be opened or read is marked with why. */
+  private withFile(row: FileRow, read: (fd: number) => void): void {
+    let fd: number;
+    try {
+      fd = this.fs.open(row.path);
+    } catch (error) {
+      this.readFailed(row, error);
+      return;
+    }
+    try {
+      read(fd);
+    } catch (error) {
+      this.readFailed(row, error);
+    } finally {
+      this.fs.close(fd);
+    }
+  }
+
+  /** The full read: a few MB from where the last step stopped, each message into the full-text index. */
+  private readMore(row: FileRow): void {
+    this.withFile(row, (fd) => this.transaction(() => this.readWindow(fd, row)));
+  }
+
+  private readWindow(fd: number, row: FileRow): void {
+    const read = readWindow(this.fs, fd, row, (sessionId, message) =>
+      this.addMessage(row.id, sessionId, message),
+    );
+    if (read.read === 'sidechain') {
+      this.store.updateFile(row.id, { state: 'sidechain', preview: null });
+      this.touch(row.session_id);
+      this.recomputeDirty();
+      return;
+    }
+    if (read.read === 'no-session') {
+      // Nothing to file it under: leave it unread until it changes.
+      this.store.updateFile(row.id, {
+        state: 'no-session',
+        preview: null,
+        problem: read.eof ? null : 'No session id was found in its first 64 MB; it was skipped.',
+      });
+      this.changed = true;
+      return;
+    }
+    this.store.updateFile(row.id, read.patch);
+    this.outbox[shardOf(row.id, this.store.textShards)]?.push({
+      op: 'mark',
+      fileId: row.id,
+      offset: read.end,
+    });
+    if (row.session_id !== null && row.session_id !== read.sessionId) this.touch(row.session_id);
+    this.touch(read.sessionId);
+    this.recomputeDirty();
+  }
+
+  // Sessions
+
+  private recomputeDirty(): void {
+    for (const sessionId of this.dirty) this.recompute(sessionId);
+    this.dirty.clear();
+  }
+
+  /** Works out a session's row from all its files (rows.ts); one that holds no conversation is dropped. */
+  private recompute(sessionId: string): void {
+    const before = this.store.session(sessionId);
+    const row = sessionRow(this.store, this.choices, sessionId);
+    if (row === null) {
+      if (before) {
+        this.store.deleteSession(sessionId);
+        this.changed = true;
+      }
+      return;
+    }
+    if (before && sameRow(before, row)) return;
+    this.store.putSession(row);
+    this.changed = true;
+  }
+
+  // Answers
+
+  /**
+   * A row per family, newest first: the family's most recently active branch, so that opening it carries on
+   * where the user was.
+   */
+  list(folder: string | null = null): LibraryRow[] {
+    const families = familiesOf(this.store, this.forkRecords);
+    const shown = new Set<string>();
+    const rows: LibraryRow[] = [];
+    for (const session of this.store.visibleSessions(folder)) {
+      const row = toLibraryRow(session, families);
+      if (shown.has(row.familyKey)) continue;
+      shown.add(row.familyKey);
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  /** One session's row, whichever branch of its family it is (the list shows only the newest). */
+  row(sessionId: string): LibraryRow | null {
+    const session = this.store.session(sessionId);
+    return session ? toLibraryRow(session, familiesOf(this.store, this.forkRecords)) : null;
+  }
+
+  /** Every branch of the family `sessionId` belongs to, read from its sessions' files. */
+  async family(sessionId: string): Promise<Family> {
+    return readFamily(familySource(this.store, this.forkRecords, sessionId), this.fs);
+  }
+
+  /**
+   * Titles and messages that hold every word of the query (as substrings, ignoring case). Title matches lead
+   * (a title is what a person remembers), newest first; then messages, ranked by a BM25 score lifted for
+   * recent ones. A session shows a few hits at most.
+   */
+  search(request: SearchRequest): SearchHit[] {
+    return searchIndex(this.store, request, this.now);
+  }
+
+  status(): LibraryStatus {
+    const counts = this.store.counts();
+    return {
+      indexed: counts.indexed,
+      total: counts.total,
+      done: this.scanned && !this.store.hasPendingWork() && this.textIdle(),
+      problems: libraryProblems(this.store, this.scanProblems),
+      cleanupPeriodDays: this.cleanupPeriodDays,
+      projectsDir: this.projectsDir,
+    };
+  }
+
+  /** The files of one session, for opening, exporting or resuming it; transcripts oldest first. */
+  files(sessionId: string): SessionFiles | null {
+    const session = this.store.session(sessionId);
+    if (!session) return null;
+    const files = sessionFiles(this.store, sessionId).filter((file) => file.row.present === 1);
+    return {
+      cliFile: files.find((file) => file.row.kind === 'cli')?.row.path ?? null,
+      transcripts: files.filter((file) => file.row.kind === 'transcript').map((file) => file.row.path),
+      cwd: session.cwd,
+      title: session.title,
+    };
+  }
+
+  /** The user's own name for a session (an empty one gives the title back to the title rules). */
+  rename(sessionId: string, title: string): void {
+    this.choices.setRename(sessionId, title);
+    this.touch(sessionId);
+    this.transaction(() => this.recomputeDirty());
+  }
+
+  /** Takes a session off Byre's list; its files stay where they are. */
+  hide(sessionId: string): void {
+    this.choices.hide(sessionId);
+    this.touch(sessionId);
+    this.transaction(() => this.recomputeDirty());
+  }
+}
+
+/** Text gathered for the shards before it is sent (a few thousand messages). */
+const TEXT_SEND_BYTES = 2 * 1024 * 1024;
+
+function emptyOutbox(shards: number): TextOp[][] {
+  return Array.from({ length: shards }, () => []);
+}
+
+function isGone(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}

@@ -1,0 +1,551 @@
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { FileKind } from '../rules/entries';
+import {
+  isDamaged,
+  openDatabase,
+  OtherLayout,
+  prepareShards,
+  removeDatabase,
+  removeShards,
+  shardPath,
+} from './text-store';
+
+/**
+ * The library's index on disk: SQLite (WAL) through better-sqlite3. Everything in it is rebuilt from the
+ * session files, so a damaged or outdated index is simply deleted and built again; one that cannot be opened
+ * for any other reason is kept, and the error is reported.
+ *
+ * - `files`: each session file with how far it has been read (offset, a hash of its head to notice a
+ *   rewrite) and what it says about its session so far (`facts`, and `preview` from its head and tail).
+ * - `sessions`: one row per session id, what the list shows, recomputed from its files.
+ * - the messages' texts and their full-text index are in shards of their own (text-store.ts), attached here
+ *   as `text0`, `text1`, … to search them.
+ * - `uuids`: each message uuid of a session once, so a message both a transcript and the CLI's file hold is
+ *   indexed once, and a summary's leaf can be checked.
+ */
+
+const SCHEMA_VERSION = 4;
+
+const SCHEMA = `
+CREATE TABLE files (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  session_id TEXT,
+  present INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  mtime REAL NOT NULL,
+  offset INTEGER NOT NULL,
+  head_len INTEGER NOT NULL,
+  head_hash TEXT NOT NULL,
+  state TEXT NOT NULL,
+  needs_preview INTEGER NOT NULL,
+  facts TEXT NOT NULL,
+  preview TEXT,
+  problem TEXT,
+  bad_lines INTEGER NOT NULL,
+  non_utf8_lines INTEGER NOT NULL,
+  long_lines INTEGER NOT NULL
+);
+CREATE INDEX files_session ON files(session_id);
+-- The work queues (previewQueue, nextRead), asked before every step: only the files waiting in them.
+CREATE INDEX files_preview ON files(mtime) WHERE present = 1 AND needs_preview = 1;
+CREATE INDEX files_unread ON files(mtime, size, offset, present, needs_preview, state)
+  WHERE present = 1 AND needs_preview = 0 AND state IN ('reading', 'skipping') AND offset < size;
+CREATE TABLE sessions (
+  session_id TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  cwd TEXT,
+  git_branch TEXT,
+  last_active REAL NOT NULL,
+  message_count INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  resumable INTEGER NOT NULL,
+  has_transcript INTEGER NOT NULL,
+  indexed INTEGER NOT NULL,
+  hidden INTEGER NOT NULL,
+  renamed INTEGER NOT NULL,
+  forked_from TEXT,
+  rewinds INTEGER NOT NULL
+);
+CREATE INDEX sessions_recent ON sessions(hidden, last_active DESC);
+CREATE TABLE layout (text_shards INTEGER NOT NULL);
+CREATE TABLE uuids (
+  session_id TEXT NOT NULL,
+  uuid TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
+  PRIMARY KEY (session_id, uuid)
+) WITHOUT ROWID;
+CREATE INDEX uuids_file ON uuids(file_id);
+`;
+
+/** How far a file has been read, and whether it needs reading at all. */
+export type FileState =
+  /** Read up to `offset`, the end of a complete line; the rest (if any) is still to read. */
+  | 'reading'
+  /** Read to the end but for an unfinished last line, read when the file changes. */
+  | 'tail'
+  /** `offset` is inside a line too long to index; reading resumes by skipping to its end. */
+  | 'skipping'
+  /** A subagent's file: not a conversation of its own. */
+  | 'sidechain'
+  | 'empty'
+  /** A transcript of a run that never got a session id (the CLI never answered). */
+  | 'no-session'
+  /** Opening or reading it failed (see `problem`); tried again when it changes. */
+  | 'unreadable';
+
+export interface FileRow {
+  id: number;
+  path: string;
+  kind: FileKind;
+  session_id: string | null;
+  present: number;
+  size: number;
+  mtime: number;
+  offset: number;
+  head_len: number;
+  head_hash: string;
+  state: FileState;
+  needs_preview: number;
+  facts: string;
+  preview: string | null;
+  problem: string | null;
+  bad_lines: number;
+  non_utf8_lines: number;
+  long_lines: number;
+}
+
+export type FilePatch = Partial<Omit<FileRow, 'id' | 'path' | 'kind'>>;
+
+export interface SessionRow {
+  session_id: string;
+  title: string;
+  cwd: string | null;
+  git_branch: string | null;
+  last_active: number;
+  message_count: number;
+  size_bytes: number;
+  resumable: number;
+  has_transcript: number;
+  indexed: number;
+  hidden: number;
+  renamed: number;
+  /** The session the CLI says this one was forked from (`forkedFrom` in its file), if any. */
+  forked_from: string | null;
+  /** Rewinds in place in its CLI file: each leaves a read-only branch. */
+  rewinds: number;
+}
+
+/** What the list needs to put a session in its family. */
+export type FamilyLinkRow = Pick<SessionRow, 'session_id' | 'forked_from' | 'rewinds'>;
+
+export interface MessageCandidateRow {
+  id: number;
+  session_id: string;
+  uuid: string | null;
+  text: string;
+}
+
+export interface ProblemFileRow {
+  path: string;
+  state: FileState;
+  problem: string | null;
+  bad_lines: number;
+  non_utf8_lines: number;
+  long_lines: number;
+}
+
+export interface CandidateQuery {
+  /** An FTS5 query over the trigrams of what was said, or null. */
+  match: string | null;
+  /** An FTS5 query over the words of what was said and of tool output, or null. */
+  wordMatch: string | null;
+  folder: string | null;
+  /** Only messages with a smaller id (older), to page back through the candidates. */
+  before: number;
+  limit: number;
+  /**
+   * Words every candidate must hold, checked by SQLite (LIKE, which ignores the case of ASCII letters only),
+   * so that messages holding a word's trigrams but not the word never leave the database.
+   */
+  words: string[];
+}
+
+/** The index's files are there but could not be opened, for a reason other than damage. */
+export class IndexUnavailable extends Error {
+  override readonly name = 'IndexUnavailable';
+}
+
+export class IndexStore {
+  private readonly db: Database.Database;
+  private readonly patchStatements = new Map<string, Database.Statement>();
+  /** Candidate queries by shard, index, folder filter and number of words checked. */
+  private readonly candidateStatements = new Map<
+    string,
+    Database.Statement<[Record<string, unknown>], number>
+  >();
+  /** Messages by id, for each shard. */
+  private readonly messageStatements = new Map<
+    string,
+    Database.Statement<[string], MessageCandidateRow & { output: string }>
+  >();
+  private readonly statements;
+
+  /** How many text shards the index has (decided when it was made). */
+  readonly textShards: number;
+
+  /** `textShards`: how many shards a new index gets. */
+  constructor(
+    readonly dataDir: string,
+    textShards: number,
+  ) {
+    this.db = openIndex(dataDir, textShards);
+    const db = this.db;
+    this.textShards = shardCount(db);
+    const shards = shardNames(this.textShards);
+    this.statements = {
+      fileByPath: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
+      fileById: db.prepare<[number], FileRow>('SELECT * FROM files WHERE id = ?'),
+      presentFiles: db.prepare<[], Pick<FileRow, 'path' | 'kind'>>(
+        'SELECT path, kind FROM files WHERE present = 1',
+      ),
+      insertFile: db.prepare(
+        `INSERT INTO files (path, kind, session_id, present, size, mtime, offset, head_len, head_hash, state,
+           needs_preview, facts, preview, problem, bad_lines, non_utf8_lines, long_lines)
+         VALUES (@path, @kind, @session_id, 1, @size, @mtime, 0, 0, '', @state, @needs_preview, @facts, NULL,
+           NULL, 0, 0, 0)`,
+      ),
+      filesOfSession: db.prepare<[string], FileRow>('SELECT * FROM files WHERE session_id = ? ORDER BY id'),
+      previewQueue: db.prepare<[number], FileRow>(
+        'SELECT * FROM files WHERE present = 1 AND needs_preview = 1 ORDER BY mtime DESC LIMIT ?',
+      ),
+      // Small remainders first (a conversation being written now), then the newest files.
+      nextRead: db.prepare<[number], FileRow>(
+        `SELECT * FROM files WHERE id = (SELECT id FROM files WHERE present = 1 AND needs_preview = 0
+           AND state IN ('reading', 'skipping') AND offset < size ORDER BY (size - offset > ?), mtime DESC LIMIT 1)`,
+      ),
+      insertUuid: db.prepare('INSERT OR IGNORE INTO uuids (session_id, uuid, file_id) VALUES (?, ?, ?)'),
+      hasUuid: db.prepare<[string, string], { one: number }>(
+        'SELECT 1 AS one FROM uuids WHERE session_id = ? AND uuid = ?',
+      ),
+      deleteUuids: db.prepare('DELETE FROM uuids WHERE file_id = ?'),
+      aheadOfShards: db.prepare<[], FileRow>(
+        shards
+          .map(
+            (shard) => `SELECT f.* FROM files f LEFT JOIN ${shard}.marks k ON k.file_id = f.id
+              WHERE f.id % ${shards.length} = ${shards.indexOf(shard)} AND f.present = 1
+                AND ((k.offset IS NULL AND f.offset > 0) OR k.offset <> f.offset)`,
+          )
+          .join(' UNION ALL '),
+      ),
+      session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
+      upsertSession: db.prepare(
+        `INSERT OR REPLACE INTO sessions (session_id, title, cwd, git_branch, last_active, message_count,
+           size_bytes, resumable, has_transcript, indexed, hidden, renamed, forked_from, rewinds)
+         VALUES (@session_id, @title, @cwd, @git_branch, @last_active, @message_count, @size_bytes, @resumable,
+           @has_transcript, @indexed, @hidden, @renamed, @forked_from, @rewinds)`,
+      ),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
+      visibleSessions: db.prepare<[], SessionRow>(
+        'SELECT * FROM sessions WHERE hidden = 0 ORDER BY last_active DESC',
+      ),
+      visibleSessionsIn: db.prepare<[string], SessionRow>(
+        'SELECT * FROM sessions WHERE hidden = 0 AND cwd = ? ORDER BY last_active DESC',
+      ),
+      familyLinks: db.prepare<[], FamilyLinkRow>('SELECT session_id, forked_from, rewinds FROM sessions'),
+      customizedSessions: db.prepare<[], { session_id: string }>(
+        'SELECT session_id FROM sessions WHERE hidden = 1 OR renamed = 1',
+      ),
+      counts: db.prepare<[], { total: number; indexed: number | null }>(
+        'SELECT COUNT(*) AS total, SUM(indexed) AS indexed FROM sessions WHERE hidden = 0',
+      ),
+      // As the two queues ask, so that their indexes answer.
+      pendingWork: db.prepare<[], { one: number }>(
+        `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM files WHERE present = 1 AND needs_preview = 1)
+           OR EXISTS (SELECT 1 FROM files WHERE present = 1 AND needs_preview = 0
+             AND state IN ('reading', 'skipping') AND offset < size)`,
+      ),
+      problemFiles: db.prepare<[number], ProblemFileRow>(
+        `SELECT path, state, problem, bad_lines, non_utf8_lines, long_lines FROM files
+           WHERE state = 'empty' OR problem IS NOT NULL OR bad_lines > 0 OR non_utf8_lines > 0 OR long_lines > 0
+           ORDER BY path LIMIT ?`,
+      ),
+      sharedSessionFiles: db.prepare<[], FileRow>(
+        `SELECT * FROM files WHERE kind = 'cli' AND present = 1 AND state != 'sidechain' AND session_id IN (
+           SELECT session_id FROM files WHERE kind = 'cli' AND present = 1 AND state != 'sidechain'
+           GROUP BY session_id HAVING COUNT(*) > 1)`,
+      ),
+    };
+  }
+
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  file(path: string): FileRow | undefined {
+    return this.statements.fileByPath.get(path);
+  }
+
+  fileById(id: number): FileRow | undefined {
+    return this.statements.fileById.get(id);
+  }
+
+  presentFiles(): Pick<FileRow, 'path' | 'kind'>[] {
+    return this.statements.presentFiles.all();
+  }
+
+  insertFile(file: {
+    path: string;
+    kind: FileKind;
+    session_id: string | null;
+    size: number;
+    mtime: number;
+    state: FileState;
+    needs_preview: number;
+    facts: string;
+  }): FileRow {
+    this.statements.insertFile.run(file);
+    const row = this.file(file.path);
+    if (!row) throw new Error(`The index lost ${file.path} as it was added.`);
+    return row;
+  }
+
+  updateFile(id: number, patch: FilePatch): void {
+    const keys = Object.keys(patch).sort();
+    if (keys.length === 0) return;
+    const signature = keys.join(',');
+    let statement = this.patchStatements.get(signature);
+    if (!statement) {
+      statement = this.db.prepare(
+        `UPDATE files SET ${keys.map((key) => `${key} = @${key}`).join(', ')} WHERE id = @id`,
+      );
+      this.patchStatements.set(signature, statement);
+    }
+    statement.run({ ...patch, id });
+  }
+
+  filesOfSession(sessionId: string): FileRow[] {
+    return this.statements.filesOfSession.all(sessionId);
+  }
+
+  previewQueue(limit: number): FileRow[] {
+    return this.statements.previewQueue.all(limit);
+  }
+
+  nextRead(smallRemainder: number): FileRow | undefined {
+    return this.statements.nextRead.get(smallRemainder);
+  }
+
+  hasPendingWork(): boolean {
+    return this.statements.pendingWork.get() !== undefined;
+  }
+
+  /**
+   * Whether a message is new to its session (a uuid already seen, from another file of it, is not); it is
+   * remembered as seen. A message without a uuid is always new.
+   */
+  claimMessage(fileId: number, sessionId: string, uuid: string | null): boolean {
+    if (uuid === null) return true;
+    return this.statements.insertUuid.run(sessionId, uuid, fileId).changes > 0;
+  }
+
+  /** Forgets which messages a file held (before it is read again from the start). */
+  forgetUuids(fileId: number): void {
+    this.statements.deleteUuids.run(fileId);
+  }
+
+  /**
+   * Files whose shard is out of step with how far they were read: behind (the app stopped before it caught
+   * up) or ahead (a forget for a file read again from the start never arrived).
+   */
+  filesOutOfStepWithShards(): FileRow[] {
+    return this.statements.aheadOfShards.all();
+  }
+
+  hasUuid(sessionId: string, uuid: string): boolean {
+    return this.statements.hasUuid.get(sessionId, uuid) !== undefined;
+  }
+
+  session(sessionId: string): SessionRow | undefined {
+    return this.statements.session.get(sessionId);
+  }
+
+  putSession(row: SessionRow): void {
+    this.statements.upsertSession.run(row);
+  }
+
+  deleteSession(sessionId: string): void {
+    this.statements.deleteSession.run(sessionId);
+  }
+
+  visibleSessions(folder: string | null): SessionRow[] {
+    return folder === null
+      ? this.statements.visibleSessions.all()
+      : this.statements.visibleSessionsIn.all(folder);
+  }
+
+  /** Every session, hidden ones too (a hidden session still links its family's branches). */
+  familyLinks(): FamilyLinkRow[] {
+    return this.statements.familyLinks.all();
+  }
+
+  /** Sessions the index marks as renamed or hidden (to check against library.json when it opens). */
+  customizedSessions(): string[] {
+    return this.statements.customizedSessions.all().map((row) => row.session_id);
+  }
+
+  counts(): { total: number; indexed: number } {
+    const row = this.statements.counts.get();
+    return { total: row?.total ?? 0, indexed: row?.indexed ?? 0 };
+  }
+
+  problemFiles(limit: number): ProblemFileRow[] {
+    return this.statements.problemFiles.all(limit);
+  }
+
+  /** CLI files that claim a session id another present CLI file claims too. */
+  sharedSessionFiles(): FileRow[] {
+    return this.statements.sharedSessionFiles.all();
+  }
+
+  /**
+   * Messages of visible sessions that may match (what was said holds every trigram of the query, or the
+   * message holds every word of it), newest first, older than `before`. The caller checks each one.
+   */
+  candidates(query: CandidateQuery): MessageCandidateRow[] {
+    // Words with letters beyond ASCII are left to the caller's check: LIKE would miss their other case.
+    const words = query.words.filter((word) => /^[\x20-\x7e]+$/.test(word));
+    const params: Record<string, unknown> = { before: query.before, limit: query.limit };
+    if (query.folder !== null) params.folder = query.folder;
+    words.forEach((word, n) => {
+      params[`word${n}`] = `%${word.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    });
+    const indexes = [
+      { index: 'message_text', match: query.match },
+      { index: 'message_words', match: query.wordMatch },
+    ] as const;
+    // The ids of each shard's newest candidates from each index, then the newest of them all (ids never
+    // repeat across shards; a message both indexes found is taken once); only those are read.
+    const shards = shardNames(this.textShards);
+    const shardOfId = new Map<number, string>();
+    for (const shard of shards) {
+      for (const { index, match } of indexes) {
+        if (match === null) continue;
+        const statement = this.candidateStatement(shard, index, query.folder, words.length);
+        for (const id of statement.all({ ...params, match })) shardOfId.set(id, shard);
+      }
+    }
+    const newest = [...shardOfId.keys()].sort((a, b) => b - a).slice(0, query.limit);
+    const rows = shards.flatMap((shard) => {
+      const inShard = newest.filter((id) => shardOfId.get(id) === shard);
+      return inShard.length > 0 ? this.messageStatement(shard).all(JSON.stringify(inShard)) : [];
+    });
+    return rows
+      .map(({ output, ...row }) => (output === '' ? row : { ...row, text: `${row.text}\n${output}` }))
+      .sort((a, b) => b.id - a.id);
+  }
+
+  private messageStatement(shard: string) {
+    let statement = this.messageStatements.get(shard);
+    if (!statement) {
+      statement = this.db.prepare<[string], MessageCandidateRow & { output: string }>(
+        `SELECT id, session_id, uuid, text, output FROM ${shard}.messages
+         WHERE id IN (SELECT value FROM json_each(?))`,
+      );
+      this.messageStatements.set(shard, statement);
+    }
+    return statement;
+  }
+
+  private candidateStatement(shard: string, index: string, folder: string | null, words: number) {
+    const key = `${shard}:${index}:${folder === null ? 'all' : 'folder'}:${words}`;
+    let statement = this.candidateStatements.get(key);
+    if (!statement) {
+      const likes = Array.from(
+        { length: words },
+        (_, n) => ` AND (m.text LIKE @word${n} ESCAPE '\\' OR m.output LIKE @word${n} ESCAPE '\\')`,
+      ).join('');
+      const inFolder = folder === null ? '' : ' AND s.cwd = @folder';
+      statement = this.db
+        .prepare<[Record<string, unknown>], number>(
+          `SELECT t.rowid FROM ${shard}.${index} t
+           JOIN ${shard}.messages m ON m.id = t.rowid
+           JOIN main.sessions s ON s.session_id = m.session_id
+         WHERE t.${index} MATCH @match AND t.rowid < @before AND s.hidden = 0${inFolder}${likes}
+         ORDER BY t.rowid DESC LIMIT @limit`,
+        )
+        .pluck();
+      this.candidateStatements.set(key, statement);
+    }
+    return statement;
+  }
+}
+
+/** The shards' names as attached to the main index. */
+function shardNames(count: number): string[] {
+  return Array.from({ length: count }, (_, shard) => `text${shard}`);
+}
+
+function shardCount(db: Database.Database): number {
+  const row = db.prepare<[], { text_shards: number }>('SELECT text_shards FROM layout').get();
+  if (!row || !Number.isInteger(row.text_shards) || row.text_shards < 1) {
+    throw new OtherLayout('The index does not say how many text shards it has.');
+  }
+  return row.text_shards;
+}
+
+/**
+ * Opens the index and attaches its shards. A new index starts new shards; if any part is damaged or of an
+ * older layout, all of it is deleted and started anew (it is all rebuilt from the session files). Any other
+ * failure leaves every file as it is and throws IndexUnavailable.
+ */
+function openIndex(dataDir: string, textShards: number): Database.Database {
+  try {
+    return openAll(dataDir, textShards);
+  } catch (error) {
+    if (!isDamaged(error)) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new IndexUnavailable(
+        `The search index in ${dataDir} could not be opened (${reason}). Its files were left as they are.`,
+        { cause: error },
+      );
+    }
+    removeDatabase(join(dataDir, MAIN_FILE));
+    removeShards(dataDir);
+    return openAll(dataDir, textShards);
+  }
+}
+
+const MAIN_FILE = 'library.sqlite';
+/** Page caches: better-sqlite3's default is 16 MB a database, more than these tables need. */
+const MAIN_CACHE_KB = 8192;
+const SHARD_SEARCH_CACHE_KB = 4096;
+
+function openAll(dataDir: string, textShards: number): Database.Database {
+  let created = false;
+  const db = openDatabase(join(dataDir, MAIN_FILE), SCHEMA, SCHEMA_VERSION, () => {
+    created = true;
+    removeShards(dataDir);
+  });
+  try {
+    if (created) db.prepare('INSERT INTO layout (text_shards) VALUES (?)').run(textShards);
+    const count = shardCount(db);
+    db.pragma(`cache_size = ${-MAIN_CACHE_KB}`);
+    prepareShards(dataDir, count);
+    shardNames(count).forEach((name, shard) => {
+      db.prepare('ATTACH DATABASE ? AS ' + name).run(shardPath(dataDir, shard));
+      // Here the shards are only searched.
+      db.pragma(`${name}.cache_size = ${-SHARD_SEARCH_CACHE_KB}`);
+    });
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
