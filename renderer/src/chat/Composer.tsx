@@ -46,7 +46,8 @@ export function Composer({ tabId }: { tabId: string }) {
   const picker = useRef<HTMLInputElement>(null);
   const usable = status === 'idle' || status === 'running';
   const preparing = attachments.some((attachment) => !attachment.image);
-  const canSend = usable && !preparing && (text.trim().length > 0 || attachments.length > 0);
+  // Sending while an image is still being checked sends it once that is done (the store waits).
+  const canSend = usable && !draft?.sendWhenReady && (text.trim().length > 0 || attachments.length > 0);
 
   const conversationId = useStore((state) => {
     const tab = state.tabs[tabId];
@@ -171,6 +172,11 @@ export function Composer({ tabId }: { tabId: string }) {
             </li>
           ))}
         </ul>
+      )}
+      {preparing && draft?.sendWhenReady && (
+        <p className="composer-waiting" role="status">
+          Sends once the images are checked.
+        </p>
       )}
       <div className="composer-row">
         {completion.menu}

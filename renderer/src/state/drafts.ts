@@ -113,8 +113,19 @@ export function createDraftsSlice(set: StoreSet, get: StoreGet): DraftsSlice {
               existing.id === attachment.id ? { ...existing, image: accepted, ref } : existing,
             )
           : draft.attachments.filter((existing) => existing.id !== attachment.id),
+        // A refused image is news the user should read before the message goes.
+        ...(reason ? { sendWhenReady: false } : {}),
       };
     });
+    await sendIfReady(tabId);
+  };
+
+  /** Sends a draft whose send waited for its images, once none is still being checked. */
+  const sendIfReady = async (tabId: string) => {
+    const draft = get().drafts[tabId];
+    if (!draft?.sendWhenReady || draft.attachments.some((attachment) => !attachment.image)) return;
+    patchDraft(tabId, (current) => ({ ...current, sendWhenReady: false }));
+    await get().send(tabId);
   };
 
   return {
@@ -149,10 +160,11 @@ export function createDraftsSlice(set: StoreSet, get: StoreGet): DraftsSlice {
         ...draft,
         attachments: draft.attachments.filter((attachment) => attachment.id !== attachmentId),
       }));
+      void sendIfReady(tabId);
     },
 
     setDraftText(tabId, text) {
-      patchDraft(tabId, (draft) => ({ ...draft, text }));
+      patchDraft(tabId, (draft) => ({ ...draft, text, sendWhenReady: false }));
     },
 
     restoreDraft(tabId, text, images) {
@@ -185,8 +197,11 @@ export function createDraftsSlice(set: StoreSet, get: StoreGet): DraftsSlice {
     async send(tabId) {
       const draft = get().drafts[tabId] ?? EMPTY_DRAFT;
       const text = draft.text.trim();
-      if (draft.attachments.some((attachment) => !attachment.image)) return false;
       if (!text && draft.attachments.length === 0) return false;
+      if (draft.attachments.some((attachment) => !attachment.image)) {
+        patchDraft(tabId, (current) => ({ ...current, sendWhenReady: true }));
+        return false;
+      }
       const images = draft.attachments.flatMap((attachment) =>
         attachment.image ? [{ mediaType: attachment.image.mediaType, data: attachment.image.data }] : [],
       );

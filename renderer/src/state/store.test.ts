@@ -143,6 +143,72 @@ describe('the renderer store', () => {
     ]);
   });
 
+  it('sent while an image is still being checked, the message goes once the image is ready', async () => {
+    let ready: (() => void) | undefined;
+    const send = vi.fn(async () => ({ ok: true, value: { uuid: '00000000-0000-4000-8000-000000000001' } }));
+    const store = freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      prepareImage: vi.fn(
+        () =>
+          new Promise((resolve) => {
+            ready = () => resolve({ ok: true, value: { ok: true, image, ref: null } });
+          }),
+      ),
+      send,
+      setDraft: vi.fn(async () => ({ ok: true, value: {} })),
+    });
+    (globalThis as { FileReader?: unknown }).FileReader = class {
+      result = 'data:image/png;base64,AAAA';
+      onload: (() => void) | null = null;
+      readAsDataURL() {
+        queueMicrotask(() => this.onload?.());
+      }
+    };
+    await store.getState().startConversation('/work');
+    const attaching = store.getState().attachFiles('c1', [{ name: 'a.png', size: 100 } as File]);
+    store.getState().setDraftText('c1', 'what is this?');
+    // Enter, before the image is checked: nothing is lost and nothing goes yet.
+    expect(await store.getState().send('c1')).toBe(false);
+    expect(send).not.toHaveBeenCalled();
+    expect(store.getState().drafts.c1).toMatchObject({ text: 'what is this?', sendWhenReady: true });
+    await vi.waitFor(() => expect(ready).toBeDefined());
+    ready?.();
+    await attaching;
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(send.mock.calls[0]).toEqual([
+      expect.objectContaining({ conversationId: 'c1', text: 'what is this?', images: [expect.anything()] }),
+    ]);
+    expect(store.getState().drafts.c1).toMatchObject({ text: '', attachments: [] });
+  });
+
+  it('does not send by itself when an image is refused meanwhile: the user reads why first', async () => {
+    let ready: (() => void) | undefined;
+    const send = vi.fn();
+    const store = freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      prepareImage: vi.fn(
+        () =>
+          new Promise((resolve) => {
+            ready = () =>
+              resolve({
+                ok: true,
+                value: { ok: false, reason: 'unreadable', message: 'a.png is not an image.' },
+              });
+          }),
+      ),
+      send,
+    });
+    await store.getState().startConversation('/work');
+    const attaching = store.getState().attachFiles('c1', [{ name: 'a.png', size: 100 } as File]);
+    store.getState().setDraftText('c1', 'look');
+    await store.getState().send('c1');
+    await vi.waitFor(() => expect(ready).toBeDefined());
+    ready?.();
+    await attaching;
+    expect(send).not.toHaveBeenCalled();
+    expect(store.getState().drafts.c1).toMatchObject({ text: 'look', refusals: ['a.png is not an image.'] });
+  });
+
   it('starts a conversation in the permission mode asked for, and tries again in it', async () => {
     const startConversation = vi
       .fn()

@@ -126,6 +126,11 @@ export interface Draft {
   text: string;
   attachments: Attachment[];
   refusals: string[];
+  /**
+   * Send was asked for while an image was still being checked: the message goes as soon as every image is
+   * ready, unless one is refused meanwhile or the text changes (then the composer waits for the user again).
+   */
+  sendWhenReady?: boolean;
 }
 
 export interface AppSlice {
@@ -223,7 +228,10 @@ export interface DraftsSlice {
   removeAttachment(tabId: string, attachmentId: string): void;
   setDraftText(tabId: string, text: string): void;
   dismissRefusals(tabId: string): void;
-  /** Sends the draft's text and ready images; on failure both stay where they were. */
+  /**
+   * Sends the draft's text and images; on failure both stay where they were. While an image is still being
+   * checked, it is sent once that is done (false now).
+   */
   send(tabId: string): Promise<boolean>;
   /** Puts a message back into the composer (a rewound one), replacing what was there. */
   restoreDraft(tabId: string, text: string, images: readonly TurnImage[]): void;
