@@ -79,10 +79,9 @@ async function main(): Promise<void> {
     deliverExport: async (files) => downloads.deliver(files),
     ...pageLimits(process.env),
   });
-  const bridge = await startWebBridge({ backend, rendererDir, port, downloads });
-  hold.announce(bridge.url);
-  process.stdout.write(`Byre: ${bridge.url}\n`);
-
+  // Ready for a signal before the address is printed: whoever started the host may stop it the moment it
+  // reads the address, and a SIGTERM with no handler yet would end it without letting go of the folder.
+  const serving: { bridge?: Awaited<ReturnType<typeof startWebBridge>> } = {};
   let stopping = false;
   const stop = () => {
     if (stopping) {
@@ -92,7 +91,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     const deadline = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
-    void Promise.race([Promise.all([backend.dispose(), bridge.close()]), deadline]).finally(() => {
+    void Promise.race([Promise.all([backend.dispose(), serving.bridge?.close()]), deadline]).finally(() => {
       backend.killAll();
       process.exit(0);
     });
@@ -100,6 +99,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.on('SIGHUP', stop);
+
+  const bridge = await startWebBridge({ backend, rendererDir, port, downloads });
+  serving.bridge = bridge;
+  hold.announce(bridge.url);
+  process.stdout.write(`Byre: ${bridge.url}\n`);
   // The host goes with whatever started it (a terminal's npm, start.mjs, a test): if that dies without a
   // signal reaching here, the host is reparented, and stops rather than serve on with no one to answer to.
   const orphaned = setInterval(() => {
