@@ -129,6 +129,7 @@ export class OpenConversations {
       checkLimits: settings.checkLimits,
       ...wiring,
       startSession: (session) => this.trust.startSession(session),
+      remembered: (suggestions) => this.trust.expect(folder, suggestions),
       env: this.cliEnv(),
       transcriptDir: join(options.dataDir, 'transcripts'),
       eventLogDir: this.parts.eventLogDir,

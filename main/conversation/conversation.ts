@@ -52,6 +52,8 @@ export interface ConversationOptions {
   checkLimits?: CheckLimits;
   /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
   startSession(options: SessionOptions): Promise<Session>;
+  /** What "Always allow" told the CLI to keep in the folder's settings (see Permissions). */
+  remembered?(suggestions: readonly unknown[]): void;
   /** `seq`: the event's number in the conversation, from 0. */
   emit(event: ConversationEvent, seq: number): void;
   notify(notification: { title: string; message: string }): void;
@@ -146,7 +148,10 @@ export class Conversation {
   static async start(options: ConversationOptions): Promise<Conversation> {
     // Requests come only once a turn runs, after the conversation exists; they go through its log.
     const made: { conversation?: Conversation } = {};
-    const permissions = new Permissions((event) => made.conversation?.options.emit(event));
+    const permissions = new Permissions(
+      (event) => made.conversation?.options.emit(event),
+      (suggestions) => options.remembered?.(suggestions),
+    );
     // A bad line during the handshake waits for the conversation, so it reaches windows and the log too.
     const early: ConversationEvent[] = [];
     const emit = (event: ConversationEvent) =>
@@ -351,7 +356,13 @@ export class Conversation {
     const previous = this.session;
     this.replaced.add(previous);
     await previous.close();
-    return this.resume();
+    try {
+      return await this.resume();
+    } catch (error) {
+      // The old process is gone and no new one runs: the conversation says so, with Resume, as after a crash.
+      this.options.emit({ kind: 'exit', error: toIpcError(error) });
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

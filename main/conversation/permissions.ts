@@ -26,7 +26,11 @@ const DENIED = 'The user denied this tool use.';
 export class Permissions {
   private readonly waiting = new Map<string, Waiting>();
 
-  constructor(private readonly emit: (event: ConversationEvent) => void) {}
+  constructor(
+    private readonly emit: (event: ConversationEvent) => void,
+    /** What "Always allow" told the CLI to keep, as it was sent (the trust gate expects it on disk next). */
+    private readonly remembered: (suggestions: readonly unknown[]) => void = () => undefined,
+  ) {}
 
   /** The session's permission handler. */
   readonly canUseTool: CanUseTool = (request, signal) =>
@@ -59,6 +63,7 @@ export class Permissions {
       return this.end(requestId, 'denied', null, deny(answer.message.trim() || DENIED));
     }
     const suggestions = rememberable(waiting.request.permission_suggestions);
+    if (answer.remember && suggestions.length > 0) this.remembered(suggestions);
     return this.end(requestId, 'allowed', null, {
       behavior: 'allow',
       updatedInput: waiting.request.input,

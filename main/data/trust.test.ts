@@ -138,6 +138,51 @@ describe('the gate', () => {
   });
 });
 
+describe('"Always allow" writing into the folder\'s settings', () => {
+  const suggestion = (toolName: string, ruleContent: string) => ({
+    type: 'addRules',
+    behavior: 'allow',
+    destination: 'localSettings',
+    rules: [{ toolName, ruleContent }],
+  });
+  const local = (allow: string[]) => JSON.stringify({ permissions: { allow } });
+
+  it('asks nothing about the rule the user chose, in a folder that had no settings or was trusted', () => {
+    const { folder, gate } = world();
+    const shared = gate();
+    expect(shared.folderSettingsFor(folder)).toBe(true);
+    shared.expect(folder, [suggestion('Bash', 'npm test')]);
+    mkdirSync(join(folder, '.claude'));
+    writeFileSync(join(folder, '.claude', 'settings.local.json'), local(['Bash(npm test)']));
+    expect(shared.folderSettingsFor(folder)).toBe(true);
+
+    const trusted = world({ '.claude/settings.json': hooks });
+    const other = trusted.gate();
+    other.decide(trusted.folder, other.view(trusted.folder).digest, true);
+    other.expect(trusted.folder, [suggestion('Bash', 'npm test')]);
+    writeFileSync(join(trusted.folder, '.claude', 'settings.local.json'), local(['Bash(npm test)']));
+    expect(other.folderSettingsFor(trusted.folder)).toBe(true);
+    // Kept with the new digest: a later run of Byre asks nothing either.
+    expect(trusted.gate().folderSettingsFor(trusted.folder)).toBe(true);
+  });
+
+  it('still asks about anything else that came with it, and in a folder opened without its settings', () => {
+    const { folder, gate } = world({ '.claude/settings.json': hooks });
+    const shared = gate();
+    shared.decide(folder, shared.view(folder).digest, true);
+    shared.expect(folder, [suggestion('Bash', 'npm test')]);
+    writeFileSync(join(folder, '.claude', 'settings.local.json'), local(['Bash(npm test)', 'Bash(curl:*)']));
+    expect(() => shared.folderSettingsFor(folder)).toThrow(TrustNeeded);
+
+    const declined = world({ '.claude/settings.json': hooks });
+    const without = declined.gate();
+    without.decide(declined.folder, without.view(declined.folder).digest, false);
+    without.expect(declined.folder, [suggestion('Bash', 'npm test')]);
+    writeFileSync(join(declined.folder, '.claude', 'settings.local.json'), local(['Bash(npm test)']));
+    expect(() => without.folderSettingsFor(declined.folder)).toThrow(TrustNeeded);
+  });
+});
+
 /** Every source file of main/ but tests and test support. */
 const MAIN = join(import.meta.dirname, '..');
 function mainSources(dir = MAIN): string[] {

@@ -155,6 +155,8 @@ function describeMcpServers(servers: unknown, add: Add): void {
   for (const [name, server] of Object.entries(servers)) {
     if (isObject(server) && typeof server.url === 'string') {
       add('mcpServer', `${name}: connects to ${server.url}`);
+      if (server.headersHelper !== undefined)
+        add('helper', `${name}: headersHelper runs ${commandText(server.headersHelper)}`);
       continue;
     }
     const args = isObject(server) && Array.isArray(server.args) ? server.args.map(String) : [];
@@ -232,7 +234,8 @@ export function claudeTrusts(folder: string, env: NodeJS.ProcessEnv): boolean {
     return false;
   }
   for (let dir = folder; ; dir = dirname(dir)) {
-    const record = projects[dir];
+    // On Windows the CLI keys its folders with forward slashes.
+    const record = projects[dir] ?? projects[dir.replaceAll('\\', '/')];
     if (isObject(record) && record.hasTrustDialogAccepted === true) return true;
     if (dirname(dir) === dir) return false;
   }
@@ -265,6 +268,11 @@ export class TrustGate {
   private readonly file: JsonFile<TrustFile>;
   /** "Open without its settings", by folder, for the files as they were: until Byre quits. */
   private readonly declined = new Map<string, string>();
+  /**
+   * What "Always allow" told the CLI to write into a folder's settings, by folder, until Byre quits: the
+   * change it makes to the files is the user's own, and asks nothing.
+   */
+  private readonly expected = new Map<string, TrustItemType[]>();
 
   constructor(
     dataDir: string,
@@ -305,6 +313,13 @@ export class TrustGate {
     return Session.start({ ...options, folderSettings: this.folderSettingsFor(options.cwd) });
   }
 
+  /** The rules and folders "Always allow" sent for a conversation in `cwd` (the CLI's suggestions). */
+  expect(cwd: string, suggestions: readonly unknown[]): void {
+    const folder = realFolder(cwd);
+    const items = suggestions.flatMap(expectedItems);
+    if (items.length > 0) this.expected.set(folder, [...(this.expected.get(folder) ?? []), ...items]);
+  }
+
   /** The user's answer for the files with `digest`; nothing is recorded when they changed meanwhile. */
   decide(cwd: string, digest: string, trust: boolean): void {
     const settings = readFolderSettings(cwd);
@@ -337,7 +352,28 @@ export class TrustGate {
   private trusts(settings: FolderSettings): boolean {
     const file = this.file.read();
     const record = file.folders[settings.folder];
-    if (record) return record.digest === settings.digest;
+    if (record?.digest === settings.digest) return true;
+    // What changed is only what the user chose with "Always allow": trusted as before (or as it was
+    // without settings), with the new digest.
+    const expected = this.expected.get(settings.folder) ?? [];
+    const before = record?.items ?? [];
+    const added = settings.items.filter((item) => !before.some((old) => sameItem(old, item)));
+    const removed = before.filter((old) => !settings.items.some((item) => sameItem(old, item)));
+    // Without a record, it had nothing that needed trust, unless the user opened it without its settings
+    // or took its trust back.
+    const wasTrusted =
+      record !== undefined ||
+      (!file.forgotten.includes(settings.folder) && !this.declined.has(settings.folder));
+    if (
+      wasTrusted &&
+      added.length > 0 &&
+      removed.length === 0 &&
+      added.every((item) => expected.some((known) => sameItem(known, item)))
+    ) {
+      this.record(settings, record?.source ?? 'byre');
+      return true;
+    }
+    if (record) return false;
     if (file.forgotten.includes(settings.folder) || !claudeTrusts(settings.folder, this.env)) return false;
     this.record(settings, 'claude');
     return true;
@@ -352,6 +388,39 @@ export class TrustGate {
       forgotten: file.forgotten.filter((folder) => folder !== settings.folder),
     }));
   }
+}
+
+/** The settings items an "Always allow" suggestion makes, once the CLI has written it to the folder. */
+function expectedItems(suggestion: unknown): TrustItemType[] {
+  if (!isObject(suggestion)) return [];
+  const file =
+    suggestion.destination === 'localSettings'
+      ? '.claude/settings.local.json'
+      : suggestion.destination === 'projectSettings'
+        ? '.claude/settings.json'
+        : null;
+  if (!file) return [];
+  if (suggestion.type === 'addRules' && Array.isArray(suggestion.rules)) {
+    return suggestion.rules.flatMap((rule) =>
+      isObject(rule) && typeof rule.toolName === 'string'
+        ? [
+            {
+              file,
+              kind: 'allowRule' as const,
+              text: `Allows without asking: ${rule.toolName}${typeof rule.ruleContent === 'string' ? `(${rule.ruleContent})` : ''}`,
+            },
+          ]
+        : [],
+    );
+  }
+  if (suggestion.type === 'addDirectories' && Array.isArray(suggestion.directories)) {
+    return suggestion.directories.map((dir) => ({
+      file,
+      kind: 'directory' as const,
+      text: `Opens the folder ${String(dir)}`,
+    }));
+  }
+  return [];
 }
 
 function sameItem(a: TrustItemType, b: TrustItemType): boolean {

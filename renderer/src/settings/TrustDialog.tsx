@@ -39,10 +39,15 @@ function TrustQuestion({
         {question.folder}
       </p>
       <div id="trust-what">
-        {changed ? (
+        {changed && (
           <>
-            <p>Its settings changed since you trusted it. Claude Code would now:</p>
-            <TrustItems items={changed.added} />
+            <p>Its settings changed since you trusted it.</p>
+            {changed.added.length > 0 && (
+              <>
+                <p className="muted">New:</p>
+                <TrustItems items={changed.added} />
+              </>
+            )}
             {changed.removed.length > 0 && (
               <>
                 <p className="muted">No longer:</p>
@@ -50,12 +55,14 @@ function TrustQuestion({
               </>
             )}
           </>
-        ) : (
-          <>
-            <p>Its own settings would let Claude Code run these, or do more without asking:</p>
-            <TrustItems items={question.items} />
-          </>
         )}
+        <p>
+          {changed
+            ? 'All it would do now'
+            : 'Its own settings would let Claude Code run these, or do more without asking'}
+          :
+        </p>
+        <TrustItems items={question.items} />
       </div>
       <p className="muted">
         Trust only a folder whose files you know. Without its settings, your own settings still apply.

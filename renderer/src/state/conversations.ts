@@ -205,7 +205,7 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
       guarded(tabId, async () => {
         const cwd = get().tabs[tabId]?.conversation.cwd;
         if (!cwd || !(await get().askTrust(cwd))) return;
-        await call('useFolderSettings', { conversationId: conversationOf(tabId) });
+        await get().trusted(() => call('useFolderSettings', { conversationId: conversationOf(tabId) }));
       }),
 
     async closeTab(tabId) {

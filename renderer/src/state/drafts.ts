@@ -159,8 +159,9 @@ export function createDraftsSlice(set: StoreSet, get: StoreGet): DraftsSlice {
       patchDraft(tabId, (draft) => ({
         ...draft,
         attachments: draft.attachments.filter((attachment) => attachment.id !== attachmentId),
+        // The message changed after Enter: it waits for the user again.
+        sendWhenReady: false,
       }));
-      void sendIfReady(tabId);
     },
 
     setDraftText(tabId, text) {
@@ -170,6 +171,7 @@ export function createDraftsSlice(set: StoreSet, get: StoreGet): DraftsSlice {
     restoreDraft(tabId, text, images) {
       patchDraft(tabId, (draft) => ({
         ...draft,
+        sendWhenReady: false,
         text,
         attachments: images.map((image, index) => ({
           id: `image-${++localAttachments}`,

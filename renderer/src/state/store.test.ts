@@ -181,6 +181,23 @@ describe('the renderer store', () => {
     expect(store.getState().drafts.c1).toMatchObject({ text: '', attachments: [] });
   });
 
+  it('does not send by itself once the user removed the image it waited for', async () => {
+    const send = vi.fn();
+    const store = freshStore({
+      startConversation: vi.fn(async () => ({ ok: true, value: snapshot })),
+      prepareImage: vi.fn(() => new Promise(() => undefined)),
+      send,
+    });
+    await store.getState().startConversation('/work');
+    void store.getState().attachFiles('c1', [{ name: 'a.png', size: 100 } as File]);
+    store.getState().setDraftText('c1', 'look');
+    await store.getState().send('c1');
+    const [waiting] = store.getState().drafts.c1!.attachments;
+    store.getState().removeAttachment('c1', waiting!.id);
+    expect(send).not.toHaveBeenCalled();
+    expect(store.getState().drafts.c1).toMatchObject({ text: 'look', attachments: [], sendWhenReady: false });
+  });
+
   it('does not send by itself when an image is refused meanwhile: the user reads why first', async () => {
     let ready: (() => void) | undefined;
     const send = vi.fn();
