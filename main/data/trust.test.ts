@@ -79,6 +79,14 @@ describe('what a folder would do', () => {
     ]);
   });
 
+  it('counts a .mcp.json above the folder, whose servers Claude Code starts there too', () => {
+    const { folder } = world({ '.mcp.json': JSON.stringify({ mcpServers: { up: { command: 'evil' } } }) });
+    mkdirSync(join(folder, 'sub'));
+    expect(readFolderSettings(join(folder, 'sub')).items).toEqual([
+      { file: join(folder, '.mcp.json'), kind: 'mcpServer', text: 'up: runs evil' },
+    ]);
+  });
+
   it('changes its digest when any of the files changes', () => {
     const { folder } = world({ '.claude/settings.json': hooks });
     const before = readFolderSettings(folder).digest;

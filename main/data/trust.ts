@@ -65,8 +65,16 @@ export function readFolderSettings(cwd: string): FolderSettings {
   const folder = realFolder(cwd);
   const hash = createHash('sha256');
   const items: TrustItemType[] = [];
-  for (const file of FOLDER_SETTINGS_FILES) {
-    const text = readSmall(join(folder, file));
+  // Claude Code also starts the servers of every `.mcp.json` above the folder (seen with 2.1.332), not its
+  // settings: those count as the folder's own, named by their full path.
+  const ancestors: { file: string; path: string }[] = [];
+  for (let dir = folder; dirname(dir) !== dir;) {
+    dir = dirname(dir);
+    ancestors.push({ file: join(dir, '.mcp.json'), path: join(dir, '.mcp.json') });
+  }
+  const files = [...FOLDER_SETTINGS_FILES.map((file) => ({ file, path: join(folder, file) })), ...ancestors];
+  for (const { file, path } of files) {
+    const text = readSmall(path);
     hash.update(`${file}\0${text.kind === 'text' ? `=${text.text}` : text.kind}\0`);
     if (text.kind === 'absent') continue;
     if (text.kind === 'unreadable') {
@@ -89,7 +97,7 @@ export function describeFile(file: string, text: string): TrustItemType[] {
   if (!isObject(value)) return [{ file, kind: 'unreadable', text: `${file} does not hold a JSON object` }];
   const items: TrustItemType[] = [];
   const add = (kind: TrustItemType['kind'], text: string) => items.push({ file, kind, text: clip(text) });
-  if (file === '.mcp.json') {
+  if (file.endsWith('.mcp.json')) {
     describeMcpServers(value.mcpServers, add);
     for (const key of Object.keys(value)) if (key !== 'mcpServers') add('setting', `Sets "${key}"`);
     return items;
