@@ -11,7 +11,14 @@ import { pathToFileURL } from 'node:url';
  */
 
 const DIR = join(import.meta.dirname, 'agent-sdk');
-const ENTRY = join(DIR, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'sdk.mjs');
+/**
+ * The SDK's entry. A benchmark child bundled into a temporary folder (bench/library.ts) is told it by
+ * BENCH_AGENT_SDK_ENTRY: its own import.meta.dirname is that folder, not bench/.
+ */
+export const AGENT_SDK_ENTRY =
+  process.env.BENCH_AGENT_SDK_ENTRY ??
+  join(DIR, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'sdk.mjs');
+const ENTRY = AGENT_SDK_ENTRY;
 
 /** The parts of the SDK the benchmarks call. */
 export interface AgentSdk {

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
 import { shardFiles } from '../main/library/worker/text-store';
+import { AGENT_SDK_ENTRY, loadAgentSdk } from './agent-sdk';
 import type { ChildArgs, OpenReport, SdkReport, StartArgs, StartReport } from './library-child';
 import { CORPUS_SCALE, corpusRoot, ensureCorpus, type CorpusManifest } from './library-corpus';
 import { measureLibraryOpenUi } from './library-ui';
@@ -130,7 +131,12 @@ function childEnv(configDir: string): Record<string, string> {
   }
   // The SDK reads $CLAUDE_CONFIG_DIR; the library is given it explicitly. HOME too, so nothing of the
   // developer's own ~/.claude is read.
-  return { ...env, CLAUDE_CONFIG_DIR: configDir, HOME: join(configDir, '..') };
+  return {
+    ...env,
+    CLAUDE_CONFIG_DIR: configDir,
+    HOME: join(configDir, '..'),
+    BENCH_AGENT_SDK_ENTRY: AGENT_SDK_ENTRY,
+  };
 }
 
 async function runChild<T>(
@@ -357,7 +363,8 @@ export async function measureLibrary(): Promise<Figures> {
     figures.library_open_100mb_page_messages = open.messages;
     figures.library_open_100mb_page_kb = round(open.pageBytes / 1000);
 
-    // The peer: the Agent SDK's listSessions over the same folder.
+    // The peer: the Agent SDK's listSessions over the same folder (installed here, in bench/, if need be).
+    await loadAgentSdk();
     const sdkAll: SdkReport[] = [];
     const sdkPage: SdkReport[] = [];
     for (let run = 0; run < SDK_RUNS; run++) {

@@ -711,6 +711,13 @@ async function main(): Promise<void> {
     for (const line of measurement.verdicts?.(figures) ?? []) console.log(line);
   }
   console.log(JSON.stringify(figures));
+  // A measurement that could not run reports why (uiFigures) and the others still run, but the whole
+  // `npm run bench` fails: a benchmark that errors is never a quiet success.
+  const errors = Object.keys(figures).filter((name) => name.endsWith('_error'));
+  if (errors.length > 0) {
+    console.error(`bench: ${errors.length} measurement(s) could not run: ${errors.join(', ')}`);
+    process.exitCode = 1;
+  }
 }
 
 await main();

@@ -182,7 +182,7 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     for (const script of options.initScripts ?? []) await page.addInitScript(script);
     await page.goto(url);
-    await page.waitForURL(/\/app\/#token=/, { timeout: STARTUP_TIMEOUT_MS });
+    await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
     await page
       .getByRole('textbox', { name: 'Message' })
       .waitFor({ state: 'visible', timeout: STARTUP_TIMEOUT_MS });
