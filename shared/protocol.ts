@@ -357,6 +357,7 @@ export const SystemInit = z.looseObject({
   permissionMode: z.string(),
   claude_code_version: z.string(),
   slash_commands: z.array(z.string()).optional(),
+  capabilities: z.array(z.string()).optional(),
 });
 export const SystemStatus = z.looseObject({
   ...systemBase,
@@ -518,6 +519,8 @@ export const CliControlRequestBody = z.discriminatedUnion('subtype', [
     blocked_path: z.string().optional(),
     tool_use_id: z.string().optional(),
     description: z.string().optional(),
+    /** AskUserQuestion and ExitPlanMode: a question for the user, not a permission (cli-facts 17). */
+    requires_user_interaction: z.boolean().optional(),
   }),
 ]);
 export type CliControlRequestBody = z.infer<typeof CliControlRequestBody>;

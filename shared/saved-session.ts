@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { CheckRun, type ConversationEvent, type TurnImage } from './ipc';
+import { keptToolUseResult } from './conversation/questions';
 import { parseJsonLine } from './json-line';
 import {
   decodeCliMessage,
@@ -274,6 +275,8 @@ function readCliEntry(entry: JsonObject): SavedLine {
     session_id: stringField(entry.sessionId),
     parent_tool_use_id: null,
     ...(typeof entry.timestamp === 'string' ? { timestamp: entry.timestamp } : {}),
+    // What a question or a plan was answered with, for the call to show (not every tool's: a read's is the file).
+    ...(keptToolUseResult(entry.toolUseResult) !== undefined ? { tool_use_result: entry.toolUseResult } : {}),
   });
   if (!decoded.ok) return BAD;
   return messageLine(decoded.message, isTypedPrompt(decoded.message));

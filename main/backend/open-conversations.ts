@@ -130,6 +130,10 @@ export class OpenConversations {
       ...wiring,
       startSession: (session) => this.trust.startSession(session),
       remembered: (suggestions) => this.trust.expect(folder, suggestions),
+      planApproval: {
+        mode: () => settings.planApprovalMode,
+        remember: (mode) => settings.setPlanApprovalMode(mode),
+      },
       env: this.cliEnv(),
       transcriptDir: join(options.dataDir, 'transcripts'),
       eventLogDir: this.parts.eventLogDir,

@@ -7,6 +7,9 @@ import {
   type ConversationSnapshot,
   type FileRewind,
   type InvokeResponse,
+  type PlanAnswer,
+  type PlanApprovalMode,
+  type QuestionsAnswer,
   type TurnImage,
   EMPTY_SAVED_DRAFT,
   type SavedDraft,
@@ -54,6 +57,8 @@ export interface ConversationOptions {
   startSession(options: SessionOptions): Promise<Session>;
   /** What "Always allow" told the CLI to keep in the folder's settings (see Permissions). */
   remembered?(suggestions: readonly unknown[]): void;
+  /** The mode the last approved plan went on in, offered first next time, and where the next is kept. */
+  planApproval?: { mode(): PlanApprovalMode; remember(mode: PlanApprovalMode): void };
   /** `seq`: the event's number in the conversation, from 0. */
   emit(event: ConversationEvent, seq: number): void;
   notify(notification: { title: string; message: string }): void;
@@ -72,6 +77,8 @@ export class Conversation {
   private model: string | null;
   private permissionMode: PermissionModeChoice;
   private readonly permissions: Permissions;
+  /** What the CLI's last system/init said it can do (`capabilities`). */
+  private capabilities: readonly string[] = [];
   private resuming: Promise<ConversationSnapshot> | undefined;
   /**
    * Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines
@@ -151,6 +158,10 @@ export class Conversation {
     const permissions = new Permissions(
       (event) => made.conversation?.options.emit(event),
       (suggestions) => options.remembered?.(suggestions),
+      {
+        capabilities: () => made.conversation?.capabilities ?? [],
+        approveMode: () => options.planApproval?.mode() ?? 'default',
+      },
     );
     // A bad line during the handshake waits for the conversation, so it reaches windows and the log too.
     const early: ConversationEvent[] = [];
@@ -262,6 +273,24 @@ export class Conversation {
   /** Answers a permission request; false if it is no longer waiting. */
   answerPermission(requestId: string, answer: PermissionAnswer): boolean {
     return this.permissions.answer(requestId, answer);
+  }
+
+  /** Answers Claude's questions (or skips them); false if they are no longer waiting. */
+  answerQuestions(requestId: string, answer: QuestionsAnswer): boolean {
+    return this.permissions.answerQuestions(requestId, answer);
+  }
+
+  /**
+   * Approves a plan and goes on in the mode chosen (the CLI leaves plan mode, the host says for what), or
+   * keeps planning, in plan mode still. False if the plan is no longer waiting.
+   */
+  async answerPlan(requestId: string, answer: PlanAnswer): Promise<boolean> {
+    if (!this.permissions.answerPlan(requestId, answer)) return false;
+    if (answer.behavior === 'approve') {
+      this.options.planApproval?.remember(answer.mode);
+      await this.setPermissionMode(answer.mode);
+    }
+    return true;
   }
 
   async setPermissionMode(mode: PermissionModeChoice): Promise<PermissionModeChoice> {
@@ -424,6 +453,7 @@ export class Conversation {
       case 'message':
         if (event.message.type === 'system' && event.message.subtype === 'init') {
           this.model = event.message.model;
+          this.capabilities = event.message.capabilities ?? [];
           // The CLI changes the mode itself too, e.g. when a plan is accepted.
           const mode = PermissionModeChoice.safeParse(event.message.permissionMode);
           if (mode.success) this.notePermissionMode(mode.data);

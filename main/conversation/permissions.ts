@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationEvent } from '../../shared/ipc';
+import type {
+  ConversationEvent,
+  Interaction,
+  PlanAnswer,
+  PlanApprovalMode,
+  QuestionsAnswer,
+} from '../../shared/ipc';
 import type { PermissionResult } from '../../shared/protocol';
 import type { CanUseTool } from '../claude';
 import { isRecord } from '../library/rules/json';
+import { UNANSWERED_CAPABILITY, interactionOf, planResult, questionsResult } from './questions';
 
 /**
  * The permission requests of one conversation (`can_use_tool`): each becomes a `permission_request` event
  * and waits, without blocking the others, until the user answers it, the CLI cancels it
- * (`control_cancel_request`), the user stops the turn, or the process ends.
+ * (`control_cancel_request`), the user stops the turn, or the process ends. Questions and plans from Claude
+ * (questions.ts) wait the same way, with an `interaction` that gives them cards and answers of their own.
  */
 
 type CanUseToolRequest = Parameters<CanUseTool>[0];
@@ -17,8 +25,19 @@ export type PermissionAnswer =
 
 interface Waiting {
   request: CanUseToolRequest;
+  interaction: Interaction | null;
   resolve(result: PermissionResult): void;
 }
+
+/** What questions and plans need to know of the conversation. */
+export interface InteractionContext {
+  /** The CLI's `capabilities`, as its last system/init listed them. */
+  capabilities(): readonly string[];
+  /** The mode the plan card offers first: the one chosen last time. */
+  approveMode(): PlanApprovalMode;
+}
+
+const NO_CONTEXT: InteractionContext = { capabilities: () => [], approveMode: () => 'default' };
 
 /** What Claude is told when the user denies without saying why. */
 const DENIED = 'The user denied this tool use.';
@@ -30,13 +49,15 @@ export class Permissions {
     private readonly emit: (event: ConversationEvent) => void,
     /** What "Always allow" told the CLI to keep, as it was sent (the trust gate expects it on disk next). */
     private readonly remembered: (suggestions: readonly unknown[]) => void = () => undefined,
+    private readonly context: InteractionContext = NO_CONTEXT,
   ) {}
 
   /** The session's permission handler. */
   readonly canUseTool: CanUseTool = (request, signal) =>
     new Promise<PermissionResult>((resolve) => {
       const requestId = randomUUID();
-      this.waiting.set(requestId, { request, resolve });
+      const interaction = interactionOf(request, this.context.approveMode());
+      this.waiting.set(requestId, { request, interaction, resolve });
       signal.addEventListener(
         'abort',
         () => this.end(requestId, 'cancelled', 'Claude stopped waiting for an answer.', deny(DENIED)),
@@ -52,6 +73,7 @@ export class Permissions {
         description: request.description ?? null,
         blockedPath: request.blocked_path ?? null,
         remember: describeSuggestions(rememberable(request.permission_suggestions)),
+        ...(interaction ? { interaction } : {}),
       });
     });
 
@@ -69,6 +91,23 @@ export class Permissions {
       updatedInput: waiting.request.input,
       ...(answer.remember && suggestions.length > 0 ? { updatedPermissions: suggestions } : {}),
     });
+  }
+
+  /** Answers (or skips) questions still waiting; false if they are not, or the request is no question. */
+  answerQuestions(requestId: string, answer: QuestionsAnswer): boolean {
+    const waiting = this.waiting.get(requestId);
+    if (waiting?.interaction?.kind !== 'questions') return false;
+    const canSayUnanswered = this.context.capabilities().includes(UNANSWERED_CAPABILITY);
+    const result = questionsResult(waiting.request.input, answer, canSayUnanswered);
+    return this.end(requestId, result.behavior === 'allow' ? 'allowed' : 'denied', null, result);
+  }
+
+  /** Approves a plan still waiting, or keeps planning; false if it is not waiting, or is no plan. */
+  answerPlan(requestId: string, answer: PlanAnswer): boolean {
+    const waiting = this.waiting.get(requestId);
+    if (waiting?.interaction?.kind !== 'plan') return false;
+    const result = planResult(waiting.request.input, answer);
+    return this.end(requestId, result.behavior === 'allow' ? 'allowed' : 'denied', null, result);
   }
 
   /** Denies every request still waiting (the user stopped the turn, or the process is gone). */

@@ -2,7 +2,13 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../../shared/images';
-import { AppSettings, CommitIdentity, DoneWhenCommand, PermissionModeChoice } from '../../shared/ipc';
+import {
+  AppSettings,
+  CommitIdentity,
+  DoneWhenCommand,
+  PermissionModeChoice,
+  PlanApprovalMode,
+} from '../../shared/ipc';
 import { DEFAULT_CHECK_LIMITS, type CheckLimits } from '../conversation/done-when';
 import { JsonFile } from './json-file';
 import { makePrivateDir } from '../disk/private-files';
@@ -34,6 +40,8 @@ const Settings = z.object({
     .default(IMAGE_LIMITS.defaultMaxLongSide),
   /** How much Claude may do without asking in a new conversation: it asks first unless told otherwise. */
   defaultPermissionMode: PermissionModeChoice.default('default'),
+  /** The mode the last plan approved went on in: the plan card offers it first. */
+  planApprovalMode: PlanApprovalMode.default('default'),
   /** "Commit as", for every folder unless the folder has its own. */
   commitAs: CommitIdentity.nullable().default(null),
   commitAsByFolder: z.record(z.string(), CommitIdentity).default({}),
@@ -106,6 +114,15 @@ export class SettingsStore {
 
   setDefaultPermissionMode(mode: PermissionModeChoice): void {
     this.change((settings) => ({ ...settings, defaultPermissionMode: mode }));
+  }
+
+  get planApprovalMode(): PlanApprovalMode {
+    return this.settings.planApprovalMode;
+  }
+
+  setPlanApprovalMode(mode: PlanApprovalMode): void {
+    if (mode !== this.settings.planApprovalMode)
+      this.change((settings) => ({ ...settings, planApprovalMode: mode }));
   }
 
   /** The "Done when" command for new conversations in `folder` (empty: none). */

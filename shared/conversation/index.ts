@@ -13,6 +13,7 @@ export {
   type CheckChatMessage,
   type ConversationState,
   type ConversationStatus,
+  type InteractionOutcome,
   type NoticeChatMessage,
   type Part,
   type PermissionRequest,
@@ -24,6 +25,7 @@ export {
   type UserChatMessage,
 } from './state';
 export { applyEvents, joinCosts } from './reduce';
+export { INTERACTIVE_TOOLS, keptToolUseResult, planOf, questionsOf } from './questions';
 export {
   backgroundTasks,
   isTaskCall,

@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from '../protocol';
 import { StateDraft } from './draft';
+import { outcomeOf, withdrawnNotice } from './questions';
 import {
   taskRunning,
   type AssistantChatMessage,
@@ -162,11 +163,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
       });
       // Answered requests show in their tool call's result; one that was withdrawn would vanish unexplained.
       if (event.outcome === 'cancelled') {
-        addNotice(
-          d,
-          'info',
-          `Permission request for ${request.displayName} withdrawn: ${event.reason ?? 'Claude stopped waiting for an answer.'}`,
-        );
+        addNotice(d, 'info', withdrawnNotice(request, event.reason));
       }
       return;
     }
@@ -419,7 +416,12 @@ function applyUser(d: StateDraft, line: UserMessage): void {
       d.setTool({
         ...tool,
         status: block.is_error ? (interrupted ? 'interrupted' : 'error') : 'done',
-        result: { text: result.text, isError: block.is_error ?? false, images: result.images },
+        result: {
+          text: result.text,
+          isError: block.is_error ?? false,
+          images: result.images,
+          ...outcomeOf(tool.name, line.tool_use_result),
+        },
       });
     } else if (block.type === 'text') {
       texts.push(block.text);

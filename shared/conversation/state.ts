@@ -117,6 +117,14 @@ export function taskRunning(task: TaskInfo): boolean {
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
 
+/** What the result of a question or plan call adds to its text (sdk-tools.d.ts `AskUserQuestionOutput`, `ExitPlanModeOutput`). */
+export interface InteractionOutcome {
+  /** The answers by question text, as the CLI took them. */
+  answers?: Record<string, string>;
+  /** Where the CLI kept the approved plan (`~/.claude/plans/<slug>.md`). */
+  planFile?: string;
+}
+
 export interface ToolCall {
   id: string;
   /** The assistant message whose content holds the call. */
@@ -126,7 +134,7 @@ export interface ToolCall {
   /** The input as it streams in, before the complete tool_use arrives. */
   partialInput: string;
   status: ToolStatus;
-  result: { text: string; isError: boolean; images: number } | null;
+  result: { text: string; isError: boolean; images: number; outcome?: InteractionOutcome } | null;
   /** From the assistant line's timestamp, when the CLI gave one (ms since epoch). */
   startedAt: number | null;
   elapsedSeconds: number | null;

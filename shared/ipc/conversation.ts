@@ -8,6 +8,7 @@ import { ModelInfo, type CliMessage } from '../protocol';
 import { CommitIdentity, PermissionModeChoice } from './app';
 import { IpcError } from './errors';
 import { SavedDraft, ShownImage } from './intake';
+import { Interaction, PlanAnswer, QuestionsAnswer } from './questions';
 import { ConversationId, ConversationRef, Empty, Uuid } from './refs';
 
 /** A slash command the CLI offers (`/compact`, a skill, a project command), for the composer's `/` menu. */
@@ -128,6 +129,8 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     blockedPath: z.string().nullable(),
     /** What "Always allow" would remember, in words (e.g. "Bash(touch allowed.txt) in this project"); null: nothing to remember. */
     remember: z.string().nullable(),
+    /** Set for a question or a plan from Claude (not a permission): its card is a form of its own. */
+    interaction: Interaction.optional(),
   }),
   /** A permission request is no longer waiting. */
   z.object({
@@ -194,6 +197,16 @@ export const conversationChannels = {
       ]),
     }),
     /** `answered` false: it was no longer waiting (answered elsewhere, cancelled or stopped). */
+    response: z.object({ answered: z.boolean() }),
+  },
+  /** Answers (or skips) Claude's questions: a waiting request whose `interaction` is `questions`. */
+  answerQuestions: {
+    request: ConversationRef.extend({ requestId: z.string().min(1).max(100), answer: QuestionsAnswer }),
+    response: z.object({ answered: z.boolean() }),
+  },
+  /** Approves a plan (and goes on in the mode chosen) or keeps planning: `interaction` `plan`. */
+  answerPlan: {
+    request: ConversationRef.extend({ requestId: z.string().min(1).max(100), answer: PlanAnswer }),
     response: z.object({ answered: z.boolean() }),
   },
   /** Images first, then the text; a turn may hold images without text, or text without images. */

@@ -73,5 +73,14 @@ export {
   ShownImage,
   TurnImage,
 } from './intake';
+export {
+  AskUserQuestionInput,
+  Interaction,
+  PlanAnswer,
+  PlanApprovalMode,
+  Question,
+  QuestionOption,
+  QuestionsAnswer,
+} from './questions';
 export { SessionTarget } from './refs';
 export { FolderTrust, TrustItem, TrustedFolder } from './trust';

@@ -19,6 +19,8 @@ export function conversationHandlers(
   | 'mcpStatus'
   | 'stopTask'
   | 'answerPermission'
+  | 'answerQuestions'
+  | 'answerPlan'
   | 'send'
   | 'prepareImage'
   | 'setDoneWhen'
@@ -53,6 +55,12 @@ export function conversationHandlers(
     },
     answerPermission: async ({ conversationId, requestId, answer }) => ({
       answered: open.get(conversationId).answerPermission(requestId, answer),
+    }),
+    answerQuestions: async ({ conversationId, requestId, answer }) => ({
+      answered: open.get(conversationId).answerQuestions(requestId, answer),
+    }),
+    answerPlan: async ({ conversationId, requestId, answer }) => ({
+      answered: await open.get(conversationId).answerPlan(requestId, answer),
     }),
     send: async ({ conversationId, text, images: sent, uuid }) => {
       const conversation = open.get(conversationId);
