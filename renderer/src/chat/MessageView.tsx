@@ -2,6 +2,7 @@ import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TurnImage } from '../../../shared/ipc';
 import {
+  INTERACTIVE_TOOLS,
   taskRunning,
   type AssistantChatMessage,
   type ChatMessage,
@@ -19,6 +20,7 @@ import { CheckCard } from './DoneWhen';
 import { CopyButton } from '../ui/CopyButton';
 import { ShowProtocolLines } from './Inspector';
 import { Markdown } from './Markdown';
+import { InteractiveToolCall } from './InteractiveToolCall';
 import { PermissionCards, requestsHeldBy } from './PermissionCard';
 import { ToolCard } from './ToolCard';
 
@@ -366,6 +368,10 @@ const ToolCallView = memo(function ToolCallView({ tabId, toolUseId }: { tabId: s
   const task = tool.task;
   const stoppable =
     live && task && taskRunning(task) && (task.backgrounded || tool.name === 'Agent' || tool.name === 'Task');
+  if (INTERACTIVE_TOOLS.has(tool.name)) {
+    const waiting = own.length > 0 ? <PermissionCards tabId={tabId} requests={own} /> : undefined;
+    return <InteractiveToolCall tool={tool} waiting={waiting} />;
+  }
   return (
     <ToolCard
       tool={tool}

@@ -1,4 +1,4 @@
-import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import {
   permissionPlaces,
@@ -6,13 +6,17 @@ import {
   type PermissionRequest,
 } from '../../../shared/conversation';
 import { useStore } from '../state/store';
+import { PlanCard } from './PlanCard';
+import { QuestionCard } from './QuestionCard';
 import { ToolAction } from './ToolCard';
+import { useWaitingCardFocus } from './waiting-card';
 
 /**
  * A question Claude waits on: may it use this tool? The card sits in the tool call it is about (or at the end
  * of the conversation when that call is not shown), says what the call will do, and takes the answer: Allow,
  * Always allow (when the CLI can remember it), or Deny with an optional reason for Claude. Enter allows and
  * Escape denies while the card has the focus. Each waiting request has its own card; none blocks another.
+ * A question or a plan from Claude (a request with an `interaction`) waits the same way, in a card of its own.
  */
 
 const NONE: PermissionRequest[] = [];
@@ -42,15 +46,28 @@ export function requestsAtEnd(
   return unplaced.length > 0 ? unplaced : NONE;
 }
 
-/** Requests that have had their chance at the focus: a card shown again (its tab reopened) leaves it be. */
-const offeredFocus = new Set<string>();
-
 export function PermissionCards({ tabId, requests }: { tabId: string; requests: PermissionRequest[] }) {
   return (
     <>
-      {requests.map((request) => (
-        <PermissionCard key={request.requestId} tabId={tabId} request={request} />
-      ))}
+      {requests.map((request) =>
+        request.interaction?.kind === 'questions' ? (
+          <QuestionCard
+            key={request.requestId}
+            tabId={tabId}
+            request={request}
+            questions={request.interaction.questions}
+          />
+        ) : request.interaction?.kind === 'plan' ? (
+          <PlanCard
+            key={request.requestId}
+            tabId={tabId}
+            request={request}
+            approveMode={request.interaction.approveMode}
+          />
+        ) : (
+          <PermissionCard key={request.requestId} tabId={tabId} request={request} />
+        ),
+      )}
     </>
   );
 }
@@ -75,36 +92,14 @@ type Choice = 'allow' | 'always' | 'deny';
 
 function PermissionCard({ tabId, request }: { tabId: string; request: PermissionRequest }) {
   const answerPermission = useStore((state) => state.answerPermission);
-  const newest = useStore((state) => {
-    const waiting = state.tabs[tabId]?.conversation.permissionRequests ?? NONE;
-    return waiting[waiting.length - 1]?.requestId === request.requestId;
-  });
   const [reason, setReason] = useState('');
   const [sending, setSending] = useState<Choice | null>(null);
   const [note, setNote] = useState<string | null>(null);
   // One answer at a time, even from two clicks before the buttons are disabled.
   const inFlight = useRef(false);
-  const card = useRef<HTMLDivElement>(null);
+  const card = useWaitingCardFocus(tabId, request.requestId);
   const reasonInput = useRef<HTMLInputElement>(null);
   const ids = useId();
-
-  // The newest request takes the focus when it appears, but never from a field (the composer included, empty
-  // or not): a keystroke meant for it must never answer a card.
-  useEffect(() => {
-    if (offeredFocus.has(request.requestId)) return;
-    offeredFocus.add(request.requestId);
-    if (newest && !holdsInput(document.activeElement)) card.current?.focus();
-    // Once, when the card first appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-
-  // A card that goes while it has the focus (answered, withdrawn) hands it on rather than drop it.
-  useLayoutEffect(() => {
-    const element = card.current;
-    return () => {
-      if (element?.contains(document.activeElement)) handFocusOn(element);
-    };
-  }, []);
 
   const answer = async (choice: Choice) => {
     if (inFlight.current) return;
@@ -222,22 +217,4 @@ function PermissionCard({ tabId, request }: { tabId: string; request: Permission
       )}
     </div>
   );
-}
-
-const TEXT_INPUTS = new Set(['text', 'search', 'url', 'email', 'tel', 'password', 'number']);
-
-/** The user is writing something (the composer, a reason) that taking the focus would interrupt. */
-function holdsInput(element: Element | null): boolean {
-  if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
-  if (element instanceof HTMLInputElement) return TEXT_INPUTS.has(element.type);
-  return element instanceof HTMLElement && element.isContentEditable;
-}
-
-/** The focus leaves a card that is going: to the next waiting card, or else back to the message box. */
-function handFocusOn(leaving: HTMLElement): void {
-  const cards = [...document.querySelectorAll<HTMLElement>('.permission-card')].filter(
-    (candidate) => candidate !== leaving,
-  );
-  const next = cards[cards.length - 1] ?? document.querySelector<HTMLElement>('.composer textarea');
-  next?.focus();
 }

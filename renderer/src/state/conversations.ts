@@ -187,6 +187,10 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
 
     answerPermission: (tabId, requestId, answer) =>
       call('answerPermission', { conversationId: conversationOf(tabId), requestId, answer }),
+    answerQuestions: (tabId, requestId, answer) =>
+      call('answerQuestions', { conversationId: conversationOf(tabId), requestId, answer }),
+    answerPlan: (tabId, requestId, answer) =>
+      call('answerPlan', { conversationId: conversationOf(tabId), requestId, answer }),
 
     showConversation(conversationId) {
       const tab = tabOfConversation(get(), conversationId);

@@ -2,10 +2,11 @@ import type { PermissionRequest } from '../../../shared/conversation';
 import type { ConversationEvent } from '../../../shared/ipc';
 
 /**
- * System notifications while the window is in the background: when Claude asks for permission (it is stopped
- * until someone answers), when a reply ends, and what main reports (a "Done when" loop that ended). A click
- * brings the window and the conversation to the front. The browser's Notification API (Electron's renderer
- * has the same), asked for permission the first time it is needed; the settings can switch them all off.
+ * System notifications while the window is in the background: when Claude asks for permission, asks a
+ * question or has a plan to approve (it is stopped until someone answers), when a reply ends, and what main
+ * reports (a "Done when" loop that ended). A click brings the window and the conversation to the front.
+ * The browser's Notification API (Electron's renderer has the same), asked for permission the first time it
+ * is needed; the settings can switch them all off.
  */
 
 /** The part of the Notification API used here; tests pass a fake. */
@@ -70,7 +71,7 @@ export function permissionAlerts(host: PermissionAlertHost) {
         if (last) {
           const more = requests.length > 1 ? ` (and ${requests.length - 1} more)` : '';
           const body = [name, whatItWillDo(last)].filter(Boolean).join(': ');
-          show(api, conversationId, `Claude asks to use ${last.displayName}${more}`, body, 'permission');
+          show(api, conversationId, `${whatItAsks(last)}${more}`, body, 'permission');
         }
         if (ended?.kind === 'message' && ended.message.type === 'result' && !last) {
           const failed = ended.message.is_error || ended.message.subtype !== 'success';
@@ -91,8 +92,25 @@ export function permissionAlerts(host: PermissionAlertHost) {
   };
 }
 
-/** One line for the notification: the command, file, URL or query, else what the CLI said about it. */
+/** The notification's title: a question or a plan from Claude is not asked as a permission. */
+function whatItAsks(request: PermissionRequest): string {
+  switch (request.interaction?.kind) {
+    case 'questions':
+      return request.interaction.questions.length > 1
+        ? 'Claude has questions for you'
+        : 'Claude has a question';
+    case 'plan':
+      return 'Claude has a plan for your approval';
+    default:
+      return `Claude asks to use ${request.displayName}`;
+  }
+}
+
+/** One line for the notification: the question, the command, file, URL or query, else what the CLI said. */
 function whatItWillDo(request: PermissionRequest): string {
+  if (request.interaction?.kind === 'questions')
+    return firstLine(request.interaction.questions[0]?.question ?? '');
+  if (request.interaction?.kind === 'plan') return '';
   const input = request.input;
   for (const key of ['command', 'file_path', 'notebook_path', 'path', 'pattern', 'url', 'query']) {
     const value = input[key];

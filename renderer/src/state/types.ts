@@ -209,6 +209,18 @@ export interface ConversationsSlice {
     requestId: string,
     answer: InvokeRequest<'answerPermission'>['answer'],
   ): Promise<InvokeResponse<'answerPermission'>>;
+  /** Answers (or skips) Claude's waiting questions; throws if the answer could not be sent. */
+  answerQuestions(
+    tabId: string,
+    requestId: string,
+    answer: InvokeRequest<'answerQuestions'>['answer'],
+  ): Promise<InvokeResponse<'answerQuestions'>>;
+  /** Approves Claude's waiting plan or keeps planning; throws if the answer could not be sent. */
+  answerPlan(
+    tabId: string,
+    requestId: string,
+    answer: InvokeRequest<'answerPlan'>['answer'],
+  ): Promise<InvokeResponse<'answerPlan'>>;
   /** Brings a conversation to the front: its tab, and its branch if the tab shows another. */
   showConversation(conversationId: string): void;
   resume(tabId: string): Promise<void>;

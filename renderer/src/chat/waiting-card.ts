@@ -1,0 +1,63 @@
+import { useEffect, useLayoutEffect, useRef } from 'react';
+import type { PermissionRequest } from '../../../shared/conversation';
+import { useStore } from '../state/store';
+
+/**
+ * What every card that waits on the user shares (a permission, a question, a plan): where the focus goes as
+ * cards come and go, so that a keystroke meant for the message box never answers one, and the focus is
+ * never dropped when a card goes.
+ */
+
+const NONE: PermissionRequest[] = [];
+
+/** Requests that have had their chance at the focus: a card shown again (its tab reopened) leaves it be. */
+const offeredFocus = new Set<string>();
+
+/**
+ * A waiting card's focus: the newest takes it when it appears (never from a field the user writes in), and
+ * one that goes while it has it hands it on. Every kind of card (permission, question, plan) shares this.
+ */
+export function useWaitingCardFocus(tabId: string, requestId: string) {
+  const newest = useStore((state) => {
+    const waiting = state.tabs[tabId]?.conversation.permissionRequests ?? NONE;
+    return waiting[waiting.length - 1]?.requestId === requestId;
+  });
+  const card = useRef<HTMLDivElement>(null);
+
+  // The newest request takes the focus when it appears, but never from a field (the composer included, empty
+  // or not): a keystroke meant for it must never answer a card.
+  useEffect(() => {
+    if (offeredFocus.has(requestId)) return;
+    offeredFocus.add(requestId);
+    if (newest && !holdsInput(document.activeElement)) card.current?.focus();
+    // Once, when the card first appears.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // A card that goes while it has the focus (answered, withdrawn) hands it on rather than drop it.
+  useLayoutEffect(() => {
+    const element = card.current;
+    return () => {
+      if (element?.contains(document.activeElement)) handFocusOn(element);
+    };
+  }, []);
+  return card;
+}
+
+const TEXT_INPUTS = new Set(['text', 'search', 'url', 'email', 'tel', 'password', 'number']);
+
+/** The user is writing something (the composer, a reason) that taking the focus would interrupt. */
+function holdsInput(element: Element | null): boolean {
+  if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
+  if (element instanceof HTMLInputElement) return TEXT_INPUTS.has(element.type);
+  return element instanceof HTMLElement && element.isContentEditable;
+}
+
+/** The focus leaves a card that is going: to the next waiting card, or else back to the message box. */
+function handFocusOn(leaving: HTMLElement): void {
+  const cards = [...document.querySelectorAll<HTMLElement>('.permission-card')].filter(
+    (candidate) => candidate !== leaving,
+  );
+  const next = cards[cards.length - 1] ?? document.querySelector<HTMLElement>('.composer textarea');
+  next?.focus();
+}
