@@ -92,7 +92,7 @@ function ProposedPlan({ tool }: { tool: ToolCall }) {
         {plan ? <Markdown text={plan} /> : <p>The plan is not in the tool call.</p>}
       </div>
       {/* Keeping on planning: what the user asked to change, as Claude got it. */}
-      {tool.result?.isError && <p className="interaction-result">{tool.result.text}</p>}
+      {tool.result?.isError && <p className="interaction-result">Keep planning: {tool.result.text}</p>}
       {file && (
         <p className="interaction-result">
           Kept as <code className="file-path">{file}</code>
