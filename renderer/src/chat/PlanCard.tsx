@@ -26,10 +26,25 @@ export function PlanCard({
   request: PermissionRequest;
   approveMode: PlanApprovalMode;
 }) {
-  const answerPlan = useStore((state) => state.answerPlan);
   const plan = useStore((state) =>
     planOf(request.toolUseId ? state.tabs[tabId]?.conversation.tools[request.toolUseId] : undefined),
   );
+  return <PlanForm tabId={tabId} request={request} approveMode={approveMode} plan={plan} />;
+}
+
+/** The card itself, given its plan (null: the call's input has none). */
+export function PlanForm({
+  tabId,
+  request,
+  approveMode,
+  plan,
+}: {
+  tabId: string;
+  request: PermissionRequest;
+  approveMode: PlanApprovalMode;
+  plan: string | null;
+}) {
+  const answerPlan = useStore((state) => state.answerPlan);
   const [mode, setMode] = useState<PlanApprovalMode>(approveMode);
   const [change, setChange] = useState('');
   const [sending, setSending] = useState<PlanAnswer['behavior'] | null>(null);

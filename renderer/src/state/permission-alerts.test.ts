@@ -66,6 +66,39 @@ describe('permission alerts', () => {
     expect(fake.shown[0]?.close).toHaveBeenCalled();
   });
 
+  it('says a question or a plan from Claude is one, not a permission', async () => {
+    const fake = fakeNotifications('granted');
+    const alert = permissionAlerts(host(fake.api)).events;
+    const question = {
+      question: 'Which database should we use?',
+      header: 'Database',
+      options: [{ label: 'SQLite', description: '' }],
+      multiSelect: false,
+    };
+    await alert('c1', [
+      {
+        ...request('req_1', ''),
+        toolName: 'AskUserQuestion',
+        displayName: 'AskUserQuestion',
+        input: {},
+        interaction: { kind: 'questions', questions: [question] },
+      },
+    ]);
+    await alert('c1', [
+      {
+        ...request('req_2', ''),
+        toolName: 'ExitPlanMode',
+        displayName: 'ExitPlanMode',
+        input: {},
+        interaction: { kind: 'plan', approveMode: 'default' },
+      },
+    ]);
+    expect(fake.shown.map((shown) => [shown.title, shown.options?.body])).toEqual([
+      ['Claude has a question', 'proj: Which database should we use?'],
+      ['Claude has a plan for your approval', 'proj'],
+    ]);
+  });
+
   it('stays quiet while the window has the focus, or when notifications are refused', async () => {
     const granted = fakeNotifications('granted');
     await permissionAlerts(host(granted.api, true)).events('c1', [request('req_1', 'ls')]);
