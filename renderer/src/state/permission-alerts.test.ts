@@ -77,19 +77,29 @@ describe('permission alerts', () => {
     };
     await alert('c1', [
       {
-        ...request('req_1', ''),
+        kind: 'permission_request',
+        requestId: 'req_1',
         toolName: 'AskUserQuestion',
         displayName: 'AskUserQuestion',
         input: {},
+        toolUseId: null,
+        description: null,
+        blockedPath: null,
+        remember: null,
         interaction: { kind: 'questions', questions: [question] },
       },
     ]);
     await alert('c1', [
       {
-        ...request('req_2', ''),
+        kind: 'permission_request',
+        requestId: 'req_2',
         toolName: 'ExitPlanMode',
         displayName: 'ExitPlanMode',
         input: {},
+        toolUseId: null,
+        description: null,
+        blockedPath: null,
+        remember: null,
         interaction: { kind: 'plan', approveMode: 'default' },
       },
     ]);
