@@ -50,6 +50,7 @@ describe('SettingsStore', () => {
       doneWhenByFolder: {},
       checkMaxRounds: 5,
       checkTimeoutSeconds: 600,
+      planApprovalMode: 'default',
       fromALaterVersion: { keep: true },
     });
   });
@@ -107,6 +108,17 @@ describe('SettingsStore', () => {
     expect(settings.commitIdentityFor('/work/b')).toBeNull();
     expect(settings.problems).toHaveLength(1);
     expect(settings.problems[0]).toContain('"commitAsByFolder" for /work/b is not valid');
+  });
+
+  it('remembers the mode the last approved plan went on in, and reads a bad one as the default', () => {
+    const settings = new SettingsStore(dir);
+    expect(settings.planApprovalMode).toBe('default');
+    settings.setPlanApprovalMode('acceptEdits');
+    expect(new SettingsStore(dir).planApprovalMode).toBe('acceptEdits');
+    writeFileSync(file(), JSON.stringify({ planApprovalMode: 'bypassPermissions' }));
+    const bad = new SettingsStore(dir);
+    expect(bad.planApprovalMode).toBe('default');
+    expect(bad.problems).toHaveLength(1);
   });
 
   it('sets aside a file that is not JSON, never overwriting it, and says where it is', () => {
