@@ -162,3 +162,40 @@ test('the plan card: keep planning with what to change, then approve in "Accept 
   await page.setViewportSize({ width: 640, height: 900 });
   await shoot(page, 'plan-answered-640');
 });
+
+test('Escape skips the questions, and Claude is told so', async ({ page, webHost }) => {
+  const { fake } = webHost.world;
+  fake.enqueue(
+    {
+      blocks: [
+        {
+          type: 'tool_use',
+          name: 'AskUserQuestion',
+          input: {
+            questions: [
+              {
+                question: 'Tabs or spaces?',
+                header: 'Indent',
+                options: [
+                  { label: 'Tabs', description: '' },
+                  { label: 'Spaces', description: '' },
+                ],
+                multiSelect: false,
+              },
+            ],
+          },
+        },
+      ],
+    },
+    { blocks: [{ type: 'text', text: 'I will pick spaces.' }] },
+  );
+  await send(page, 'format it');
+  const form = page.getByRole('group', { name: 'Question from Claude' });
+  await form.getByRole('radio', { name: 'Tabs' }).focus();
+  await page.keyboard.press('Escape');
+  const skipped = await fake.waitForRequest((request: RecordedRequest) => toolResults(request).length > 0);
+  expect(toolResults(skipped)[0]!.content).toContain('"Tabs or spaces?"="The user skipped this question."');
+  await expect(finished(page)).toHaveCount(1);
+  await expect(form).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Questions from Claude' })).toContainText('Tabs or spaces?');
+});
