@@ -288,7 +288,16 @@ export class Conversation {
     if (!this.permissions.answerPlan(requestId, answer)) return false;
     if (answer.behavior === 'approve') {
       this.options.planApproval?.remember(answer.mode);
-      await this.setPermissionMode(answer.mode);
+      try {
+        await this.setPermissionMode(answer.mode);
+      } catch (error) {
+        // The plan is approved whatever happens here: the answer was sent, and the header says the mode.
+        const why = error instanceof Error ? error.message : String(error);
+        this.options.emit({
+          kind: 'warning',
+          message: `The plan was approved, but the mode could not be set: ${why}`,
+        });
+      }
     }
     return true;
   }
