@@ -191,7 +191,10 @@ test('Escape skips the questions, and Claude is told so', async ({ page, webHost
   );
   await send(page, 'format it');
   const form = page.getByRole('group', { name: 'Question from Claude' });
-  await form.getByRole('radio', { name: 'Tabs' }).focus();
+  // From the card itself, an arrow goes to the first option.
+  await form.focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(form.getByRole('radio', { name: 'Tabs' })).toBeFocused();
   await page.keyboard.press('Escape');
   const skipped = await fake.waitForRequest((request: RecordedRequest) => toolResults(request).length > 0);
   expect(toolResults(skipped)[0]!.content).toContain('"Tabs or spaces?"="The user skipped this question."');

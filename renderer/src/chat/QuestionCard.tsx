@@ -92,12 +92,13 @@ export function QuestionCard({
       if (event.target instanceof HTMLButtonElement) return;
       event.preventDefault();
       sendAnswers();
-    } else if (MOVES[event.key] && event.target instanceof HTMLInputElement && event.target.dataset.option) {
-      // Arrows move between the options without picking (Space picks), radio buttons included.
+    } else if (MOVES[event.key] && (event.target === card.current || isOption(event.target))) {
+      // Arrows move between the options without picking (Space picks), radio buttons included; from the
+      // card itself (it takes the focus when it appears), to the first.
       event.preventDefault();
       const options = [...(card.current?.querySelectorAll<HTMLInputElement>('input[data-option]') ?? [])];
-      const next = options[options.indexOf(event.target) + (MOVES[event.key] ?? 0)];
-      next?.focus();
+      const at = isOption(event.target) ? options.indexOf(event.target) : -1;
+      options[at === -1 ? 0 : at + (MOVES[event.key] ?? 0)]?.focus();
     }
   };
 
@@ -170,6 +171,9 @@ export function QuestionCard({
 }
 
 const MOVES: Record<string, number> = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 };
+
+const isOption = (target: EventTarget): target is HTMLInputElement =>
+  target instanceof HTMLInputElement && target.dataset.option === 'true';
 
 function QuestionFields({
   question,
