@@ -140,6 +140,8 @@ test('the plan card: keep planning with what to change, then approve in "Accept 
   await expect(card.getByRole('heading', { name: 'Plan' })).toBeVisible();
   await expect(card.getByRole('listitem')).toHaveText(['Do A', 'Do B']);
   await shoot(page, 'plan-card');
+  await page.setViewportSize({ width: 640, height: 900 });
+  await shoot(page, 'plan-card-640');
   await card.getByRole('textbox', { name: 'What to change' }).fill('Add step C');
   await card.getByRole('textbox', { name: 'What to change' }).press('Enter');
   const kept = await fake.waitForRequest(
@@ -159,7 +161,6 @@ test('the plan card: keep planning with what to change, then approve in "Accept 
   await expect(calls).toHaveCount(2);
   await expect(calls.first()).toContainText('Add step C');
   await expect(calls.last()).toContainText('approved');
-  await page.setViewportSize({ width: 640, height: 900 });
   await shoot(page, 'plan-answered-640');
 });
 
