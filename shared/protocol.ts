@@ -162,6 +162,7 @@ export const HostControlRequest = z.discriminatedUnion('subtype', [
   z.object({
     subtype: z.literal('initialize'),
     hooks: z.partialRecord(HookEvent, z.array(HookMatcherRegistration)),
+    promptSuggestions: z.boolean().optional(),
   }),
   z.object({ subtype: z.literal('interrupt') }),
   z.object({ subtype: z.literal('set_model'), model: z.string().min(1).optional() }),
