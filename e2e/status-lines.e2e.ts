@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Gate } from './fake-model/server';
 import { claude, finished, log, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
@@ -23,6 +24,11 @@ test('offers the suggested next prompt in the empty box: Tab takes it, and it go
   await expect(box).toHaveAttribute('placeholder', /^run the tests/);
   await expect(box).toHaveValue('');
 
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width: 640, height: 720 });
+    await page.screenshot({ path: `test-results/screens/suggestion-${scheme}-640.png` });
+  }
   await box.press('Tab');
   await expect(box).toHaveValue('run the tests');
   await expect(box).toBeFocused();
@@ -89,7 +95,57 @@ test.describe('with the task tools', () => {
     const update = log(page).getByRole('region', { name: 'TaskUpdate tool call' });
     await expect(update.getByRole('button').first()).toContainText('#1 → in progress');
     await expect(log(page)).not.toContainText('"taskId"');
+    await page.setViewportSize({ width: 640, height: 720 });
+    await page.screenshot({ path: 'test-results/screens/tasks-light-640.png' });
     rest.release();
     await expect(finished(page)).toHaveCount(1);
+  });
+});
+
+test.describe('with a subscription account near and then at its limit', () => {
+  const inThreeHours = Math.round(Date.now() / 1000) + 3 * 3600;
+  test.use({
+    hostEnv: {
+      BYRE_CLAUDE_PATH: join(import.meta.dirname, 'fixtures', 'claude-adding-lines.mjs'),
+      BYRE_TEST_LINES_AFTER_RESULT: JSON.stringify([
+        {
+          type: 'rate_limit_event',
+          rate_limit_info: {
+            status: 'rejected',
+            rateLimitType: 'five_hour',
+            utilization: 1,
+            resetsAt: inThreeHours,
+          },
+        },
+        {
+          type: 'auth_status',
+          isAuthenticating: false,
+          output: [],
+          error: 'OAuth token has expired. Please obtain a new token or refresh your existing token.',
+        },
+      ]),
+    },
+  });
+
+  test('says so in the header, says when it can go on, and says how to log in', async ({ page }) => {
+    await send(page, 'hello');
+    await expect(finished(page)).toHaveCount(1);
+    const limit = page.getByRole('status', { name: 'Usage limit' });
+    await expect(limit).toHaveText(/^5-hour limit: 100% · resets \d{1,2}:\d{2}( [AP]M)?$/);
+    await expect(page.getByRole('alert').filter({ hasText: 'limit reached' })).toHaveText(
+      /^5-hour limit reached · you can continue at \d{1,2}:\d{2}( [AP]M)?$/,
+    );
+    const login = page.getByRole('alert').filter({ hasText: 'not logged in' });
+    await expect(login).toContainText('OAuth token has expired');
+    await expect(login).toContainText('Run claude in a terminal');
+    // Not a line Byre could not read.
+    await expect(log(page)).not.toContainText('Byre skipped a line');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1280, 640]) {
+        await page.setViewportSize({ width, height: 720 });
+        await page.screenshot({ path: `test-results/screens/rate-limit-${scheme}-${width}.png` });
+      }
+    }
   });
 });

@@ -29,7 +29,7 @@ export function limitName(rateLimitType: string | undefined): string {
  */
 export function resetTime(unixSeconds: number, now: Date = new Date(), locale?: string): string {
   const at = new Date(unixSeconds * 1000);
-  const time = at.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
+  const time = at.toLocaleTimeString(locale, { hour: 'numeric', minute: '2-digit' });
   if (at.toDateString() === now.toDateString()) return time;
   const days = (at.getTime() - now.getTime()) / 86_400_000;
   if (days > 0 && days < 6) return `${at.toLocaleDateString(locale, { weekday: 'short' })} ${time}`;

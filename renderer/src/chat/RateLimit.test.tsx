@@ -38,7 +38,7 @@ describe('the usage limit in the header', () => {
     };
     const html = renderToStaticMarkup(<RateLimitIndicator info={info} now={now} locale="en-GB" />);
     expect(html).toContain('rate-limit-ok');
-    expect(text(html)).toBe('Weekly limit: 40% · resets Fri 08:00 · Extra usage off: out of credits');
+    expect(text(html)).toBe('Weekly limit: 40% · resets Fri 8:00 · Extra usage off: out of credits');
   });
 
   it('says a limit kind this app does not know in its own words', () => {
