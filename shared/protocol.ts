@@ -162,6 +162,7 @@ export const HostControlRequest = z.discriminatedUnion('subtype', [
   z.object({
     subtype: z.literal('initialize'),
     hooks: z.partialRecord(HookEvent, z.array(HookMatcherRegistration)),
+    promptSuggestions: z.boolean().optional(),
   }),
   z.object({ subtype: z.literal('interrupt') }),
   z.object({ subtype: z.literal('set_model'), model: z.string().min(1).optional() }),
@@ -462,6 +463,81 @@ export const SystemHookResponse = z.looseObject({
   stderr: z.string().optional(),
 });
 
+// Lines about the account's limits and login, the session file and the command list (issue 26, part R).
+// They come before the unions below, which name them.
+
+const RateLimitStatus = z.enum(['allowed', 'allowed_warning', 'rejected']);
+/**
+ * A subscription's usage limit as the CLI last heard it from the API (sdk.d.ts `SDKRateLimitInfo`). Every
+ * field the SDK lists is named, so the usage view can build on them; kinds and reasons stay open strings,
+ * since a newer CLI adds some and an unknown one must still show.
+ */
+export const RateLimitInfo = z.looseObject({
+  status: z.union([RateLimitStatus, z.string()]),
+  /** Unix time in seconds. */
+  resetsAt: z.number().optional(),
+  rateLimitType: z.string().optional(),
+  /** 0 to 1. */
+  utilization: z.number().optional(),
+  overageStatus: z.union([RateLimitStatus, z.string()]).optional(),
+  overageResetsAt: z.number().optional(),
+  overageDisabledReason: z.string().optional(),
+  isUsingOverage: z.boolean().optional(),
+  overageInUse: z.boolean().optional(),
+  overageEnabled: z.boolean().optional(),
+  surpassedThreshold: z.number().optional(),
+  limitScope: z.string().optional(),
+  errorCode: z.string().optional(),
+  canUserPurchaseCredits: z.boolean().optional(),
+  hasChargeableSavedPaymentMethod: z.boolean().optional(),
+});
+export type RateLimitInfo = z.infer<typeof RateLimitInfo>;
+/** Sent when a limit's state changes; only to accounts logged in with a subscription (cli-facts 16). */
+export const RateLimitEvent = z.looseObject({
+  type: z.literal('rate_limit_event'),
+  rate_limit_info: RateLimitInfo,
+  ...lineBase,
+});
+export type RateLimitEvent = z.infer<typeof RateLimitEvent>;
+/** A guess at the user's next prompt, after a turn's result, when initialize asked for them. */
+export const PromptSuggestionMessage = z.looseObject({
+  type: z.literal('prompt_suggestion'),
+  suggestion: z.string(),
+  ...lineBase,
+});
+export type PromptSuggestionMessage = z.infer<typeof PromptSuggestionMessage>;
+/** How logging in goes: `output` is what the login flow printed, `error` why it failed. */
+export const AuthStatusMessage = z.looseObject({
+  type: z.literal('auth_status'),
+  isAuthenticating: z.boolean(),
+  output: z.array(z.string()),
+  error: z.string().optional(),
+  ...lineBase,
+});
+export type AuthStatusMessage = z.infer<typeof AuthStatusMessage>;
+/** The CLI could not save part of the session (disk full, quota used up), as it exits. */
+export const SystemSessionWritesLost = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('session_writes_lost'),
+  error_code: z.string(),
+  lost: z.array(z.string()),
+  transcript_session_ids: z.array(z.string()).optional(),
+});
+export type SystemSessionWritesLost = z.infer<typeof SystemSessionWritesLost>;
+/** The whole slash-command list again, after it changed mid-session (skills found in a subfolder): it replaces the old. */
+export const SystemCommandsChanged = z.looseObject({
+  ...systemBase,
+  subtype: z.literal('commands_changed'),
+  commands: z.array(
+    z.looseObject({
+      name: z.string(),
+      description: z.string().optional(),
+      argumentHint: z.string().optional(),
+    }),
+  ),
+});
+export type SystemCommandsChanged = z.infer<typeof SystemCommandsChanged>;
+
 export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemInit,
   SystemStatus,
@@ -476,6 +552,8 @@ export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemCompactBoundary,
   SystemHookStarted,
   SystemHookResponse,
+  SystemSessionWritesLost,
+  SystemCommandsChanged,
 ]);
 export type SystemMessage = z.infer<typeof SystemMessage>;
 export type SystemApiRetry = z.infer<typeof SystemApiRetry>;
@@ -554,7 +632,10 @@ export type CliMessage =
   | CommandLifecycleMessage
   | ControlRequestMessage
   | ControlResponseMessage
-  | ControlCancelRequestMessage;
+  | ControlCancelRequestMessage
+  | RateLimitEvent
+  | PromptSuggestionMessage
+  | AuthStatusMessage;
 
 /** Schemas by line `type`; `system` lines are told apart by `subtype` inside SystemMessage. */
 const lineSchemas = new Map<string, z.ZodType<CliMessage>>(
@@ -569,6 +650,9 @@ const lineSchemas = new Map<string, z.ZodType<CliMessage>>(
     control_request: ControlRequestMessage,
     control_response: ControlResponseMessage,
     control_cancel_request: ControlCancelRequestMessage,
+    rate_limit_event: RateLimitEvent,
+    prompt_suggestion: PromptSuggestionMessage,
+    auth_status: AuthStatusMessage,
   }),
 );
 

@@ -309,6 +309,24 @@ describe('FakeModel routing', () => {
     expect(await streamText(model, 'd')).toBe('OK.');
   });
 
+  it("answers the CLI's prompt-suggestion requests itself, apart from the rules, the queue and messageRequests", async () => {
+    const model = await startModel();
+    model.when(() => true, { blocks: [{ type: 'text', text: 'from a rule' }] }, { times: 1 });
+    model.enqueue({ blocks: [{ type: 'text', text: 'queued' }] });
+    const suggestion = '[SUGGESTION MODE: Suggest what the user might naturally type next into Claude Code.]';
+    expect(await streamText(model, suggestion)).toBe('');
+    model.suggestNext('run the tests');
+    const waited = model.waitForRequest(
+      (req) => lastUserText(req).includes('SUGGESTION') || lastUserText(req) === 'a',
+    );
+    expect(await streamText(model, suggestion)).toBe('run the tests');
+    expect(await streamText(model, 'a')).toBe('from a rule');
+    expect(await streamText(model, 'b')).toBe('queued');
+    expect(lastUserText(await waited)).toBe('a');
+    expect(model.messageRequests().map(lastUserText)).toEqual(['a', 'b']);
+    expect(model.requests).toHaveLength(4);
+  });
+
   it('checks rules before the queue, in order, and honours times', async () => {
     const model = await startModel();
     model.enqueue({ blocks: [{ type: 'text', text: 'queued' }] });

@@ -128,6 +128,7 @@ export class FakeModel {
   private readonly inFlight = new Set<AbortController>();
   private toolIdCounter = 0;
   private closed = false;
+  private suggestion = '';
 
   private constructor(server: Server, url: string, options: FakeModelOptions) {
     this.server = server;
@@ -170,18 +171,28 @@ export class FakeModel {
     this.rules.push({ match, reply, remaining: options.times ?? Infinity });
   }
 
-  /** Streaming POST /v1/messages requests only. */
-  messageRequests(): RecordedRequest[] {
-    return this.requests.filter(isStreamingMessageRequest);
+  /**
+   * What "the model" answers when the CLI asks it to guess the user's next prompt (after each turn but the
+   * first, when the host turned prompt suggestions on). Those requests are answered here, never by a rule or
+   * the queue, and are not among messageRequests(), so that a test's script is the turns it wrote. The
+   * default, an empty answer, makes the CLI suggest nothing.
+   */
+  suggestNext(text: string): void {
+    this.suggestion = text;
   }
 
-  /** Resolves with the first already-received or future request that matches. */
+  /** Streaming POST /v1/messages requests only, without the CLI's requests for a prompt suggestion. */
+  messageRequests(): RecordedRequest[] {
+    return this.requests.filter((req) => isStreamingMessageRequest(req) && !isSuggestionRequest(req));
+  }
+
+  /** Resolves with the first already-received or future request that matches (suggestion requests aside). */
   waitForRequest(
     match: (req: RecordedRequest) => boolean,
     timeoutMs: number = DEFAULT_WAIT_MS,
   ): Promise<RecordedRequest> {
     try {
-      const found = this.requests.find(match);
+      const found = this.requests.find((req) => !isSuggestionRequest(req) && match(req));
       if (found) return Promise.resolve(found);
     } catch (err) {
       return Promise.reject(toError(err));
@@ -253,6 +264,8 @@ export class FakeModel {
 
   private record(req: RecordedRequest): void {
     this.requests.push(req);
+    // A suggestion request repeats the conversation so far: it would match what a test waits for.
+    if (isSuggestionRequest(req)) return;
     for (const w of [...this.waiters]) {
       let hit: boolean;
       try {
@@ -371,8 +384,9 @@ export class FakeModel {
     }
   }
 
-  /** Rules first; for streaming requests then the queue, defaultReply, built-in default. */
+  /** Suggestion requests aside: rules first; for streaming requests then the queue, defaultReply, built-in default. */
   private pickReply(req: RecordedRequest): ScriptedReply | undefined {
+    if (isSuggestionRequest(req)) return { blocks: [{ type: 'text', text: this.suggestion }] };
     for (const rule of this.rules) {
       if (rule.remaining <= 0) continue;
       if (!rule.match(req)) continue;
@@ -609,6 +623,11 @@ export function toolNames(req: RecordedRequest): string[] {
     if (isRecord(tool) && typeof tool.name === 'string') names.push(tool.name);
   }
   return names;
+}
+
+/** The CLI asking the model for the user's likely next prompt (its "SUGGESTION MODE" request). */
+export function isSuggestionRequest(req: RecordedRequest): boolean {
+  return lastUserText(req).startsWith('[SUGGESTION MODE:');
 }
 
 /** POST /v1/messages (any query) with stream:true. */

@@ -334,7 +334,11 @@ export class Session {
         };
       });
     }
-    this.info = await this.request({ subtype: 'initialize', hooks }, options.initializeTimeoutMs ?? 60_000);
+    // Suggestions of the next prompt come after each turn's result (prompt_suggestion), for the composer.
+    this.info = await this.request(
+      { subtype: 'initialize', hooks, promptSuggestions: true },
+      options.initializeTimeoutMs ?? 60_000,
+    );
   }
 
   private request<S extends HostControlSubtype>(

@@ -20,6 +20,7 @@ import type {
 } from '../protocol';
 import { StateDraft } from './draft';
 import { outcomeOf, withdrawnNotice } from './questions';
+import { applyStatusLine, noteTaskResult } from './status-lines';
 import {
   taskRunning,
   type AssistantChatMessage,
@@ -71,6 +72,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         d.set({ lineAt: { ...d.state.lineAt, '': event.at } });
       }
       d.set({ pending: [...d.state.pending, event.uuid], status: 'running' });
+      d.set({ promptSuggestion: null });
       return;
     }
     case 'prompt_cancelled':
@@ -203,6 +205,11 @@ function applyMessage(d: StateDraft, message: CliMessage): void {
     case 'result':
       applyResult(d, message);
       return;
+    case 'rate_limit_event':
+    case 'prompt_suggestion':
+    case 'auth_status':
+      applyStatusLine(d, message, (tone, text) => addNotice(d, tone, text));
+      return;
     case 'tool_progress': {
       const id = message.parent_tool_use_id;
       const tool = id ? d.state.tools[id] : undefined;
@@ -281,6 +288,10 @@ function applyMessage(d: StateDraft, message: CliMessage): void {
               httpStatus: message.error_status ?? null,
             },
           });
+          return;
+        case 'session_writes_lost':
+        case 'commands_changed':
+          applyStatusLine(d, message, (tone, text) => addNotice(d, tone, text));
           return;
         default:
           return;
@@ -423,6 +434,7 @@ function applyUser(d: StateDraft, line: UserMessage): void {
           ...outcomeOf(tool.name, line.tool_use_result),
         },
       });
+      noteTaskResult(d, tool, line, result.text, block.is_error ?? false);
     } else if (block.type === 'text') {
       texts.push(block.text);
     } else if (block.type === 'image' && block.source.type === 'base64') {

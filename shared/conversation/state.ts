@@ -12,7 +12,8 @@ import type {
   SlashCommand,
   TurnImage,
 } from '../ipc';
-import type { ModelInfo } from '../protocol';
+import type { ModelInfo, RateLimitInfo } from '../protocol';
+import type { TaskItem } from '../tasks';
 
 export type Part =
   | { kind: 'text'; text: string }
@@ -216,6 +217,14 @@ export interface ConversationState {
   lineAt: Record<string, number>;
   badLines: number;
   localIds: number;
+  /** The latest rate limit the CLI reported, every field as it came (subscriptions only). */
+  rateLimit: RateLimitInfo | null;
+  /** The CLI's guess at the next prompt, shown in the empty composer until the next turn starts. */
+  promptSuggestion: string | null;
+  /** How logging in goes, from the CLI's auth_status line. */
+  authStatus: { isAuthenticating: boolean; output: string[]; error: string | null } | null;
+  /** The main thread's task list, from its TaskCreate/TaskUpdate/TaskList calls. */
+  taskList: readonly TaskItem[];
 }
 
 interface OpenStream {
@@ -256,5 +265,9 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     todoToolId: null,
     badLines: 0,
     localIds: 0,
+    rateLimit: null,
+    promptSuggestion: null,
+    authStatus: null,
+    taskList: [],
   };
 }

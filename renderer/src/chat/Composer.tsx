@@ -5,6 +5,7 @@ import { imageSource } from '../host/images';
 import { liveConversationId } from '../state/selectors';
 import { useStore } from '../state/store';
 import { useCompletion } from './Completions';
+import { usePromptSuggestion } from './PromptSuggestion';
 
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
@@ -77,6 +78,11 @@ export function Composer({ tabId }: { tabId: string }) {
     },
   });
 
+  const suggestion = usePromptSuggestion(tabId, text, (taken) => {
+    placeCaret.current = taken.length;
+    setDraftText(tabId, taken);
+  });
+
   const submit = async () => {
     if (!canSend) return;
     // The store clears the draft, and puts it back if the message could not be sent.
@@ -90,7 +96,7 @@ export function Composer({ tabId }: { tabId: string }) {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (completion.onKeyDown(event)) {
+    if (completion.onKeyDown(event) || (usable && suggestion.onKeyDown(event))) {
       event.preventDefault();
       return;
     }
@@ -185,7 +191,7 @@ export function Composer({ tabId }: { tabId: string }) {
           aria-label="Message"
           placeholder={
             usable
-              ? 'Message Claude… (Enter to send, Shift+Enter for a new line)'
+              ? (suggestion.placeholder ?? 'Message Claude… (Enter to send, Shift+Enter for a new line)')
               : 'This conversation has ended.'
           }
           value={text}

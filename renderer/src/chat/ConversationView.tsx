@@ -15,6 +15,8 @@ import {
 import { BackgroundTasks } from './BackgroundTasks';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
+import { AuthBanner } from './AuthBanner';
+import { RateLimit, RateLimitReached } from './RateLimit';
 import { formatCost } from './figures';
 import { FindBar } from './FindBar';
 import { WithInspector } from './Inspector';
@@ -84,6 +86,8 @@ export function ConversationView({ tabId }: { tabId: string }) {
           <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
           <BackgroundTasks tabId={tabId} />
           <TodoPanel tabId={tabId} />
+          <AuthBanner tabId={tabId} />
+          <RateLimitReached tabId={tabId} />
           <Composer tabId={tab.id} />
           <RewindDialogView tabId={tabId} />
         </DropZone>
@@ -203,6 +207,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
       </div>
       <ConversationCost tabId={tabId} />
       <ContextMeter tabId={tabId} />
+      <RateLimit tabId={tabId} />
       <McpServersButton tabId={tabId} />
       <label className="model-picker">
         <span className="sr-only">Model</span>

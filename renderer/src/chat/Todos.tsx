@@ -1,11 +1,13 @@
 import { useState } from 'react';
+import { tasksAsTodos } from '../../../shared/tasks';
 import { todoProgress, todosOf, type Todo } from '../../../shared/todos';
 import { useStore } from '../state/store';
 
 /**
  * Claude's todo list (its TodoWrite tool): each call's card in the log shows the list it set, as a
  * checklist; above the composer, the latest list stays in view and changes in place as Claude works through
- * it, until every item is done.
+ * it, until every item is done. A CLI with the newer task tools (TaskCreate, TaskUpdate) builds the same list
+ * one task at a time (shared/tasks.ts), and the panel shows that one the same way.
  */
 
 const MARK: Record<Todo['status'], { glyph: string; said: string }> = {
@@ -41,8 +43,9 @@ export function TodoPanel({ tabId }: { tabId: string }) {
     const id = conversation?.todoToolId;
     return id ? conversation.tools[id]?.input : undefined;
   });
+  const taskList = useStore((state) => state.tabs[tabId]?.conversation.taskList);
   const [open, setOpen] = useState(true);
-  const todos = (input && todosOf(input)) || NO_TODOS;
+  const todos = taskList?.length ? tasksAsTodos(taskList) : (input && todosOf(input)) || NO_TODOS;
   if (todos.length === 0 || todos.every((todo) => todo.status === 'completed')) return null;
   const current = todos.find((todo) => todo.status === 'in_progress');
   return (

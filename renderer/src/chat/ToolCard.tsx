@@ -1,6 +1,7 @@
 import { diffLines } from 'diff';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { ToolCall } from '../../../shared/conversation';
+import { taskToolSummary, TASK_TOOLS } from '../../../shared/tasks';
 import { todoProgress, todosOf } from '../../../shared/todos';
 import { formatSeconds } from './figures';
 import { TodoChecklist } from './Todos';
@@ -136,6 +137,8 @@ function summarize(tool: ToolCall): string {
       return todos ? todoProgress(todos) : '';
     }
     default: {
+      // The task tools change one task each: one short line says which and how (the list is above the composer).
+      if (TASK_TOOLS.has(tool.name)) return taskToolSummary(tool.name, input);
       const first = Object.values(input).find((value) => typeof value === 'string');
       return typeof first === 'string' ? first : tool.partialInput.slice(0, 80);
     }

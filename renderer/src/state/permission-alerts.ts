@@ -1,5 +1,6 @@
 import type { PermissionRequest } from '../../../shared/conversation';
 import type { ConversationEvent } from '../../../shared/ipc';
+import { rateLimitAlarming, rateLimitSummary, rejectedSummary } from '../../../shared/rate-limit';
 
 /**
  * System notifications while the window is in the background: when Claude asks for permission, asks a
@@ -65,7 +66,13 @@ export function permissionAlerts(host: PermissionAlertHost) {
       const requests = events.filter((event) => event.kind === 'permission_request');
       const last = requests[requests.length - 1];
       const ended = events.findLast((event) => event.kind === 'message' && event.message.type === 'result');
-      if (!last && !ended) return queue;
+      const limit = events.findLast(
+        (event) =>
+          event.kind === 'message' &&
+          event.message.type === 'rate_limit_event' &&
+          rateLimitAlarming(event.message.rate_limit_info),
+      );
+      if (!last && !ended && !limit) return queue;
       return enqueue((api) => {
         const name = host.conversationName(conversationId);
         if (last) {
@@ -81,6 +88,18 @@ export function permissionAlerts(host: PermissionAlertHost) {
             failed ? 'Claude stopped with an error' : 'Claude has replied',
             name ?? 'A conversation',
             'turn',
+          );
+        }
+        // Near or at a usage limit: the user may want to pace the work, or know when it can go on.
+        if (limit?.kind === 'message' && limit.message.type === 'rate_limit_event') {
+          const info = limit.message.rate_limit_info;
+          const reached = info.status === 'rejected';
+          show(
+            api,
+            conversationId,
+            reached ? 'Usage limit reached' : 'Usage limit nearly reached',
+            reached ? rejectedSummary(info) : rateLimitSummary(info),
+            'rate-limit',
           );
         }
       });
