@@ -273,6 +273,8 @@ function readCliEntry(entry: JsonObject): SavedLine {
     uuid: entry.uuid,
     session_id: stringField(entry.sessionId),
     parent_tool_use_id: null,
+    // What a tool reported (a Write's file before it), kept by the session file under its own name.
+    ...(entry.toolUseResult !== undefined ? { tool_use_result: entry.toolUseResult } : {}),
     ...(typeof entry.timestamp === 'string' ? { timestamp: entry.timestamp } : {}),
   });
   if (!decoded.ok) return BAD;

@@ -28,6 +28,7 @@ import {
   type PromptStatus,
   type TaskInfo,
 } from './state';
+import { writtenOver } from './write-result';
 
 const MAX_BAD_LINE_NOTICES = 3;
 const RETRY_OVER: ReadonlySet<CliMessage['type']> = new Set(['stream_event', 'assistant', 'result']);
@@ -420,6 +421,7 @@ function applyUser(d: StateDraft, line: UserMessage): void {
         ...tool,
         status: block.is_error ? (interrupted ? 'interrupted' : 'error') : 'done',
         result: { text: result.text, isError: block.is_error ?? false, images: result.images },
+        originalFile: writtenOver(tool, line.tool_use_result),
       });
     } else if (block.type === 'text') {
       texts.push(block.text);
