@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { SessionId } from '../library';
-import { ConversationId, Empty, FolderPath } from './refs';
+import { ConversationId, Empty } from './refs';
 
 /** At most this many tabs are kept: more than anyone keeps open, few enough that the file stays small. */
 export const MAX_KEPT_TABS = 200;
@@ -23,7 +23,8 @@ export type WindowTab = z.infer<typeof WindowTab>;
 /** A tab as it comes back: its session (to open saved, with Resume) or only its folder, and its draft. */
 export const KeptTab = z.object({
   sessionId: SessionId.nullable(),
-  cwd: FolderPath,
+  /** '' for a saved tab told while it was still opening (its folder not yet read). */
+  cwd: z.string().max(4096),
   draft: z.string().max(1_000_000),
 });
 export type KeptTab = z.infer<typeof KeptTab>;
