@@ -34,8 +34,8 @@ describe('KeptTabs', () => {
     const after = new KeptTabs(dataDir, liveDrafts());
     expect(after.current()).toEqual({
       tabs: [
-        { sessionId: A, cwd: '/work/one', draft: 'half a thought' },
-        { sessionId: B, cwd: '/work/two', draft: '' },
+        { conversationId: 'c1', sessionId: A, cwd: '/work/one', draft: 'half a thought' },
+        { conversationId: 'c2', sessionId: B, cwd: '/work/two', draft: '' },
       ],
       active: 1,
     });
@@ -54,8 +54,8 @@ describe('KeptTabs', () => {
     );
     expect(tabs.current()).toEqual({
       tabs: [
-        { sessionId: null, cwd: '/work/b', draft: 'first words' },
-        { sessionId: A, cwd: '/work/c', draft: '' },
+        { conversationId: 'typed', sessionId: null, cwd: '/work/b', draft: 'first words' },
+        { conversationId: null, sessionId: A, cwd: '/work/c', draft: '' },
       ],
       active: 1,
     });
@@ -70,7 +70,7 @@ describe('KeptTabs', () => {
     second.tell([{ conversationId: null, sessionId: A, cwd: '/work' }], 0);
     second.flush();
     expect(new KeptTabs(dataDir, liveDrafts()).current().tabs).toEqual([
-      { sessionId: A, cwd: '/work', draft: 'unsent' },
+      { conversationId: null, sessionId: A, cwd: '/work', draft: 'unsent' },
     ]);
   });
 

@@ -63,7 +63,7 @@ export class KeptTabs {
       const draft = live ?? (tab.sessionId ? this.reopenedDrafts.get(tab.sessionId) : undefined) ?? '';
       if (tab.sessionId === null && draft === '') return;
       if (index === this.told?.active) active = kept.length;
-      kept.push({ sessionId: tab.sessionId, cwd: tab.cwd, draft });
+      kept.push({ conversationId: tab.conversationId, sessionId: tab.sessionId, cwd: tab.cwd, draft });
     });
     return { tabs: kept, active };
   }

@@ -22,6 +22,8 @@ export type WindowTab = z.infer<typeof WindowTab>;
 
 /** A tab as it comes back: its session (to open saved, with Resume) or only its folder, and its draft. */
 export const KeptTab = z.object({
+  /** Its conversation in main when it was told: after a reload, still the one the window shows. */
+  conversationId: ConversationId.nullable(),
   sessionId: SessionId.nullable(),
   /** '' for a saved tab told while it was still opening (its folder not yet read). */
   cwd: z.string().max(4096),

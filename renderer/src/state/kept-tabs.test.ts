@@ -29,9 +29,9 @@ describe('tabs kept across a restart', () => {
   it('reopens them in order, the open one open, each with its draft', async () => {
     const { store, byre } = freshStore({
       tabs: [
-        { sessionId: A, cwd: '/work/a', draft: '' },
-        { sessionId: B, cwd: '/work/b', draft: 'half a thought' },
-        { sessionId: null, cwd: '/work/c', draft: 'never sent' },
+        { conversationId: null, sessionId: A, cwd: '/work/a', draft: '' },
+        { conversationId: null, sessionId: B, cwd: '/work/b', draft: 'half a thought' },
+        { conversationId: 'gone', sessionId: null, cwd: '/work/c', draft: 'never sent' },
       ],
       active: 1,
       problem: null,
@@ -67,5 +67,40 @@ describe('tabs kept across a restart', () => {
     expect(store.getState().keptTabsProblem).toMatch(/could not be reopened/);
     expect(store.getState().composingNew).toBe(true);
     expect(byre.setOpenTabs).toHaveBeenLastCalledWith({ tabs: [], active: null });
+  });
+
+  it('after a reload, puts back in its place a tab main still runs, and starts nothing again', async () => {
+    const snapshot = {
+      conversationId: 'c1',
+      sessionId: 's1',
+      cwd: '/work/c',
+      model: null,
+      models: [],
+      claudeCodeVersion: '2.1.332',
+      permissionMode: 'default',
+    };
+    const live = { snapshot, prelude: [], events: [], seq: 0, before: null, savedBefore: null };
+    const { store, byre } = freshStore(
+      {
+        tabs: [
+          { conversationId: null, sessionId: A, cwd: '/work/a', draft: '' },
+          { conversationId: 'c1', sessionId: null, cwd: '/work/c', draft: 'never sent' },
+        ],
+        active: 1,
+        problem: null,
+      },
+      {
+        listConversations: vi.fn(async () => ({
+          ok: true,
+          value: { conversations: [{ ...live, draft: { text: 'never sent', images: [] } }] },
+        })),
+      },
+    );
+    await store.getState().loadInfo();
+    const state = store.getState();
+    expect(state.tabOrder).toEqual([`saved:${A}`, 'c1']);
+    expect(state.activeTab).toBe('c1');
+    expect(state.drafts.c1?.text).toBe('never sent');
+    expect(byre.startConversation).not.toHaveBeenCalled();
   });
 });

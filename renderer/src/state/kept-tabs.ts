@@ -4,7 +4,7 @@
  * opens, reopens those it does not already show: a conversation that was sent something as a saved one,
  * with Resume, and its draft; one never sent anything but with a draft as a new conversation in its folder,
  * the draft in its composer. A reload reopens the same tabs, never a second set: a tab already shown (main
- * still runs it) is matched by its session and only put back in its place.
+ * still runs it) is matched by its conversation or its session and only put back in its place.
  */
 import type { InvokeRequest, InvokeResponse } from '../../../shared/ipc';
 import { call } from '../host/api';
@@ -46,13 +46,13 @@ export function createKeptTabsSlice(set: StoreSet, get: StoreGet): KeptTabsSlice
     reopenTabs(kept: InvokeResponse<'openTabs'>) {
       const placed: string[] = [];
       for (const tab of kept.tabs) {
-        const shown =
-          tab.sessionId === null
-            ? undefined
-            : get().tabOrder.find((id) => {
-                const existing = get().tabs[id];
-                return existing !== undefined && tabSession(existing) === tab.sessionId;
-              });
+        // Main still runs it (the page reloaded), or the window shows its session already.
+        const shown = get().tabOrder.find((id) => {
+          const existing = get().tabs[id];
+          if (!existing) return false;
+          if (tab.conversationId !== null && liveConversationId(existing) === tab.conversationId) return true;
+          return tab.sessionId !== null && tabSession(existing) === tab.sessionId;
+        });
         if (shown) {
           placed.push(shown);
           continue;
