@@ -95,6 +95,8 @@ test('tabs back after a restart: in order, the open one open, with Resume and th
     await expect(page.getByRole('log', { name: 'Conversation' })).toContainText('Answer one.');
     await expect(tabs).toHaveCount(2);
 
+    // The unsent message shows until it is resumed, then waits in the composer.
+    await expect(page.getByRole('note', { name: 'Not yet sent' })).toHaveText('Not yet sent: draft one');
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect(message(page)).toHaveValue('draft one');
     await tabs.nth(1).click();
