@@ -82,9 +82,11 @@ export class Backend {
       eventLogDir: this.eventLogDir,
       emit,
     });
-    this.tabs = new KeptTabs(options.dataDir, (conversationId) =>
-      this.open.all().find((conversation) => conversation.snapshot().conversationId === conversationId)
-        ?.draft.text,
+    this.tabs = new KeptTabs(
+      options.dataDir,
+      (conversationId) =>
+        this.open.all().find((conversation) => conversation.snapshot().conversationId === conversationId)
+          ?.draft.text,
     );
     const parts: Parts = {
       options,
