@@ -108,6 +108,31 @@ test('sends a pasted image', async ({ page, webHost }) => {
   ]);
 });
 
+test('a paste that carries an image and text attaches the image and pastes the text at the caret', async ({
+  page,
+  webHost,
+}) => {
+  const green = await png('pasted.png', 24, 24, '#00ff00');
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Captioned.' }] });
+  await message(page).fill('See: ');
+  await message(page).press('End');
+  await page.evaluate((data) => {
+    const transfer = new DataTransfer();
+    const bytes = Uint8Array.from(atob(data), (char) => char.charCodeAt(0));
+    transfer.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
+    transfer.setData('text/plain', 'the green square');
+    const box = document.querySelector('textarea[aria-label="Message"]');
+    box?.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }),
+    );
+  }, green.buffer.toString('base64'));
+  await expect(attached(page)).toHaveCount(1);
+  await expect(message(page)).toHaveValue('See: the green square');
+  await message(page).press('Enter');
+  await expect(page.getByRole('article', { name: 'Claude' })).toContainText('Captioned.');
+  expect(JSON.stringify(webHost.world.fake.messageRequests()[0]?.body)).toContain('See: the green square');
+});
+
 test('sends an image picked with the file chooser, and opens it at full size once sent', async ({
   page,
   webHost,

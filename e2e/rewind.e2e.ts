@@ -80,14 +80,25 @@ test('rewinds a message, sends it edited as a new branch, and switches back to t
     log(page).getByRole('group', { name: 'Branches here' }).getByRole('button', { name: 'Next branch' }),
   ).toBeDisabled();
 
-  // The two side by side, from where they part.
-  await tree.getByRole('button', { name: 'Compare with first question' }).click();
+  // The two side by side, from where they part, reached by keyboard: to the other branch, Tab, Enter.
+  await tree.getByRole('treeitem', { name: 'second question, edited' }).focus();
+  await page.keyboard.press('ArrowUp');
+  await expect(tree.getByRole('treeitem', { name: 'first question' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  const compareButton = tree.getByRole('button', { name: 'Compare with first question' });
+  await expect(compareButton).toBeFocused();
+  await page.keyboard.press('Enter');
   const compare = page.getByRole('region', { name: 'Compare branches' });
   await expect(compare).toContainText('Answer to the edit.');
   await expect(compare).toContainText('Second answer.');
   await expect(compare).not.toContainText('First answer.');
   await compare.getByRole('button', { name: 'Close comparison' }).click();
   await expect(log(page)).toContainText('Answer to the edit.');
+  // Space presses it too.
+  await compareButton.focus();
+  await page.keyboard.press(' ');
+  await expect(compare).toContainText('Second answer.');
+  await compare.getByRole('button', { name: 'Close comparison' }).click();
 });
 
 test('restores files through the Rewind dialog after showing what would change', async ({

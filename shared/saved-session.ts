@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { CheckRun, type ConversationEvent, type TurnImage } from './ipc';
 import { keptToolUseResult } from './conversation/questions';
+import { keptWriteResult } from './conversation/write-result';
 import { parseJsonLine } from './json-line';
 import {
   decodeCliMessage,
@@ -275,8 +276,11 @@ function readCliEntry(entry: JsonObject): SavedLine {
     session_id: stringField(entry.sessionId),
     parent_tool_use_id: null,
     ...(typeof entry.timestamp === 'string' ? { timestamp: entry.timestamp } : {}),
-    // What a question or a plan was answered with, for the call to show (not every tool's: a read's is the file).
-    ...(keptToolUseResult(entry.toolUseResult) !== undefined ? { tool_use_result: entry.toolUseResult } : {}),
+    // What a tool reported, kept by the session file under its own name: a question's answers, a plan's file, a
+    // Write's file before it. Not every tool's: a read's is the whole file again.
+    ...(keptToolUseResult(entry.toolUseResult) !== undefined || keptWriteResult(entry.toolUseResult)
+      ? { tool_use_result: entry.toolUseResult }
+      : {}),
   });
   if (!decoded.ok) return BAD;
   return messageLine(decoded.message, isTypedPrompt(decoded.message));

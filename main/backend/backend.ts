@@ -13,6 +13,7 @@ import { EventBatcher } from '../conversation/event-batcher';
 import { IdleCollector } from '../conversation/idle-collector';
 import { ImageRefs, type StoredImage } from '../conversation/image-refs';
 import { ForkRecords } from '../data/fork-records';
+import { KeptTabs } from '../data/kept-tabs';
 import { SettingsStore } from '../data/settings';
 import { TrustGate } from '../data/trust';
 import { makeDataPrivate } from '../disk/private-files';
@@ -23,6 +24,7 @@ import { appHandlers } from './handlers/app';
 import { branchHandlers } from './handlers/branches';
 import { conversationHandlers } from './handlers/conversations';
 import { libraryHandlers } from './handlers/library';
+import { tabsHandlers } from './handlers/tabs';
 import { trustHandlers } from './handlers/trust';
 import { OpenConversations } from './open-conversations';
 import type { BackendOptions } from './options';
@@ -44,6 +46,7 @@ export class Backend {
   });
   private readonly library: Library;
   private readonly open: OpenConversations;
+  private readonly tabs: KeptTabs;
   private readonly eventLogDir: string;
   private readonly images: ImageRefs;
   /** Gives memory back after a burst of events or pages. */
@@ -79,6 +82,12 @@ export class Backend {
       eventLogDir: this.eventLogDir,
       emit,
     });
+    this.tabs = new KeptTabs(
+      options.dataDir,
+      (conversationId) =>
+        this.open.all().find((conversation) => conversation.snapshot().conversationId === conversationId)
+          ?.draft.text,
+    );
     const parts: Parts = {
       options,
       settings,
@@ -87,6 +96,7 @@ export class Backend {
       files: new FileIndex(),
       trust,
       open: this.open,
+      tabs: this.tabs,
     };
     this.handlers = {
       ...appHandlers(parts),
@@ -94,6 +104,7 @@ export class Backend {
       ...trustHandlers(parts),
       ...libraryHandlers(parts),
       ...branchHandlers(parts),
+      ...tabsHandlers(parts),
     };
   }
 
@@ -131,6 +142,8 @@ export class Backend {
   async dispose(): Promise<void> {
     this.batcher.flush();
     this.idle.stop();
+    // Before the conversations end: their drafts go with them.
+    this.tabs.flush();
     await Promise.all([this.open.closeAll(), this.library.close()]);
     rmSync(this.eventLogDir, { recursive: true, force: true });
   }

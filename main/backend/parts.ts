@@ -8,6 +8,7 @@ import type {
   invokeChannels,
 } from '../../shared/ipc';
 import type { ImageRefs } from '../conversation/image-refs';
+import type { KeptTabs } from '../data/kept-tabs';
 import type { SettingsStore } from '../data/settings';
 import type { TrustGate } from '../data/trust';
 import type { FileIndex } from '../intake/file-index';
@@ -41,6 +42,8 @@ export interface Parts {
   /** Every CLI starts through it: a folder's own settings run only once the user trusts them. */
   trust: TrustGate;
   open: OpenConversations;
+  /** The window's tabs, kept for the next start. */
+  tabs: KeptTabs;
 }
 
 /** A page for a window: its images by reference. */

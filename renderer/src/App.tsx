@@ -76,6 +76,7 @@ export function App() {
         </p>
       )}
       <SettingsProblems />
+      <KeptTabsProblem />
       <Shortcuts />
       <CommandPalette />
       <ShortcutsSheet />
@@ -121,6 +122,21 @@ function SettingsProblems() {
         ))}
       </ul>
       <button type="button" className="button-secondary" onClick={() => setDismissed(true)}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+/** Why the tabs open when Byre last quit did not come back (their file was damaged and set aside). */
+function KeptTabsProblem() {
+  const problem = useStore((state) => state.keptTabsProblem);
+  const dismiss = useStore((state) => state.dismissKeptTabsProblem);
+  if (!problem) return null;
+  return (
+    <div className="banner banner-warn settings-problems" role="alert">
+      <p>{problem}</p>
+      <button type="button" className="button-secondary" onClick={dismiss}>
         Dismiss
       </button>
     </div>

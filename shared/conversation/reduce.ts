@@ -30,6 +30,7 @@ import {
   type PromptStatus,
   type TaskInfo,
 } from './state';
+import { writtenOver } from './write-result';
 
 const MAX_BAD_LINE_NOTICES = 3;
 const RETRY_OVER: ReadonlySet<CliMessage['type']> = new Set(['stream_event', 'assistant', 'result']);
@@ -433,6 +434,7 @@ function applyUser(d: StateDraft, line: UserMessage): void {
           images: result.images,
           ...outcomeOf(tool.name, line.tool_use_result),
         },
+        originalFile: writtenOver(tool, line.tool_use_result),
       });
       noteTaskResult(d, tool, line, result.text, block.is_error ?? false);
     } else if (block.type === 'text') {

@@ -142,6 +142,8 @@ export interface ToolCall {
   task: TaskInfo | null;
   /** Messages of the subagent this call started, in order. */
   children: string[];
+  /** For a Write over an existing file, what the file held before (write-result.ts). */
+  originalFile?: string;
 }
 
 export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';

@@ -13,6 +13,7 @@ import type { IpcResult } from './errors';
 import type { EventChannel, EventPayload } from './events';
 import { intakeChannels } from './intake';
 import { libraryChannels } from './library';
+import { tabsChannels } from './tabs';
 import { trustChannels } from './trust';
 
 export const invokeChannels = {
@@ -22,6 +23,7 @@ export const invokeChannels = {
   ...trustChannels,
   ...branchChannels,
   ...libraryChannels,
+  ...tabsChannels,
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -83,4 +85,5 @@ export {
   QuestionsAnswer,
 } from './questions';
 export { SessionTarget } from './refs';
+export { KeptTab, MAX_KEPT_TABS, WindowTab } from './tabs';
 export { FolderTrust, TrustItem, TrustedFolder } from './trust';

@@ -35,7 +35,7 @@ export function conversationHandlers(
   | 'protocolLines'
   | 'closeConversation'
 > {
-  const { open, settings, images, library, files } = parts;
+  const { open, settings, images, library, files, tabs } = parts;
   return {
     startConversation: async ({ cwd, model, permissionMode }) =>
       (
@@ -96,6 +96,7 @@ export function conversationHandlers(
           return data ? [{ ...image, data }] : [];
         }),
       };
+      tabs.changed();
       return {};
     },
     interrupt: async ({ conversationId }) => {

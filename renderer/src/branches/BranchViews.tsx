@@ -260,6 +260,8 @@ export function BranchTree({ tabId }: { tabId: string }) {
   walk(null);
   const active = focused && flat.includes(focused) ? focused : (current ?? flat[0]);
   const onKeyDown = (event: KeyboardEvent) => {
+    // Enter and Space on an item's own button (Compare) press that button, not the item.
+    if (event.target instanceof HTMLButtonElement && (event.key === 'Enter' || event.key === ' ')) return;
     const at = flat.indexOf(active ?? '');
     let next: string | undefined;
     if (event.key === 'ArrowDown') next = flat[at + 1];
@@ -310,7 +312,9 @@ export function BranchTree({ tabId }: { tabId: string }) {
           <button
             type="button"
             className="link-button branch-compare-button"
-            tabIndex={-1}
+            // Tab goes from the focused item to its Compare, as from any row to its action; the other
+            // items' buttons stay out of the Tab order, which passes through the tree once.
+            tabIndex={branch.key === active ? 0 : -1}
             aria-label={`Compare with ${branch.firstMessage || 'this branch'}`}
             onClick={(event) => {
               event.stopPropagation();

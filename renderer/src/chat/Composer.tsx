@@ -6,6 +6,7 @@ import { liveConversationId } from '../state/selectors';
 import { useStore } from '../state/store';
 import { useCompletion } from './Completions';
 import { usePromptSuggestion } from './PromptSuggestion';
+import { insertPastedText } from './paste-text';
 
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
@@ -125,6 +126,7 @@ export function Composer({ tabId }: { tabId: string }) {
     const files = [...event.clipboardData.files];
     if (files.length === 0) return;
     event.preventDefault();
+    insertPastedText(event.currentTarget, event.clipboardData.getData('text/plain'));
     void attachFiles(tabId, files);
   };
 

@@ -115,7 +115,7 @@ describe('references across blocks', () => {
 
   it('shows a footnote with the paragraph that cites it, once', () => {
     const html = render('A bold claim.[^1]\n\n- a list\n- between\n\n[^1]: The source, page 4.');
-    expect(html).toContain('href="#user-content-fn-1"');
+    expect(html).toMatch(/href="#[^"]*user-content-fn-1"/);
     expect(html.match(/The source, page 4\./g)).toHaveLength(1);
     expect(html).not.toContain('[^1]');
   });
@@ -146,5 +146,36 @@ describe('references across blocks', () => {
     const html = render('[ERROR]: connection refused\n\nThe [ERROR] line above is the clue.');
     expect(html.indexOf('connection refused')).toBeLessThan(html.indexOf('is the clue'));
     expect(html.match(/connection refused/g)).toHaveLength(1);
+  });
+});
+
+describe('footnotes', () => {
+  const hrefs = (html: string) =>
+    [...html.matchAll(/<a [^>]*href="#([^"]+)"/g)].map((match) => match[1] ?? '');
+  const ids = (html: string) => [...html.matchAll(/ id="([^"]+)"/g)].map((match) => match[1] ?? '');
+
+  it('links each reference to its note and each note back to its reference, in the page', () => {
+    const html = render('A claim.[^1] Another.[^2]\n\n[^1]: First source.\n[^2]: Second source.');
+    const links = hrefs(html);
+    // Two references and two back-references, each pointing at an id the message has.
+    expect(links).toHaveLength(4);
+    for (const target of links) expect(ids(html)).toContain(target);
+    // A footnote link opens no new tab (one would lack the browser host's token); a web link still does.
+    expect(html).not.toMatch(/<a [^>]*href="#[^"]*"[^>]*target="_blank"/);
+    expect(render('[docs](https://example.com/docs)')).toContain('target="_blank"');
+  });
+
+  it('gives two messages that each number a footnote 1 ids of their own', () => {
+    const html = renderToStaticMarkup(
+      <>
+        <Markdown text={'First.[^1]\n\n[^1]: One.'} />
+        <Markdown text={'Second.[^1]\n\n[^1]: Two.'} />
+      </>,
+    );
+    const all = ids(html);
+    expect(new Set(all).size).toBe(all.length);
+    const [first, second] = html.split('Second.');
+    for (const target of hrefs(first ?? '')) expect(ids(first ?? '')).toContain(target);
+    for (const target of hrefs(second ?? '')) expect(ids(second ?? '')).toContain(target);
   });
 });

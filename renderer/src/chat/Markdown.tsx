@@ -1,6 +1,18 @@
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
 import { Lexer } from 'marked';
-import { memo, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  memo,
+  useContext,
+  useEffect,
+  useId,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  type ComponentProps,
+  type ReactNode,
+} from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
@@ -67,6 +79,9 @@ function rehypeRemoteImagesAsLinks() {
 
 const SANITIZE_SCHEMA = {
   ...defaultSchema,
+  // remark-rehype already prefixes the only ids Markdown makes (footnotes'), and raw HTML is dropped: a
+  // second prefix would leave every footnote link pointing at an id that is not there.
+  clobberPrefix: '',
   // An empty list would allow every protocol (hast-util-sanitize checks none then).
   protocols: { ...defaultSchema.protocols, src: ['data'] },
 };
@@ -105,11 +120,51 @@ function CodeBlock({ language, children }: { language: string | null; children: 
   );
 }
 
-const components: Partial<Components> = {
-  pre: ({ node, children }) => <CodeBlock language={fencedLanguage(node)}>{children}</CodeBlock>,
-  a: ({ href, children }) => (
+/**
+ * The message a footnote lives in. Rendered blocks are cached by their source and every message numbers
+ * its footnotes from 1, so the ids Markdown makes are scoped at render time by the message's own prefix:
+ * two messages' `fn-1` are two ids, and a footnote link finds its note in its own message.
+ */
+const FootnoteScope = createContext('');
+
+const scopedId = (scope: string, id: unknown): string | undefined =>
+  typeof id === 'string' && id !== '' ? `${scope}${id}` : undefined;
+
+/** Moves to an in-page target (a footnote or its back-reference) without touching the address bar. */
+function goToAnchor(scope: string, href: string): void {
+  const target = document.getElementById(`${scope}${decodeURIComponent(href.slice(1))}`);
+  if (!target) return;
+  // A note is a list item and a back-reference's target a link; either takes focus so the keyboard follows.
+  if (!target.matches('a[href], button, input, textarea, select')) target.tabIndex = -1;
+  target.scrollIntoView({ block: 'nearest' });
+  target.focus({ preventScroll: true });
+}
+
+function Link({ href, id, children, ...rest }: ComponentProps<'a'>) {
+  const scope = useContext(FootnoteScope);
+  const describedBy = rest['aria-describedby'];
+  if (href?.startsWith('#')) {
+    // An in-page link stays in the page: a new tab would open without the browser host's token.
+    return (
+      <a
+        href={`#${scope}${href.slice(1)}`}
+        {...rest}
+        id={scopedId(scope, id)}
+        aria-describedby={scopedId(scope, describedBy)}
+        onClick={(event) => {
+          event.preventDefault();
+          goToAnchor(scope, href);
+        }}
+      >
+        {children}
+      </a>
+    );
+  }
+  return (
     <a
       href={href}
+      {...rest}
+      id={scopedId(scope, id)}
       target="_blank"
       rel="noreferrer noopener"
       onClick={(event) => {
@@ -121,7 +176,23 @@ const components: Partial<Components> = {
     >
       {children}
     </a>
-  ),
+  );
+}
+
+/** A footnote (`li`) and the footnotes' heading (`h2`), their ids scoped to the message. */
+function ScopedItem({ id, ...rest }: ComponentProps<'li'>) {
+  return <li {...rest} id={scopedId(useContext(FootnoteScope), id)} />;
+}
+
+function ScopedHeading({ id, ...rest }: ComponentProps<'h2'>) {
+  return <h2 {...rest} id={scopedId(useContext(FootnoteScope), id)} />;
+}
+
+const components: Partial<Components> = {
+  pre: ({ node, children }) => <CodeBlock language={fencedLanguage(node)}>{children}</CodeBlock>,
+  a: ({ node: _node, ...props }) => <Link {...props} />,
+  li: ({ node: _node, ...props }) => <ScopedItem {...props} />,
+  h2: ({ node: _node, ...props }) => <ScopedHeading {...props} />,
 };
 
 /** Rendered blocks by their source, so a row that scrolls back into view does not parse again. */
@@ -395,9 +466,12 @@ export function Markdown({ text }: { text: string }) {
   // text (the row re-rendered), the blocks are the same and so are their sources.
   const defines = text.includes(']:');
   const sources = useMemo(() => (defines ? withReferences(blocks) : blocks), [defines, blocks]);
+  const scope = `m${useId().replace(/:/g, '')}-`;
   return (
-    <div className="markdown">
-      {sources.map((source, index) => (source === '' ? null : <Block key={index} source={source} />))}
-    </div>
+    <FootnoteScope.Provider value={scope}>
+      <div className="markdown">
+        {sources.map((source, index) => (source === '' ? null : <Block key={index} source={source} />))}
+      </div>
+    </FootnoteScope.Provider>
   );
 }

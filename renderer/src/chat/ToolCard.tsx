@@ -160,7 +160,7 @@ function ToolBody({ tool }: { tool: ToolCall }) {
     case 'Write':
       return (
         <>
-          <ToolAction name={tool.name} input={tool.input} />
+          <ToolAction name={tool.name} input={tool.input} originalFile={tool.originalFile} />
           <Output tool={tool} onlyErrors />
         </>
       );
@@ -187,8 +187,14 @@ function ToolBody({ tool }: { tool: ToolCall }) {
  * What a call will do, from its input: the command, the diff, the path, pattern or URL; for any other tool,
  * the input itself. Tool cards and permission requests show it alike.
  */
-export function ToolAction(props: { name: string; input: Record<string, unknown>; partialInput?: string }) {
-  const { name, input, partialInput = '' } = props;
+export function ToolAction(props: {
+  name: string;
+  input: Record<string, unknown>;
+  partialInput?: string;
+  /** What a Write replaced, once the CLI has said; a new file, or a Write not yet run, diffs against ''. */
+  originalFile?: string | undefined;
+}) {
+  const { name, input, partialInput = '', originalFile = '' } = props;
   switch (name) {
     case 'Bash':
       return (
@@ -216,7 +222,7 @@ export function ToolAction(props: { name: string; input: Record<string, unknown>
       return (
         <>
           <FilePath path={str(input.file_path)} />
-          <Diff before="" after={str(input.content) ?? ''} />
+          <Diff before={originalFile} after={str(input.content) ?? ''} />
         </>
       );
     case 'Read':

@@ -196,6 +196,8 @@ export function SavedFooter({ tabId }: { tabId: string }) {
       };
     }),
   );
+  // A tab reopened after a restart keeps its unsent message; it goes into the composer on Resume.
+  const draft = useStore((state) => state.drafts[tabId]?.text ?? '');
   const resume = useStore((state) => state.resumeSaved);
   const continueSaved = useStore((state) => state.continueSaved);
   const [busy, setBusy] = useState(false);
@@ -205,6 +207,12 @@ export function SavedFooter({ tabId }: { tabId: string }) {
   };
   return (
     <div className="saved-footer">
+      {draft && (
+        <p className="saved-draft" role="note" aria-label="Not yet sent">
+          <span className="muted">Not yet sent: </span>
+          {draft}
+        </p>
+      )}
       {skipped > 0 && (
         <p className="muted">
           {skipped === 1 ? '1 line' : `${skipped} lines`} of this conversation’s files could not be read and

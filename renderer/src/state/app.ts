@@ -1,6 +1,7 @@
 /**
  * The app slice: the host's info, whether the page hears from it, which tab is open (remembered per window),
- * and the conversations main already has open when the page loads or the connection comes back.
+ * and the conversations main already has open when the page loads or the connection comes back (with the
+ * tabs kept from before, kept-tabs.ts).
  */
 import type { InvokeResponse } from '../../../shared/ipc';
 import { openWindow } from '../../../shared/conversation/paging';
@@ -77,7 +78,12 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
 
     async loadInfo() {
       try {
-        const [info, open] = await Promise.all([call('appInfo', {}), call('listConversations', {})]);
+        const [info, open, kept] = await Promise.all([
+          call('appInfo', {}),
+          call('listConversations', {}),
+          // Without them the window still opens; the tabs it shows are kept from now on.
+          call('openTabs', {}).catch(() => null),
+        ]);
         set({ info, infoError: null });
         // Conversations already open in main (this window reloaded, or another one opened them) come back
         // as they stand; the folder from the command line is opened only once.
@@ -96,11 +102,16 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
               (remembered && opened.tabs[remembered] ? remembered : (opened.tabOrder[0] ?? null));
             return { ...opened, activeTab, composingNew: false };
           });
-        } else if (info.initialCwd && get().tabOrder.length === 0) {
+        }
+        const fresh = open.conversations.length === 0 && get().tabOrder.length === 0;
+        // The tabs open when Byre quit, or (a reload) those this window had.
+        if (kept) get().reopenTabs(kept);
+        if (fresh && info.initialCwd) {
           await get().startConversation(info.initialCwd);
         } else if (get().tabOrder.length === 0) {
           set({ composingNew: true });
         }
+        get().startKeepingTabs();
       } catch (error) {
         set({ infoError: error instanceof Error ? error.message : String(error) });
       }

@@ -38,6 +38,7 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
           conversation: initialConversation(snapshot),
         });
       });
+      get().moveDraft(tabId, snapshot.conversationId);
     } catch (error) {
       const ipc = error as Error & Partial<IpcError>;
       patchTab(tabId, {

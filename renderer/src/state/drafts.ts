@@ -254,6 +254,16 @@ export function createDraftsSlice(set: StoreSet, get: StoreGet): DraftsSlice {
       for (const tabId of Object.keys(get().drafts)) keepDraft(tabId);
     },
 
+    moveDraft(from, to) {
+      const draft = get().drafts[from];
+      if (!draft || from === to) return;
+      set((state) => {
+        const { [from]: moved, ...rest } = state.drafts;
+        return { drafts: moved ? { ...rest, [to]: moved } : rest };
+      });
+      keepDraft(to);
+    },
+
     dropDrafts(tabId, conversationIds) {
       // Nothing more is told to main of a draft whose conversation ends.
       for (const id of [tabId, ...conversationIds]) {

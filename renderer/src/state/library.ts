@@ -365,8 +365,9 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
         conversation: applyEvents(tab.conversation, [{ kind: 'resumed', snapshot }]),
       });
     });
-    // The resumed tab keeps its find bar under its new key.
+    // The resumed tab keeps its find bar and its draft under its new key.
     if (rekeyed) get().moveFind(tabId, id);
+    if (rekeyed) get().moveDraft(tabId, id);
   }
 }
 

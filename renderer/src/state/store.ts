@@ -4,14 +4,15 @@ import { createBranchSlice } from './branches';
 import { createConversationsSlice } from './conversations';
 import { createDraftsSlice } from './drafts';
 import { createFindSlice } from './find';
+import { createKeptTabsSlice } from './kept-tabs';
 import { notifiedInFrame } from './frame';
 import { createLibrarySlice } from './library';
 import { trustSlice } from './trust';
 import type { Store } from './types';
 
 /**
- * The renderer's one store, made of its slices (app, conversations, drafts, find, library, branches,
- * trust): each owns its part of the state and reaches the others through `get()`. What a slice keeps
+ * The renderer's one store, made of its slices (app, conversations, drafts, kept tabs, find, library,
+ * branches, trust): each owns its part of the state and reaches the others through `get()`. What a slice keeps
  * besides its state (counters, requests in flight, timers) lives in the store it was made for, so a test
  * can make a fresh store with `createStore()`. Updates from main are merged per frame (frame.ts).
  */
@@ -20,6 +21,7 @@ const storeState: StateCreator<Store> = (set, get) => ({
   ...createAppSlice(set, get),
   ...createConversationsSlice(set, get),
   ...createDraftsSlice(set, get),
+  ...createKeptTabsSlice(set, get),
   ...createFindSlice(set, get),
   ...createLibrarySlice(set, get),
   ...createBranchSlice(set, get),
@@ -31,6 +33,8 @@ export function createStore() {
   const store = create<Store>()(notifiedInFrame(storeState));
   store.subscribe((state, previous) => {
     if (state.activeTab && state.activeTab !== previous.activeTab) rememberTab(state.activeTab);
+    const tabsChanged = state.tabs !== previous.tabs || state.tabOrder !== previous.tabOrder;
+    if (tabsChanged || state.activeTab !== previous.activeTab) state.tellTabs();
   });
   return store;
 }

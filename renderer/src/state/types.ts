@@ -233,6 +233,21 @@ export interface ConversationsSlice {
   applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
 }
 
+/** The window's tabs, kept by main so that they come back after a restart (kept-tabs.ts). */
+export interface KeptTabsSlice {
+  /** The window has reopened what main kept and tells main its tabs from now on. */
+  tabsKept: boolean;
+  /** Why the tabs open when Byre last quit could not be reopened, until the user dismisses it. */
+  keptTabsProblem: string | null;
+  /** Reopens the kept tabs this window does not show, in their order, the open one open. */
+  reopenTabs(kept: InvokeResponse<'openTabs'>): void;
+  /** From now on, each change of the tabs is told to main. */
+  startKeepingTabs(): void;
+  /** Tells main the tabs as they are now, if they changed since it was last told. */
+  tellTabs(): void;
+  dismissKeptTabsProblem(): void;
+}
+
 export interface DraftsSlice {
   drafts: Record<string, Draft>;
   /** Checks files as images for the next message; refusals are kept, by file name and reason. */
@@ -255,11 +270,14 @@ export interface DraftsSlice {
   tellDrafts(): void;
   /** A tab's draft goes with it; main is told nothing more of it, nor of its branches' conversations. */
   dropDrafts(tabId: string, conversationIds: readonly string[]): void;
+  /** The tab's draft under the tab's new key (its conversation started, or it was resumed). */
+  moveDraft(from: string, to: string): void;
 }
 
 export type Store = AppSlice &
   ConversationsSlice &
   DraftsSlice &
+  KeptTabsSlice &
   LibrarySlice &
   FindSlice &
   BranchSlice &
