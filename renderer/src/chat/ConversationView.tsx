@@ -4,7 +4,7 @@ import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { folderName } from '../state/selectors';
 import { useStore } from '../state/store';
-import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
+import { SavedFooter, SavedHeader } from '../library/SavedConversation';
 import {
   BranchBanner,
   BranchCompare,
@@ -20,6 +20,7 @@ import { FindBar } from './FindBar';
 import { WithInspector } from './Inspector';
 import { TodoPanel } from './Todos';
 import { McpServersButton } from './McpServers';
+import { HeaderMenu } from './HeaderMenu';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
 import { CommitIdentityLine, DoneWhenButton } from './DoneWhen';
@@ -195,35 +196,40 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
   return (
     <header className="conversation-header">
       <div className="conversation-title">
-        <h1>{title ?? folderName(cwd)}</h1>
+        <h1 title={title ?? cwd}>{title ?? folderName(cwd)}</h1>
         <span className="cwd" title={cwd}>
           {cwd}
         </span>
         <CommitIdentityLine tabId={tabId} />
       </div>
-      <ConversationCost tabId={tabId} />
-      <ContextMeter tabId={tabId} />
-      <McpServersButton tabId={tabId} />
-      <label className="model-picker">
-        <span className="sr-only">Model</span>
-        <select
-          aria-label="Model"
-          value={pickerValue(model, models)}
-          disabled={status === 'exited' || models.length === 0}
-          onChange={(event) => void setModel(tabId, event.target.value)}
-        >
-          {pickerOptions(model, models).map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <FolderSettingsOff tabId={tabId} />
-      <PermissionModePicker tabId={tabId} />
-      <DoneWhenButton tabId={tabId} />
-      {sessionId && <ExportMenu sessionId={sessionId} />}
-      <StatusDot status={status} />
+      <div className="header-controls">
+        <ConversationCost tabId={tabId} />
+        <ContextMeter tabId={tabId} />
+        <label className="model-picker">
+          <span className="sr-only">Model</span>
+          <select
+            aria-label="Model"
+            title="Model"
+            value={pickerValue(model, models)}
+            disabled={status === 'exited' || models.length === 0}
+            onChange={(event) => void setModel(tabId, event.target.value)}
+          >
+            {pickerOptions(model, models).map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <FolderSettingsOff tabId={tabId} />
+        <PermissionModePicker tabId={tabId} />
+      </div>
+      <div className="header-actions">
+        <McpServersButton tabId={tabId} />
+        <DoneWhenButton tabId={tabId} />
+        <HeaderMenu sessionId={sessionId} />
+        <StatusDot status={status} />
+      </div>
     </header>
   );
 }
@@ -302,7 +308,9 @@ function ConversationCost({ tabId }: { tabId: string }) {
       className="conversation-cost"
       title={`What this conversation's turns have cost, as Claude Code reports it${partial ? ' (earlier turns not loaded yet are not counted)' : ''}`}
     >
-      {formatCost(costUsd)} total
+      {/* Where the header is narrow, "total" gives way and the tooltip says what the figure is. */}
+      {formatCost(costUsd)}
+      <span className="cost-total"> total</span>
     </span>
   );
 }

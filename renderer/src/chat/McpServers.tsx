@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { Plug } from 'lucide-react';
 import type { InvokeResponse } from '../../../shared/ipc';
 import { placePopover, usePopover } from '../ui/popover';
 import { useStore } from '../state/store';
@@ -35,13 +36,15 @@ export function McpServersButton({ tabId }: { tabId: string }) {
     <div className="menu-anchor" ref={area}>
       <button
         {...toggleProps}
-        className="button-secondary"
+        className="header-icon-button"
+        aria-label="MCP servers"
+        title="MCP servers"
         onClick={() => {
           if (!open) void load();
           setOpen(!open);
         }}
       >
-        MCP servers
+        <Plug aria-hidden="true" size={16} />
       </button>
       {open && <McpPanel id={panelId} reading={reading} onRetry={() => void load()} />}
     </div>
