@@ -167,6 +167,8 @@ export const HostControlRequest = z.discriminatedUnion('subtype', [
   z.object({ subtype: z.literal('set_model'), model: z.string().min(1).optional() }),
   z.object({ subtype: z.literal('set_permission_mode'), mode: PermissionMode }),
   z.object({ subtype: z.literal('mcp_status') }),
+  z.object({ subtype: z.literal('mcp_toggle'), serverName: z.string().min(1), enabled: z.boolean() }),
+  z.object({ subtype: z.literal('mcp_reconnect'), serverName: z.string().min(1) }),
   z.object({ subtype: z.literal('get_context_usage') }),
   z.object({
     subtype: z.literal('rewind_files'),
@@ -697,6 +699,8 @@ export const hostControlResponses = {
   set_model: SetModelResponse,
   set_permission_mode: OpaqueResponse,
   mcp_status: McpStatusResponse,
+  mcp_toggle: OpaqueResponse,
+  mcp_reconnect: OpaqueResponse,
   get_context_usage: ContextUsageResponse,
   rewind_files: RewindFilesResponse,
   stop_task: OpaqueResponse,

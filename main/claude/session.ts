@@ -279,6 +279,16 @@ export class Session {
     return this.request({ subtype: 'mcp_status' });
   }
 
+  /** Disables or enables one MCP server; the CLI answers at once, and mcp_status shows the new state. */
+  mcpToggle(serverName: string, enabled: boolean): Promise<HostControlResponse<'mcp_toggle'>> {
+    return this.request({ subtype: 'mcp_toggle', serverName, enabled });
+  }
+
+  /** Connects a failed or disconnected MCP server again. */
+  mcpReconnect(serverName: string): Promise<HostControlResponse<'mcp_reconnect'>> {
+    return this.request({ subtype: 'mcp_reconnect', serverName });
+  }
+
   getContextUsage(): Promise<HostControlResponse<'get_context_usage'>> {
     return this.request({ subtype: 'get_context_usage' });
   }

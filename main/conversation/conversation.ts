@@ -13,7 +13,7 @@ import {
   type SlashCommand,
 } from '../../shared/ipc';
 import type { InitializeResponse, OutgoingUserContent, RewindFilesResponse } from '../../shared/protocol';
-import { CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
+import { BYRE_MCP_SERVER, CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
@@ -245,8 +245,19 @@ export class Conversation {
         status: server.status,
         error: server.error ?? null,
         tools: (server.tools ?? []).map((tool) => tool.name),
+        builtIn: server.name === BYRE_MCP_SERVER,
       })),
     };
+  }
+
+  async mcpToggle(serverName: string, enabled: boolean): Promise<void> {
+    this.mustBeRunning();
+    await this.session.mcpToggle(serverName, enabled);
+  }
+
+  async mcpReconnect(serverName: string): Promise<void> {
+    this.mustBeRunning();
+    await this.session.mcpReconnect(serverName);
   }
 
   private mustBeRunning(): void {

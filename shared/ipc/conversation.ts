@@ -176,9 +176,21 @@ export const conversationChannels = {
           status: z.string(),
           error: z.string().nullable(),
           tools: z.array(z.string()),
+          /** Byre's own server (its tools, such as set_title): the app needs it, so it offers no Disable. */
+          builtIn: z.boolean(),
         }),
       ),
     }),
+  },
+  /** Disables or enables one of the conversation's MCP servers (`mcp_toggle`). */
+  mcpToggle: {
+    request: ConversationRef.extend({ serverName: z.string().min(1).max(200), enabled: z.boolean() }),
+    response: Empty,
+  },
+  /** Connects a failed MCP server of the conversation again (`mcp_reconnect`). */
+  mcpReconnect: {
+    request: ConversationRef.extend({ serverName: z.string().min(1).max(200) }),
+    response: Empty,
   },
   /** Stops a background task: a subagent or a shell command (`stop_task`, with the task_* events' id). */
   stopTask: { request: ConversationRef.extend({ taskId: z.string().min(1).max(200) }), response: Empty },

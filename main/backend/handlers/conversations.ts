@@ -17,6 +17,8 @@ export function conversationHandlers(
   | 'setPermissionMode'
   | 'contextUsage'
   | 'mcpStatus'
+  | 'mcpToggle'
+  | 'mcpReconnect'
   | 'stopTask'
   | 'answerPermission'
   | 'send'
@@ -47,6 +49,14 @@ export function conversationHandlers(
     }),
     contextUsage: async ({ conversationId }) => open.get(conversationId).contextUsage(),
     mcpStatus: async ({ conversationId }) => open.get(conversationId).mcpStatus(),
+    mcpToggle: async ({ conversationId, serverName, enabled }) => {
+      await open.get(conversationId).mcpToggle(serverName, enabled);
+      return {};
+    },
+    mcpReconnect: async ({ conversationId, serverName }) => {
+      await open.get(conversationId).mcpReconnect(serverName);
+      return {};
+    },
     stopTask: async ({ conversationId, taskId }) => {
       await open.get(conversationId).stopTask(taskId);
       return {};

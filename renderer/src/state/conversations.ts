@@ -131,6 +131,12 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
     readProtocolLines: (request) => call('protocolLines', request),
 
     mcpStatus: (tabId) => call('mcpStatus', { conversationId: conversationOf(tabId) }),
+    async mcpToggle(tabId, serverName, enabled) {
+      await call('mcpToggle', { conversationId: conversationOf(tabId), serverName, enabled });
+    },
+    async mcpReconnect(tabId, serverName) {
+      await call('mcpReconnect', { conversationId: conversationOf(tabId), serverName });
+    },
 
     readCommitIdentity: (cwd) => call('commitIdentity', { cwd }),
 

@@ -188,6 +188,10 @@ export interface ConversationsSlice {
   readProtocolLines(request: InvokeRequest<'protocolLines'>): Promise<InvokeResponse<'protocolLines'>>;
   /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
   mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
+  /** Disables or enables one MCP server; throws with the CLI's reason if it could not. */
+  mcpToggle(tabId: string, serverName: string, enabled: boolean): Promise<void>;
+  /** Connects a failed MCP server again; throws with the CLI's reason if it could not. */
+  mcpReconnect(tabId: string, serverName: string): Promise<void>;
   /** "Commit as" for all folders and for `cwd`. */
   readCommitIdentity(cwd: string): Promise<InvokeResponse<'commitIdentity'>>;
   setCommitIdentity(
