@@ -13,6 +13,7 @@ export {
   type CheckChatMessage,
   type ConversationState,
   type ConversationStatus,
+  type ElicitationRequest,
   type NoticeChatMessage,
   type Part,
   type PermissionRequest,

@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from '../protocol';
 import { StateDraft } from './draft';
+import { reduceElicitation } from './elicitations';
 import {
   taskRunning,
   type AssistantChatMessage,
@@ -121,6 +122,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         exitError: event.error ?? null,
         pending: [],
         permissionRequests: [],
+        elicitations: [],
         processCostUsd: 0,
         retry: null,
       });
@@ -170,6 +172,10 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
       }
       return;
     }
+    case 'elicitation_request':
+    case 'elicitation_resolved':
+      reduceElicitation(d, event, (text) => addNotice(d, 'info', text));
+      return;
     case 'permission_mode':
       d.set({ permissionMode: event.mode });
       return;

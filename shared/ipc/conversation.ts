@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { IMAGE_LIMITS } from '../images';
 import { ModelInfo, type CliMessage } from '../protocol';
 import { CommitIdentity, PermissionModeChoice } from './app';
+import { ElicitationAnswer, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 import { IpcError } from './errors';
 import { SavedDraft, ShownImage } from './intake';
 import { ConversationId, ConversationRef, Empty, Uuid } from './refs';
@@ -137,6 +138,8 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     /** Why it ended, in words, for a cancelled one (e.g. "Claude stopped waiting for an answer."). */
     reason: z.string().nullable(),
   }),
+  ElicitationRequestEvent,
+  ElicitationResolvedEvent,
   /** The permission mode changed (set here or by the CLI, e.g. leaving plan mode). */
   z.object({ kind: z.literal('permission_mode'), mode: PermissionModeChoice }),
   /** The conversation's "Done when" command changed (empty: no check). */
@@ -206,6 +209,12 @@ export const conversationChannels = {
       ]),
     }),
     /** `answered` false: it was no longer waiting (answered elsewhere, cancelled or stopped). */
+    response: z.object({ answered: z.boolean() }),
+  },
+  /** Answers an MCP server's question (an `elicitation_request` event) that is still waiting. */
+  answerElicitation: {
+    request: ConversationRef.extend({ requestId: z.string().min(1).max(100), answer: ElicitationAnswer }),
+    /** `answered` false: it was no longer waiting. */
     response: z.object({ answered: z.boolean() }),
   },
   /** Images first, then the text; a turn may hold images without text, or text without images. */

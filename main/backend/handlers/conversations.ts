@@ -21,6 +21,7 @@ export function conversationHandlers(
   | 'mcpReconnect'
   | 'stopTask'
   | 'answerPermission'
+  | 'answerElicitation'
   | 'send'
   | 'prepareImage'
   | 'setDoneWhen'
@@ -63,6 +64,9 @@ export function conversationHandlers(
     },
     answerPermission: async ({ conversationId, requestId, answer }) => ({
       answered: open.get(conversationId).answerPermission(requestId, answer),
+    }),
+    answerElicitation: async ({ conversationId, requestId, answer }) => ({
+      answered: open.get(conversationId).answerElicitation(requestId, answer),
     }),
     send: async ({ conversationId, text, images: sent, uuid }) => {
       const conversation = open.get(conversationId);
