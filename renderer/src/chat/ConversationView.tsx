@@ -23,6 +23,7 @@ import { McpServersButton } from './McpServers';
 import { HeaderMenu } from './HeaderMenu';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
+import { WaitingElicitations } from './ElicitationCard';
 import { CommitIdentityLine, DoneWhenButton } from './DoneWhen';
 import { PermissionModePicker } from './PermissionMode';
 import { RetryStatus } from './RetryStatus';
@@ -83,6 +84,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
           <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
           <RetryStatus tabId={tabId} />
           <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
+          <WaitingElicitations tabId={tabId} />
           <BackgroundTasks tabId={tabId} />
           <TodoPanel tabId={tabId} />
           <Composer tabId={tab.id} />

@@ -193,6 +193,8 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
 
     answerPermission: (tabId, requestId, answer) =>
       call('answerPermission', { conversationId: conversationOf(tabId), requestId, answer }),
+    answerElicitation: (tabId, requestId, answer) =>
+      call('answerElicitation', { conversationId: conversationOf(tabId), requestId, answer }),
 
     showConversation(conversationId) {
       const tab = tabOfConversation(get(), conversationId);

@@ -213,6 +213,12 @@ export interface ConversationsSlice {
     requestId: string,
     answer: InvokeRequest<'answerPermission'>['answer'],
   ): Promise<InvokeResponse<'answerPermission'>>;
+  /** Answers an MCP server's waiting question; throws with the reason if the answer was refused. */
+  answerElicitation(
+    tabId: string,
+    requestId: string,
+    answer: InvokeRequest<'answerElicitation'>['answer'],
+  ): Promise<InvokeResponse<'answerElicitation'>>;
   /** Brings a conversation to the front: its tab, and its branch if the tab shows another. */
   showConversation(conversationId: string): void;
   resume(tabId: string): Promise<void>;
