@@ -2,6 +2,7 @@ import type { ModelInfo } from '../../../shared/protocol';
 import type { IpcError } from '../../../shared/ipc';
 import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { ShieldOff } from 'lucide-react';
 import { folderName } from '../state/selectors';
 import { useStore } from '../state/store';
 import { SavedFooter, SavedHeader } from '../library/SavedConversation';
@@ -254,12 +255,14 @@ function FolderSettingsOff({ tabId }: { tabId: string }) {
   if (!off) return null;
   return (
     <span className="folder-settings-off">
+      {/* An icon where the header is short of room; its words are for a screen reader and the tooltip. */}
       <span
-        className="badge badge-warning"
+        className="badge badge-warning header-warning"
         role="note"
-        title="Its hooks, MCP servers and allow rules do not run"
+        title="Folder settings off: its hooks, MCP servers and allow rules do not run"
       >
-        Folder settings off
+        <ShieldOff aria-hidden="true" size={14} />
+        <span className="sr-only">Folder settings off</span>
       </span>
       <button
         type="button"
