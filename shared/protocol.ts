@@ -168,6 +168,8 @@ export const HostControlRequest = z.discriminatedUnion('subtype', [
   z.object({ subtype: z.literal('set_model'), model: z.string().min(1).optional() }),
   z.object({ subtype: z.literal('set_permission_mode'), mode: PermissionMode }),
   z.object({ subtype: z.literal('mcp_status') }),
+  z.object({ subtype: z.literal('mcp_toggle'), serverName: z.string().min(1), enabled: z.boolean() }),
+  z.object({ subtype: z.literal('mcp_reconnect'), serverName: z.string().min(1) }),
   z.object({ subtype: z.literal('get_context_usage') }),
   z.object({
     subtype: z.literal('rewind_files'),
@@ -600,6 +602,23 @@ export const CliControlRequestBody = z.discriminatedUnion('subtype', [
     /** AskUserQuestion and ExitPlanMode: a question for the user, not a permission (cli-facts 17). */
     requires_user_interaction: z.boolean().optional(),
   }),
+  /** An MCP server asks the user for something (its `elicitation/create`), passed on by the CLI. */
+  z.looseObject({
+    subtype: z.literal('elicitation'),
+    mcp_server_name: z.string(),
+    message: z.string(),
+    /** "form": fill in `requested_schema`; "url": agree to open `url`. */
+    mode: z.enum(['form', 'url']).optional(),
+    url: z.string().optional(),
+    elicitation_id: z.string().optional(),
+    /** A flat JSON schema: an object whose properties are strings, numbers, booleans or choices. */
+    requested_schema: z.record(z.string(), z.unknown()).optional(),
+    /** The properties' names in the order the server listed them. */
+    property_order: z.array(z.string()).optional(),
+    title: z.string().optional(),
+    display_name: z.string().optional(),
+    description: z.string().optional(),
+  }),
 ]);
 export type CliControlRequestBody = z.infer<typeof CliControlRequestBody>;
 
@@ -784,6 +803,8 @@ export const hostControlResponses = {
   set_model: SetModelResponse,
   set_permission_mode: OpaqueResponse,
   mcp_status: McpStatusResponse,
+  mcp_toggle: OpaqueResponse,
+  mcp_reconnect: OpaqueResponse,
   get_context_usage: ContextUsageResponse,
   rewind_files: RewindFilesResponse,
   stop_task: OpaqueResponse,
@@ -800,6 +821,17 @@ export const HookOutput = z.looseObject({
   hookSpecificOutput: z.record(z.string(), z.unknown()).optional(),
 });
 export type HookOutput = z.infer<typeof HookOutput>;
+
+/** What the host answers to an elicitation: the user's answer, which the CLI passes on to the server. */
+export const ElicitationResult = z.discriminatedUnion('action', [
+  z.object({
+    action: z.literal('accept'),
+    content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  }),
+  z.object({ action: z.literal('decline') }),
+  z.object({ action: z.literal('cancel') }),
+]);
+export type ElicitationResult = z.infer<typeof ElicitationResult>;
 
 /** What a permission handler answers to can_use_tool. */
 export const PermissionResult = z.discriminatedUnion('behavior', [

@@ -252,6 +252,7 @@ describe('figures, servers and background work', () => {
       status: 'connected',
       error: null,
       tools: expect.arrayContaining(['set_title', 'notify']),
+      builtIn: true,
     });
   });
 

@@ -4,6 +4,7 @@ export type {
   CanUseTool,
   HookCallback,
   HookRegistration,
+  OnElicitation,
   SessionEvent,
   SessionOptions,
   Turn,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import {
+  ElicitationResult,
   HookOutput,
   OutgoingLine,
   lenientResult,
@@ -49,6 +50,12 @@ export type CanUseTool = (
   signal: AbortSignal,
 ) => Promise<PermissionResult> | PermissionResult;
 
+/** Asks the user what an MCP server's elicitation asks; with none, the CLI is told the user cancelled. */
+export type OnElicitation = (
+  request: Extract<CliControlRequestBody, { subtype: 'elicitation' }>,
+  signal: AbortSignal,
+) => Promise<ElicitationResult>;
+
 export type SessionEvent =
   /** A typed line. `settles` names the prompt a result answers; a result without it came unasked. */
   | { kind: 'message'; message: CliMessage; settles?: string }
@@ -68,6 +75,7 @@ export interface SessionOptions extends LaunchOptions {
   env?: NodeJS.ProcessEnv;
   hooks?: Partial<Record<HookEvent, HookRegistration[]>>;
   canUseTool?: CanUseTool;
+  onElicitation?: OnElicitation;
   onBadLine?: (bad: BadLine) => void;
   /** Write a transcript of this run to this JSONL file. */
   transcript?: string;
@@ -279,6 +287,16 @@ export class Session {
     return this.request({ subtype: 'mcp_status' });
   }
 
+  /** Disables or enables one MCP server; the CLI answers at once, and mcp_status shows the new state. */
+  mcpToggle(serverName: string, enabled: boolean): Promise<HostControlResponse<'mcp_toggle'>> {
+    return this.request({ subtype: 'mcp_toggle', serverName, enabled });
+  }
+
+  /** Connects a failed or disconnected MCP server again. */
+  mcpReconnect(serverName: string): Promise<HostControlResponse<'mcp_reconnect'>> {
+    return this.request({ subtype: 'mcp_reconnect', serverName });
+  }
+
   getContextUsage(): Promise<HostControlResponse<'get_context_usage'>> {
     return this.request({ subtype: 'get_context_usage' });
   }
@@ -366,6 +384,10 @@ export class Session {
           return { behavior: 'deny', message: 'Byre has no permission handler for this session.' };
         }
         return PermissionResult.parse(await this.options.canUseTool(request, signal));
+      }
+      case 'elicitation': {
+        if (!this.options.onElicitation) return { action: 'cancel' };
+        return ElicitationResult.parse(await this.options.onElicitation(request, signal));
       }
     }
   }

@@ -14,12 +14,14 @@ import {
   EMPTY_SAVED_DRAFT,
   type SavedDraft,
   type SlashCommand,
+  type ElicitationAnswer,
 } from '../../shared/ipc';
 import type { InitializeResponse, OutgoingUserContent, RewindFilesResponse } from '../../shared/protocol';
-import { CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
+import { BYRE_MCP_SERVER, CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
+import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
 import { CHECK_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
@@ -79,6 +81,7 @@ export class Conversation {
   private readonly permissions: Permissions;
   /** What the CLI's last system/init said it can do (`capabilities`). */
   private capabilities: readonly string[] = [];
+  private readonly elicitations: Elicitations;
   private resuming: Promise<ConversationSnapshot> | undefined;
   /**
    * Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines
@@ -107,10 +110,12 @@ export class Conversation {
     session: Session,
     permissions: Permissions,
     readonly doneWhen: DoneWhen,
+    elicitations: Elicitations,
   ) {
     this.session = session;
     this.keepTranscriptPath(session);
     this.permissions = permissions;
+    this.elicitations = elicitations;
     this.model = options.model ?? null;
     this.permissionMode = options.permissionMode;
     this.log = new EventLog(join(options.eventLogDir, `${options.id}.jsonl`), options.pageLimits);
@@ -163,6 +168,7 @@ export class Conversation {
         approveMode: () => options.planApproval?.mode() ?? 'default',
       },
     );
+    const elicitations = new Elicitations((event) => made.conversation?.options.emit(event));
     // A bad line during the handshake waits for the conversation, so it reaches windows and the log too.
     const early: ConversationEvent[] = [];
     const emit = (event: ConversationEvent) =>
@@ -178,7 +184,7 @@ export class Conversation {
     });
     if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
     const session = await options.startSession(
-      Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, {
+      Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, elicitations, {
         cwd: options.cwd,
         model: options.model,
         permissionMode: options.permissionMode,
@@ -187,7 +193,7 @@ export class Conversation {
       }),
     );
     try {
-      made.conversation = new Conversation(options, session, permissions, doneWhen);
+      made.conversation = new Conversation(options, session, permissions, doneWhen, elicitations);
     } catch (error) {
       // Never a CLI left running for a start that failed.
       await session.close({ graceMs: 0, termMs: 1_000 });
@@ -227,6 +233,7 @@ export class Conversation {
   /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
   async interrupt(): Promise<void> {
     this.permissions.denyAll('The user stopped Claude before answering.');
+    this.elicitations.cancelAll('The user stopped Claude before answering.');
     this.doneWhen.stop();
     await this.session.interrupt();
   }
@@ -256,8 +263,19 @@ export class Conversation {
         status: server.status,
         error: server.error ?? null,
         tools: (server.tools ?? []).map((tool) => tool.name),
+        builtIn: server.name === BYRE_MCP_SERVER,
       })),
     };
+  }
+
+  async mcpToggle(serverName: string, enabled: boolean): Promise<void> {
+    this.mustBeRunning();
+    await this.session.mcpToggle(serverName, enabled);
+  }
+
+  async mcpReconnect(serverName: string): Promise<void> {
+    this.mustBeRunning();
+    await this.session.mcpReconnect(serverName);
   }
 
   private mustBeRunning(): void {
@@ -300,6 +318,11 @@ export class Conversation {
       }
     }
     return true;
+  }
+
+  /** Answers an MCP server's question (elicitation); false if it is no longer waiting. */
+  answerElicitation(requestId: string, answer: ElicitationAnswer): boolean {
+    return this.elicitations.answer(requestId, answer);
   }
 
   async setPermissionMode(mode: PermissionModeChoice): Promise<PermissionModeChoice> {
@@ -354,10 +377,16 @@ export class Conversation {
 
   private async resumeNow(): Promise<ConversationSnapshot> {
     const previous = this.session;
-    const base = Conversation.sessionOptions(this.options, this.permissions, this.doneWhen, {
-      ...previous.resumeOptions(),
-      permissionMode: this.permissionMode,
-    });
+    const base = Conversation.sessionOptions(
+      this.options,
+      this.permissions,
+      this.doneWhen,
+      this.elicitations,
+      {
+        ...previous.resumeOptions(),
+        permissionMode: this.permissionMode,
+      },
+    );
     let session: Session;
     try {
       session = await this.options.startSession(base);
@@ -422,12 +451,14 @@ export class Conversation {
     options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void },
     permissions: Permissions,
     doneWhen: DoneWhen,
+    elicitations: Elicitations,
     launch: Partial<SessionOptions> & { cwd: string },
   ): SessionOptions {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     return {
       ...launch,
       canUseTool: permissions.canUseTool,
+      onElicitation: elicitations.onElicitation,
       hooks: { Stop: [doneWhen.hook] },
       // Every line the app could not read is reported (and the conversation goes on).
       onBadLine: (bad) => options.emit({ kind: 'bad_line', problem: bad.problem }),
@@ -480,6 +511,7 @@ export class Conversation {
         return { kind: 'warning', message: event.message };
       case 'exit':
         this.permissions.denyAll('Claude Code stopped before an answer.');
+        this.elicitations.cancelAll('Claude Code stopped before an answer.');
         return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
     }
   }

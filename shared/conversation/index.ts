@@ -14,6 +14,7 @@ export {
   type ConversationState,
   type ConversationStatus,
   type InteractionOutcome,
+  type ElicitationRequest,
   type NoticeChatMessage,
   type Part,
   type PermissionRequest,

@@ -21,6 +21,7 @@ import type {
 import { StateDraft } from './draft';
 import { outcomeOf, withdrawnNotice } from './questions';
 import { applyStatusLine, noteTaskResult } from './status-lines';
+import { reduceElicitation } from './elicitations';
 import {
   taskRunning,
   type AssistantChatMessage,
@@ -125,6 +126,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         exitError: event.error ?? null,
         pending: [],
         permissionRequests: [],
+        elicitations: [],
         processCostUsd: 0,
         retry: null,
       });
@@ -170,6 +172,10 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
       }
       return;
     }
+    case 'elicitation_request':
+    case 'elicitation_resolved':
+      reduceElicitation(d, event, (text) => addNotice(d, 'info', text));
+      return;
     case 'permission_mode':
       d.set({ permissionMode: event.mode });
       return;

@@ -163,6 +163,9 @@ export interface ApiRetry {
 /** Claude asks before it uses a tool, and waits for the answer. */
 export type PermissionRequest = Omit<Extract<ConversationEvent, { kind: 'permission_request' }>, 'kind'>;
 
+/** An MCP server asks the user something, and waits for the answer. */
+export type ElicitationRequest = Omit<Extract<ConversationEvent, { kind: 'elicitation_request' }>, 'kind'>;
+
 export interface ConversationState {
   sessionId: string | null;
   cwd: string | null;
@@ -184,6 +187,8 @@ export interface ConversationState {
   lastCheck: CheckRun | null;
   /** Permission requests waiting for an answer, in the order they came. */
   permissionRequests: PermissionRequest[];
+  /** MCP servers' questions waiting for an answer, in the order they came. */
+  elicitations: ElicitationRequest[];
   status: ConversationStatus;
   /** Set when the CLI exited without being asked to. */
   exitError: IpcError | null;
@@ -250,6 +255,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     doneWhen: '',
     lastCheck: null,
     permissionRequests: [],
+    elicitations: [],
     status: snapshot ? 'idle' : 'starting',
     exitError: null,
     costUsd: 0,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { IMAGE_LIMITS } from '../images';
 import { ModelInfo, type CliMessage } from '../protocol';
 import { CommitIdentity, PermissionModeChoice } from './app';
+import { ElicitationAnswer, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 import { IpcError } from './errors';
 import { SavedDraft, ShownImage } from './intake';
 import { Interaction, PlanAnswer, QuestionsAnswer } from './questions';
@@ -140,6 +141,8 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     /** Why it ended, in words, for a cancelled one (e.g. "Claude stopped waiting for an answer."). */
     reason: z.string().nullable(),
   }),
+  ElicitationRequestEvent,
+  ElicitationResolvedEvent,
   /** The permission mode changed (set here or by the CLI, e.g. leaving plan mode). */
   z.object({ kind: z.literal('permission_mode'), mode: PermissionModeChoice }),
   /** The conversation's "Done when" command changed (empty: no check). */
@@ -179,9 +182,21 @@ export const conversationChannels = {
           status: z.string(),
           error: z.string().nullable(),
           tools: z.array(z.string()),
+          /** Byre's own server (its tools, such as set_title): the app needs it, so it offers no Disable. */
+          builtIn: z.boolean(),
         }),
       ),
     }),
+  },
+  /** Disables or enables one of the conversation's MCP servers (`mcp_toggle`). */
+  mcpToggle: {
+    request: ConversationRef.extend({ serverName: z.string().min(1).max(200), enabled: z.boolean() }),
+    response: Empty,
+  },
+  /** Connects a failed MCP server of the conversation again (`mcp_reconnect`). */
+  mcpReconnect: {
+    request: ConversationRef.extend({ serverName: z.string().min(1).max(200) }),
+    response: Empty,
   },
   /** Stops a background task: a subagent or a shell command (`stop_task`, with the task_* events' id). */
   stopTask: { request: ConversationRef.extend({ taskId: z.string().min(1).max(200) }), response: Empty },
@@ -207,6 +222,12 @@ export const conversationChannels = {
   /** Approves a plan (and goes on in the mode chosen) or keeps planning: `interaction` `plan`. */
   answerPlan: {
     request: ConversationRef.extend({ requestId: z.string().min(1).max(100), answer: PlanAnswer }),
+    response: z.object({ answered: z.boolean() }),
+  },
+  /** Answers an MCP server's question (an `elicitation_request` event) that is still waiting. */
+  answerElicitation: {
+    request: ConversationRef.extend({ requestId: z.string().min(1).max(100), answer: ElicitationAnswer }),
+    /** `answered` false: it was no longer waiting. */
     response: z.object({ answered: z.boolean() }),
   },
   /** Images first, then the text; a turn may hold images without text, or text without images. */

@@ -59,6 +59,7 @@ export {
   DoneWhenCommand,
   SlashCommand,
 } from './conversation';
+export { ElicitationAnswer, ElicitationField } from './elicitation';
 export { IpcError, IpcErrorName, errorFromIpc, type IpcResult } from './errors';
 export { eventChannels, type EventChannel, type EventPayload } from './events';
 export {

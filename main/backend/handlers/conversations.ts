@@ -17,10 +17,13 @@ export function conversationHandlers(
   | 'setPermissionMode'
   | 'contextUsage'
   | 'mcpStatus'
+  | 'mcpToggle'
+  | 'mcpReconnect'
   | 'stopTask'
   | 'answerPermission'
   | 'answerQuestions'
   | 'answerPlan'
+  | 'answerElicitation'
   | 'send'
   | 'prepareImage'
   | 'setDoneWhen'
@@ -49,6 +52,14 @@ export function conversationHandlers(
     }),
     contextUsage: async ({ conversationId }) => open.get(conversationId).contextUsage(),
     mcpStatus: async ({ conversationId }) => open.get(conversationId).mcpStatus(),
+    mcpToggle: async ({ conversationId, serverName, enabled }) => {
+      await open.get(conversationId).mcpToggle(serverName, enabled);
+      return {};
+    },
+    mcpReconnect: async ({ conversationId, serverName }) => {
+      await open.get(conversationId).mcpReconnect(serverName);
+      return {};
+    },
     stopTask: async ({ conversationId, taskId }) => {
       await open.get(conversationId).stopTask(taskId);
       return {};
@@ -61,6 +72,9 @@ export function conversationHandlers(
     }),
     answerPlan: async ({ conversationId, requestId, answer }) => ({
       answered: await open.get(conversationId).answerPlan(requestId, answer),
+    }),
+    answerElicitation: async ({ conversationId, requestId, answer }) => ({
+      answered: open.get(conversationId).answerElicitation(requestId, answer),
     }),
     send: async ({ conversationId, text, images: sent, uuid }) => {
       const conversation = open.get(conversationId);

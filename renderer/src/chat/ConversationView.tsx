@@ -2,9 +2,10 @@ import type { ModelInfo } from '../../../shared/protocol';
 import type { IpcError } from '../../../shared/ipc';
 import { useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { ShieldOff } from 'lucide-react';
 import { folderName } from '../state/selectors';
 import { useStore } from '../state/store';
-import { ExportMenu, SavedFooter, SavedHeader } from '../library/SavedConversation';
+import { SavedFooter, SavedHeader } from '../library/SavedConversation';
 import {
   BranchBanner,
   BranchCompare,
@@ -22,8 +23,10 @@ import { FindBar } from './FindBar';
 import { WithInspector } from './Inspector';
 import { TodoPanel } from './Todos';
 import { McpServersButton } from './McpServers';
+import { HeaderMenu } from './HeaderMenu';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
+import { WaitingElicitations } from './ElicitationCard';
 import { CommitIdentityLine, DoneWhenButton } from './DoneWhen';
 import { PermissionModePicker } from './PermissionMode';
 import { RetryStatus } from './RetryStatus';
@@ -84,6 +87,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
           <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
           <RetryStatus tabId={tabId} />
           <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
+          <WaitingElicitations tabId={tabId} />
           <BackgroundTasks tabId={tabId} />
           <TodoPanel tabId={tabId} />
           <AuthBanner tabId={tabId} />
@@ -199,36 +203,41 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
   return (
     <header className="conversation-header">
       <div className="conversation-title">
-        <h1>{title ?? folderName(cwd)}</h1>
+        <h1 title={title ?? cwd}>{title ?? folderName(cwd)}</h1>
         <span className="cwd" title={cwd}>
           {cwd}
         </span>
         <CommitIdentityLine tabId={tabId} />
       </div>
-      <ConversationCost tabId={tabId} />
-      <ContextMeter tabId={tabId} />
-      <RateLimit tabId={tabId} />
-      <McpServersButton tabId={tabId} />
-      <label className="model-picker">
-        <span className="sr-only">Model</span>
-        <select
-          aria-label="Model"
-          value={pickerValue(model, models)}
-          disabled={status === 'exited' || models.length === 0}
-          onChange={(event) => void setModel(tabId, event.target.value)}
-        >
-          {pickerOptions(model, models).map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <FolderSettingsOff tabId={tabId} />
-      <PermissionModePicker tabId={tabId} />
-      <DoneWhenButton tabId={tabId} />
-      {sessionId && <ExportMenu sessionId={sessionId} />}
-      <StatusDot status={status} />
+      <div className="header-controls">
+        <ConversationCost tabId={tabId} />
+        <ContextMeter tabId={tabId} />
+        <RateLimit tabId={tabId} />
+        <label className="model-picker">
+          <span className="sr-only">Model</span>
+          <select
+            aria-label="Model"
+            title="Model"
+            value={pickerValue(model, models)}
+            disabled={status === 'exited' || models.length === 0}
+            onChange={(event) => void setModel(tabId, event.target.value)}
+          >
+            {pickerOptions(model, models).map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <FolderSettingsOff tabId={tabId} />
+        <PermissionModePicker tabId={tabId} />
+      </div>
+      <div className="header-actions">
+        <McpServersButton tabId={tabId} />
+        <DoneWhenButton tabId={tabId} />
+        <HeaderMenu sessionId={sessionId} />
+        <StatusDot status={status} />
+      </div>
     </header>
   );
 }
@@ -251,12 +260,14 @@ function FolderSettingsOff({ tabId }: { tabId: string }) {
   if (!off) return null;
   return (
     <span className="folder-settings-off">
+      {/* An icon where the header is short of room; its words are for a screen reader and the tooltip. */}
       <span
-        className="badge badge-warning"
+        className="badge badge-warning header-warning"
         role="note"
-        title="Its hooks, MCP servers and allow rules do not run"
+        title="Folder settings off: its hooks, MCP servers and allow rules do not run"
       >
-        Folder settings off
+        <ShieldOff aria-hidden="true" size={14} />
+        <span className="sr-only">Folder settings off</span>
       </span>
       <button
         type="button"
@@ -307,7 +318,9 @@ function ConversationCost({ tabId }: { tabId: string }) {
       className="conversation-cost"
       title={`What this conversation's turns have cost, as Claude Code reports it${partial ? ' (earlier turns not loaded yet are not counted)' : ''}`}
     >
-      {formatCost(costUsd)} total
+      {/* Where the header is narrow, "total" gives way and the tooltip says what the figure is. */}
+      {formatCost(costUsd)}
+      <span className="cost-total"> total</span>
     </span>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { SlidersHorizontal } from 'lucide-react';
 import { CommitIdentity, DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
 import { placePopover, usePopover } from '../ui/popover';
 import { useStore } from '../state/store';
@@ -15,11 +16,16 @@ export function DoneWhenButton({ tabId }: { tabId: string }) {
     <div className="menu-anchor" ref={area}>
       <button
         {...toggleProps}
-        className="button-secondary"
-        title={command ? `Done when: ${command}` : 'Set a check that decides when Claude is done'}
+        className="header-icon-button"
+        aria-label="Conversation settings"
+        title={
+          command
+            ? `Conversation settings (done when: ${command})`
+            : 'Conversation settings: a check that decides when Claude is done, who commits'
+        }
         onClick={() => setOpen(!open)}
       >
-        Conversation settings
+        <SlidersHorizontal aria-hidden="true" size={16} />
       </button>
       {command && lastCheck && lastCheck.command === command && <CheckBadge check={lastCheck} />}
       {open && (

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TriangleAlert } from 'lucide-react';
 import { PermissionModeChoice } from '../../../shared/ipc';
 import { useStore } from '../state/store';
 
@@ -55,8 +56,14 @@ export function PermissionModePicker({ tabId }: { tabId: string }) {
   return (
     <>
       {shown === 'bypassPermissions' && (
-        <span className="badge badge-warning" role="note">
-          Don&apos;t ask: Claude runs tools without asking
+        // An icon in the header, whose picker already says "Don't ask"; the whole warning is its tooltip.
+        <span
+          className="badge badge-warning header-warning"
+          role="note"
+          title="Don't ask: Claude runs tools without asking"
+        >
+          <TriangleAlert aria-hidden="true" size={14} />
+          <span className="sr-only">Don&apos;t ask: Claude runs tools without asking</span>
         </span>
       )}
       <label className="model-picker">

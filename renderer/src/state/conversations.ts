@@ -132,6 +132,12 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
     readProtocolLines: (request) => call('protocolLines', request),
 
     mcpStatus: (tabId) => call('mcpStatus', { conversationId: conversationOf(tabId) }),
+    async mcpToggle(tabId, serverName, enabled) {
+      await call('mcpToggle', { conversationId: conversationOf(tabId), serverName, enabled });
+    },
+    async mcpReconnect(tabId, serverName) {
+      await call('mcpReconnect', { conversationId: conversationOf(tabId), serverName });
+    },
 
     readCommitIdentity: (cwd) => call('commitIdentity', { cwd }),
 
@@ -192,6 +198,8 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
       call('answerQuestions', { conversationId: conversationOf(tabId), requestId, answer }),
     answerPlan: (tabId, requestId, answer) =>
       call('answerPlan', { conversationId: conversationOf(tabId), requestId, answer }),
+    answerElicitation: (tabId, requestId, answer) =>
+      call('answerElicitation', { conversationId: conversationOf(tabId), requestId, answer }),
 
     showConversation(conversationId) {
       const tab = tabOfConversation(get(), conversationId);

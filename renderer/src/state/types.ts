@@ -188,6 +188,10 @@ export interface ConversationsSlice {
   readProtocolLines(request: InvokeRequest<'protocolLines'>): Promise<InvokeResponse<'protocolLines'>>;
   /** The conversation's MCP servers as the CLI sees them now; throws if they could not be read. */
   mcpStatus(tabId: string): Promise<InvokeResponse<'mcpStatus'>>;
+  /** Disables or enables one MCP server; throws with the CLI's reason if it could not. */
+  mcpToggle(tabId: string, serverName: string, enabled: boolean): Promise<void>;
+  /** Connects a failed MCP server again; throws with the CLI's reason if it could not. */
+  mcpReconnect(tabId: string, serverName: string): Promise<void>;
   /** "Commit as" for all folders and for `cwd`. */
   readCommitIdentity(cwd: string): Promise<InvokeResponse<'commitIdentity'>>;
   setCommitIdentity(
@@ -221,6 +225,12 @@ export interface ConversationsSlice {
     requestId: string,
     answer: InvokeRequest<'answerPlan'>['answer'],
   ): Promise<InvokeResponse<'answerPlan'>>;
+  /** Answers an MCP server's waiting question; throws with the reason if the answer was refused. */
+  answerElicitation(
+    tabId: string,
+    requestId: string,
+    answer: InvokeRequest<'answerElicitation'>['answer'],
+  ): Promise<InvokeResponse<'answerElicitation'>>;
   /** Brings a conversation to the front: its tab, and its branch if the tab shows another. */
   showConversation(conversationId: string): void;
   resume(tabId: string): Promise<void>;
