@@ -25,6 +25,16 @@ export {
 } from './state';
 export { applyEvents, joinCosts } from './reduce';
 export {
+  cliItemText,
+  compactLabel,
+  type CliChatMessage,
+  type CliItem,
+  type CommandOutput,
+  type CompactMarker,
+  type HookRun,
+  type PermissionDenial,
+} from './cli-items';
+export {
   backgroundTasks,
   isTaskCall,
   permissionPlaces,

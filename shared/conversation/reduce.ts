@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from '../protocol';
 import { StateDraft } from './draft';
+import { applyEventLine, applySystemLine, foldIntoCompactMarker } from './system-lines';
 import {
   taskRunning,
   type AssistantChatMessage,
@@ -286,9 +287,11 @@ function applyMessage(d: StateDraft, message: CliMessage): void {
           });
           return;
         default:
+          applySystemLine(d, message);
           return;
       }
     default:
+      applyEventLine(d, message);
       return;
   }
 }
@@ -444,6 +447,7 @@ function addUserText(
     addNotice(d, 'info', INTERRUPTED_NOTICE);
     return;
   }
+  if (foldIntoCompactMarker(d, text)) return;
   const local = LOCAL_COMMAND_OUTPUT.exec(text);
   if (local) {
     // What a control command such as set_model reports, e.g. "Set model to claude-sonnet-4-5".
@@ -599,6 +603,7 @@ function partFor(d: StateDraft, block: ContentBlock, startedAt: number | null, m
         elapsedSeconds: existing?.elapsedSeconds ?? null,
         task: existing?.task ?? null,
         children: existing?.children ?? [],
+        ...(existing?.denied ? { denied: existing.denied } : {}),
       });
       return { kind: 'tool', toolUseId: block.id };
     }

@@ -13,6 +13,7 @@ import type {
   TurnImage,
 } from '../ipc';
 import type { ModelInfo } from '../protocol';
+import type { CliChatMessage, PermissionDenial } from './cli-items';
 
 export type Part =
   | { kind: 'text'; text: string }
@@ -93,7 +94,12 @@ export interface CheckChatMessage {
 }
 
 export type ChatMessage =
-  UserChatMessage | AssistantChatMessage | ResultChatMessage | NoticeChatMessage | CheckChatMessage;
+  | UserChatMessage
+  | AssistantChatMessage
+  | ResultChatMessage
+  | NoticeChatMessage
+  | CheckChatMessage
+  | CliChatMessage;
 
 export interface TaskInfo {
   taskId: string;
@@ -133,6 +139,8 @@ export interface ToolCall {
   task: TaskInfo | null;
   /** Messages of the subagent this call started, in order. */
   children: string[];
+  /** The CLI denied the call by itself (a rule, the mode): by what, and why. */
+  denied?: PermissionDenial;
 }
 
 export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';

@@ -4,6 +4,7 @@ import type { ToolCall } from '../../../shared/conversation';
 import { todoProgress, todosOf } from '../../../shared/todos';
 import { formatSeconds } from './figures';
 import { TodoChecklist } from './Todos';
+import { DeniedNote } from './CliItemView';
 
 /**
  * A tool call as a collapsible card: its name and a summary of its input, then what it did. Bash shows its
@@ -55,6 +56,7 @@ export function ToolCard(props: {
         {actions}
       </div>
       {permission}
+      {tool.denied && <DeniedNote denial={tool.denied} />}
       {!open && heldInside}
       {open && (
         <div className="tool-body" id={bodyId}>
