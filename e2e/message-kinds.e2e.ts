@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { toolResults } from './fake-model/server';
 import { finished, log, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
@@ -113,4 +114,52 @@ test('shows a local command’s output under the command, in a saved conversatio
   }
   const box = await output.boundingBox();
   expect(box!.width).toBeLessThanOrEqual(640);
+});
+
+test.describe('a folder with a hook and a deny rule', () => {
+  test.use({
+    folderFiles: {
+      '.claude/settings.json': JSON.stringify({
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo checked-the-prompt' }] }] },
+        permissions: { deny: ['Bash(rm:*)'] },
+      }),
+    },
+  });
+
+  test('shows the hook run as one line with its output on expand, and the denial at its tool call', async ({
+    page,
+    webHost,
+  }) => {
+    const { world } = webHost;
+    await page
+      .getByRole('dialog', { name: 'Trust this folder?' })
+      .getByRole('button', { name: 'Trust', exact: true })
+      .click();
+    world.fake.enqueue({
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'rm -rf build', description: 'Clean up' } },
+      ],
+    });
+    world.fake.when((request) => toolResults(request).length > 0, {
+      blocks: [{ type: 'text', text: 'It was denied.' }],
+    });
+    await send(page, 'clean up');
+    await expect(finished(page)).toHaveCount(1);
+
+    const hook = log(page).getByRole('group', { name: 'UserPromptSubmit hook' });
+    const line = hook.getByRole('button', { name: /Hook UserPromptSubmit · success/ });
+    await expect(line).toHaveAttribute('aria-expanded', 'false');
+    await line.click();
+    await expect(hook).toContainText('checked-the-prompt');
+
+    const card = log(page).getByRole('region', { name: /Bash tool call/ });
+    await expect(card.getByRole('note')).toHaveText('Denied by a permission rule.');
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await page.setViewportSize({ width: 640, height: 700 });
+      await page.screenshot({ path: test.info().outputPath(`hook-and-denial-${theme}-640.png`) });
+      await hook.scrollIntoViewIfNeeded();
+      await hook.screenshot({ path: test.info().outputPath(`hook-line-${theme}-640.png`) });
+    }
+  });
 });

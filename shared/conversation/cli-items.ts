@@ -73,6 +73,8 @@ export function compactLabel(marker: CompactMarker): string {
 
 function tokens(count: number): string {
   if (count < 1_000) return String(count);
+  // 2.5k, not 3k: a small count rounded to thousands says little.
+  if (count < 10_000) return `${(count / 1_000).toFixed(1).replace(/\.0$/, '')}k`;
   if (count < 1_000_000) return `${Math.round(count / 1_000)}k`;
   return `${(count / 1_000_000).toFixed(1)}M`;
 }

@@ -33,7 +33,7 @@ const SHOWN: Record<string, string[]> = {
   ],
   'system/init': [],
   'system/status': [],
-  'system/compact_boundary': ['[cli] Conversation compacted (manual · 11 → 3k tokens)'],
+  'system/compact_boundary': ['[cli] Conversation compacted (manual · 11 → 2.6k tokens)'],
   'system/api_retry': [],
   'system/control_request_progress': [],
   'system/model_refusal_fallback': [
@@ -159,7 +159,7 @@ describe('compaction', () => {
     const last = state.messages[state.order[state.order.length - 1] ?? ''];
     expect(transcript(state).slice(-2)).toEqual([
       'You: /compact (sent)',
-      '[cli] Conversation compacted (manual · 11 → 3k tokens)',
+      '[cli] Conversation compacted (manual · 11 → 2.6k tokens)',
     ]);
     expect(last?.role === 'cli' && last.item.kind === 'compact' && last.item.summary).toMatch(
       /^This session is being continued from a previous conversation/,
@@ -192,6 +192,22 @@ describe('local command output', () => {
 });
 
 describe('permission_denied', () => {
+  it('says a deny rule denied the Bash call the pinned CLI stopped', () => {
+    const denied = recordedLines.permission_denied;
+    const call = {
+      type: 'tool_use',
+      id: denied.tool_use_id,
+      name: 'Bash',
+      input: { command: 'rm -rf build' },
+    } as const;
+    const state = run([...start(), assistantLine('msg_1', call), cli(denied)]);
+    expect(toolOf(state, denied.tool_use_id).denied).toEqual({
+      by: 'a permission rule',
+      reason: null,
+      message: 'Permission to use Bash with command rm -rf build has been denied.',
+    });
+  });
+
   it('is shown at its tool call: which rule or mode denied it, and what Claude was told', () => {
     const call = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'rm -rf /' } } as const;
     const state = run([

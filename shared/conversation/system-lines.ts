@@ -18,6 +18,8 @@ const FOLDED_NOTIFICATIONS: ReadonlySet<string> = new Set(['stop-hook-error']);
 
 const DECIDERS: Record<string, string> = {
   rule: 'a permission rule',
+  // A Bash command is checked against the rules command by command (cli: a deny rule on `rm`).
+  subcommandResults: 'a permission rule',
   mode: 'the permission mode',
   classifier: 'the auto-mode classifier',
   hook: 'a hook',

@@ -98,12 +98,17 @@ function CommandOutputView({ output }: { output: CommandOutput }) {
   );
 }
 
-/** At a tool call the CLI denied by itself: by what, and what Claude was told. */
-export function DeniedNote({ denial }: { denial: PermissionDenial }) {
+/**
+ * At a tool call the CLI denied by itself: by what, and what Claude was told, unless the call's result
+ * (`result`, shown below it) says that already.
+ */
+export function DeniedNote({ denial, result }: { denial: PermissionDenial; result?: string }) {
+  const told = result?.trim() === denial.message.trim() ? '' : `: ${denial.message}`;
   return (
     <p className="cli-denied" role="note">
       Denied by {denial.by}
-      {denial.reason ? ` (${denial.reason})` : ''}: {denial.message}
+      {denial.reason ? ` (${denial.reason})` : ''}
+      {told || '.'}
     </p>
   );
 }

@@ -56,7 +56,7 @@ export function ToolCard(props: {
         {actions}
       </div>
       {permission}
-      {tool.denied && <DeniedNote denial={tool.denied} />}
+      {tool.denied && <DeniedNote denial={tool.denied} result={tool.result?.text} />}
       {!open && heldInside}
       {open && (
         <div className="tool-body" id={bodyId}>

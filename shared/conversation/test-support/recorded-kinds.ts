@@ -1,7 +1,7 @@
 /**
  * Lines the pinned CLI (2.1.332) wrote, recorded against the fake model for the message-kind tests: hooks from a
  * folder's .claude/settings.json (UserPromptSubmit and PreToolUse on Bash, with --include-hook-events),
- * /compact, and /clear. Long strings are trimmed; nothing else is changed.
+ * /compact, /clear, and a Bash call a deny rule (`Bash(rm:*)`) stopped. Long strings are trimmed; nothing else is changed.
  */
 import type { JsonObject } from '../../protocol';
 
@@ -132,5 +132,15 @@ export const recordedLines = {
     user_message_uuid: 'a66e9fb0-3430-45e6-a0ba-ae1085e9ee29',
     timestamp: '2026-12-02T00:04:42.141Z',
     session_id: '97d07418-7352-4b02-9997-835d4e2138ee',
+  },
+  permission_denied: {
+    type: 'system',
+    subtype: 'permission_denied',
+    tool_name: 'Bash',
+    tool_use_id: 'toolu_fake_1_i7a57ztr',
+    decision_reason_type: 'subcommandResults',
+    message: 'Permission to use Bash with command rm -rf build has been denied.',
+    uuid: '5afb7481-7b51-4c55-bdef-2a4334bd0620',
+    session_id: '53d34a96-8363-4ae8-a547-d4e30437acc2',
   },
 } satisfies Record<string, JsonObject>;
