@@ -72,7 +72,7 @@ describe('every kind the CLI writes', () => {
 
   it('has a decision for every kind in protocol-kinds.md', () => {
     const table = readFileSync(join(import.meta.dirname, 'protocol-kinds.md'), 'utf8');
-    const rows = new Set([...table.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]));
+    const rows = new Set([...table.matchAll(/^\| `([^`]+)` +\|/gm)].map((match) => match[1]));
     for (const kind of Object.keys(sampleLines)) {
       expect(rows, kind).toContain(kind.replace(' (replay)', ' (isReplay)'));
     }
