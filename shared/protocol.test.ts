@@ -395,10 +395,10 @@ describe('system subtypes', () => {
 
   it('tells a subtype it does not know (news, kept quietly) from a known one that is damaged', () => {
     const news = decodeCliMessage({ type: 'system', subtype: 'bogus', session_id: SID, uuid: uuid(45) });
-    expect(news).toMatchObject({ ok: false, unknownSubtype: true });
+    expect(news).toMatchObject({ ok: false, unknownKind: true });
     const damaged = decodeCliMessage({ type: 'system', subtype: 'init', session_id: SID, uuid: uuid(46) });
     expect(damaged).toMatchObject({ ok: false });
-    expect(damaged.ok === false && damaged.unknownSubtype).toBeFalsy();
+    expect(damaged.ok === false && damaged.unknownKind).toBeFalsy();
   });
 });
 

@@ -6,8 +6,13 @@
  * relies on are checked.
  *
  * This file has no Node or DOM imports; the driver, main and the renderer all use it.
+ *
+ * Every kind the CLI writes has a schema here or in protocol-events.ts, and a decision (shown how, folded
+ * into what, or ignored why) in protocol-kinds.md beside it. A kind that is not listed is news from a newer
+ * CLI: kept in the transcript for the protocol inspector, not reported as a line Byre could not read.
  */
 import { z } from 'zod';
+import { eventLineSchemas, eventSystemSubtypes, type EventLineMessage } from './protocol-events';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -366,6 +371,11 @@ export const SystemStatus = z.looseObject({
   ...systemBase,
   subtype: z.literal('status'),
   status: nullableString,
+  /** The mode the CLI changed to by itself (e.g. a plan accepted). */
+  permissionMode: z.string().optional(),
+  /** After /compact: whether it worked, and why not. */
+  compact_result: z.string().optional(),
+  compact_error: z.string().optional(),
 });
 export const SystemTaskStarted = z.looseObject({
   ...systemBase,
@@ -441,7 +451,11 @@ export const SystemCompactBoundary = z.looseObject({
   ...systemBase,
   subtype: z.literal('compact_boundary'),
   compact_metadata: z
-    .looseObject({ trigger: z.string().optional(), pre_tokens: z.number().optional() })
+    .looseObject({
+      trigger: z.string().optional(),
+      pre_tokens: z.number().optional(),
+      post_tokens: z.number().optional(),
+    })
     .optional(),
 });
 /** A hook from the settings started, or answered (the CLI's own hooks, not the host's callbacks). */
@@ -556,6 +570,7 @@ export const SystemMessage = z.discriminatedUnion('subtype', [
   SystemHookResponse,
   SystemSessionWritesLost,
   SystemCommandsChanged,
+  ...eventSystemSubtypes,
 ]);
 export type SystemMessage = z.infer<typeof SystemMessage>;
 export type SystemApiRetry = z.infer<typeof SystemApiRetry>;
@@ -654,7 +669,8 @@ export type CliMessage =
   | ControlCancelRequestMessage
   | RateLimitEvent
   | PromptSuggestionMessage
-  | AuthStatusMessage;
+  | AuthStatusMessage
+  | EventLineMessage;
 
 /** Schemas by line `type`; `system` lines are told apart by `subtype` inside SystemMessage. */
 const lineSchemas = new Map<string, z.ZodType<CliMessage>>(
@@ -672,23 +688,31 @@ const lineSchemas = new Map<string, z.ZodType<CliMessage>>(
     rate_limit_event: RateLimitEvent,
     prompt_suggestion: PromptSuggestionMessage,
     auth_status: AuthStatusMessage,
+    ...eventLineSchemas,
   }),
 );
 
 export type DecodedLine =
   | { ok: true; message: CliMessage }
-  /** `unknownSubtype`: a `system` line of a subtype this app does not know yet (not damage: logged only). */
-  | { ok: false; line: JsonObject; problem: string; unknownSubtype?: boolean };
+  /**
+   * `unknownKind`: a line type, or a `system` subtype, this app does not know yet: news from a newer CLI,
+   * not damage, so it is logged for the protocol inspector only.
+   */
+  | { ok: false; line: JsonObject; problem: string; unknownKind?: boolean };
 
 /**
  * Types one parsed stdout object. A line of a kind this app does not know, or one that fails its
- * schema, comes back with the reason, so the caller can report it and still pass it on raw.
+ * schema, comes back with the reason, so the caller can log or report it and still pass it on raw. Only a
+ * line with no type, or a known kind that fails its schema, is damage.
  */
 export function decodeCliMessage(line: JsonObject): DecodedLine {
   const type = line.type;
   const schema = typeof type === 'string' ? lineSchemas.get(type) : undefined;
   if (!schema) {
-    return { ok: false, line, problem: `unknown line type ${JSON.stringify(type)}` };
+    const problem = `unknown line type ${JSON.stringify(type)}`;
+    return typeof type === 'string'
+      ? { ok: false, line, problem, unknownKind: true }
+      : { ok: false, line, problem };
   }
   // Not String(): an object with its own non-function `toString` (valid JSON) makes that throw.
   const subtype = typeof line.subtype === 'string' ? line.subtype : JSON.stringify(line.subtype);
@@ -697,7 +721,7 @@ export function decodeCliMessage(line: JsonObject): DecodedLine {
       ok: false,
       line,
       problem: `system/${subtype} is a kind of line this app does not know`,
-      unknownSubtype: true,
+      unknownKind: true,
     };
   }
   const parsed = schema.safeParse(line);

@@ -104,20 +104,30 @@ describe('the CLI’s own session file', () => {
     expect((shown(state)[3] as AssistantChatMessage).uuid).toBe('9bfc3ff9-bdd2-4008-bc67-1b0078e86c58');
   });
 
-  it('shows a compaction as a short notice and the slash command as typed, not the summary', () => {
+  it('shows a compaction as its marker, with the summary folded into it, and the slash command as typed', () => {
     const { state, skipped } = reduce('cli', [fixture('cli-compact.jsonl')]);
     expect(skipped).toBe(0);
     const lines = transcriptOf(state);
     expect(lines[0]).toBe('You: first question');
     expect(lines[1]).toBe('Claude: First answer.');
-    expect(lines[2]).toMatch(/^\(The conversation was compacted/);
+    expect(lines[2]).toBe('cli');
     expect(lines.slice(3)).toEqual([
       'You: /compact',
       '(Compacted)',
       'You: after compact',
       'Claude: After compaction.',
     ]);
-    expect(JSON.stringify(state.messages)).not.toContain('This session is being continued');
+    const marker = shown(state)[2];
+    expect(marker?.role === 'cli' && marker.item).toMatchObject({
+      kind: 'compact',
+      trigger: 'manual',
+      preTokens: 12,
+      postTokens: 2550,
+      summary: expect.stringMatching(/^This session is being continued/),
+    });
+    // Only behind the marker's disclosure: no message of its own shows the summary.
+    const others = shown(state).filter((message) => message !== marker);
+    expect(JSON.stringify(others)).not.toContain('This session is being continued');
     expectSettled(state);
   });
 

@@ -252,8 +252,6 @@ function byreToolEvents(msg: JsonObject): ConversationEvent[] {
 // ---------------------------------------------------------------------------------------------------
 // The CLI's session files
 
-const COMPACTED_NOTICE =
-  'The conversation was compacted here: Claude went on from a summary of the messages before.';
 const INTERRUPTED = /^\[Request interrupted by user/;
 const LOCAL_COMMAND_OUTPUT = /^<local-command-stdout>/;
 const SLASH_COMMAND = /^<command-name>([\s\S]*?)<\/command-name>/;
@@ -261,12 +259,10 @@ const SLASH_COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
 
 function readCliEntry(entry: JsonObject): SavedLine {
   const type = entry.type;
+  if (type === 'system' && entry.subtype === 'compact_boundary') return compactBoundaryLine(entry);
   if (type !== 'user' && type !== 'assistant') return NOTHING;
   // Subagent turns and the CLI's own reminders to the model are not part of the conversation shown.
   if (entry.isSidechain === true || entry.isMeta === true) return NOTHING;
-  if (entry.isCompactSummary === true) {
-    return { ...NOTHING, events: [{ kind: 'notify', message: COMPACTED_NOTICE }] };
-  }
   const message = isObject(entry.message) ? entry.message : undefined;
   if (!message) return BAD;
   const decoded = decodeCliMessage({
@@ -275,6 +271,8 @@ function readCliEntry(entry: JsonObject): SavedLine {
     uuid: entry.uuid,
     session_id: stringField(entry.sessionId),
     parent_tool_use_id: null,
+    // The summary Claude went on from: it folds into the compact marker just before it, as it does live.
+    ...(entry.isCompactSummary === true ? { isSynthetic: true } : {}),
     ...(typeof entry.timestamp === 'string' ? { timestamp: entry.timestamp } : {}),
     // What a tool reported, kept by the session file under its own name: a question's answers, a plan's file, a
     // Write's file before it. Not every tool's: a read's is the whole file again.
@@ -284,6 +282,19 @@ function readCliEntry(entry: JsonObject): SavedLine {
   });
   if (!decoded.ok) return BAD;
   return messageLine(decoded.message, isTypedPrompt(decoded.message));
+}
+
+/** The file's compact boundary (its metadata in camelCase), as the stream's line: the compact marker. */
+function compactBoundaryLine(entry: JsonObject): SavedLine {
+  const meta = isObject(entry.compactMetadata) ? entry.compactMetadata : {};
+  const decoded = decodeCliMessage({
+    type: 'system',
+    subtype: 'compact_boundary',
+    session_id: stringField(entry.sessionId),
+    uuid: stringField(entry.uuid) || textId(entry),
+    compact_metadata: { trigger: meta.trigger, pre_tokens: meta.preTokens, post_tokens: meta.postTokens },
+  });
+  return decoded.ok ? messageLine(decoded.message) : BAD;
 }
 
 /** A slash command is stored as markup around what the user typed; show what they typed. */

@@ -81,9 +81,9 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
         if (whole && rewrittenBlocks.count === rewritten) lineTexts.set(decoded.message, text);
         sink.message(decoded.message, received);
       } else {
-        // A system line of a new subtype is kept in the transcript (for the protocol inspector), not shown
-        // to the user as a line that could not be read.
-        if (!decoded.unknownSubtype) sink.bad({ problem: decoded.problem, line });
+        // A line of a new kind or system subtype is kept in the transcript (for the protocol inspector),
+        // not shown to the user as a line that could not be read.
+        if (!decoded.unknownKind) sink.bad({ problem: decoded.problem, line });
         sink.raw(line, decoded.problem, received);
       }
     },

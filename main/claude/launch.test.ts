@@ -8,6 +8,7 @@ const SEED_ARGS = [
   'stream-json',
   '--verbose',
   '--include-partial-messages',
+  '--include-hook-events',
   '--permission-mode',
   'bypassPermissions',
   '--allow-dangerously-skip-permissions',

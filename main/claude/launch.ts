@@ -56,6 +56,8 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
     'stream-json',
     '--verbose',
     '--include-partial-messages',
+    // Without it the folder's own hooks run unseen: with it, each run is a hook_started/hook_response pair.
+    '--include-hook-events',
     '--permission-mode',
     permissionMode,
     // Kept in every mode, as in the seed's line, so set_permission_mode can switch to bypass later.

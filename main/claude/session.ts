@@ -445,6 +445,9 @@ export class Session {
       case 'command_lifecycle':
         this.onLifecycle(message.command_uuid, message.state);
         break;
+      // The heartbeat says only that the CLI lives; the transcript has it.
+      case 'keep_alive':
+        return;
       case 'result': {
         const settles = this.settleTurn(message);
         this.emit({ kind: 'message', message, ...(settles ? { settles } : {}) });

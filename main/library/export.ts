@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import {
   applyEvents,
+  cliItemText,
   initialConversation,
   type AssistantChatMessage,
   type ChatMessage,
@@ -253,6 +254,9 @@ class MarkdownWriter {
         return;
       case 'notice':
         this.note(message.text);
+        return;
+      case 'cli':
+        this.note(cliItemText(message.item));
         return;
     }
   }

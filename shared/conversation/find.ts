@@ -3,6 +3,7 @@
  * every message (not only those the virtualized list has rendered). Pure; the find slice keeps the query
  * and the current match.
  */
+import { cliItemText } from './cli-items';
 import type { ChatMessage, ConversationState } from './state';
 
 /** One occurrence of the find query: in which message, and which occurrence within it. */
@@ -24,6 +25,8 @@ export function messageText(message: ChatMessage | undefined): string {
       return `${message.check.command}\n${message.check.summary}\n${message.check.output}`;
     case 'result':
       return message.errorText ?? '';
+    case 'cli':
+      return cliItemText(message.item);
     default:
       return '';
   }

@@ -28,6 +28,16 @@ export {
 export { applyEvents, joinCosts } from './reduce';
 export { INTERACTIVE_TOOLS, keptToolUseResult, planOf, questionsOf } from './questions';
 export {
+  cliItemText,
+  compactLabel,
+  type CliChatMessage,
+  type CliItem,
+  type CommandOutput,
+  type CompactMarker,
+  type HookRun,
+  type PermissionDenial,
+} from './cli-items';
+export {
   backgroundTasks,
   isTaskCall,
   permissionPlaces,

@@ -22,6 +22,7 @@ import { StateDraft } from './draft';
 import { outcomeOf, withdrawnNotice } from './questions';
 import { applyStatusLine, noteTaskResult } from './status-lines';
 import { reduceElicitation } from './elicitations';
+import { applyEventLine, applySystemLine, foldIntoCompactMarker } from './system-lines';
 import {
   taskRunning,
   type AssistantChatMessage,
@@ -301,9 +302,11 @@ function applyMessage(d: StateDraft, message: CliMessage): void {
           applyStatusLine(d, message, (tone, text) => addNotice(d, tone, text));
           return;
         default:
+          applySystemLine(d, message);
           return;
       }
     default:
+      applyEventLine(d, message);
       return;
   }
 }
@@ -466,6 +469,7 @@ function addUserText(
     addNotice(d, 'info', INTERRUPTED_NOTICE);
     return;
   }
+  if (foldIntoCompactMarker(d, text)) return;
   const local = LOCAL_COMMAND_OUTPUT.exec(text);
   if (local) {
     // What a control command such as set_model reports, e.g. "Set model to claude-sonnet-4-5".
@@ -621,6 +625,7 @@ function partFor(d: StateDraft, block: ContentBlock, startedAt: number | null, m
         elapsedSeconds: existing?.elapsedSeconds ?? null,
         task: existing?.task ?? null,
         children: existing?.children ?? [],
+        ...(existing?.denied ? { denied: existing.denied } : {}),
       });
       return { kind: 'tool', toolUseId: block.id };
     }

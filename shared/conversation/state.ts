@@ -14,6 +14,7 @@ import type {
 } from '../ipc';
 import type { ModelInfo, RateLimitInfo } from '../protocol';
 import type { TaskItem } from '../tasks';
+import type { CliChatMessage, PermissionDenial } from './cli-items';
 
 export type Part =
   | { kind: 'text'; text: string }
@@ -94,7 +95,12 @@ export interface CheckChatMessage {
 }
 
 export type ChatMessage =
-  UserChatMessage | AssistantChatMessage | ResultChatMessage | NoticeChatMessage | CheckChatMessage;
+  | UserChatMessage
+  | AssistantChatMessage
+  | ResultChatMessage
+  | NoticeChatMessage
+  | CheckChatMessage
+  | CliChatMessage;
 
 export interface TaskInfo {
   taskId: string;
@@ -144,6 +150,8 @@ export interface ToolCall {
   children: string[];
   /** For a Write over an existing file, what the file held before (write-result.ts). */
   originalFile?: string;
+  /** The CLI denied the call by itself (a rule, the mode): by what, and why. */
+  denied?: PermissionDenial;
 }
 
 export type ConversationStatus = 'starting' | 'idle' | 'running' | 'exited';

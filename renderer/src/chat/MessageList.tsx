@@ -362,5 +362,7 @@ function guessHeight(message: ChatMessage | undefined): number {
       return 30;
     case 'check':
       return 64;
+    case 'cli':
+      return message.item.kind === 'command_output' ? 40 + lines(message.item.text) * LINE : 30;
   }
 }

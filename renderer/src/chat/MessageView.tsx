@@ -17,6 +17,7 @@ import { useStore } from '../state/store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
 import { CheckCard } from './DoneWhen';
+import { CliItemView } from './CliItemView';
 import { CopyButton } from '../ui/CopyButton';
 import { ShowProtocolLines } from './Inspector';
 import { Markdown } from './Markdown';
@@ -75,6 +76,8 @@ function MessageBody({
       );
     case 'check':
       return <CheckCard check={message.check} />;
+    case 'cli':
+      return <CliItemView item={message.item} />;
   }
 }
 

@@ -5,6 +5,7 @@ import { taskToolSummary, TASK_TOOLS } from '../../../shared/tasks';
 import { todoProgress, todosOf } from '../../../shared/todos';
 import { formatSeconds } from './figures';
 import { TodoChecklist } from './Todos';
+import { DeniedNote } from './CliItemView';
 
 /**
  * A tool call as a collapsible card: its name and a summary of its input, then what it did. Bash shows its
@@ -56,6 +57,7 @@ export function ToolCard(props: {
         {actions}
       </div>
       {permission}
+      {tool.denied && <DeniedNote denial={tool.denied} result={tool.result?.text} />}
       {!open && heldInside}
       {open && (
         <div className="tool-body" id={bodyId}>

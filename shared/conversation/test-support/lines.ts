@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import type { ConversationEvent, ConversationSnapshot } from '../../ipc';
 import { decodeCliMessage, type JsonObject } from '../../protocol';
 import { applyEvents } from '../reduce';
+import { cliItemText } from '../cli-items';
 import {
   initialConversation,
   type ChatMessage,
@@ -352,6 +353,8 @@ export function transcript(state: ConversationState, ids: readonly string[] = st
         return `[${message.tone}] ${message.text}`;
       case 'check':
         return `check ${message.check.command}: ${message.check.status} (round ${message.check.round})`;
+      case 'cli':
+        return `[cli] ${cliItemText(message.item)}`;
       case undefined:
         return `missing ${id}`;
     }
