@@ -479,7 +479,7 @@ export const SystemHookResponse = z.looseObject({
   stderr: z.string().optional(),
 });
 
-// Lines about the account's limits and login, the session file and the command list (issue 26, part R).
+// Lines about the account's limits and login, the session file and the command list.
 // They come before the unions below, which name them.
 
 const RateLimitStatus = z.enum(['allowed', 'allowed_warning', 'rejected']);

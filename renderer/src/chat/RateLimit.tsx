@@ -7,7 +7,7 @@ import { useStore } from '../state/store';
  * A subscription's usage limit, as the CLI last reported it (rate_limit_event): in the header, a short line
  * such as "5-hour limit: 91% · resets 14:00", marked when near or at the limit; by the composer, once the
  * limit is reached, when the user may go on. Only accounts logged in with a subscription get these lines, so
- * for an API key nothing shows. The header's line is HM's to place; it stays one line of text.
+ * for an API key nothing shows. In the header it stays one line of text.
  */
 
 const NO_LIMIT = null;

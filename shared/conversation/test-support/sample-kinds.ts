@@ -19,15 +19,6 @@ export const sampleSystem = (subtype: string, fields: JsonObject): JsonObject =>
   ...fields,
 });
 
-/** R's kinds: their schemas are R's block of protocol.ts. Until it lands they are news, never damage. */
-export const R_KINDS = new Set([
-  'rate_limit_event',
-  'prompt_suggestion',
-  'auth_status',
-  'system/session_writes_lost',
-  'system/commands_changed',
-]);
-
 export const sampleLines: Record<string, JsonObject> = {
   assistant: {
     type: 'assistant',
