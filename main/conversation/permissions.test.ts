@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConversationEvent } from '../../shared/ipc';
 import type { PermissionResult } from '../../shared/protocol';
@@ -140,6 +143,42 @@ describe('Always allow', () => {
       ],
     });
     expect(events[0]).toMatchObject({ remember: null });
+  });
+});
+
+describe('a Write waiting for its answer', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'byre-write-'));
+  const write = (file_path: string) => ({ tool_name: 'Write', input: { file_path, content: 'new\n' } });
+
+  it('carries what the file holds now, so its card shows the real change; a new file has nothing', async () => {
+    const existing = join(folder, 'notes.txt');
+    writeFileSync(existing, 'old\n');
+    writeFileSync(join(folder, 'image.bin'), Buffer.from([0x89, 0x50, 0, 1]));
+    const { events, permissions } = setup();
+    void ask(permissions, write(existing)).result;
+    void ask(permissions, write(join(folder, 'new.txt'))).result;
+    void ask(permissions, write(join(folder, 'image.bin'))).result;
+    await expect.poll(() => events.length).toBe(3);
+    const before = Object.fromEntries(
+      events.map((event) =>
+        event.kind === 'permission_request' ? [event.input.file_path, event.fileBefore] : ['', ''],
+      ),
+    );
+    expect(before).toEqual({
+      [existing]: 'old\n',
+      [join(folder, 'new.txt')]: undefined,
+      [join(folder, 'image.bin')]: undefined,
+    });
+  });
+
+  it('is denied, not left waiting, when the user stops while the file is read', async () => {
+    writeFileSync(join(folder, 'slow.txt'), 'old\n');
+    const { events, permissions } = setup();
+    const asked = ask(permissions, write(join(folder, 'slow.txt')));
+    permissions.denyAll('The user stopped the turn.');
+    expect(await asked.result).toEqual({ behavior: 'deny', message: 'The user stopped the turn.' });
+    expect(events).toEqual([]);
+    expect(permissions.pending).toBe(0);
   });
 });
 

@@ -9,6 +9,7 @@ import type {
 import type { PermissionResult } from '../../shared/protocol';
 import type { CanUseTool } from '../claude';
 import { isRecord } from '../library/rules/json';
+import { fileBefore } from './file-before';
 import { UNANSWERED_CAPABILITY, interactionOf, planResult, questionsResult } from './questions';
 
 /**
@@ -44,6 +45,9 @@ const DENIED = 'The user denied this tool use.';
 
 export class Permissions {
   private readonly waiting = new Map<string, Waiting>();
+  /** How often everything waiting was denied, and why the last time: for requests not yet waiting then. */
+  private denials = 0;
+  private lastDenial = DENIED;
 
   constructor(
     private readonly emit: (event: ConversationEvent) => void,
@@ -53,8 +57,23 @@ export class Permissions {
   ) {}
 
   /** The session's permission handler. */
-  readonly canUseTool: CanUseTool = (request, signal) =>
-    new Promise<PermissionResult>((resolve) => {
+  readonly canUseTool: CanUseTool = (request, signal) => {
+    if (request.tool_name !== 'Write') return this.ask(request, signal, null);
+    // A Stop, or the process ending, while the file is read denies this request too, as it would a waiting one.
+    const denials = this.denials;
+    return fileBefore(request.tool_name, request.input).then((before) =>
+      this.denials === denials ? this.ask(request, signal, before) : deny(this.lastDenial),
+    );
+  };
+
+  private ask(
+    request: CanUseToolRequest,
+    signal: AbortSignal,
+    before: string | null,
+  ): Promise<PermissionResult> {
+    // Claude may have stopped waiting while the file was read.
+    if (signal.aborted) return Promise.resolve(deny(DENIED));
+    return new Promise<PermissionResult>((resolve) => {
       const requestId = randomUUID();
       const interaction = interactionOf(request, this.context.approveMode());
       this.waiting.set(requestId, { request, interaction, resolve });
@@ -74,8 +93,10 @@ export class Permissions {
         blockedPath: request.blocked_path ?? null,
         remember: describeSuggestions(rememberable(request.permission_suggestions)),
         ...(interaction ? { interaction } : {}),
+        ...(before !== null ? { fileBefore: before } : {}),
       });
     });
+  }
 
   /** Answers a request still waiting; false if it is not (answered, cancelled or stopped already). */
   answer(requestId: string, answer: PermissionAnswer): boolean {
@@ -112,6 +133,8 @@ export class Permissions {
 
   /** Denies every request still waiting (the user stopped the turn, or the process is gone). */
   denyAll(reason: string): void {
+    this.denials++;
+    this.lastDenial = reason;
     for (const requestId of [...this.waiting.keys()]) this.end(requestId, 'cancelled', reason, deny(reason));
   }
 

@@ -159,6 +159,11 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
           ? waiting.map((candidate) => (candidate.requestId === request.requestId ? request : candidate))
           : [...waiting, request],
       });
+      // A Write waiting for its answer: its card diffs against the file as it is, until the CLI says.
+      const tool = request.toolUseId === null ? undefined : d.state.tools[request.toolUseId];
+      if (tool && request.fileBefore !== undefined && tool.originalFile === undefined && !tool.result) {
+        d.setTool({ ...tool, originalFile: request.fileBefore });
+      }
       return;
     }
     case 'permission_resolved': {
@@ -443,7 +448,7 @@ function applyUser(d: StateDraft, line: UserMessage): void {
           images: result.images,
           ...outcomeOf(tool.name, line.tool_use_result),
         },
-        originalFile: writtenOver(tool, line.tool_use_result),
+        originalFile: writtenOver(tool, line.tool_use_result) ?? tool.originalFile,
       });
       noteTaskResult(d, tool, line, result.text, block.is_error ?? false);
     } else if (block.type === 'text') {

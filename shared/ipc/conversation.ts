@@ -132,6 +132,8 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     remember: z.string().nullable(),
     /** Set for a question or a plan from Claude (not a permission): its card is a form of its own. */
     interaction: Interaction.optional(),
+    /** For a Write over an existing text file: what the file holds while the request waits. */
+    fileBefore: z.string().optional(),
   }),
   /** A permission request is no longer waiting. */
   z.object({

@@ -157,7 +157,7 @@ function PermissionCard({ tabId, request }: { tabId: string; request: Permission
       </p>
       {request.description && <p className="permission-description">{request.description}</p>}
       <div className="permission-action">
-        <ToolAction name={request.toolName} input={request.input} />
+        <ToolAction name={request.toolName} input={request.input} originalFile={request.fileBefore} />
       </div>
       {request.blockedPath && (
         <p className="permission-blocked">

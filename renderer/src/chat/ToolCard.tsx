@@ -193,7 +193,7 @@ export function ToolAction(props: {
   name: string;
   input: Record<string, unknown>;
   partialInput?: string;
-  /** What a Write replaced, once the CLI has said; a new file, or a Write not yet run, diffs against ''. */
+  /** What a Write replaces: the file as it was while the Write waited, or as the CLI said; a new file diffs against ''. */
   originalFile?: string | undefined;
 }) {
   const { name, input, partialInput = '', originalFile = '' } = props;

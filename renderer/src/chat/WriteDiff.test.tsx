@@ -106,4 +106,25 @@ describe('the Write card', () => {
     );
     expect(rows).toEqual(['+fresh', '+file']);
   });
+
+  it('shows the change a waiting Write would make, from the file as it is while it asks', () => {
+    const waiting: ConversationEvent = {
+      kind: 'permission_request',
+      requestId: 'req-w3',
+      toolName: 'Write',
+      displayName: 'Write',
+      input: { file_path: PATH, content: 'one\n2\nthree\n' },
+      toolUseId: 'w3',
+      description: null,
+      blockedPath: null,
+      remember: null,
+      fileBefore: 'one\ntwo\nthree\n',
+    };
+    expect(diffRows([writeCall('w3', 'one\n2\nthree\n'), waiting], 'w3')).toEqual([
+      ' one',
+      '-two',
+      '+2',
+      ' three',
+    ]);
+  });
 });
