@@ -90,19 +90,21 @@ export function MessageList({ tabId }: { tabId: string }) {
     inner,
   );
 
-  // A message the user sends here always comes into view, with the reply after it.
-  const lastIsPrompt = useStore((state) => {
-    const message = lastId ? state.tabs[tabId]?.conversation.messages[lastId] : undefined;
-    return message?.role === 'user' && message.author === 'You' && !message.parentToolUseId;
-  });
+  // A message the user sends here always comes into view, with the reply after it. By the newest prompt, not
+  // by the last message being one: on a busy machine the prompt and the start of its reply can come in the
+  // same frame, and the prompt is never the last message the list sees.
+  const lastPrompt = useStore((state) => latestPrompt(state.tabs[tabId]?.conversation));
+  const promptSeen = useRef(lastPrompt);
   useLayoutEffect(() => {
-    if (!lastIsPrompt || atBottom.current) return;
+    const before = promptSeen.current;
+    promptSeen.current = lastPrompt;
+    if (lastPrompt === null || lastPrompt === before || atBottom.current) return;
     follow();
     // At the end at once, not in the virtualizer's next frame: a scroll event still on its way (from where
     // the reader was) would otherwise read the old place and leave the end again.
     const element = scroller.current;
     if (element) element.scrollTop = element.scrollHeight;
-  }, [lastIsPrompt, lastId, follow]);
+  }, [lastPrompt, follow]);
 
   // Follow new output while the reader is at the bottom. Through the virtualizer, not by setting scrollTop:
   // it would otherwise correct the view for rows measured meanwhile from where it last saw it.
@@ -365,4 +367,18 @@ function guessHeight(message: ChatMessage | undefined): number {
     case 'cli':
       return message.item.kind === 'command_output' ? 40 + lines(message.item.text) * LINE : 30;
   }
+}
+
+/** How far from the end a new prompt can be when the list first sees it: itself and its reply's first rows. */
+const PROMPT_REACH = 50;
+
+/** The id of the newest prompt the user typed, among the last messages (null: none there). */
+function latestPrompt(conversation: ConversationState | undefined): string | null {
+  if (!conversation) return null;
+  const { order, messages } = conversation;
+  for (let index = order.length - 1; index >= Math.max(0, order.length - PROMPT_REACH); index--) {
+    const message = messages[order[index] ?? ''];
+    if (message?.role === 'user' && message.author === 'You' && !message.parentToolUseId) return message.id;
+  }
+  return null;
 }
