@@ -494,7 +494,12 @@ export class Conversation {
         if (event.message.type === 'system' && event.message.subtype === 'init') {
           this.model = event.message.model;
           this.capabilities = event.message.capabilities ?? [];
-          // The CLI changes the mode itself too, e.g. when a plan is accepted.
+        }
+        if (
+          event.message.type === 'system' &&
+          (event.message.subtype === 'init' || event.message.subtype === 'status')
+        ) {
+          // The CLI changes the mode itself too, e.g. when a plan is accepted: init and status lines say so.
           const mode = PermissionModeChoice.safeParse(event.message.permissionMode);
           if (mode.success) this.notePermissionMode(mode.data);
         }
