@@ -393,6 +393,7 @@ function TabBar() {
               !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running'));
           const asking =
             tab.conversation.permissionRequests.length +
+            tab.conversation.elicitations.length +
             (tab.branches ?? []).reduce(
               (sum, branch) => sum + (branch.view?.conversation.permissionRequests.length ?? 0),
               0,

@@ -109,6 +109,24 @@ describe('permission alerts', () => {
     ]);
   });
 
+  it("says an MCP server's form waits for an answer", async () => {
+    const fake = fakeNotifications('granted');
+    await permissionAlerts(host(fake.api)).events('c1', [
+      {
+        kind: 'elicitation_request',
+        requestId: 'el_1',
+        serverName: 'tracker',
+        message: 'Which project should the ticket go to?\nPick one.',
+        mode: 'form',
+        url: null,
+        fields: [],
+      },
+    ]);
+    expect(fake.shown.map((shown) => [shown.title, shown.options?.body])).toEqual([
+      ['tracker asks for your answer', 'proj: Which project should the ticket go to?'],
+    ]);
+  });
+
   it('stays quiet while the window has the focus, or when notifications are refused', async () => {
     const granted = fakeNotifications('granted');
     await permissionAlerts(host(granted.api, true)).events('c1', [request('req_1', 'ls')]);

@@ -4,7 +4,8 @@ import { rateLimitAlarming, rateLimitSummary, rejectedSummary } from '../../../s
 
 /**
  * System notifications while the window is in the background: when Claude asks for permission, asks a
- * question or has a plan to approve (it is stopped until someone answers), when a reply ends, and what main
+ * question or has a plan to approve, or an MCP server asks for a form's answer (each stops the work until
+ * someone answers), when a reply ends, and what main
  * reports (a "Done when" loop that ended). A click brings the window and the conversation to the front.
  * The browser's Notification API (Electron's renderer has the same), asked for permission the first time it
  * is needed; the settings can switch them all off.
@@ -72,7 +73,8 @@ export function permissionAlerts(host: PermissionAlertHost) {
           event.message.type === 'rate_limit_event' &&
           rateLimitAlarming(event.message.rate_limit_info),
       );
-      if (!last && !ended && !limit) return queue;
+      const asked = events.findLast((event) => event.kind === 'elicitation_request');
+      if (!last && !ended && !limit && !asked) return queue;
       return enqueue((api) => {
         const name = host.conversationName(conversationId);
         if (last) {
@@ -80,7 +82,12 @@ export function permissionAlerts(host: PermissionAlertHost) {
           const body = [name, whatItWillDo(last)].filter(Boolean).join(': ');
           show(api, conversationId, `${whatItAsks(last)}${more}`, body, 'permission');
         }
-        if (ended?.kind === 'message' && ended.message.type === 'result' && !last) {
+        // An MCP server's form waits like a permission card: nothing goes on until someone answers it.
+        if (asked?.kind === 'elicitation_request') {
+          const body = [name, firstLine(asked.message)].filter(Boolean).join(': ');
+          show(api, conversationId, `${asked.serverName} asks for your answer`, body, 'elicitation');
+        }
+        if (ended?.kind === 'message' && ended.message.type === 'result' && !last && !asked) {
           const failed = ended.message.is_error || ended.message.subtype !== 'success';
           show(
             api,
