@@ -9,7 +9,7 @@ import { useStore } from '../state/store';
 import { PlanCard } from './PlanCard';
 import { QuestionCard } from './QuestionCard';
 import { ToolAction } from './ToolCard';
-import { useWaitingCardFocus } from './waiting-card';
+import { useCardAnswer, useWaitingCardFocus } from './waiting-card';
 
 /**
  * A question Claude waits on: may it use this tool? The card sits in the tool call it is about (or at the end
@@ -93,38 +93,21 @@ type Choice = 'allow' | 'always' | 'deny';
 function PermissionCard({ tabId, request }: { tabId: string; request: PermissionRequest }) {
   const answerPermission = useStore((state) => state.answerPermission);
   const [reason, setReason] = useState('');
-  const [sending, setSending] = useState<Choice | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  // One answer at a time, even from two clicks before the buttons are disabled.
-  const inFlight = useRef(false);
   const card = useWaitingCardFocus(tabId, request.requestId);
+  const { sending, note, send } = useCardAnswer<Choice>(card, 'answer');
   const reasonInput = useRef<HTMLInputElement>(null);
   const ids = useId();
 
-  const answer = async (choice: Choice) => {
-    if (inFlight.current) return;
-    inFlight.current = true;
-    // The control in use is about to be disabled: the card keeps the focus instead of losing it.
-    if (card.current?.contains(document.activeElement)) card.current.focus({ preventScroll: true });
-    setSending(choice);
-    setNote(null);
-    try {
-      const { answered } = await answerPermission(
+  const answer = (choice: Choice) =>
+    send(choice, () =>
+      answerPermission(
         tabId,
         request.requestId,
         choice === 'deny'
           ? { behavior: 'deny', message: reason.trim() }
           : { behavior: 'allow', remember: choice === 'always' },
-      );
-      // Answered: the card goes when the request is resolved; until then it stays disabled.
-      if (answered) return;
-      setNote('Claude was no longer waiting for this answer.');
-    } catch (error) {
-      setNote(`The answer could not be sent: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    inFlight.current = false;
-    setSending(null);
-  };
+      ),
+    );
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.nativeEvent.isComposing || event.altKey || event.ctrlKey || event.metaKey) return;

@@ -1,9 +1,9 @@
-import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useState, type KeyboardEvent } from 'react';
 import { planOf, type PermissionRequest } from '../../../shared/conversation';
 import { PlanApprovalMode, type PlanAnswer } from '../../../shared/ipc';
 import { useStore } from '../state/store';
 import { Markdown } from './Markdown';
-import { useWaitingCardFocus } from './waiting-card';
+import { useCardAnswer, useWaitingCardFocus } from './waiting-card';
 
 /**
  * Claude's plan for approval (ExitPlanMode), at the tool call: the plan as Markdown (from the call's input;
@@ -47,28 +47,12 @@ export function PlanForm({
   const answerPlan = useStore((state) => state.answerPlan);
   const [mode, setMode] = useState<PlanApprovalMode>(approveMode);
   const [change, setChange] = useState('');
-  const [sending, setSending] = useState<PlanAnswer['behavior'] | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const inFlight = useRef(false);
   const card = useWaitingCardFocus(tabId, request.requestId);
+  const { sending, note, send: sendAnswer } = useCardAnswer<PlanAnswer['behavior']>(card, 'answer');
   const ids = useId();
 
-  const send = async (answer: PlanAnswer) => {
-    if (inFlight.current) return;
-    inFlight.current = true;
-    if (card.current?.contains(document.activeElement)) card.current.focus({ preventScroll: true });
-    setSending(answer.behavior);
-    setNote(null);
-    try {
-      const { answered } = await answerPlan(tabId, request.requestId, answer);
-      if (answered) return;
-      setNote('Claude was no longer waiting for this answer.');
-    } catch (error) {
-      setNote(`The answer could not be sent: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    inFlight.current = false;
-    setSending(null);
-  };
+  const send = (answer: PlanAnswer) =>
+    sendAnswer(answer.behavior, () => answerPlan(tabId, request.requestId, answer));
 
   const keepPlanning = () => void send({ behavior: 'keep_planning', message: change.trim() });
 

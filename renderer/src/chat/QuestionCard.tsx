@@ -1,8 +1,8 @@
-import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useState, type KeyboardEvent } from 'react';
 import type { PermissionRequest } from '../../../shared/conversation';
 import type { Question, QuestionsAnswer } from '../../../shared/ipc';
 import { useStore } from '../state/store';
-import { useWaitingCardFocus } from './waiting-card';
+import { useCardAnswer, useWaitingCardFocus } from './waiting-card';
 
 /**
  * Claude's questions (AskUserQuestion), as a form at the tool call: each question with its header as a chip,
@@ -39,30 +39,19 @@ export function QuestionCard({
 }) {
   const answerQuestions = useStore((state) => state.answerQuestions);
   const [picked, setPicked] = useState<Record<number, Picked>>({});
-  const [sending, setSending] = useState<QuestionsAnswer['behavior'] | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const inFlight = useRef(false);
   const card = useWaitingCardFocus(tabId, request.requestId);
+  const {
+    sending,
+    note,
+    setNote,
+    send: sendAnswer,
+  } = useCardAnswer<QuestionsAnswer['behavior']>(card, 'answers');
 
   const answers = questions.map((question, index) => answerText(question, picked[index]));
   const unanswered = answers.filter((answer) => !answer).length;
 
-  const send = async (answer: QuestionsAnswer) => {
-    if (inFlight.current) return;
-    inFlight.current = true;
-    if (card.current?.contains(document.activeElement)) card.current.focus({ preventScroll: true });
-    setSending(answer.behavior);
-    setNote(null);
-    try {
-      const { answered } = await answerQuestions(tabId, request.requestId, answer);
-      if (answered) return;
-      setNote('Claude was no longer waiting for these answers.');
-    } catch (error) {
-      setNote(`The answers could not be sent: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    inFlight.current = false;
-    setSending(null);
-  };
+  const send = (answer: QuestionsAnswer) =>
+    sendAnswer(answer.behavior, () => answerQuestions(tabId, request.requestId, answer));
 
   const sendAnswers = () => {
     if (unanswered > 0) {

@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { PermissionRequest } from '../../../shared/conversation';
 import { useStore } from '../state/store';
 
@@ -42,6 +42,40 @@ export function useWaitingCardFocus(tabId: string, requestId: string) {
     };
   }, []);
   return card;
+}
+
+/**
+ * Sending a card's answer, which every kind of card does alike: one answer at a time (even from two clicks
+ * before its buttons are disabled), the focus kept on the card while its controls are disabled, and a note
+ * when Claude no longer waited or the answer could not be sent, after which the card can be answered again.
+ * `what` names the answer in the notes: "answer" or "answers".
+ */
+export function useCardAnswer<Choice extends string>(
+  card: RefObject<HTMLDivElement | null>,
+  what: 'answer' | 'answers',
+) {
+  const [sending, setSending] = useState<Choice | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const inFlight = useRef(false);
+
+  const send = async (choice: Choice, call: () => Promise<{ answered: boolean }>) => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    // The control in use is about to be disabled: the card keeps the focus instead of losing it.
+    if (card.current?.contains(document.activeElement)) card.current.focus({ preventScroll: true });
+    setSending(choice);
+    setNote(null);
+    try {
+      // Answered: the card goes when the request is resolved; until then it stays disabled.
+      if ((await call()).answered) return;
+      setNote(`Claude was no longer waiting for ${what === 'answer' ? 'this answer' : 'these answers'}.`);
+    } catch (error) {
+      setNote(`The ${what} could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    inFlight.current = false;
+    setSending(null);
+  };
+  return { sending, note, setNote, send };
 }
 
 const TEXT_INPUTS = new Set(['text', 'search', 'url', 'email', 'tel', 'password', 'number']);
