@@ -74,6 +74,27 @@ test('saves the theme, which the window takes at once and keeps after a reload',
   await expect.poll(background).toBe('rgb(28, 27, 25)');
 });
 
+test('prompt suggestions can be switched off, and stay off', async ({ page, webHost }) => {
+  await openSettings(page);
+  const dialog = settingsDialog(page);
+  const suggest = dialog.getByRole('checkbox', { name: 'Suggest a next prompt after each reply' });
+  await expect(suggest).toBeChecked();
+  await expect(suggest).toHaveAccessibleDescription(/one more short request to the model/);
+  await suggest.uncheck();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  expect(savedSettings(webHost.dataDir)).toMatchObject({ promptSuggestions: false });
+  await page.reload();
+  await openSettings(page);
+  await expect(
+    settingsDialog(page).getByRole('checkbox', { name: 'Suggest a next prompt after each reply' }),
+  ).not.toBeChecked();
+  await page.setViewportSize({ width: 640, height: 900 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await settingsDialog(page).getByRole('group', { name: 'Suggestions' }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('settings-suggestions-dark-640.png') });
+});
+
 test('the model and permission mode set here are what a new conversation starts with', async ({
   page,
   webHost,

@@ -135,6 +135,7 @@ export class OpenConversations {
         remember: (mode) => settings.setPlanApprovalMode(mode),
       },
       env: this.cliEnv(),
+      promptSuggestions: settings.values.promptSuggestions,
       transcriptDir: join(options.dataDir, 'transcripts'),
       eventLogDir: this.parts.eventLogDir,
       ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),

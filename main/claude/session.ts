@@ -84,6 +84,8 @@ export interface SessionOptions extends LaunchOptions {
   maxLineBytes?: number;
   /** The version the byre MCP server reports. */
   appVersion?: string;
+  /** Ask for a guess at the next prompt after each turn (prompt_suggestion); on unless false. */
+  promptSuggestions?: boolean;
 }
 
 export interface Turn {
@@ -354,7 +356,7 @@ export class Session {
     }
     // Suggestions of the next prompt come after each turn's result (prompt_suggestion), for the composer.
     this.info = await this.request(
-      { subtype: 'initialize', hooks, promptSuggestions: true },
+      { subtype: 'initialize', hooks, promptSuggestions: options.promptSuggestions ?? true },
       options.initializeTimeoutMs ?? 60_000,
     );
   }

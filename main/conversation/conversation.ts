@@ -45,6 +45,8 @@ export interface ConversationOptions {
    */
   fork?: Fork;
   env: NodeJS.ProcessEnv;
+  /** The setting: whether its CLI suggests a next prompt after each turn (one more model request a turn). */
+  promptSuggestions?: boolean;
   transcriptDir: string;
   /** Where what the conversation has shown is kept while it is open (see EventLog). */
   eventLogDir: string;
@@ -463,6 +465,7 @@ export class Conversation {
       // Every line the app could not read is reported (and the conversation goes on).
       onBadLine: (bad) => options.emit({ kind: 'bad_line', problem: bad.problem }),
       env: options.env,
+      ...(options.promptSuggestions === false ? { promptSuggestions: false } : {}),
       appVersion: options.appVersion,
       transcript: join(options.transcriptDir, `${stamp}-${options.id}.jsonl`),
     };

@@ -45,6 +45,7 @@ describe('SettingsStore', () => {
       defaultModel: null,
       theme: 'system',
       notifications: true,
+      promptSuggestions: true,
       commitAs: null,
       commitAsByFolder: {},
       doneWhenByFolder: {},
@@ -65,13 +66,15 @@ describe('SettingsStore', () => {
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
       theme: 'system',
       notifications: false,
+      promptSuggestions: true,
     });
     expect(settings.problems).toEqual([expect.stringContaining('"theme" is not valid')]);
-    settings.update({ theme: 'dark', defaultModel: 'sonnet', cliPath: null });
+    settings.update({ theme: 'dark', defaultModel: 'sonnet', cliPath: null, promptSuggestions: false });
     expect(new SettingsStore(dir).values).toMatchObject({
       theme: 'dark',
       defaultModel: 'sonnet',
       cliPath: null,
+      promptSuggestions: false,
     });
   });
 

@@ -31,6 +31,7 @@ const Settings = z.object({
   defaultModel: AppSettings.shape.defaultModel.default(null),
   theme: AppSettings.shape.theme.default('system'),
   notifications: AppSettings.shape.notifications.default(true),
+  promptSuggestions: AppSettings.shape.promptSuggestions.default(true),
   /** Images with a longer side are scaled down to it before sending (the size the model works at). */
   imageMaxLongSide: z
     .number()
@@ -96,7 +97,16 @@ export class SettingsStore {
   get values(): AppSettings {
     const { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications } =
       this.settings;
-    return { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications };
+    const { promptSuggestions } = this.settings;
+    return {
+      cliPath,
+      defaultModel,
+      defaultPermissionMode,
+      imageMaxLongSide,
+      theme,
+      notifications,
+      promptSuggestions,
+    };
   }
 
   /** Saves the given values (already checked by the caller) together, in one write. */

@@ -65,6 +65,8 @@ export const AppSettings = z.object({
   theme: Theme,
   /** System notifications when a reply ends or Claude asks, while Byre is in the background. */
   notifications: z.boolean(),
+  /** After each turn, Claude Code guesses the next prompt for the empty composer: one more model request a turn. */
+  promptSuggestions: z.boolean(),
 });
 export type AppSettings = z.infer<typeof AppSettings>;
 

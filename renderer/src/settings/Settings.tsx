@@ -33,6 +33,7 @@ interface Form {
   imageMaxLongSide: string;
   theme: Theme;
   notifications: boolean;
+  promptSuggestions: boolean;
 }
 
 function formOf(values: AppSettings): Form {
@@ -276,6 +277,24 @@ function SettingsDialog() {
               />
               Notify me when a reply ends or Claude asks for permission while Byre is in the background
             </label>
+          </fieldset>
+
+          <fieldset>
+            <legend>Suggestions</legend>
+            <label className="settings-check">
+              <input
+                type="checkbox"
+                checked={form.promptSuggestions}
+                aria-describedby="settings-suggestions-help"
+                onChange={(event) => change({ promptSuggestions: event.target.checked })}
+              />
+              Suggest a next prompt after each reply
+            </label>
+            <p id="settings-suggestions-help" className="settings-help">
+              Claude Code guesses what you might type next and shows it faintly in the empty message box (Tab
+              takes it). Each guess is one more short request to the model. For conversations started from now
+              on.
+            </p>
           </fieldset>
 
           <TrustedFolders />
