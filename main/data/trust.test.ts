@@ -224,9 +224,11 @@ describe('one gate', () => {
       .map((path) => relative(MAIN, path))
       .sort();
     // The pipe (started only by the gate), the check's shell (the user's own command), git for the @
-    // list, the file manager, and `claude --version` for the settings screen, which reads no folder.
+    // list and for snapshots (with the repository's hooks and fsmonitor off), the file manager, and
+    // `claude --version` for the settings screen, which reads no folder.
     expect(spawning).toEqual([
       'backend/handlers/app.ts',
+      'changes/git.ts',
       'claude/pipe.ts',
       'conversation/done-check.ts',
       'hosts/open-folder.ts',

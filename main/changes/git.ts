@@ -1,0 +1,64 @@
+/**
+ * Git as the Changes room runs it: asynchronously (a snapshot never blocks main's event loop), with nothing
+ * of the repository's own that could run code or change what git does (no hooks, no fsmonitor, paths as
+ * they are), and with an environment of our choosing rather than whatever GIT_* variables Byre inherited.
+ */
+import { execFile } from 'node:child_process';
+
+/** What git was asked to do and what it said, for an error a person can act on. */
+export class GitFailed extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly stderr: string,
+    readonly code: number | string | null,
+  ) {
+    super(`git ${args.join(' ')} failed${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
+    this.name = 'GitFailed';
+  }
+}
+
+/** Settings that keep a repository's config from running anything or reshaping the output we read. */
+const SAFE = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`,
+  '-c',
+  'core.quotepath=off',
+  '-c',
+  'core.autocrlf=false',
+  '-c',
+  'gc.auto=0',
+];
+
+/** The inherited variables that would point git somewhere else than where we say. */
+const REDIRECTS =
+  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|COMMON_DIR|CEILING_DIRECTORIES|CONFIG.*)$/;
+
+export interface GitOptions {
+  cwd: string;
+  /** GIT_* variables for this run (the private index, a private repository). */
+  env?: Record<string, string>;
+  /** Allowed to fail: resolves with null instead of throwing. */
+  mayFail?: boolean;
+}
+
+export function git(args: readonly string[], options: GitOptions): Promise<string>;
+export function git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
+export function git(args: readonly string[], options: GitOptions): Promise<string | null> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!REDIRECTS.test(key)) env[key] = value;
+  Object.assign(env, { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' }, options.env);
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      [...SAFE, ...args],
+      { cwd: options.cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (!error) resolve(stdout);
+        else if (options.mayFail) resolve(null);
+        else reject(new GitFailed(args, stderr, (error as NodeJS.ErrnoException).code ?? null));
+      },
+    );
+  });
+}

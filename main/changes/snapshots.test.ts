@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Snapshots } from './snapshots';
+
+/**
+ * Snapshots with real git: what changed between two of them, shell-made files included, in a repository
+ * (whose index, HEAD, status and stash stay exactly as they were) and in a plain folder.
+ */
+
+let root: string;
+let store: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'byre-snapshots-'));
+  store = join(root, 'data', 'changes');
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const run = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  });
+
+/** What the user's git shows: their status, stash, HEAD, branches and the bytes of their index. */
+function userState(repo: string) {
+  return {
+    status: run(repo, 'status', '--porcelain=v1', '--untracked-files=all'),
+    stash: run(repo, 'stash', 'list'),
+    head: run(repo, 'rev-parse', 'HEAD'),
+    branches: run(repo, 'branch', '--list'),
+    index: readFileSync(join(repo, '.git', 'index')).toString('base64'),
+  };
+}
+
+/** The same edits in either kind of folder: an edit, a new file, a deletion, a rename, an ignored file. */
+function edit(folder: string) {
+  writeFileSync(join(folder, 'edited.txt'), 'one\n2\nthree\nfour\n');
+  writeFileSync(join(folder, 'made-by-bash.txt'), 'from a command\n');
+  rmSync(join(folder, 'deleted.txt'));
+  renameSync(join(folder, 'old-name.txt'), join(folder, 'new-name.txt'));
+  writeFileSync(join(folder, 'build.log'), 'ignored\n');
+}
+
+function start(folder: string) {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'edited.txt'), 'one\ntwo\nthree\n');
+  writeFileSync(join(folder, 'deleted.txt'), 'gone soon\n');
+  writeFileSync(join(folder, 'old-name.txt'), 'a file that only moves\n'.repeat(5));
+  writeFileSync(join(folder, '.gitignore'), '*.log\n');
+}
+
+const EXPECTED = [
+  { path: 'deleted.txt', from: null, status: 'deleted', added: 0, removed: 1 },
+  { path: 'edited.txt', from: null, status: 'modified', added: 2, removed: 1 },
+  { path: 'made-by-bash.txt', from: null, status: 'added', added: 1, removed: 0 },
+  { path: 'new-name.txt', from: 'old-name.txt', status: 'renamed', added: 0, removed: 0 },
+];
+
+describe('snapshots', () => {
+  it('in a repository: lists what changed between two, and leaves the user’s git as it was', async () => {
+    const repo = join(root, 'repo');
+    start(repo);
+    run(repo, 'init', '--quiet', '-b', 'main');
+    run(repo, 'add', '-A');
+    run(repo, 'commit', '--quiet', '-m', 'start');
+    // Work of the user's own in flight: a stash, a staged change, an untracked file.
+    writeFileSync(join(repo, 'edited.txt'), 'stashed\n');
+    run(repo, 'stash', '--quiet');
+    writeFileSync(join(repo, 'staged.txt'), 'staged\n');
+    run(repo, 'add', 'staged.txt');
+
+    const snapshots = await Snapshots.open(join(repo), store);
+    expect(snapshots.inRepository).toBe(true);
+    let before = userState(repo);
+    const first = await snapshots.take('conversation-1', 'start', null);
+    expect(userState(repo)).toEqual(before);
+
+    edit(repo);
+    before = userState(repo);
+    const second = await snapshots.take('conversation-1', 'turn-1', first);
+    expect(userState(repo)).toEqual(before);
+
+    expect(await snapshots.diff(first, second)).toEqual(EXPECTED);
+    expect(run(repo, 'for-each-ref', '--format=%(refname)', 'refs/byre/')).toBe(
+      'refs/byre/conversation-1/start\nrefs/byre/conversation-1/turn-1\n',
+    );
+    await snapshots.forget('conversation-1');
+    expect(run(repo, 'for-each-ref', 'refs/byre/')).toBe('');
+    expect(userState(repo)).toEqual(before);
+  });
+
+  it('outside a repository: the same, in a private repository that leaves the folder alone', async () => {
+    const folder = join(root, 'plain');
+    start(folder);
+    const snapshots = await Snapshots.open(folder, store);
+    expect(snapshots.inRepository).toBe(false);
+    const first = await snapshots.take('conversation-2', 'start', null);
+    edit(folder);
+    const second = await snapshots.take('conversation-2', 'turn-1', first);
+    expect(await snapshots.diff(first, second)).toEqual(EXPECTED);
+    expect(existsSync(join(folder, '.git'))).toBe(false);
+  });
+
+  it('from a subfolder of a repository, snapshots the whole repository', async () => {
+    const repo = join(root, 'repo');
+    start(repo);
+    mkdirSync(join(repo, 'src'));
+    run(repo, 'init', '--quiet', '-b', 'main');
+    const snapshots = await Snapshots.open(join(repo, 'src'), store);
+    const first = await snapshots.take('c', 'start', null);
+    writeFileSync(join(repo, 'top.txt'), 'top\n');
+    const second = await snapshots.take('c', 'turn-1', first);
+    expect((await snapshots.diff(first, second)).map((change) => change.path)).toEqual(['top.txt']);
+  });
+});
