@@ -83,6 +83,13 @@ function arrow(from, to, relativeImport) {
   ) {
     return 'library rules are pure: they import only shared/ and themselves';
   }
+  if (
+    from.startsWith('main/changes/') &&
+    relativeImport &&
+    !/^(shared|main\/changes|main\/disk)\//.test(to)
+  ) {
+    return 'main/changes/ (git snapshots) imports only shared/, main/disk/ and itself';
+  }
   if (from.startsWith('renderer/') && relativeImport && to.startsWith('main/')) {
     return 'the renderer imports nothing of main/';
   }

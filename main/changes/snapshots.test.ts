@@ -113,6 +113,25 @@ describe('snapshots', () => {
     expect(existsSync(join(folder, '.git'))).toBe(false);
   });
 
+  it("never runs a filter command the repository's config names, and keeps the bytes on disk", async () => {
+    const repo = join(root, 'repo');
+    start(repo);
+    run(repo, 'init', '--quiet', '-b', 'main');
+    const marker = join(root, 'filter-ran');
+    run(repo, 'config', 'filter.evil.clean', `touch '${marker}'; tr a-z A-Z`);
+    run(repo, 'config', 'filter.evil.required', 'true');
+    writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n');
+    const snapshots = await Snapshots.open(repo, store);
+    const first = await snapshots.take('c', 'start', null);
+    writeFileSync(join(repo, 'edited.txt'), 'one\ntwo\nthree\nfour\n');
+    const second = await snapshots.take('c', 'turn-1', first);
+    expect(existsSync(marker)).toBe(false);
+    expect(await snapshots.diff(first, second)).toEqual([
+      { path: 'edited.txt', from: null, status: 'modified', added: 1, removed: 0 },
+    ]);
+    expect(run(repo, 'cat-file', '-p', `${second.commit}:edited.txt`)).toBe('one\ntwo\nthree\nfour\n');
+  });
+
   it('from a subfolder of a repository, snapshots the whole repository', async () => {
     const repo = join(root, 'repo');
     start(repo);

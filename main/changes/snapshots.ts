@@ -105,16 +105,17 @@ export class Snapshots {
   async take(conversation: string, label: string, parent: Snapshot | null): Promise<Snapshot> {
     await this.seed();
     const env = { ...this.env, ...BYRE };
-    await git(['add', '--all', '--', '.'], { cwd: this.workTree, env });
-    const tree = (await git(['write-tree'], { cwd: this.workTree, env })).trim();
+    // Every step, not only `add`: git re-reads a racily clean file through its filter wherever it checks the
+    // index against the work tree, `write-tree` included.
+    const off = await this.noFilters();
+    const run = (args: string[]) => git([...off, ...args], { cwd: this.workTree, env });
+    await run(['add', '--all', '--', '.']);
+    const tree = (await run(['write-tree'])).trim();
     const commit = (
-      await git(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', `Byre: ${label}`], {
-        cwd: this.workTree,
-        env,
-      })
+      await run(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', `Byre: ${label}`])
     ).trim();
     const ref = `refs/byre/${refPart(conversation)}/${refPart(label)}`;
-    await git(['update-ref', ref, commit], { cwd: this.workTree, env });
+    await run(['update-ref', ref, commit]);
     return { commit, ref };
   }
 
@@ -162,6 +163,34 @@ export class Snapshots {
     for (const ref of refs.split('\n').filter(Boolean)) {
       await git(['update-ref', '-d', ref], { cwd: this.workTree, env: this.env });
     }
+  }
+
+  /**
+   * Every filter driver git's config names, switched off: `add` would run a driver's clean command, and a
+   * repository's own config (one that came in a tarball, say) could name any program. Reading the config
+   * runs nothing. A snapshot keeps the bytes on disk, which is what a turn changed.
+   */
+  private async noFilters(): Promise<string[]> {
+    const found = await git(['config', '--get-regexp', '^filter\\..*\\.(clean|smudge|process|required)$'], {
+      cwd: this.workTree,
+      env: this.env,
+      mayFail: true,
+    });
+    const drivers = new Set(
+      (found ?? '')
+        .split('\n')
+        .map((line) => /^filter\.(.+)\.(?:clean|smudge|process|required)(?:\s|$)/.exec(line)?.[1])
+        .filter((name): name is string => !!name),
+    );
+    // Off, and not required: a required driver left without a command would fail the whole snapshot.
+    return [...drivers].flatMap((name) => [
+      '-c',
+      `filter.${name}.clean=`,
+      '-c',
+      `filter.${name}.process=`,
+      '-c',
+      `filter.${name}.required=false`,
+    ]);
   }
 
   /**
