@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { Download, Ellipsis } from 'lucide-react';
 import { usePopover } from '../ui/popover';
-import { useStore } from '../state/store';
+import { useExport } from '../library/SavedConversation';
 
 /**
  * The conversation header's "More actions" menu: what is used now and then (exporting the conversation) waits
@@ -9,9 +9,8 @@ import { useStore } from '../state/store';
  * items, and Escape closes it and gives the focus back to its button.
  */
 export function HeaderMenu({ sessionId }: { sessionId: string | null }) {
-  const exportSaved = useStore((state) => state.exportSaved);
   const { open, setOpen, area, toggle, panelId, toggleProps } = usePopover();
-  const [note, setNote] = useState<{ error: boolean; text: string } | null>(null);
+  const { note, setNote, exportAs: exportSession } = useExport();
   const menu = useRef<HTMLDivElement>(null);
   // Opened, the menu's first item takes the focus, so the arrows work at once.
   useEffect(() => {
@@ -21,14 +20,7 @@ export function HeaderMenu({ sessionId }: { sessionId: string | null }) {
   const exportAs = async (format: 'markdown' | 'jsonl') => {
     setOpen(false);
     toggle.current?.focus();
-    if (!sessionId) return;
-    setNote(null);
-    try {
-      const saved = await exportSaved(sessionId, format);
-      if (saved) setNote({ error: false, text: saved });
-    } catch (caught) {
-      setNote({ error: true, text: caught instanceof Error ? caught.message : String(caught) });
-    }
+    if (sessionId) await exportSession(sessionId, format);
   };
 
   return (

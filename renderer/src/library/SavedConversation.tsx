@@ -108,24 +108,35 @@ function Title({ sessionId, title }: { sessionId: string; title: string }) {
 }
 
 /** "Export", with the choices "Markdown" and "JSONL": a small menu that closes on Escape or a click away. */
-export function ExportMenu({ sessionId }: { sessionId: string }) {
+/**
+ * Exporting a conversation, as every export menu does it: where the file went (or that it was downloaded),
+ * or why it could not be written, as a note beside the menu.
+ */
+export function useExport() {
   const exportSaved = useStore((state) => state.exportSaved);
+  const [note, setNote] = useState<{ error: boolean; text: string } | null>(null);
+  const exportAs = async (sessionId: string, format: 'markdown' | 'jsonl') => {
+    setNote(null);
+    try {
+      const saved = await exportSaved(sessionId, format);
+      if (saved) setNote({ error: false, text: saved });
+    } catch (caught) {
+      setNote({ error: true, text: caught instanceof Error ? caught.message : String(caught) });
+    }
+  };
+  return { note, setNote, exportAs };
+}
+
+export function ExportMenu({ sessionId }: { sessionId: string }) {
   const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
+  const { note, exportAs } = useExport();
   const menu = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const close = useCallback(() => setOpen(false), []);
   useDismiss(open, menu, close, button);
   const run = async (format: 'markdown' | 'jsonl') => {
     setOpen(false);
-    try {
-      setError(null);
-      setSaved(null);
-      setSaved(await exportSaved(sessionId, format));
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
-    }
+    await exportAs(sessionId, format);
   };
   return (
     <div className="menu-anchor" ref={menu}>
@@ -149,12 +160,12 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
           </button>
         </div>
       )}
-      {error && (
+      {note?.error && (
         <span className="inline-error" role="alert">
-          {error}
+          {note.text}
         </span>
       )}
-      {saved && <span role="status">{saved}</span>}
+      {note && !note.error && <span role="status">{note.text}</span>}
     </div>
   );
 }
