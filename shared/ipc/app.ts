@@ -67,6 +67,16 @@ export const AppSettings = z.object({
   notifications: z.boolean(),
   /** After each turn, Claude Code guesses the next prompt for the empty composer: one more model request a turn. */
   promptSuggestions: z.boolean(),
+  /**
+   * How many days the Changes panel's snapshots of a conversation are kept after its last turn; null: as
+   * long as the conversation is in the library. Removing a conversation removes them at once.
+   */
+  snapshotRetentionDays: z
+    .number({ error: 'The days to keep snapshots are a number.' })
+    .int('The days to keep snapshots are a whole number.')
+    .min(1, 'Snapshots are kept at least 1 day.')
+    .max(3650, 'Snapshots are kept at most 3,650 days.')
+    .nullable(),
 });
 export type AppSettings = z.infer<typeof AppSettings>;
 

@@ -14,6 +14,11 @@ export const FileChange = z.object({
   path: z.string(),
   insertions: z.number().int().nonnegative(),
   deletions: z.number().int().nonnegative(),
+  /**
+   * Changed by a shell command (or by anything but Claude's file tools), which the CLI's checkpoints miss:
+   * restored from Byre's snapshot of the folder (the Changes panel's), not by the CLI.
+   */
+  byCommand: z.boolean().default(false),
 });
 export type FileChange = z.infer<typeof FileChange>;
 
@@ -29,6 +34,8 @@ export const FileRewind = z.object({
    * worked out so that they add up to the totals (main's rewind preview).
    */
   fileChanges: z.array(FileChange).nullable(),
+  /** Of `filesChanged`, those Byre's snapshots restore because the CLI's checkpoints do not cover them. */
+  byCommand: z.array(z.string()).default([]),
   /** Why nothing can be restored, in words a person understands; null when it can. */
   reason: z.string().nullable(),
 });

@@ -153,6 +153,11 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('check'), check: CheckRun }),
   /** The last check's result, for the header, without its card (what a window opening later starts from). */
   z.object({ kind: z.literal('check_status'), check: CheckRun }),
+  /**
+   * The conversation's Changes moved on: a snapshot was taken (a turn ended, a revert was done). `steps`:
+   * how many steps it has now. A Changes panel that is open fetches its view again.
+   */
+  z.object({ kind: z.literal('changes'), steps: z.number().int().nonnegative() }),
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
 

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { appChannels } from './app';
 import { branchChannels } from './branches';
+import { changesChannels } from './changes';
 import { conversationChannels } from './conversation';
 import type { IpcResult } from './errors';
 import type { EventChannel, EventPayload } from './events';
@@ -22,6 +23,7 @@ export const invokeChannels = {
   ...intakeChannels,
   ...trustChannels,
   ...branchChannels,
+  ...changesChannels,
   ...libraryChannels,
   ...tabsChannels,
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
@@ -49,6 +51,18 @@ export const ipcChannel = (name: InvokeChannel | EventChannel): string => `byre:
 
 export { AppInfo, AppSettings, CommitIdentity, PermissionModeChoice, SettingsView, Theme } from './app';
 export { FileChange, FileRewind } from './branches';
+export {
+  ChangeCause,
+  ChangedFile,
+  ChangedKind,
+  ChangesState,
+  ChangeStep,
+  ChangesView,
+  DiffHunk,
+  FileDiff,
+  RevertPreview,
+  RevertTarget,
+} from './changes';
 export {
   CHECK_OUTPUT_SHOWN_CHARS,
   CheckRun,
