@@ -41,24 +41,46 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Allowed to fail: resolves with null instead of throwing. */
   mayFail?: boolean;
+  /** What git reads on its stdin (`--pathspec-from-file=-`); nothing otherwise. */
+  input?: string;
+}
+
+/** How a run of git ended, for the few commands whose failure still did work (`add --ignore-errors`). */
+export interface GitRun {
+  stdout: string;
+  stderr: string;
+  /** The exit code, or the spawn error's code (ENOENT: git is not installed). */
+  code: number | string | null;
 }
 
 export function git(args: readonly string[], options: GitOptions): Promise<string>;
 export function git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
-export function git(args: readonly string[], options: GitOptions): Promise<string | null> {
+export async function git(args: readonly string[], options: GitOptions): Promise<string | null> {
+  const run = await gitRun(args, options);
+  if (run.code === 0) return run.stdout;
+  if (options.mayFail) return null;
+  throw new GitFailed(args, run.stderr, run.code);
+}
+
+/** Runs git and says how it ended, never throwing for a failure. */
+export function gitRun(args: readonly string[], options: GitOptions): Promise<GitRun> {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!REDIRECTS.test(key)) env[key] = value;
   Object.assign(env, { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' }, options.env);
-  return new Promise((resolve, reject) => {
-    execFile(
+  return new Promise((resolve) => {
+    const child = execFile(
       'git',
       [...SAFE, ...args],
       { cwd: options.cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, windowsHide: true },
       (error, stdout, stderr) => {
-        if (!error) resolve(stdout);
-        else if (options.mayFail) resolve(null);
-        else reject(new GitFailed(args, stderr, (error as NodeJS.ErrnoException).code ?? null));
+        const code = error
+          ? ((error as NodeJS.ErrnoException).code ?? (error as { code?: number }).code ?? null)
+          : 0;
+        resolve({ stdout, stderr, code: typeof code === 'number' || typeof code === 'string' ? code : null });
       },
     );
+    // Nothing to read otherwise: git must never wait on a terminal or a pipe left open.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input ?? '');
   });
 }

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Snapshots } from './snapshots';
+import { gitIn } from './test-support/git';
 
 /**
  * Snapshots with real git: what changed between two of them, shell-made files included, in a repository
@@ -20,18 +20,7 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const run = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'T',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 'T',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
+const run = gitIn;
 
 /** What the user's git shows: their status, stash, HEAD, branches and the bytes of their index. */
 function userState(repo: string) {
@@ -62,10 +51,10 @@ function start(folder: string) {
 }
 
 const EXPECTED = [
-  { path: 'deleted.txt', from: null, status: 'deleted', added: 0, removed: 1 },
-  { path: 'edited.txt', from: null, status: 'modified', added: 2, removed: 1 },
-  { path: 'made-by-bash.txt', from: null, status: 'added', added: 1, removed: 0 },
-  { path: 'new-name.txt', from: 'old-name.txt', status: 'renamed', added: 0, removed: 0 },
+  { path: 'deleted.txt', from: null, status: 'deleted', kind: 'file', added: 0, removed: 1 },
+  { path: 'edited.txt', from: null, status: 'modified', kind: 'file', added: 2, removed: 1 },
+  { path: 'made-by-bash.txt', from: null, status: 'added', kind: 'file', added: 1, removed: 0 },
+  { path: 'new-name.txt', from: 'old-name.txt', status: 'renamed', kind: 'file', added: 0, removed: 0 },
 ];
 
 describe('snapshots', () => {
@@ -127,7 +116,7 @@ describe('snapshots', () => {
     const second = await snapshots.take('c', 'turn-1', first);
     expect(existsSync(marker)).toBe(false);
     expect(await snapshots.diff(first, second)).toEqual([
-      { path: 'edited.txt', from: null, status: 'modified', added: 1, removed: 0 },
+      { path: 'edited.txt', from: null, status: 'modified', kind: 'file', added: 1, removed: 0 },
     ]);
     expect(run(repo, 'cat-file', '-p', `${second.commit}:edited.txt`)).toBe('one\ntwo\nthree\nfour\n');
   });

@@ -11,9 +11,12 @@
  * `git status` or `git stash list` reads.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { git } from './git';
+import { constants } from 'node:fs';
+import { access, copyFile, lstat, mkdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
+import { git, GitFailed, gitRun } from './git';
+import { parseHunks } from './hunks';
 
 /** One file that differs between two snapshots. */
 export interface FileChange {
@@ -21,7 +24,9 @@ export interface FileChange {
   /** Where a renamed file was. */
   from: string | null;
   status: 'added' | 'modified' | 'deleted' | 'renamed';
-  /** Lines added and removed; null for a binary file. */
+  /** What it is now (what it was, when deleted): a symlink or a submodule is listed, never followed. */
+  kind: ChangedKind;
+  /** Lines added and removed; null for a binary file, a symlink or a submodule. */
   added: number | null;
   removed: number | null;
 }
@@ -31,6 +36,58 @@ export interface Snapshot {
   commit: string;
   ref: string;
 }
+
+/** A snapshot just taken, and the files it had to leave as they were last time because they could not be read. */
+export type Taken = Snapshot & { unreadable: string[] };
+
+/** A snapshot, or a commit or tree id. */
+export type Treeish = string | Snapshot;
+const id = (treeish: Treeish): string => (typeof treeish === 'string' ? treeish : treeish.commit);
+
+/** Snapshots cannot be taken of this folder (any more): why, in words the panel shows. */
+export class SnapshotsOff extends Error {
+  override name = 'SnapshotsOff';
+}
+
+/** Past these, a snapshot is not taken: a folder of generated output is not worth copying into git. */
+export const SNAPSHOT_BOUNDS = { files: 200_000, bytes: 2 * 1024 ** 3 };
+
+/** A file diff longer than this many lines is cut, with a note; a file larger than this is not diffed. */
+export const DIFF_BOUNDS = { lines: 200_000, bytes: 32 * 1024 * 1024 };
+
+/** The modes git records, by what they are. */
+const SYMLINK_MODE = '120000';
+const SUBMODULE_MODE = '160000';
+
+function kindOf(mode: string): ChangedKind {
+  return mode === SYMLINK_MODE ? 'symlink' : mode === SUBMODULE_MODE ? 'submodule' : 'file';
+}
+
+/**
+ * The git work of one private index, one at a time: two conversations in one folder share it, and git locks
+ * an index while it writes it.
+ */
+const indexQueues = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(index: string, work: () => Promise<T>): Promise<T> {
+  const before = indexQueues.get(index) ?? Promise.resolve();
+  const next = before.then(work, work);
+  const settled = next.catch(() => undefined);
+  indexQueues.set(index, settled);
+  void settled.then(() => {
+    if (indexQueues.get(index) === settled) indexQueues.delete(index);
+  });
+  return next;
+}
+
+/** What a repository is in the middle of, by the file git keeps for it. */
+const REPOSITORY_STATES: [string, string][] = [
+  ['rebase-merge', 'a rebase'],
+  ['rebase-apply', 'a rebase'],
+  ['MERGE_HEAD', 'a merge'],
+  ['CHERRY_PICK_HEAD', 'a cherry-pick'],
+  ['REVERT_HEAD', 'a revert'],
+  ['BISECT_LOG', 'a bisect'],
+];
 
 /** Who the snapshot commits are by: Byre, never the user's identity (which may not even be set). */
 const BYRE = {
@@ -53,41 +110,81 @@ export class Snapshots {
   private constructor(
     /** Where git runs: the repository's top level, or the folder itself. */
     readonly workTree: string,
-    /** True when the snapshots live in the folder's own repository. */
+    /** True when the folder is in a repository (whose own object store may still be read-only, see open). */
     readonly inRepository: boolean,
     private readonly env: Record<string, string>,
     private readonly seedIndex: string | null,
     private readonly privateIndex: string,
+    /** The repository's git folder, to tell what it is in the middle of; null outside one. */
+    private readonly gitDir: string | null,
+    private readonly bounds: typeof SNAPSHOT_BOUNDS,
   ) {}
 
   /**
    * The snapshots of `folder`, kept with Byre's other state under `store` (its private indexes, and the
-   * private repositories of folders that are not in one).
+   * private repositories of folders that are not in one, or whose repository cannot be written).
    */
-  static async open(folder: string, store: string): Promise<Snapshots> {
-    const top = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'], {
+  static async open(
+    folder: string,
+    store: string,
+    bounds: typeof SNAPSHOT_BOUNDS = SNAPSHOT_BOUNDS,
+  ): Promise<Snapshots> {
+    const found = await gitRun(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], {
       cwd: folder,
-      mayFail: true,
     });
-    const [workTree, gitDir] = top?.split('\n').filter(Boolean) ?? [];
+    if (found.code === 'ENOENT') {
+      throw new SnapshotsOff(
+        'Git is not installed, so Byre cannot keep snapshots of this folder. Install git to see what each turn changes.',
+      );
+    }
+    const [workTree, gitDir, commonDir] = found.code === 0 ? found.stdout.split('\n').filter(Boolean) : [];
     const key = createHash('sha256')
       .update(workTree ?? resolve(folder))
       .digest('hex')
       .slice(0, 24);
     const home = join(store, key);
-    await mkdir(home, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(home, { recursive: true, mode: 0o700 });
+      await access(home, constants.W_OK);
+    } catch (error) {
+      throw new SnapshotsOff(`Byre cannot write its snapshots to ${home}: ${reasonOf(error)}`);
+    }
     const privateIndex = join(home, 'index');
     if (workTree && gitDir) {
+      const objects = join(resolve(workTree, commonDir ?? gitDir), 'objects');
+      if (await writable(objects)) {
+        return new Snapshots(
+          workTree,
+          true,
+          { GIT_INDEX_FILE: privateIndex },
+          join(gitDir, 'index'),
+          privateIndex,
+          gitDir,
+          bounds,
+        );
+      }
+      // A repository Byre may not write to (a read-only checkout, another user's): its snapshots go to a
+      // private repository that borrows its objects and its ignore rules, and its own files stay untouched.
+      const repository = await privateRepository(home);
+      await writeFile(join(repository, 'objects', 'info', 'alternates'), `${objects}\n`);
       return new Snapshots(
         workTree,
         true,
-        { GIT_INDEX_FILE: privateIndex },
+        {
+          GIT_DIR: repository,
+          GIT_WORK_TREE: workTree,
+          GIT_INDEX_FILE: privateIndex,
+          GIT_CONFIG_COUNT: '1',
+          GIT_CONFIG_KEY_0: 'core.excludesFile',
+          GIT_CONFIG_VALUE_0: join(gitDir, 'info', 'exclude'),
+        },
         join(gitDir, 'index'),
         privateIndex,
+        gitDir,
+        bounds,
       );
     }
-    const repository = join(home, 'repository.git');
-    await git(['init', '--bare', '--quiet', repository], { cwd: home });
+    const repository = await privateRepository(home);
     const where = resolve(folder);
     return new Snapshots(
       where,
@@ -95,38 +192,46 @@ export class Snapshots {
       { GIT_DIR: repository, GIT_WORK_TREE: where, GIT_INDEX_FILE: privateIndex },
       null,
       privateIndex,
+      null,
+      bounds,
     );
   }
 
   /**
    * Records the working tree as it is now, as `refs/byre/<conversation>/<label>`, on top of `parent` (the
-   * conversation's snapshot before, if any).
+   * conversation's snapshot before, if any). A file that cannot be read keeps what the last snapshot had
+   * of it, and is named in `unreadable`.
    */
-  async take(conversation: string, label: string, parent: Snapshot | null): Promise<Snapshot> {
-    await this.seed();
-    const env = { ...this.env, ...BYRE };
-    // Every step, not only `add`: git re-reads a racily clean file through its filter wherever it checks the
-    // index against the work tree, `write-tree` included.
-    const off = await this.noFilters();
-    const run = (args: string[]) => git([...off, ...args], { cwd: this.workTree, env });
-    await run(['add', '--all', '--', '.']);
-    const tree = (await run(['write-tree'])).trim();
-    const commit = (
-      await run(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', `Byre: ${label}`])
-    ).trim();
+  take(conversation: string, label: string, parent: Snapshot | null): Promise<Taken> {
     const ref = `refs/byre/${refPart(conversation)}/${refPart(label)}`;
-    await run(['update-ref', ref, commit]);
-    return { commit, ref };
+    return oneAtATime(this.privateIndex, async () => {
+      const { tree, unreadable } = await this.writeTree();
+      const env = { ...this.env, ...BYRE };
+      const commit = (
+        await git(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', `Byre: ${label}`], {
+          cwd: this.workTree,
+          env,
+        })
+      ).trim();
+      await git(['update-ref', ref, commit], { cwd: this.workTree, env });
+      return { commit, ref, unreadable };
+    });
   }
 
-  /** What differs between two snapshots, file by file, renames found. */
-  async diff(from: Snapshot, to: Snapshot): Promise<FileChange[]> {
+  /** The working tree now, as a tree under no ref: what "now" is for a diff, or a check for hand edits. */
+  current(): Promise<{ tree: string; unreadable: string[] }> {
+    return oneAtATime(this.privateIndex, () => this.writeTree());
+  }
+
+  /** What differs between two snapshots (commits or trees), file by file, renames found. */
+  async diff(from: Treeish, to: Treeish): Promise<FileChange[]> {
     const cwd = this.workTree;
     const env = this.env;
-    const range = [from.commit, to.commit];
-    const [names, counts] = await Promise.all([
-      git(['diff-tree', '-r', '-z', '-M', '--no-commit-id', '--name-status', ...range], { cwd, env }),
-      git(['diff-tree', '-r', '-z', '-M', '--no-commit-id', '--numstat', ...range], { cwd, env }),
+    const range = [id(from), id(to)];
+    const plain = ['diff-tree', '-r', '-z', '-M', '--no-commit-id', '--no-ext-diff', '--no-textconv'];
+    const [raw, counts] = await Promise.all([
+      git([...plain, '--raw', ...range], { cwd, env }),
+      git([...plain, '--numstat', ...range], { cwd, env }),
     ]);
     const lines = new Map<string, { added: number | null; removed: number | null }>();
     const numstat = counts.split('\0');
@@ -141,16 +246,155 @@ export class Snapshots {
       });
     }
     const changes: FileChange[] = [];
-    const fields = names.split('\0');
+    const fields = raw.split('\0');
     for (let index = 0; index < fields.length - 1;) {
-      const code = fields[index++] ?? '';
-      const renamed = code.startsWith('R');
+      // ":<old mode> <new mode> <old sha> <new sha> <status>", then the path (two for a rename or copy).
+      const [oldMode = '', newMode = '', , , code = ''] = (fields[index++] ?? '').slice(1).split(' ');
+      const renamed = code.startsWith('R') || code.startsWith('C');
       const before = renamed ? (fields[index++] ?? '') : null;
       const path = fields[index++] ?? '';
       const status = renamed ? 'renamed' : code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified';
-      changes.push({ path, from: before, status, ...(lines.get(path) ?? { added: null, removed: null }) });
+      const kind = kindOf(status === 'deleted' ? oldMode : newMode);
+      const counted = kind === 'file' ? lines.get(path) : undefined;
+      changes.push({ path, from: before, status, kind, ...(counted ?? { added: null, removed: null }) });
     }
     return changes.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /**
+   * One file's diff between two snapshots (commits or trees): its hunks, cut past DIFF_BOUNDS; a binary
+   * file's sizes; a symlink's targets or a submodule's commits, neither followed. `oldPath`: where a renamed
+   * file was.
+   */
+  async fileDiff(start: Treeish, end: Treeish, path: string, oldPath: string = path): Promise<FileDiff> {
+    const from = id(start);
+    const to = id(end);
+    const [before, after] = await Promise.all([this.entry(from, oldPath), this.entry(to, path)]);
+    const kinds = [before?.mode, after?.mode].filter((mode): mode is string => !!mode).map(kindOf);
+    if (kinds.includes('submodule')) {
+      return { kind: 'submodule', path, before: before?.object ?? null, after: after?.object ?? null };
+    }
+    if (kinds.includes('symlink')) {
+      const [a, b] = await Promise.all([this.blobText(before), this.blobText(after)]);
+      return { kind: 'symlink', path, before: a, after: b };
+    }
+    const [sizeBefore, sizeAfter] = await Promise.all([this.blobSize(before), this.blobSize(after)]);
+    const largest = Math.max(sizeBefore ?? 0, sizeAfter ?? 0);
+    if (largest > DIFF_BOUNDS.bytes) {
+      return {
+        kind: 'text',
+        path,
+        hunks: [],
+        cut: `The file is too large to show here (${megabytes(largest)} MB); Byre shows files up to ${megabytes(DIFF_BOUNDS.bytes)} MB.`,
+      };
+    }
+    const paths = oldPath === path ? [path] : [oldPath, path];
+    const patch = await git(
+      [
+        '--literal-pathspecs',
+        'diff-tree',
+        '-p',
+        '-M',
+        '-U3',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-textconv',
+        '--no-commit-id',
+        from,
+        to,
+        '--',
+        ...paths,
+      ],
+      { cwd: this.workTree, env: this.env },
+    );
+    if (/^(Binary files .* differ|GIT binary patch)$/m.test(patch)) {
+      return { kind: 'binary', path, before: sizeBefore, after: sizeAfter };
+    }
+    const { hunks, lines } = parseHunks(patch, DIFF_BOUNDS.lines);
+    return { kind: 'text', path, hunks, cut: lines > DIFF_BOUNDS.lines ? cutNote(hunks, lines) : null };
+  }
+
+  /**
+   * Sets these working-tree paths to what they are in `from` (a commit or tree): written back, or deleted
+   * where `from` has no such file. Nothing else is touched: not the user's index, not another file.
+   */
+  async restore(source: Treeish, paths: readonly string[]): Promise<void> {
+    const from = id(source);
+    for (const path of paths) mustBeInside(path);
+    return await oneAtATime(this.privateIndex, async () => {
+      const present = new Set<string>();
+      for (let at = 0; at < paths.length; at += 500) {
+        const listed = await git(
+          [
+            '--literal-pathspecs',
+            'ls-tree',
+            '-r',
+            '-z',
+            '--name-only',
+            from,
+            '--',
+            ...paths.slice(at, at + 500),
+          ],
+          {
+            cwd: this.workTree,
+            env: this.env,
+          },
+        );
+        for (const path of listed.split('\0')) if (path) present.add(path);
+      }
+      const written = paths.filter((path) => present.has(path));
+      if (written.length > 0) {
+        const off = await this.noFilters();
+        const restored = await gitRun(
+          [
+            ...off,
+            '--literal-pathspecs',
+            'restore',
+            `--source=${from}`,
+            '--worktree',
+            '--pathspec-from-file=-',
+            '--pathspec-file-nul',
+          ],
+          { cwd: this.workTree, env: this.env, input: written.join('\0') },
+        );
+        if (restored.code !== 0)
+          throw new Error(`The files could not be restored: ${firstLine(restored.stderr)}`);
+      }
+      for (const path of paths) if (!present.has(path)) await this.remove(path);
+    });
+  }
+
+  /** What the repository is in the middle of ("a rebase", "a merge"…), or null. Snapshots go on regardless. */
+  async repositoryState(): Promise<string | null> {
+    const gitDir = this.gitDir;
+    if (!gitDir) return null;
+    for (const [file, state] of REPOSITORY_STATES) {
+      if (
+        await lstat(join(gitDir, file)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return state;
+    }
+    return null;
+  }
+
+  /** That files .gitignore leaves out are not tracked, with how many (a folder counts once), or null. */
+  async ignoredNote(): Promise<string | null> {
+    const listed = await git(
+      ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+      {
+        cwd: this.workTree,
+        env: this.env,
+        mayFail: true,
+      },
+    );
+    const count = (listed ?? '').split('\0').filter(Boolean).length;
+    if (count === 0) return null;
+    return count === 1
+      ? 'One file or folder that .gitignore leaves out is not tracked.'
+      : `${count.toLocaleString('en-US')} files and folders that .gitignore leaves out are not tracked.`;
   }
 
   /** Forgets a conversation's snapshots: their refs go, and git's own gc takes the objects in its time. */
@@ -165,10 +409,120 @@ export class Snapshots {
     }
   }
 
+  /** The working tree into the private index, as a tree: bounded, and past files it cannot read. */
+  private async writeTree(): Promise<{ tree: string; unreadable: string[] }> {
+    await this.seed();
+    const off = await this.noFilters();
+    const cwd = this.workTree;
+    const env = this.env;
+    await this.withinBounds();
+    const add = ['add', '--all', '--ignore-errors', '--', '.'];
+    const added = await gitRun([...off, ...add], { cwd, env });
+    const unreadable = added.code === 0 ? [] : unreadablePaths(added.stderr);
+    if (added.code !== 0 && unreadable.length === 0) throw new GitFailed(add, added.stderr, added.code);
+    // Every step, not only `add`: git re-reads a racily clean file through its filter wherever it checks the
+    // index against the work tree, `write-tree` included.
+    const tree = (await git([...off, 'write-tree'], { cwd, env })).trim();
+    return { tree, unreadable };
+  }
+
   /**
-   * Every filter driver git's config names, switched off: `add` would run a driver's clean command, and a
-   * repository's own config (one that came in a tarball, say) could name any program. Reading the config
-   * runs nothing. A snapshot keeps the bytes on disk, which is what a turn changed.
+   * The files this snapshot would add for the first time (everything, in a folder's first one): past
+   * SNAPSHOT_BOUNDS, no snapshot is taken, rather than copying a node_modules install into git.
+   */
+  private async withinBounds(): Promise<void> {
+    const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], {
+      cwd: this.workTree,
+      env: this.env,
+    });
+    const paths = listed.split('\0').filter(Boolean);
+    if (paths.length > this.bounds.files) {
+      throw new SnapshotsOff(
+        `Byre stopped taking snapshots: ${paths.length.toLocaleString('en-US')} new files appeared at once (more than ${this.bounds.files.toLocaleString('en-US')}), too many to count. Add the folder they are in to .gitignore to count the rest again.`,
+      );
+    }
+    let bytes = 0;
+    for (let at = 0; at < paths.length; at += 256) {
+      const sizes = await Promise.all(
+        paths.slice(at, at + 256).map((path) =>
+          lstat(join(this.workTree, path)).then(
+            (found) => found.size,
+            () => 0,
+          ),
+        ),
+      );
+      bytes += sizes.reduce((sum, size) => sum + size, 0);
+      if (bytes > this.bounds.bytes) {
+        throw new SnapshotsOff(
+          `Byre stopped taking snapshots: the new files come to more than ${megabytes(this.bounds.bytes).toLocaleString('en-US')} MB, too much to copy. Add the folder they are in to .gitignore to count the rest again.`,
+        );
+      }
+    }
+  }
+
+  /** A path's entry in a snapshot: its mode and object, or null where it has none. */
+  private async entry(treeish: string, path: string): Promise<{ mode: string; object: string } | null> {
+    const listed = await git(['--literal-pathspecs', 'ls-tree', '-z', treeish, '--', path], {
+      cwd: this.workTree,
+      env: this.env,
+    });
+    for (const line of listed.split('\0')) {
+      const tab = line.indexOf('\t');
+      if (tab === -1 || line.slice(tab + 1) !== path) continue;
+      const [mode = '', , object = ''] = line.slice(0, tab).split(' ');
+      return { mode, object };
+    }
+    return null;
+  }
+
+  private async blobSize(entry: { object: string } | null): Promise<number | null> {
+    if (!entry) return null;
+    return Number(
+      (await git(['cat-file', '-s', entry.object], { cwd: this.workTree, env: this.env })).trim(),
+    );
+  }
+
+  private async blobText(entry: { object: string } | null): Promise<string | null> {
+    if (!entry) return null;
+    return git(['cat-file', 'blob', entry.object], { cwd: this.workTree, env: this.env });
+  }
+
+  /**
+   * Deletes a file a revert takes back to not existing, and the folders it leaves empty; never through a
+   * symlink, never a folder (a submodule's is left).
+   */
+  private async remove(path: string): Promise<void> {
+    const parts = path.split('/');
+    for (let depth = 1; depth < parts.length; depth++) {
+      const folder = join(this.workTree, ...parts.slice(0, depth));
+      const found = await lstat(folder).catch(() => null);
+      if (!found) return;
+      if (!found.isDirectory())
+        throw new Error(`${path} could not be deleted: ${parts.slice(0, depth).join('/')} is not a folder.`);
+    }
+    const target = join(this.workTree, path);
+    const found = await lstat(target).catch(() => null);
+    if (!found) return;
+    if (found.isDirectory()) throw new Error(`${path} is a folder now; Byre deletes only files.`);
+    await unlink(target).catch((error: unknown) => {
+      throw new Error(`${path} could not be deleted: ${reasonOf(error)}`);
+    });
+    for (let folder = dirname(target); folder.startsWith(this.workTree + sep); folder = dirname(folder)) {
+      if (
+        !(await rmdir(folder).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
+    }
+  }
+
+  /**
+   * Every filter driver git's config names, switched off: `add` would run a driver's clean command and
+   * `restore` its smudge command, and a repository's own config (one that came in a tarball, say) could
+   * name any program. Reading the config runs nothing. A snapshot keeps the bytes on disk, which is what a
+   * turn changed, and a revert writes them back as they were.
    */
   private async noFilters(): Promise<string[]> {
     const found = await git(['config', '--get-regexp', '^filter\\..*\\.(clean|smudge|process|required)$'], {
@@ -187,6 +541,8 @@ export class Snapshots {
       '-c',
       `filter.${name}.clean=`,
       '-c',
+      `filter.${name}.smudge=`,
+      '-c',
       `filter.${name}.process=`,
       '-c',
       `filter.${name}.required=false`,
@@ -200,6 +556,59 @@ export class Snapshots {
   private async seed(): Promise<void> {
     if (this.seeded || !this.seedIndex) return;
     this.seeded = true;
+    if (
+      await stat(this.privateIndex).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await copyFile(this.seedIndex, this.privateIndex).catch(() => undefined);
   }
+}
+
+/** A bare repository of Byre's own in `home`, made the first time. */
+async function privateRepository(home: string): Promise<string> {
+  const repository = join(home, 'repository.git');
+  await git(['init', '--bare', '--quiet', repository], { cwd: home });
+  return repository;
+}
+
+async function writable(folder: string): Promise<boolean> {
+  return access(folder, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A path from a diff, which a revert may write: relative, inside the work tree, no `..`. */
+function mustBeInside(path: string): void {
+  if (isAbsolute(path) || path.split('/').some((part) => part === '..' || part === '' || part === '.git')) {
+    throw new Error(`"${path}" is not a path inside the folder.`);
+  }
+}
+
+/** The files `add --ignore-errors` could not read, from what it said. */
+function unreadablePaths(stderr: string): string[] {
+  const found = new Set<string>();
+  for (const match of stderr.matchAll(/^error: unable to index file '(.+)'$/gm))
+    if (match[1]) found.add(match[1]);
+  return [...found];
+}
+
+function cutNote(hunks: DiffHunk[], lines: number): string {
+  const shown = hunks.reduce((sum, hunk) => sum + hunk.lines.length, 0);
+  return `Showing the first ${shown.toLocaleString('en-US')} of ${lines.toLocaleString('en-US')} lines of this diff.`;
+}
+
+function megabytes(bytes: number): number {
+  return Math.round(bytes / 1024 / 1024);
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n').find(Boolean) ?? 'git gave no reason.';
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
