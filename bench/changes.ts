@@ -13,7 +13,7 @@ import { median, round } from './ui-harness';
 
 /**
  * The Changes panel's snapshots (main/changes/snapshots.ts) in a committed git repository of 10,000 source
- * files in nested folders (sizes spread as a real project's are, 55 MB in all): how long a snapshot takes
+ * files in nested folders (sizes spread as a real project's are, 54 MB in all): how long a snapshot takes
  * once a turn changed 3 files, against what `git status` alone takes on the same tree (git has to look at
  * every file's stat either way: the machine's floor); main's event-loop delay while snapshots run back to
  * back, against the same loop idle and an idle Node process's beside it meanwhile (the floor: on a shared
@@ -231,7 +231,7 @@ export async function measureChanges(): Promise<Record<string, number | string>>
     };
 
     // Untimed: the first snapshot seeds the private index from the user's and writes every tree.
-    let last = await snapshots.take(CONVERSATION, `start`, null);
+    let last = await snapshots.take(CONVERSATION, 'start', null);
     const snapshotTimes: number[] = [];
     const diffTimes: number[] = [];
     for (let at = 0; at < ROUNDS; at++) {
