@@ -102,6 +102,7 @@ export async function measureRewindPreview(): Promise<Record<string, number | st
       insertions,
       deletions,
       fileChanges: null,
+      byCommand: [],
       reason: null,
     };
     const run = async (count: LineCounter) => {
