@@ -412,10 +412,10 @@ export class Snapshots {
   /** The working tree into the private index, as a tree: bounded, and past files it cannot read. */
   private async writeTree(): Promise<{ tree: string; unreadable: string[] }> {
     await this.seed();
-    const off = await this.noFilters();
     const cwd = this.workTree;
     const env = this.env;
-    await this.withinBounds();
+    // Neither reads a file's content, so neither runs a filter: they can go at once.
+    const [off] = await Promise.all([this.noFilters(), this.withinBounds()]);
     const add = ['add', '--all', '--ignore-errors', '--', '.'];
     const added = await gitRun([...off, ...add], { cwd, env });
     const unreadable = added.code === 0 ? [] : unreadablePaths(added.stderr);
