@@ -148,7 +148,7 @@ export function ChangesPanelView(props: {
         <h2>Changes</h2>
         {view && (
           <span className="changes-root" title={view.root}>
-            {view.root}
+            <bdi>{view.root}</bdi>
           </span>
         )}
         <button

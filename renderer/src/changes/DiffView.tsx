@@ -98,9 +98,9 @@ function TextDiff({ diff, layout }: { diff: TextFileDiff; layout: DiffLayout }) 
     overscan: 15,
     initialRect: FIRST_RECT,
   });
-  const widest = Math.min(built.widest, LONGEST_SHOWN);
-  // Line numbers, marks and the text in `ch`, so the view is as wide as its widest line.
-  const width = layout === 'split' ? 2 * (built.digits + 3 + widest) : 2 * built.digits + 4 + widest;
+  // Unified, the view is as wide as its widest line (numbers, mark and text in `ch`) and scrolls sideways;
+  // side by side, both sides fit the view, each cut at its edge (unified shows the rest).
+  const width = 2 * built.digits + 6 + Math.min(built.widest, LONGEST_SHOWN);
   return (
     <div
       ref={scroller}
@@ -112,7 +112,10 @@ function TextDiff({ diff, layout }: { diff: TextFileDiff; layout: DiffLayout }) 
     >
       <div
         className="changes-diff-rows"
-        style={{ height: virtualizer.getTotalSize(), width: `max(100%, ${width + 2}ch)` }}
+        style={{
+          height: virtualizer.getTotalSize(),
+          width: layout === 'split' ? '100%' : `max(100%, ${width}ch)`,
+        }}
       >
         {virtualizer.getVirtualItems().map((item) => {
           const row = built.rows[item.index];
