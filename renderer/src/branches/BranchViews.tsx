@@ -72,16 +72,25 @@ export function BranchSwitcher({ tabId, messageId }: { tabId: string; messageId:
   );
 }
 
-/** The Rewind dialog: what restoring files would change (a dry run, before anything is done), and the choices. */
-/** The files a restore changes, each with its lines added and removed where they are known. */
+/**
+ * The files a restore changes, each with its lines added and removed where they are known, and whether a
+ * shell command changed it (Byre's snapshots restore those, not the CLI's checkpoints).
+ */
 function fileRows(
   preview: FileRewind,
-): { path: string; insertions: number | null; deletions: number | null }[] {
-  return (
-    preview.fileChanges ?? preview.filesChanged.map((path) => ({ path, insertions: null, deletions: null }))
-  );
+): { path: string; insertions: number | null; deletions: number | null; byCommand: boolean }[] {
+  const byCommand = new Set(preview.byCommand);
+  return preview.fileChanges
+    ? preview.fileChanges.map((file) => ({ ...file, byCommand: file.byCommand || byCommand.has(file.path) }))
+    : preview.filesChanged.map((path) => ({
+        path,
+        insertions: null,
+        deletions: null,
+        byCommand: byCommand.has(path),
+      }));
 }
 
+/** The Rewind dialog: what restoring files would change (a dry run, before anything is done), and the choices. */
 export function RewindDialogView({ tabId }: { tabId: string }) {
   const dialog = useStore((state) => state.tabs[tabId]?.rewind ?? null);
   const close = useStore((state) => state.closeRewind);
@@ -133,6 +142,12 @@ export function RewindDialogView({ tabId }: { tabId: string }) {
                         <span className="diff-minus">−{file.deletions}</span>
                       </span>
                     )}
+                    {file.byCommand && (
+                      <>
+                        {' '}
+                        <span className="rewind-by-command">changed by a command</span>
+                      </>
+                    )}
                   </li>
                 ))}
               </ul>
@@ -147,8 +162,9 @@ export function RewindDialogView({ tabId }: { tabId: string }) {
           )}
           {preview && !preview.canRewind && <p>There are no files to restore: {preview.reason}</p>}
           <p className="muted">
-            Only changes made with Claude&apos;s file tools (Write, Edit) can be restored; changes made by
-            shell commands are not tracked.
+            Changes made with Claude&apos;s file tools (Write, Edit) are restored from Claude Code&apos;s
+            checkpoints; those made by shell commands (marked) from the snapshots Byre takes of the folder
+            after each turn, where it has them.
           </p>
         </section>
         {dialog.error && (

@@ -13,6 +13,7 @@ import {
   RewindDialogView,
   useBranchCount,
 } from '../branches/BranchViews';
+import { ChangesButton, WithChanges } from '../changes/ChangesPanel';
 import { BackgroundTasks } from './BackgroundTasks';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
@@ -80,21 +81,23 @@ export function ConversationView({ tabId }: { tabId: string }) {
   return (
     <WithInspector tabId={tabId}>
       <WithBranches tabId={tabId}>
-        <DropZone tabId={tabId}>
-          <ConversationHeader tabId={tabId} cwd={tab.cwd} />
-          <ExitBanner tabId={tabId} />
-          {banner}
-          <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
-          <RetryStatus tabId={tabId} />
-          <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
-          <WaitingElicitations tabId={tabId} />
-          <BackgroundTasks tabId={tabId} />
-          <TodoPanel tabId={tabId} />
-          <AuthBanner tabId={tabId} />
-          <RateLimitReached tabId={tabId} />
-          <Composer tabId={tab.id} />
-          <RewindDialogView tabId={tabId} />
-        </DropZone>
+        <WithChanges tabId={tabId}>
+          <DropZone tabId={tabId}>
+            <ConversationHeader tabId={tabId} cwd={tab.cwd} />
+            <ExitBanner tabId={tabId} />
+            {banner}
+            <ConversationBody tabId={tabId} branch={tab.branch} comparing={tab.comparing} />
+            <RetryStatus tabId={tabId} />
+            <WaitingRequests tabId={tabId} toolsShown={!tab.comparing} />
+            <WaitingElicitations tabId={tabId} />
+            <BackgroundTasks tabId={tabId} />
+            <TodoPanel tabId={tabId} />
+            <AuthBanner tabId={tabId} />
+            <RateLimitReached tabId={tabId} />
+            <Composer tabId={tab.id} />
+            <RewindDialogView tabId={tabId} />
+          </DropZone>
+        </WithChanges>
       </WithBranches>
     </WithInspector>
   );
@@ -233,6 +236,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
         <PermissionModePicker tabId={tabId} />
       </div>
       <div className="header-actions">
+        <ChangesButton tabId={tabId} />
         <McpServersButton tabId={tabId} />
         <DoneWhenButton tabId={tabId} />
         <HeaderMenu sessionId={sessionId} />

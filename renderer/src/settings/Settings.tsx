@@ -34,28 +34,43 @@ interface Form {
   theme: Theme;
   notifications: boolean;
   promptSuggestions: boolean;
+  /** How long the Changes panel's snapshots are kept: a number of days, or while the conversation is listed. */
+  snapshotKeep: 'library' | 'days';
+  snapshotDays: string;
 }
 
+/** The days offered when the user switches from "as long as it is in the library" to a number of days. */
+const SUGGESTED_SNAPSHOT_DAYS = 30;
+
 function formOf(values: AppSettings): Form {
+  const { snapshotRetentionDays, ...rest } = values;
   return {
-    ...values,
+    ...rest,
     cliPath: values.cliPath ?? '',
     defaultModel: values.defaultModel ?? '',
     imageMaxLongSide: String(values.imageMaxLongSide),
+    // A main without the setting yet says nothing: kept as long as the conversation is, as main does then.
+    snapshotKeep: snapshotRetentionDays == null ? 'library' : 'days',
+    snapshotDays: String(snapshotRetentionDays ?? SUGGESTED_SNAPSHOT_DAYS),
   };
 }
 
 /** The form as settings, or the first reason it cannot be. */
 export function settingsOf(form: Form): { values: AppSettings } | { problem: string } {
+  const { snapshotKeep, snapshotDays, ...rest } = form;
   const parsed = AppSettings.safeParse({
-    ...form,
+    ...rest,
     cliPath: form.cliPath.trim() || null,
     defaultModel: form.defaultModel.trim() || null,
-    imageMaxLongSide: form.imageMaxLongSide.trim() === '' ? Number.NaN : Number(form.imageMaxLongSide),
+    imageMaxLongSide: numberOf(form.imageMaxLongSide),
+    snapshotRetentionDays: snapshotKeep === 'library' ? null : numberOf(snapshotDays),
   });
   if (parsed.success) return { values: parsed.data };
   return { problem: parsed.error.issues[0]?.message ?? 'A value is not valid.' };
 }
+
+/** A typed number; an empty box is not one (zod then says what the field needs). */
+const numberOf = (typed: string) => (typed.trim() === '' ? Number.NaN : Number(typed));
 
 function SettingsDialog() {
   const close = useOverlay((state) => state.close);
@@ -294,6 +309,49 @@ function SettingsDialog() {
               Claude Code guesses what you might type next and shows it faintly in the empty message box (Tab
               takes it). Each guess is one more short request to the model. For conversations started from now
               on.
+            </p>
+          </fieldset>
+
+          <fieldset>
+            <legend>Keep snapshots of changes</legend>
+            <div role="radiogroup" aria-label="Keep snapshots of changes" className="settings-radios">
+              <label className="settings-radio">
+                <input
+                  type="radio"
+                  name="snapshot-keep"
+                  checked={form.snapshotKeep === 'library'}
+                  onChange={() => change({ snapshotKeep: 'library' })}
+                />
+                As long as the conversation is in the library
+              </label>
+              <label className="settings-radio">
+                <input
+                  type="radio"
+                  name="snapshot-keep"
+                  checked={form.snapshotKeep === 'days'}
+                  onChange={() => change({ snapshotKeep: 'days' })}
+                />
+                For a number of days
+              </label>
+            </div>
+            <label htmlFor="settings-snapshot-days">
+              Days to keep snapshots after a conversation’s last turn
+            </label>
+            <input
+              id="settings-snapshot-days"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={3650}
+              disabled={form.snapshotKeep !== 'days'}
+              value={form.snapshotDays}
+              onChange={(event) => change({ snapshotDays: event.target.value })}
+              aria-describedby="settings-snapshots-help"
+            />
+            <p id="settings-snapshots-help" className="settings-help">
+              The Changes panel and Rewind restore files, shell commands&apos; changes included, from the
+              snapshots Byre takes of a conversation&apos;s folder after each turn. Removing a conversation
+              from Byre removes its snapshots at once.
             </p>
           </fieldset>
 

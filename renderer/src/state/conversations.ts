@@ -254,6 +254,7 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
     },
 
     applyConversationEvents(all) {
+      get().changesArrived(all);
       // Branches' conversations first (their events go to the branch, shown or not); the rest by tab.
       const batches = get().routeBranchEvents(all);
       set((state) => {

@@ -1,6 +1,7 @@
 import { create, type StateCreator } from 'zustand';
 import { createAppSlice, rememberTab } from './app';
 import { createBranchSlice } from './branches';
+import { createChangesSlice } from './changes';
 import { createConversationsSlice } from './conversations';
 import { createDraftsSlice } from './drafts';
 import { createFindSlice } from './find';
@@ -12,7 +13,7 @@ import type { Store } from './types';
 
 /**
  * The renderer's one store, made of its slices (app, conversations, drafts, kept tabs, find, library,
- * branches, trust): each owns its part of the state and reaches the others through `get()`. What a slice keeps
+ * branches, trust, changes): each owns its part of the state and reaches the others through `get()`. What a slice keeps
  * besides its state (counters, requests in flight, timers) lives in the store it was made for, so a test
  * can make a fresh store with `createStore()`. Updates from main are merged per frame (frame.ts).
  */
@@ -26,6 +27,7 @@ const storeState: StateCreator<Store> = (set, get) => ({
   ...createLibrarySlice(set, get),
   ...createBranchSlice(set, get),
   ...trustSlice(set, get),
+  ...createChangesSlice(set, get),
 });
 
 /** A store of its own, as the app makes one: which tab is open is remembered for the next reload. */

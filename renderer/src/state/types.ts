@@ -14,6 +14,8 @@ import type {
   ContextUsage,
   ConversationEvent,
   DraftImage,
+  ChangesView,
+  FileDiff,
   FileRewind,
   FolderTrust,
   InvokeRequest,
@@ -21,6 +23,8 @@ import type {
   IpcError,
   PermissionModeChoice,
   PreparedImage,
+  RevertPreview,
+  RevertTarget,
   SavedDraft,
   TrustedFolder,
   TurnImage,
@@ -291,7 +295,8 @@ export type Store = AppSlice &
   LibrarySlice &
   FindSlice &
   BranchSlice &
-  TrustSlice;
+  TrustSlice &
+  ChangesSlice;
 
 /** How slices change and read the store (zustand's `set` and `get`). */
 export type StoreSet = StoreApi<Store>['setState'];
@@ -404,4 +409,61 @@ export interface TrustSlice {
   listTrusted(): Promise<TrustedFolder[]>;
   /** Takes trust back: the next CLI there asks first. */
   forgetTrust(folder: string): Promise<void>;
+}
+
+/** How the Changes panel shows a diff: one column, or before and after side by side. */
+export type DiffLayout = 'unified' | 'split';
+
+/** A revert being asked about: what it targets, what it would do (null while main works it out). */
+export interface RevertQuestion {
+  target: RevertTarget;
+  preview: RevertPreview | null;
+  /** Files changed since the last snapshot are overwritten too (off unless the user ticks it). */
+  overwriteChanged: boolean;
+  error: string | null;
+  busy: boolean;
+}
+
+/** One conversation's Changes panel (changes.ts), kept while its tab is open, shown or not. */
+export interface ChangesPanel {
+  open: boolean;
+  /** The step picked in the Turn filter; null: everything since the conversation's start. */
+  step: number | null;
+  /** The last view read; it stays (and is shown) while the next is read. */
+  view: ChangesView | null;
+  /** How many files differ from the conversation's start, as last read; null until read. */
+  total: number | null;
+  loading: boolean;
+  error: string | null;
+  /** A `changes` event came while the panel was closed: the count on its button may be old. */
+  stale: boolean;
+  /** The file whose diff is shown, by path. */
+  selected: string | null;
+  diff: FileDiff | null;
+  diffError: string | null;
+  revert: RevertQuestion | null;
+  /** What the last revert did, in words, until the next one. */
+  reverted: string | null;
+}
+
+export interface ChangesSlice {
+  /** By conversation id (a branch's own conversation has its own panel). */
+  changes: Record<string, ChangesPanel>;
+  diffLayout: DiffLayout;
+  toggleChanges(conversationId: string): void;
+  closeChanges(conversationId: string): void;
+  /** The Turn filter: shows what one step changed (null: everything since the start). */
+  pickChangesStep(conversationId: string, step: number | null): Promise<void>;
+  /** Reads the view again, keeping the file picked if it is still listed. */
+  refreshChanges(conversationId: string): Promise<void>;
+  selectChangedFile(conversationId: string, path: string | null): Promise<void>;
+  setDiffLayout(layout: DiffLayout): void;
+  /** Asks main what a revert would do, and shows the question. */
+  askRevert(conversationId: string, target: RevertTarget): Promise<void>;
+  setOverwriteChanged(conversationId: string, overwrite: boolean): void;
+  cancelRevert(conversationId: string): void;
+  /** Does the revert asked about; the panel is read again, with the new step in it. */
+  confirmRevert(conversationId: string): Promise<void>;
+  /** Main's events: an open panel whose conversation's Changes moved on is read again. */
+  changesArrived(batches: ReadonlyMap<string, readonly ConversationEvent[]>): void;
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { settingsOf } from './Settings';
+
+/** The settings form as saved: how long the Changes panel's snapshots are kept, a number of days or null. */
+
+const form = {
+  cliPath: '',
+  defaultModel: '',
+  defaultPermissionMode: 'default' as const,
+  imageMaxLongSide: '1568',
+  theme: 'system' as const,
+  notifications: true,
+  promptSuggestions: true,
+  snapshotKeep: 'days' as const,
+  snapshotDays: '14',
+};
+
+describe('keeping snapshots of changes', () => {
+  it('saves a number of days', () => {
+    expect(settingsOf(form)).toMatchObject({ values: { snapshotRetentionDays: 14 } });
+  });
+
+  it('saves null for as long as the conversation is in the library, whatever the days box holds', () => {
+    expect(settingsOf({ ...form, snapshotKeep: 'library', snapshotDays: '' })).toMatchObject({
+      values: { snapshotRetentionDays: null },
+    });
+  });
+
+  it('refuses days that are not a whole number from 1, saying why', () => {
+    expect(settingsOf({ ...form, snapshotDays: '0' })).toEqual({
+      problem: 'Snapshots are kept at least 1 day.',
+    });
+    expect(settingsOf({ ...form, snapshotDays: '' })).toEqual({
+      problem: 'The days to keep snapshots are a number.',
+    });
+    expect(settingsOf({ ...form, snapshotDays: '2.5' })).toEqual({
+      problem: 'The days to keep snapshots are a whole number.',
+    });
+  });
+});
