@@ -1,0 +1,457 @@
+/**
+ * One open conversation's Changes: the snapshot it started from, one more at the end of each turn, what each
+ * turn changed and which tool did it, and reverts as steps of their own (issue 27). The conversation hands
+ * it the CLI's lines and its prompts; the Changes channels and Rewind read and act through it.
+ *
+ * All its git work runs in ONE queue, one piece at a time, so a revert never interleaves with a turn's
+ * snapshot and two snapshots never share the private index at once. Git runs asynchronously (git.ts), so
+ * the queue never blocks main's event loop. Nothing here can break the conversation: when snapshots cannot
+ * be taken (git missing, too many files, a store that cannot be written) Changes are off, with the reason.
+ */
+import type {
+  ChangeStep,
+  ChangesState,
+  ChangesView,
+  ConversationEvent,
+  FileDiff,
+  RevertPreview,
+  RevertTarget,
+} from '../../shared/ipc';
+import type { CliMessage } from '../../shared/protocol';
+import { causesOf, toolCalls, workTreePaths, type ToolCall } from './attribution';
+import { loadRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
+import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
+import { offReason } from './off-reason';
+
+export interface ChangesOptions {
+  /** Where snapshots are kept: private indexes, and private repositories of folders outside one. */
+  store: string;
+  /** Where the conversations' records are (record.ts). */
+  records: string;
+  /** Opens a folder's snapshots; Snapshots.open unless a test says otherwise. */
+  open?: (folder: string, store: string) => Promise<SnapshotStore>;
+}
+
+interface Ready {
+  snapshots: SnapshotStore;
+  record: ChangesRecord;
+  toWorkTree: (path: string) => string | null;
+}
+
+/** A prompt's first words, as the panel names a turn by them. */
+function firstWords(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= 80 ? line : `${line.slice(0, 79).trimEnd()}…`;
+}
+
+/** A step's number as the user asked for it, checked against the record. */
+export class NoSuchStep extends Error {
+  override name = 'NoSuchStep';
+}
+
+export class ConversationChanges {
+  private state: ChangesState = { kind: 'starting' };
+  private readonly started: Promise<Ready | null>;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The tool calls of the turn running now (and of any still queued before it ends). */
+  private calls: ToolCall[] = [];
+  private readonly prompts = new Map<string, string>();
+
+  private constructor(
+    private readonly options: ChangesOptions,
+    private readonly folder: string,
+    /** The CLI session id the conversation started with: its record's name and its refs'. */
+    readonly key: string,
+    private readonly emit: (event: ConversationEvent) => void,
+  ) {
+    this.started = this.enqueue(() => this.start()).catch((error: unknown) => {
+      this.state = { kind: 'off', reason: offReason(error, options.store) };
+      return null;
+    });
+  }
+
+  /** Starts taking the conversation's first snapshot (or finds its record); `ready` says when it is done. */
+  static begin(
+    options: ChangesOptions,
+    conversation: { folder: string; key: string; emit: (event: ConversationEvent) => void },
+  ): ConversationChanges {
+    return new ConversationChanges(options, conversation.folder, conversation.key, conversation.emit);
+  }
+
+  /** Resolves once the first snapshot is taken or Changes are off; never rejects. */
+  async ready(): Promise<void> {
+    await this.started;
+  }
+
+  private async start(): Promise<Ready> {
+    const open = this.options.open ?? openSnapshotStore;
+    const snapshots = await open(this.folder, this.options.store);
+    const warn = (message: string) => this.emit({ kind: 'warning', message });
+    let record = await loadRecord(this.options.records, this.key, warn);
+    if (!record) {
+      const start = await snapshots.take(this.key, 'start', null);
+      record = {
+        version: 1,
+        key: this.key,
+        folder: this.folder,
+        store: this.options.store,
+        start: start.commit,
+        turns: 0,
+        steps: [],
+        updatedAt: Date.now(),
+      };
+      await saveRecord(this.options.records, record);
+    }
+    this.state = { kind: 'on' };
+    return { snapshots, record, toWorkTree: workTreePaths(snapshots.workTree, this.folder) };
+  }
+
+  /** The prompt a turn will answer, for naming the turn by its first words. */
+  notePrompt(uuid: string, text: string): void {
+    this.prompts.set(uuid, text);
+  }
+
+  /** Every CLI line of the conversation: tool calls are noted, and a turn's result snapshots the folder. */
+  note(message: CliMessage, settles: string | undefined): void {
+    if (this.state.kind === 'off') return;
+    if (message.type === 'assistant') {
+      void this.started.then((ready) => {
+        if (ready) this.calls.push(...toolCalls(message, ready.toWorkTree));
+      });
+      return;
+    }
+    if (message.type !== 'result' || settles === undefined) return;
+    // After the calls noted above: `started` has resolved by then, and its callbacks run in order.
+    void this.started.then(() => {
+      const calls = this.calls;
+      this.calls = [];
+      const prompt = this.prompts.get(settles) ?? '';
+      this.prompts.delete(settles);
+      this.enqueue(() => this.turnEnded(settles, prompt, calls)).catch((error: unknown) =>
+        this.failed(error),
+      );
+    });
+  }
+
+  private async turnEnded(uuid: string, prompt: string, calls: ToolCall[]): Promise<void> {
+    const ready = await this.readyOrThrow();
+    const { snapshots, record } = ready;
+    const number = record.steps.length + 1;
+    const before = this.last(record);
+    const after = await snapshots.take(this.key, `step-${number}`, before);
+    const changes = await snapshots.diff(before.commit, after.commit);
+    const files = touched(changes).map((path) => ({ path, causes: causesOf(path, calls) }));
+    record.turns += 1;
+    this.store(ready, {
+      step: {
+        kind: 'turn',
+        step: number,
+        turn: record.turns,
+        prompt: firstWords(prompt),
+        uuid,
+        at: Date.now(),
+        files: changes.length,
+      },
+      before: before.commit,
+      after: after.commit,
+      files,
+    });
+    await saveRecord(this.options.records, record);
+    this.emit({ kind: 'changes', steps: record.steps.length });
+  }
+
+  private store(ready: Ready, step: StoredStep): void {
+    ready.record.steps.push(step);
+    ready.record.updatedAt = Date.now();
+  }
+
+  /** A snapshot that failed turns Changes off when it can never work; else the user hears of it once. */
+  private failed(error: unknown): void {
+    const reason = offReason(error, this.options.store);
+    if (error instanceof Error && error.name === 'SnapshotsOff') this.state = { kind: 'off', reason };
+    else this.emit({ kind: 'warning', message: `The Changes panel missed a snapshot: ${reason}` });
+  }
+
+  /** The conversation's last snapshot: the end of its last step, or its start. */
+  private last(record: ChangesRecord): Snapshot {
+    const last = record.steps.at(-1);
+    return { commit: last?.after ?? record.start, ref: '' };
+  }
+
+  private async readyOrThrow(): Promise<Ready> {
+    const ready = await this.started;
+    if (!ready) throw new Error(this.state.kind === 'off' ? this.state.reason : 'Changes are off.');
+    return ready;
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.queue.then(work);
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** What the Changes panel shows: everything since the start (`step` null), or what one step changed. */
+  view(step: number | null): Promise<ChangesView> {
+    return this.enqueue(async () => {
+      const ready = await this.started;
+      if (!ready) {
+        return {
+          state: this.state,
+          root: this.folder,
+          inRepository: false,
+          repositoryState: null,
+          steps: [],
+          step,
+          files: [],
+          notes: [],
+        };
+      }
+      const { snapshots, record } = ready;
+      const now = await snapshots.current();
+      const shown = step === null ? null : this.stepOf(record, step);
+      const changes = shown
+        ? await snapshots.diff(shown.before, shown.after)
+        : await snapshots.diff(record.start, now.tree);
+      const since = new Set(touched(await snapshots.diff(this.last(record).commit, now.tree)));
+      const [repositoryState, ignored] = await Promise.all([
+        snapshots.repositoryState(),
+        snapshots.ignoredNote(),
+      ]);
+      const notes = [
+        ...(ignored ? [ignored] : []),
+        ...(now.unreadable.length > 0
+          ? [`Not counted, since they could not be read: ${now.unreadable.join(', ')}.`]
+          : []),
+      ];
+      return {
+        state: this.state,
+        root: snapshots.workTree,
+        inRepository: snapshots.inRepository,
+        repositoryState,
+        steps: record.steps.map((stored) => stored.step),
+        step,
+        files: changes.map((change) => ({
+          path: change.path,
+          from: change.from,
+          status: change.status,
+          kind: change.kind,
+          added: change.added,
+          removed: change.removed,
+          steps: (shown ? [shown] : record.steps).flatMap((stored) => {
+            const file = stored.files.find((entry) => entry.path === change.path);
+            return file ? [{ step: stored.step.step, causes: file.causes }] : [];
+          }),
+          changedSince: since.has(change.path) || (change.from !== null && since.has(change.from)),
+        })),
+        notes,
+      };
+    });
+  }
+
+  /** One file's diff, between the same two ends as `view(step)`. */
+  diff(step: number | null, path: string): Promise<FileDiff> {
+    return this.enqueue(async () => {
+      const { snapshots, record } = await this.readyOrThrow();
+      if (step !== null) {
+        const shown = this.stepOf(record, step);
+        return snapshots.fileDiff(shown.before, shown.after, path);
+      }
+      const now = await snapshots.current();
+      return snapshots.fileDiff(record.start, now.tree, path);
+    });
+  }
+
+  previewRevert(target: RevertTarget): Promise<RevertPreview> {
+    return this.enqueue(async () => {
+      const ready = await this.readyOrThrow();
+      const plan = this.plan(ready.record, target);
+      return { to: plan.to, files: await this.actions(ready, plan) };
+    });
+  }
+
+  /**
+   * Reverts as a step of its own: a snapshot first (what `undo` goes back to, hand edits included), the
+   * restore, then another. A file changed since the last snapshot is left unless `overwriteChanged`.
+   */
+  revert(target: RevertTarget, overwriteChanged: boolean): Promise<{ step: ChangeStep; kept: string[] }> {
+    return this.enqueue(async () => {
+      const ready = await this.readyOrThrow();
+      const plan = this.plan(ready.record, target);
+      const actions = await this.actions(ready, plan);
+      const kept = overwriteChanged
+        ? []
+        : actions.filter((file) => file.changedSince).map((file) => file.path);
+      const paths = actions.map((file) => file.path).filter((path) => !kept.includes(path));
+      const step = await this.restoreAsStep(ready, plan.source, paths, (number, files) =>
+        target.kind === 'undo'
+          ? { kind: 'undo', step: number, undoes: target.step, paths, at: Date.now(), files }
+          : { kind: 'revert', step: number, to: plan.to, paths, at: Date.now(), files, undone: false },
+      );
+      if (target.kind === 'undo') {
+        const undone = this.stepOf(ready.record, target.step);
+        if (undone.step.kind === 'revert') undone.step.undone = true;
+        await saveRecord(this.options.records, ready.record);
+      }
+      return { step, kept };
+    });
+  }
+
+  /**
+   * Restores `paths` to `source` between two snapshots and records it. When the restore fails (a folder
+   * that cannot be written), nothing is recorded and the error names the file.
+   */
+  private async restoreAsStep(
+    ready: Ready,
+    source: string,
+    paths: string[],
+    describe: (step: number, files: number) => ChangeStep,
+    alsoRestore?: () => Promise<void>,
+  ): Promise<ChangeStep> {
+    const { snapshots, record } = ready;
+    const number = record.steps.length + 1;
+    const before = await snapshots.take(this.key, `step-${number}-before`, this.last(record));
+    await alsoRestore?.();
+    await snapshots.restore(source, paths);
+    const after = await snapshots.take(this.key, `step-${number}`, before);
+    const changes = await snapshots.diff(before.commit, after.commit);
+    const step = describe(number, changes.length);
+    this.store(ready, {
+      step,
+      before: before.commit,
+      after: after.commit,
+      files: touched(changes).map((path) => ({ path, causes: [] })),
+    });
+    await saveRecord(this.options.records, record);
+    this.emit({ kind: 'changes', steps: record.steps.length });
+    return step;
+  }
+
+  private stepOf(record: ChangesRecord, step: number): StoredStep {
+    const stored = record.steps[step - 1];
+    if (!stored) throw new NoSuchStep(`This conversation has no step ${step}.`);
+    return stored;
+  }
+
+  /** Where a revert takes files back to, in words and as a snapshot, and which files it looks at. */
+  private plan(
+    record: ChangesRecord,
+    target: RevertTarget,
+  ): { source: string; to: string; paths: string[] | null } {
+    if (target.kind === 'file') {
+      if (target.step === null)
+        return { source: record.start, to: "the conversation's start", paths: [target.path] };
+      const stored = this.stepOf(record, target.step);
+      return { source: stored.before, to: startOf(stored.step), paths: [target.path] };
+    }
+    const stored = this.stepOf(record, target.step);
+    if (target.kind === 'step') {
+      return {
+        source: stored.before,
+        to: startOf(stored.step),
+        paths: stored.files.map((file) => file.path),
+      };
+    }
+    if (stored.step.kind !== 'revert') throw new NoSuchStep(`Step ${target.step} is not a revert.`);
+    if (stored.step.undone) throw new NoSuchStep(`Revert ${target.step} has already been undone.`);
+    return { source: stored.before, to: `just before revert ${target.step}`, paths: stored.step.paths };
+  }
+
+  /** What a revert to `plan` would do to each file, and whether the user changed it since the last snapshot. */
+  private async actions(ready: Ready, plan: { source: string; paths: string[] | null }) {
+    const { snapshots, record } = ready;
+    const now = await snapshots.current();
+    const wanted = new Set(plan.paths);
+    const since = new Set(touched(await snapshots.diff(this.last(record).commit, now.tree)));
+    const files: RevertPreview['files'] = [];
+    for (const change of await snapshots.diff(plan.source, now.tree)) {
+      // A rename is undone as the new path deleted and the old one made again.
+      const sides: [string, RevertPreview['files'][number]['action']][] =
+        change.status === 'renamed' && change.from !== null
+          ? [
+              [change.from, 'create'],
+              [change.path, 'delete'],
+            ]
+          : [
+              [
+                change.path,
+                change.status === 'added' ? 'delete' : change.status === 'deleted' ? 'create' : 'restore',
+              ],
+            ];
+      if (!sides.some(([path]) => wanted.has(path))) continue;
+      for (const [path, action] of sides) files.push({ path, action, changedSince: since.has(path) });
+    }
+    return files;
+  }
+
+  /**
+   * For Rewind: the files the conversation's steps from the turn of prompt `uuid` on changed, that differ
+   * now from the snapshot before that turn. Null when Changes are off or the turn is not on record.
+   */
+  rewindPlan(uuid: string): Promise<RewindPlan | null> {
+    return this.enqueue(async () => {
+      const ready = await this.started;
+      if (!ready) return null;
+      const { snapshots, record } = ready;
+      const from = record.steps.findIndex(
+        (stored) => stored.step.kind === 'turn' && stored.step.uuid === uuid,
+      );
+      const first = record.steps[from];
+      if (!first || first.step.kind !== 'turn') return null;
+      const touchedSince = new Set(
+        record.steps.slice(from).flatMap((stored) => stored.files.map((file) => file.path)),
+      );
+      const now = await snapshots.current();
+      const changes = (await snapshots.diff(first.before, now.tree)).filter((change) =>
+        touched([change]).some((path) => touchedSince.has(path)),
+      );
+      return {
+        source: first.before,
+        turn: first.step.turn,
+        workTree: snapshots.workTree,
+        changes,
+        toWorkTree: ready.toWorkTree,
+      };
+    });
+  }
+
+  /** Rewind's restore, as a revert step: the CLI's for its files (`cli`), then the snapshot's for `paths`. */
+  rewindRestore(plan: RewindPlan, paths: string[], cli: () => Promise<void>): Promise<ChangeStep> {
+    return this.enqueue(async () => {
+      const ready = await this.readyOrThrow();
+      const to = `before turn ${plan.turn}`;
+      return this.restoreAsStep(
+        ready,
+        plan.source,
+        paths,
+        (number, files) => ({
+          kind: 'revert',
+          step: number,
+          to,
+          paths,
+          at: Date.now(),
+          files,
+          undone: false,
+        }),
+        cli,
+      );
+    });
+  }
+}
+
+export interface RewindPlan {
+  source: string;
+  turn: number;
+  workTree: string;
+  changes: SnapshotChange[];
+  toWorkTree: (path: string) => string | null;
+}
+
+/** Every path a set of changes touched: both sides of a rename. */
+function touched(changes: readonly SnapshotChange[]): string[] {
+  return changes.flatMap((change) => (change.from !== null ? [change.from, change.path] : [change.path]));
+}
+
+/** Where a step began, in words. */
+function startOf(step: ChangeStep): string {
+  return step.kind === 'turn' ? `the start of turn ${step.turn}` : `just before step ${step.step}`;
+}
