@@ -18,7 +18,7 @@ import type {
   RevertTarget,
 } from '../../shared/ipc';
 import type { CliMessage } from '../../shared/protocol';
-import { causesOf, toolCalls, workTreePaths, type ToolCall } from './attribution';
+import { causesOf, toolCalls, workTreePaths } from './attribution';
 import { loadRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
 import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
 import { offReason } from './off-reason';
@@ -53,8 +53,8 @@ export class ConversationChanges {
   private state: ChangesState = { kind: 'starting' };
   private readonly started: Promise<Ready | null>;
   private queue: Promise<unknown> = Promise.resolve();
-  /** The tool calls of the turn running now (and of any still queued before it ends). */
-  private calls: ToolCall[] = [];
+  /** The assistant lines with tool calls of the turn running now, read when it ends. */
+  private toolLines: CliMessage[] = [];
   private readonly prompts = new Map<string, string>();
 
   private constructor(
@@ -111,31 +111,28 @@ export class ConversationChanges {
     this.prompts.set(uuid, text);
   }
 
-  /** Every CLI line of the conversation: tool calls are noted, and a turn's result snapshots the folder. */
+  /**
+   * Every CLI line of the conversation: tool calls are kept, and a turn's result queues its snapshot, at
+   * once, so whatever is asked after the result comes waits for that snapshot.
+   */
   note(message: CliMessage, settles: string | undefined): void {
     if (this.state.kind === 'off') return;
     if (message.type === 'assistant') {
-      void this.started.then((ready) => {
-        if (ready) this.calls.push(...toolCalls(message, ready.toWorkTree));
-      });
+      if (message.message.content.some((block) => block.type === 'tool_use')) this.toolLines.push(message);
       return;
     }
     if (message.type !== 'result' || settles === undefined) return;
-    // After the calls noted above: `started` has resolved by then, and its callbacks run in order.
-    void this.started.then(() => {
-      const calls = this.calls;
-      this.calls = [];
-      const prompt = this.prompts.get(settles) ?? '';
-      this.prompts.delete(settles);
-      this.enqueue(() => this.turnEnded(settles, prompt, calls)).catch((error: unknown) =>
-        this.failed(error),
-      );
-    });
+    const lines = this.toolLines;
+    this.toolLines = [];
+    const prompt = this.prompts.get(settles) ?? '';
+    this.prompts.delete(settles);
+    this.enqueue(() => this.turnEnded(settles, prompt, lines)).catch((error: unknown) => this.failed(error));
   }
 
-  private async turnEnded(uuid: string, prompt: string, calls: ToolCall[]): Promise<void> {
+  private async turnEnded(uuid: string, prompt: string, lines: CliMessage[]): Promise<void> {
     const ready = await this.readyOrThrow();
     const { snapshots, record } = ready;
+    const calls = lines.flatMap((line) => toolCalls(line, ready.toWorkTree));
     const number = record.steps.length + 1;
     const before = this.last(record);
     const after = await snapshots.take(this.key, `step-${number}`, before);
