@@ -236,6 +236,6 @@ describe('Changes in a plain folder, with the real CLI', () => {
     expect(existsSync(made)).toBe(false);
     expect(read('new.txt')).toBeNull();
     const steps = (await invoke('changes', { conversationId, step: null })).steps;
-    expect(steps.at(-1)).toMatchObject({ kind: 'revert', to: 'before turn 1' });
+    expect(steps.at(-1)).toMatchObject({ kind: 'revert', to: 'the start of turn 1, by Rewind' });
   });
 });

@@ -22,7 +22,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-type Files = Record<string, string>;
+type Files = Record<string, string | undefined>;
 
 /** A snapshot store over `disk`, counting how many of its jobs run at once. */
 function memoryStore(disk: Files) {
@@ -67,8 +67,7 @@ function memoryStore(disk: Files) {
       job(() => {
         const tree = trees.get(from) ?? {};
         for (const path of paths) {
-          if (tree[path] === undefined) delete disk[path];
-          else disk[path] = tree[path];
+          disk[path] = tree[path];
         }
       }),
     repositoryState: async () => null,
@@ -161,6 +160,48 @@ describe('ConversationChanges', () => {
     ]);
   });
 
+  it('records nothing when a revert cannot write a file, and says which', async () => {
+    const disk: Files = {};
+    const { store } = memoryStore(disk);
+    const { changes, events } = tracker({
+      open: async () => ({
+        ...store,
+        restore: async () => {
+          throw new Error('made.txt could not be restored: Permission denied');
+        },
+      }),
+    });
+    await changes.ready();
+    await turn(changes, events, 'p1', disk, { 'made.txt': 'x' });
+    await expect(changes.revert({ kind: 'step', step: 1 }, false)).rejects.toThrow(
+      'made.txt could not be restored: Permission denied',
+    );
+    expect((await changes.view(null)).steps.map((step) => step.kind)).toEqual(['turn']);
+    expect(disk).toEqual({ 'made.txt': 'x' });
+  });
+
+  it('discards the record it began when the CLI never starts, but never one it found', async () => {
+    const disk: Files = {};
+    const { store, forgotten } = memoryStore(disk);
+    const first = tracker({ open: async () => store });
+    await first.changes.ready();
+    await turn(first.changes, first.events, 'p1', disk, { 'made.txt': 'x' });
+    const found = tracker({ open: async () => store });
+    await found.changes.ready();
+    found.changes.discard();
+    await found.changes.view(null);
+    expect(forgotten).toEqual([]);
+    expect(await loadRecord(join(root, 'changes'), 'session-1', () => undefined)).not.toBeNull();
+
+    rmSync(join(root, 'changes'), { recursive: true });
+    const fresh = tracker({ open: async () => store });
+    await fresh.changes.ready();
+    fresh.changes.discard();
+    await fresh.changes.view(null);
+    expect(forgotten).toEqual(['session-1']);
+    expect(await loadRecord(join(root, 'changes'), 'session-1', () => undefined)).toBeNull();
+  });
+
   it('carries on from its record when the conversation is opened again', async () => {
     const disk: Files = {};
     const { store } = memoryStore(disk);
@@ -203,7 +244,10 @@ describe('ConversationChanges', () => {
     });
     await rewindFiles(changes, 'p1', false, async () => refused);
     expect(disk).toEqual({});
-    expect((await changes.view(null)).steps.at(-1)).toMatchObject({ kind: 'revert', to: 'before turn 1' });
+    expect((await changes.view(null)).steps.at(-1)).toMatchObject({
+      kind: 'revert',
+      to: 'the start of turn 1, by Rewind',
+    });
   });
 });
 

@@ -19,7 +19,7 @@ import type {
 } from '../../shared/ipc';
 import type { CliMessage } from '../../shared/protocol';
 import { causesOf, toolCalls, workTreePaths } from './attribution';
-import { loadRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
+import { loadRecord, removeRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
 import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
 import { offReason } from './off-reason';
 
@@ -56,6 +56,8 @@ export class ConversationChanges {
   /** The assistant lines with tool calls of the turn running now, read when it ends. */
   private toolLines: CliMessage[] = [];
   private readonly prompts = new Map<string, string>();
+  /** Whether this conversation began its record (rather than found it): only then may `discard` remove it. */
+  private madeRecord = false;
 
   private constructor(
     private readonly options: ChangesOptions,
@@ -101,9 +103,25 @@ export class ConversationChanges {
         updatedAt: Date.now(),
       };
       await saveRecord(this.options.records, record);
+      this.madeRecord = true;
     }
     this.state = { kind: 'on' };
     return { snapshots, record, toWorkTree: workTreePaths(snapshots.workTree, this.folder) };
+  }
+
+  /**
+   * For a conversation whose CLI never started (a folder to trust first, say): the record and snapshot it
+   * began go, rather than wait for retention. One it found (a resumed conversation's) is kept.
+   */
+  discard(): void {
+    void this.enqueue(async () => {
+      const ready = await this.started;
+      if (!ready || !this.madeRecord) return;
+      await ready.snapshots.forget(this.key);
+      await removeRecord(this.options.records, this.key);
+    }).catch((error: unknown) =>
+      console.error('Byre: a snapshot left by a conversation that did not start:', error),
+    );
   }
 
   /** The prompt a turn will answer, for naming the turn by its first words. */
@@ -415,7 +433,7 @@ export class ConversationChanges {
   rewindRestore(plan: RewindPlan, paths: string[], cli: () => Promise<void>): Promise<ChangeStep> {
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
-      const to = `before turn ${plan.turn}`;
+      const to = `the start of turn ${plan.turn}, by Rewind`;
       return this.restoreAsStep(
         ready,
         plan.source,

@@ -127,7 +127,7 @@ class Adapted implements SnapshotStore {
         else await this.run(['restore', `--source=${from}`, '--worktree', '--', path]);
       } catch (error) {
         const why = error instanceof GitFailed ? error.stderr.trim() : (error as Error).message;
-        throw new Error(`${path} could not be restored: ${why}`);
+        throw new Error(`${path} could not be restored: ${why}`, { cause: error });
       }
     }
   }

@@ -197,19 +197,24 @@ export class Conversation {
     const changes = options.changes
       ? ConversationChanges.begin(options.changes, { folder: options.cwd, key: sessionId, emit })
       : null;
-    const session = await options.startSession(
-      Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, elicitations, {
-        cwd: options.cwd,
-        model: options.model,
-        permissionMode: options.permissionMode,
-        ...(options.identity ? { identity: options.identity } : {}),
-        ...(options.fork
-          ? { ...forkLaunch(options.fork), sessionId }
-          : options.resume
-            ? { resume: options.resume }
-            : { sessionId }),
-      }),
-    );
+    const session = await options
+      .startSession(
+        Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, elicitations, {
+          cwd: options.cwd,
+          model: options.model,
+          permissionMode: options.permissionMode,
+          ...(options.identity ? { identity: options.identity } : {}),
+          ...(options.fork
+            ? { ...forkLaunch(options.fork), sessionId }
+            : options.resume
+              ? { resume: options.resume }
+              : { sessionId }),
+        }),
+      )
+      .catch((error: unknown) => {
+        changes?.discard();
+        throw error;
+      });
     try {
       // Before the first turn can end: its snapshot needs the one before it.
       await changes?.ready();
