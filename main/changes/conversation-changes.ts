@@ -22,6 +22,7 @@ import { causesOf, toolCalls, workTreePaths } from './attribution';
 import { loadRecord, removeRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
 import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
 import { offReason } from './off-reason';
+import { firstWords, revertActions, revertPlan, stepOf, touched } from './steps';
 
 export interface ChangesOptions {
   /** Where snapshots are kept: private indexes, and private repositories of folders outside one. */
@@ -36,17 +37,6 @@ interface Ready {
   snapshots: SnapshotStore;
   record: ChangesRecord;
   toWorkTree: (path: string) => string | null;
-}
-
-/** A prompt's first words, as the panel names a turn by them. */
-function firstWords(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= 80 ? line : `${line.slice(0, 79).trimEnd()}…`;
-}
-
-/** A step's number as the user asked for it, checked against the record. */
-export class NoSuchStep extends Error {
-  override name = 'NoSuchStep';
 }
 
 export class ConversationChanges {
@@ -175,6 +165,14 @@ export class ConversationChanges {
     this.emit({ kind: 'changes', steps: record.steps.length });
   }
 
+  /** What a revert to `source` would do to `paths` now, each flagged if changed since the last snapshot. */
+  private async actions(ready: Ready, source: string, paths: string[]): Promise<RevertPreview['files']> {
+    const { snapshots, record } = ready;
+    const now = await snapshots.current();
+    const since = await snapshots.diff(this.last(record).commit, now.tree);
+    return revertActions(await snapshots.diff(source, now.tree), paths, since);
+  }
+
   private store(ready: Ready, step: StoredStep): void {
     ready.record.steps.push(step);
     ready.record.updatedAt = Date.now();
@@ -223,7 +221,7 @@ export class ConversationChanges {
       }
       const { snapshots, record } = ready;
       const now = await snapshots.current();
-      const shown = step === null ? null : this.stepOf(record, step);
+      const shown = step === null ? null : stepOf(record, step);
       const changes = shown
         ? await snapshots.diff(shown.before, shown.after)
         : await snapshots.diff(record.start, now.tree);
@@ -268,7 +266,7 @@ export class ConversationChanges {
     return this.enqueue(async () => {
       const { snapshots, record } = await this.readyOrThrow();
       if (step !== null) {
-        const shown = this.stepOf(record, step);
+        const shown = stepOf(record, step);
         return snapshots.fileDiff(shown.before, shown.after, path);
       }
       const now = await snapshots.current();
@@ -279,8 +277,8 @@ export class ConversationChanges {
   previewRevert(target: RevertTarget): Promise<RevertPreview> {
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
-      const plan = this.plan(ready.record, target);
-      return { to: plan.to, files: await this.actions(ready, plan) };
+      const plan = revertPlan(ready.record, target);
+      return { to: plan.to, files: await this.actions(ready, plan.source, plan.paths) };
     });
   }
 
@@ -291,8 +289,8 @@ export class ConversationChanges {
   revert(target: RevertTarget, overwriteChanged: boolean): Promise<{ step: ChangeStep; kept: string[] }> {
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
-      const plan = this.plan(ready.record, target);
-      const actions = await this.actions(ready, plan);
+      const plan = revertPlan(ready.record, target);
+      const actions = await this.actions(ready, plan.source, plan.paths);
       const kept = overwriteChanged
         ? []
         : actions.filter((file) => file.changedSince).map((file) => file.path);
@@ -303,7 +301,7 @@ export class ConversationChanges {
           : { kind: 'revert', step: number, to: plan.to, paths, at: Date.now(), files, undone: false },
       );
       if (target.kind === 'undo') {
-        const undone = this.stepOf(ready.record, target.step);
+        const undone = stepOf(ready.record, target.step);
         if (undone.step.kind === 'revert') undone.step.undone = true;
         await saveRecord(this.options.records, ready.record);
       }
@@ -339,63 +337,6 @@ export class ConversationChanges {
     await saveRecord(this.options.records, record);
     this.emit({ kind: 'changes', steps: record.steps.length });
     return step;
-  }
-
-  private stepOf(record: ChangesRecord, step: number): StoredStep {
-    const stored = record.steps[step - 1];
-    if (!stored) throw new NoSuchStep(`This conversation has no step ${step}.`);
-    return stored;
-  }
-
-  /** Where a revert takes files back to, in words and as a snapshot, and which files it looks at. */
-  private plan(
-    record: ChangesRecord,
-    target: RevertTarget,
-  ): { source: string; to: string; paths: string[] | null } {
-    if (target.kind === 'file') {
-      if (target.step === null)
-        return { source: record.start, to: "the conversation's start", paths: [target.path] };
-      const stored = this.stepOf(record, target.step);
-      return { source: stored.before, to: startOf(stored.step), paths: [target.path] };
-    }
-    const stored = this.stepOf(record, target.step);
-    if (target.kind === 'step') {
-      return {
-        source: stored.before,
-        to: startOf(stored.step),
-        paths: stored.files.map((file) => file.path),
-      };
-    }
-    if (stored.step.kind !== 'revert') throw new NoSuchStep(`Step ${target.step} is not a revert.`);
-    if (stored.step.undone) throw new NoSuchStep(`Revert ${target.step} has already been undone.`);
-    return { source: stored.before, to: `just before revert ${target.step}`, paths: stored.step.paths };
-  }
-
-  /** What a revert to `plan` would do to each file, and whether the user changed it since the last snapshot. */
-  private async actions(ready: Ready, plan: { source: string; paths: string[] | null }) {
-    const { snapshots, record } = ready;
-    const now = await snapshots.current();
-    const wanted = new Set(plan.paths);
-    const since = new Set(touched(await snapshots.diff(this.last(record).commit, now.tree)));
-    const files: RevertPreview['files'] = [];
-    for (const change of await snapshots.diff(plan.source, now.tree)) {
-      // A rename is undone as the new path deleted and the old one made again.
-      const sides: [string, RevertPreview['files'][number]['action']][] =
-        change.status === 'renamed' && change.from !== null
-          ? [
-              [change.from, 'create'],
-              [change.path, 'delete'],
-            ]
-          : [
-              [
-                change.path,
-                change.status === 'added' ? 'delete' : change.status === 'deleted' ? 'create' : 'restore',
-              ],
-            ];
-      if (!sides.some(([path]) => wanted.has(path))) continue;
-      for (const [path, action] of sides) files.push({ path, action, changedSince: since.has(path) });
-    }
-    return files;
   }
 
   /**
@@ -459,14 +400,4 @@ export interface RewindPlan {
   workTree: string;
   changes: SnapshotChange[];
   toWorkTree: (path: string) => string | null;
-}
-
-/** Every path a set of changes touched: both sides of a rename. */
-function touched(changes: readonly SnapshotChange[]): string[] {
-  return changes.flatMap((change) => (change.from !== null ? [change.from, change.path] : [change.path]));
-}
-
-/** Where a step began, in words. */
-function startOf(step: ChangeStep): string {
-  return step.kind === 'turn' ? `the start of turn ${step.turn}` : `just before step ${step.step}`;
 }
