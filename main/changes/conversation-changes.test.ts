@@ -79,11 +79,11 @@ function memoryStore(disk: Files) {
   return { store, stats, forgotten };
 }
 
-function tracker(options: Partial<ChangesOptions> & Pick<ChangesOptions, 'open'>) {
+function tracker(options: Partial<ChangesOptions> & Pick<ChangesOptions, 'open'>, key = 'session-1') {
   const events: ConversationEvent[] = [];
   const changes = ConversationChanges.begin(
     { store: join(root, 'snapshots'), records: join(root, 'changes'), ...options },
-    { folder: root, key: 'session-1', emit: (event) => events.push(event) },
+    { folder: root, key, emit: (event) => events.push(event) },
   );
   return { changes, events };
 }
@@ -200,6 +200,20 @@ describe('ConversationChanges', () => {
     await fresh.changes.view(null);
     expect(forgotten).toEqual(['session-1']);
     expect(await loadRecord(join(root, 'changes'), 'session-1', () => undefined)).toBeNull();
+  });
+
+  it("never runs two conversations' git work in one work tree at once: they share its private index", async () => {
+    const disk: Files = {};
+    const { store, stats } = memoryStore(disk);
+    const one = tracker({ open: async () => store }, 'session-1');
+    const two = tracker({ open: async () => store }, 'session-2');
+    await Promise.all([one.changes.ready(), two.changes.ready()]);
+    disk['made.txt'] = 'x';
+    one.changes.note(result, 'p1');
+    two.changes.note(result, 'p2');
+    const views = await Promise.all([one.changes.view(null), two.changes.view(null)]);
+    expect(views.map((view) => view.steps.length)).toEqual([1, 1]);
+    expect(stats.mostAtOnce).toBe(1);
   });
 
   it('carries on from its record when the conversation is opened again', async () => {

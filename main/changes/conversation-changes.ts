@@ -22,6 +22,7 @@ import { causesOf, toolCalls, workTreePaths } from './attribution';
 import { loadRecord, removeRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
 import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
 import { offReason } from './off-reason';
+import { inWorkTree } from './work-tree-lock';
 import { firstWords, revertActions, revertPlan, stepOf, touched } from './steps';
 
 export interface ChangesOptions {
@@ -42,7 +43,7 @@ interface Ready {
 export class ConversationChanges {
   private state: ChangesState = { kind: 'starting' };
   private readonly started: Promise<Ready | null>;
-  private queue: Promise<unknown> = Promise.resolve();
+  private queue: Promise<unknown>;
   /** The assistant lines with tool calls of the turn running now, read when it ends. */
   private toolLines: CliMessage[] = [];
   private readonly prompts = new Map<string, string>();
@@ -56,10 +57,12 @@ export class ConversationChanges {
     readonly key: string,
     private readonly emit: (event: ConversationEvent) => void,
   ) {
-    this.started = this.enqueue(() => this.start()).catch((error: unknown) => {
+    this.started = this.start().catch((error: unknown) => {
       this.state = { kind: 'off', reason: offReason(error, options.store) };
       return null;
     });
+    // The first job: every other waits for it.
+    this.queue = this.started;
   }
 
   /** Starts taking the conversation's first snapshot (or finds its record); `ready` says when it is done. */
@@ -78,6 +81,10 @@ export class ConversationChanges {
   private async start(): Promise<Ready> {
     const open = this.options.open ?? openSnapshotStore;
     const snapshots = await open(this.folder, this.options.store);
+    return inWorkTree(snapshots.workTree, () => this.startIn(snapshots));
+  }
+
+  private async startIn(snapshots: SnapshotStore): Promise<Ready> {
     const warn = (message: string) => this.emit({ kind: 'warning', message });
     let record = await loadRecord(this.options.records, this.key, warn);
     if (!record) {
@@ -197,8 +204,12 @@ export class ConversationChanges {
     return ready;
   }
 
+  /** Runs `work` after everything queued before it, and after any other conversation's git work in the same work tree. */
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const done = this.queue.then(work);
+    const done = this.queue.then(async () => {
+      const ready = await this.started;
+      return ready ? inWorkTree(ready.snapshots.workTree, work) : work();
+    });
     this.queue = done.catch(() => undefined);
     return done;
   }
