@@ -17,11 +17,14 @@ import { KeptTabs } from '../data/kept-tabs';
 import { SettingsStore } from '../data/settings';
 import { TrustGate } from '../data/trust';
 import { makeDataPrivate } from '../disk/private-files';
+import { changesFolders } from '../changes/record';
+import { inBackground, pruneChanges } from '../changes/retention';
 import { FileIndex } from '../intake/file-index';
 import { Library } from '../library/library';
 import { toIpcError } from './errors';
 import { appHandlers } from './handlers/app';
 import { branchHandlers } from './handlers/branches';
+import { changesHandlers } from './handlers/changes';
 import { conversationHandlers } from './handlers/conversations';
 import { libraryHandlers } from './handlers/library';
 import { tabsHandlers } from './handlers/tabs';
@@ -63,6 +66,10 @@ export class Backend {
     this.eventLogDir = join(open, String(process.pid));
     this.images = new ImageRefs(join(this.eventLogDir, 'images'));
     const settings = new SettingsStore(options.dataDir);
+    inBackground(
+      'removing old snapshots',
+      pruneChanges(settings.values.snapshotRetentionDays, changesFolders(options.dataDir)),
+    );
     const forks = new ForkRecords(options.dataDir);
     const trust = new TrustGate(options.dataDir, options.env);
     this.library = Library.start({
@@ -104,6 +111,7 @@ export class Backend {
       ...trustHandlers(parts),
       ...libraryHandlers(parts),
       ...branchHandlers(parts),
+      ...changesHandlers(parts),
       ...tabsHandlers(parts),
     };
   }

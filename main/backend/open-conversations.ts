@@ -15,6 +15,7 @@ import type { ImageRefs } from '../conversation/image-refs';
 import type { ForkRecords } from '../data/fork-records';
 import type { SettingsStore } from '../data/settings';
 import type { TrustGate } from '../data/trust';
+import { changesFolders } from '../changes/record';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
 import { cliCursorAt } from '../library/read-session';
@@ -140,6 +141,7 @@ export class OpenConversations {
       eventLogDir: this.parts.eventLogDir,
       ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
       appVersion: options.version,
+      changes: changesFolders(options.dataDir),
     });
   }
 

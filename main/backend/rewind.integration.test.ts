@@ -430,10 +430,12 @@ describe('restoring files with the real CLI', () => {
       deletions: 3,
       // a and b go back from "two" to "one"; c, made later, goes.
       fileChanges: [
-        { path: a, insertions: 1, deletions: 1 },
-        { path: b, insertions: 1, deletions: 1 },
-        { path: c, insertions: 0, deletions: 1 },
+        { path: a, insertions: 1, deletions: 1, byCommand: false },
+        { path: b, insertions: 1, deletions: 1, byCommand: false },
+        { path: c, insertions: 0, deletions: 1, byCommand: false },
       ],
+      // Claude's file tools made every change: the CLI's checkpoints cover them all.
+      byCommand: [],
       reason: null,
     });
     expect([a, b, c].map((file) => readFileSync(file, 'utf8'))).toEqual(['a two\n', 'b two\n', 'c three\n']);

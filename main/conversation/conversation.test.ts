@@ -89,6 +89,7 @@ describe('fileRewind', () => {
       insertions: 2,
       deletions: 3,
       fileChanges: null,
+      byCommand: [],
       reason: null,
     });
   });
@@ -100,6 +101,7 @@ describe('fileRewind', () => {
       insertions: 0,
       deletions: 0,
       fileChanges: null,
+      byCommand: [],
       reason: null,
     });
   });

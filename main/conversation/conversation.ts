@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
   PermissionModeChoice,
@@ -25,6 +26,8 @@ import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
 import { CHECK_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
+import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
+import { rewindFiles } from '../changes/rewind';
 
 /**
  * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
@@ -57,6 +60,8 @@ export interface ConversationOptions {
   /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
   doneWhen?: string;
   checkLimits?: CheckLimits;
+  /** Where its Changes snapshots and record are kept; null or absent: no Changes. */
+  changes?: ChangesOptions | null;
   /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
   startSession(options: SessionOptions): Promise<Session>;
   /** What "Always allow" told the CLI to keep in the folder's settings (see Permissions). */
@@ -113,6 +118,8 @@ export class Conversation {
     permissions: Permissions,
     readonly doneWhen: DoneWhen,
     elicitations: Elicitations,
+    /** Its Changes (main/changes), null when off. */
+    readonly changes: ConversationChanges | null,
   ) {
     this.session = session;
     this.keepTranscriptPath(session);
@@ -185,17 +192,33 @@ export class Conversation {
       env: options.env,
     });
     if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
-    const session = await options.startSession(
-      Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, elicitations, {
-        cwd: options.cwd,
-        model: options.model,
-        permissionMode: options.permissionMode,
-        ...(options.identity ? { identity: options.identity } : {}),
-        ...(options.fork ? forkLaunch(options.fork) : options.resume ? { resume: options.resume } : {}),
-      }),
-    );
+    // Chosen here, not by the driver, so the first snapshot, named by it, is taken while the CLI starts.
+    const sessionId = options.resume && !options.fork ? options.resume : randomUUID();
+    const changes = options.changes
+      ? ConversationChanges.begin(options.changes, { folder: options.cwd, key: sessionId, emit })
+      : null;
+    const session = await options
+      .startSession(
+        Conversation.sessionOptions({ ...options, emit }, permissions, doneWhen, elicitations, {
+          cwd: options.cwd,
+          model: options.model,
+          permissionMode: options.permissionMode,
+          ...(options.identity ? { identity: options.identity } : {}),
+          ...(options.fork
+            ? { ...forkLaunch(options.fork), sessionId }
+            : options.resume
+              ? { resume: options.resume }
+              : { sessionId }),
+        }),
+      )
+      .catch((error: unknown) => {
+        changes?.discard();
+        throw error;
+      });
     try {
-      made.conversation = new Conversation(options, session, permissions, doneWhen, elicitations);
+      // Before the first turn can end: its snapshot needs the one before it.
+      await changes?.ready();
+      made.conversation = new Conversation(options, session, permissions, doneWhen, elicitations, changes);
     } catch (error) {
       // Never a CLI left running for a start that failed.
       await session.close({ graceMs: 0, termMs: 1_000 });
@@ -228,6 +251,7 @@ export class Conversation {
 
   send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
     const turn = this.session.send(userContent(text, images), uuid ? { uuid } : {});
+    this.changes?.notePrompt(turn.uuid, text);
     this.options.emit({ kind: 'prompt', uuid: turn.uuid, text, images: [...images], at: Date.now() });
     return turn.uuid;
   }
@@ -354,17 +378,17 @@ export class Conversation {
   }
 
   /**
-   * Restores the files Claude Code's file tools changed to their state just before the user message
-   * `userMessageUuid`; with `dryRun`, only says what that would change. Runs in this session, which made the
-   * checkpoints, starting its CLI again if it exited.
+   * Restores the files changed since just before the user message `userMessageUuid`: those of Claude
+   * Code's file tools by its checkpoints, the rest (shell commands') from the Changes snapshots; with
+   * `dryRun`, only says what that would change. Runs in this session, which made the checkpoints, starting
+   * its CLI again if it exited.
    */
   async rewindFiles(userMessageUuid: string, dryRun: boolean): Promise<FileRewind> {
     if (!this.session.running) await this.resume();
     // A restore answers only whether it worked: the preview says which files it changes.
-    const preview = fileRewind(await this.session.rewindFiles(userMessageUuid, true));
-    if (dryRun || !preview.canRewind) return preview;
-    const restored = fileRewind(await this.session.rewindFiles(userMessageUuid, false));
-    return restored.canRewind ? preview : { ...preview, canRewind: false, reason: restored.reason };
+    return rewindFiles(this.changes, userMessageUuid, dryRun, async (dry) =>
+      fileRewind(await this.session.rewindFiles(userMessageUuid, dry)),
+    );
   }
 
   /** A new CLI process continuing this session, after the last one exited. */
@@ -494,6 +518,7 @@ export class Conversation {
   private translate(event: SessionEvent): ConversationEvent | undefined {
     switch (event.kind) {
       case 'message':
+        this.changes?.note(event.message, event.settles);
         if (event.message.type === 'system' && event.message.subtype === 'init') {
           this.model = event.message.model;
           this.capabilities = event.message.capabilities ?? [];
@@ -574,6 +599,7 @@ export function fileRewind(answer: RewindFilesResponse): FileRewind {
     insertions: answer.insertions ?? 0,
     deletions: answer.deletions ?? 0,
     fileChanges: null,
+    byCommand: [],
     reason: answer.canRewind ? null : rewindRefusal(answer.error),
   };
 }

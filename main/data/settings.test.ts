@@ -46,6 +46,7 @@ describe('SettingsStore', () => {
       theme: 'system',
       notifications: true,
       promptSuggestions: true,
+      snapshotRetentionDays: 30,
       commitAs: null,
       commitAsByFolder: {},
       doneWhenByFolder: {},
@@ -67,14 +68,22 @@ describe('SettingsStore', () => {
       theme: 'system',
       notifications: false,
       promptSuggestions: true,
+      snapshotRetentionDays: 30,
     });
     expect(settings.problems).toEqual([expect.stringContaining('"theme" is not valid')]);
-    settings.update({ theme: 'dark', defaultModel: 'sonnet', cliPath: null, promptSuggestions: false });
+    settings.update({
+      theme: 'dark',
+      defaultModel: 'sonnet',
+      cliPath: null,
+      promptSuggestions: false,
+      snapshotRetentionDays: null,
+    });
     expect(new SettingsStore(dir).values).toMatchObject({
       theme: 'dark',
       defaultModel: 'sonnet',
       cliPath: null,
       promptSuggestions: false,
+      snapshotRetentionDays: null,
     });
   });
 

@@ -32,6 +32,8 @@ const Settings = z.object({
   theme: AppSettings.shape.theme.default('system'),
   notifications: AppSettings.shape.notifications.default(true),
   promptSuggestions: AppSettings.shape.promptSuggestions.default(true),
+  /** A month of snapshots after a conversation's last turn: long enough to look back, short enough to prune. */
+  snapshotRetentionDays: AppSettings.shape.snapshotRetentionDays.default(30),
   /** Images with a longer side are scaled down to it before sending (the size the model works at). */
   imageMaxLongSide: z
     .number()
@@ -97,7 +99,7 @@ export class SettingsStore {
   get values(): AppSettings {
     const { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications } =
       this.settings;
-    const { promptSuggestions } = this.settings;
+    const { promptSuggestions, snapshotRetentionDays } = this.settings;
     return {
       cliPath,
       defaultModel,
@@ -106,6 +108,7 @@ export class SettingsStore {
       theme,
       notifications,
       promptSuggestions,
+      snapshotRetentionDays,
     };
   }
 

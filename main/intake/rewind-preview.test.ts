@@ -62,6 +62,7 @@ const preview = (filesChanged: string[], insertions: number, deletions: number):
   insertions,
   deletions,
   fileChanges: null,
+  byCommand: [],
   reason: null,
 });
 
@@ -103,9 +104,9 @@ describe('fileChanges', () => {
       diffs.count,
     );
     expect(changes).toEqual([
-      { path: a, insertions: 0, deletions: 2 },
-      { path: b, insertions: 1, deletions: 1 },
-      { path: c, insertions: 0, deletions: 2 },
+      { path: a, insertions: 0, deletions: 2, byCommand: false },
+      { path: b, insertions: 1, deletions: 1, byCommand: false },
+      { path: c, insertions: 0, deletions: 2, byCommand: false },
     ]);
   });
 
@@ -127,7 +128,7 @@ describe('fileChanges', () => {
       preview([a], 1, 1),
       diffs.count,
     );
-    expect(changes).toEqual([{ path: a, insertions: 1, deletions: 1 }]);
+    expect(changes).toEqual([{ path: a, insertions: 1, deletions: 1, byCommand: false }]);
   });
 
   it('gives nothing rather than figures that do not add up to the totals of the CLI', async () => {
@@ -143,7 +144,7 @@ describe('fileChanges', () => {
         preview([a], insertions, deletions),
         diffs.count,
       );
-    expect(await says(1, 2)).toEqual([{ path: a, insertions: 1, deletions: 2 }]);
+    expect(await says(1, 2)).toEqual([{ path: a, insertions: 1, deletions: 2, byCommand: false }]);
     expect(await says(1, 1)).toBeNull();
   });
 

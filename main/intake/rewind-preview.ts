@@ -52,7 +52,7 @@ export async function fileChanges(
     if (before === undefined || now === undefined) return null;
     const counts = await count(now, before ?? '');
     if (!counts) return null;
-    changes.push({ path, ...counts });
+    changes.push({ path, ...counts, byCommand: false });
   }
   const insertions = changes.reduce((sum, change) => sum + change.insertions, 0);
   const deletions = changes.reduce((sum, change) => sum + change.deletions, 0);

@@ -1,4 +1,5 @@
 import type { FileRewind } from '../../../shared/ipc';
+import { cliPart } from '../../changes/rewind';
 import { DiffWorker } from '../../intake/rewind-diff';
 import { fileChanges } from '../../intake/rewind-preview';
 import { claudeConfigDir } from '../../library/library';
@@ -44,8 +45,12 @@ export function branchHandlers(parts: Parts): HandlersOf<'forkConversation' | 'r
               conversation.rewindFiles(userMessageUuid, dryRun),
             );
       }
-      if (!dryRun) return result;
-      return { ...result, fileChanges: await changesFor(sessionId, userMessageUuid, result) };
+      if (!dryRun || !result.canRewind) return { ...result, fileChanges: null };
+      // The command files' counts come from the snapshots; the CLI's files' are worked out here.
+      const byCommand = (result.fileChanges ?? []).filter((change) => change.byCommand);
+      const cli = cliPart(result);
+      const byCli = cli.filesChanged.length === 0 ? [] : await changesFor(sessionId, userMessageUuid, cli);
+      return { ...result, fileChanges: byCli && [...byCli, ...byCommand] };
     },
   };
 }

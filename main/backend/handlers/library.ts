@@ -1,5 +1,7 @@
 import { exportJsonl, exportMarkdown, recentMarkdown } from '../../library/export';
 import { readBranch } from '../../library/read-branch';
+import { changesFolders } from '../../changes/record';
+import { forgetChanges, inBackground } from '../../changes/retention';
 import { readLastPage, readPageBefore } from '../../library/read-session';
 import { CliCopyGone, NoSuchSession, NotSupported } from '../errors';
 import { existingFolder } from '../open-conversations';
@@ -72,6 +74,7 @@ export function libraryHandlers(
     },
     hideSaved: async ({ sessionId }) => {
       await library.hide(sessionId);
+      inBackground('removing its snapshots', forgetChanges(sessionId, changesFolders(options.dataDir)));
       return {};
     },
     exportSaved: async ({ sessionId, format }) => {

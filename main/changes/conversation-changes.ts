@@ -1,0 +1,414 @@
+/**
+ * One open conversation's Changes: the snapshot it started from, one more at the end of each turn, what each
+ * turn changed and which tool did it, and reverts as steps of their own (issue 27). The conversation hands
+ * it the CLI's lines and its prompts; the Changes channels and Rewind read and act through it.
+ *
+ * All its git work runs in ONE queue, one piece at a time, so a revert never interleaves with a turn's
+ * snapshot and two snapshots never share the private index at once. Git runs asynchronously (git.ts), so
+ * the queue never blocks main's event loop. Nothing here can break the conversation: when snapshots cannot
+ * be taken (git missing, too many files, a store that cannot be written) Changes are off, with the reason.
+ */
+import type {
+  ChangeStep,
+  ChangesState,
+  ChangesView,
+  ConversationEvent,
+  FileDiff,
+  RevertPreview,
+  RevertTarget,
+} from '../../shared/ipc';
+import type { CliMessage } from '../../shared/protocol';
+import { causesOf, toolCalls, workTreePaths } from './attribution';
+import { loadRecord, removeRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
+import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
+import { offReason } from './off-reason';
+import { inWorkTree } from './work-tree-lock';
+import { firstWords, revertActions, revertPlan, stepOf, touched } from './steps';
+
+export interface ChangesOptions {
+  /** Where snapshots are kept: private indexes, and private repositories of folders outside one. */
+  store: string;
+  /** Where the conversations' records are (record.ts). */
+  records: string;
+  /** Opens a folder's snapshots; Snapshots.open unless a test says otherwise. */
+  open?: (folder: string, store: string) => Promise<SnapshotStore>;
+}
+
+interface Ready {
+  snapshots: SnapshotStore;
+  record: ChangesRecord;
+  toWorkTree: (path: string) => string | null;
+}
+
+export class ConversationChanges {
+  private state: ChangesState = { kind: 'starting' };
+  private readonly started: Promise<Ready | null>;
+  private queue: Promise<unknown>;
+  /** The assistant lines with tool calls of the turn running now, read when it ends. */
+  private toolLines: CliMessage[] = [];
+  private readonly prompts = new Map<string, string>();
+  /** Whether this conversation began its record (rather than found it): only then may `discard` remove it. */
+  private madeRecord = false;
+
+  private constructor(
+    private readonly options: ChangesOptions,
+    private readonly folder: string,
+    /** The CLI session id the conversation started with: its record's name and its refs'. */
+    readonly key: string,
+    private readonly emit: (event: ConversationEvent) => void,
+  ) {
+    this.started = this.start().catch((error: unknown) => {
+      this.state = { kind: 'off', reason: offReason(error, options.store) };
+      return null;
+    });
+    // The first job: every other waits for it.
+    this.queue = this.started;
+  }
+
+  /** Starts taking the conversation's first snapshot (or finds its record); `ready` says when it is done. */
+  static begin(
+    options: ChangesOptions,
+    conversation: { folder: string; key: string; emit: (event: ConversationEvent) => void },
+  ): ConversationChanges {
+    return new ConversationChanges(options, conversation.folder, conversation.key, conversation.emit);
+  }
+
+  /** Resolves once the first snapshot is taken or Changes are off; never rejects. */
+  async ready(): Promise<void> {
+    await this.started;
+  }
+
+  private async start(): Promise<Ready> {
+    const open = this.options.open ?? openSnapshotStore;
+    const snapshots = await open(this.folder, this.options.store);
+    return inWorkTree(snapshots.workTree, () => this.startIn(snapshots));
+  }
+
+  private async startIn(snapshots: SnapshotStore): Promise<Ready> {
+    const warn = (message: string) => this.emit({ kind: 'warning', message });
+    let record = await loadRecord(this.options.records, this.key, warn);
+    if (!record) {
+      const start = await snapshots.take(this.key, 'start', null);
+      record = {
+        version: 1,
+        key: this.key,
+        folder: this.folder,
+        store: this.options.store,
+        start: start.commit,
+        turns: 0,
+        steps: [],
+        updatedAt: Date.now(),
+      };
+      await saveRecord(this.options.records, record);
+      this.madeRecord = true;
+    }
+    this.state = { kind: 'on' };
+    return { snapshots, record, toWorkTree: workTreePaths(snapshots.workTree, this.folder) };
+  }
+
+  /**
+   * For a conversation whose CLI never started (a folder to trust first, say): the record and snapshot it
+   * began go, rather than wait for retention. One it found (a resumed conversation's) is kept.
+   */
+  discard(): void {
+    void this.enqueue(async () => {
+      const ready = await this.started;
+      if (!ready || !this.madeRecord) return;
+      await ready.snapshots.forget(this.key);
+      await removeRecord(this.options.records, this.key);
+    }).catch((error: unknown) =>
+      console.error('Byre: a snapshot left by a conversation that did not start:', error),
+    );
+  }
+
+  /** The prompt a turn will answer, for naming the turn by its first words. */
+  notePrompt(uuid: string, text: string): void {
+    this.prompts.set(uuid, text);
+  }
+
+  /**
+   * Every CLI line of the conversation: tool calls are kept, and a turn's result queues its snapshot, at
+   * once, so whatever is asked after the result comes waits for that snapshot.
+   */
+  note(message: CliMessage, settles: string | undefined): void {
+    if (this.state.kind === 'off') return;
+    if (message.type === 'assistant') {
+      if (message.message.content.some((block) => block.type === 'tool_use')) this.toolLines.push(message);
+      return;
+    }
+    if (message.type !== 'result' || settles === undefined) return;
+    const lines = this.toolLines;
+    this.toolLines = [];
+    const prompt = this.prompts.get(settles) ?? '';
+    this.prompts.delete(settles);
+    this.enqueue(() => this.turnEnded(settles, prompt, lines)).catch((error: unknown) => this.failed(error));
+  }
+
+  private async turnEnded(uuid: string, prompt: string, lines: CliMessage[]): Promise<void> {
+    const ready = await this.readyOrThrow();
+    const { snapshots, record } = ready;
+    const calls = lines.flatMap((line) => toolCalls(line, ready.toWorkTree));
+    const number = record.steps.length + 1;
+    const before = this.last(record);
+    const after = await snapshots.take(this.key, `step-${number}`, before);
+    const changes = await snapshots.diff(before.commit, after.commit);
+    const files = touched(changes).map((path) => ({ path, causes: causesOf(path, calls) }));
+    record.turns += 1;
+    this.store(ready, {
+      step: {
+        kind: 'turn',
+        step: number,
+        turn: record.turns,
+        prompt: firstWords(prompt),
+        uuid,
+        at: Date.now(),
+        files: changes.length,
+      },
+      before: before.commit,
+      after: after.commit,
+      files,
+    });
+    await saveRecord(this.options.records, record);
+    this.emit({ kind: 'changes', steps: record.steps.length });
+  }
+
+  /** What a revert to `source` would do to `paths` now, each flagged if changed since the last snapshot. */
+  private async actions(ready: Ready, source: string, paths: string[]): Promise<RevertPreview['files']> {
+    const { snapshots, record } = ready;
+    const now = await snapshots.current();
+    const since = await snapshots.diff(this.last(record).commit, now.tree);
+    return revertActions(await snapshots.diff(source, now.tree), paths, since);
+  }
+
+  private store(ready: Ready, step: StoredStep): void {
+    ready.record.steps.push(step);
+    ready.record.updatedAt = Date.now();
+  }
+
+  /** A snapshot that failed turns Changes off when it can never work; else the user hears of it once. */
+  private failed(error: unknown): void {
+    const reason = offReason(error, this.options.store);
+    if (error instanceof Error && error.name === 'SnapshotsOff') this.state = { kind: 'off', reason };
+    else this.emit({ kind: 'warning', message: `The Changes panel missed a snapshot: ${reason}` });
+  }
+
+  /** The conversation's last snapshot: the end of its last step, or its start. */
+  private last(record: ChangesRecord): Snapshot {
+    const last = record.steps.at(-1);
+    return { commit: last?.after ?? record.start, ref: '' };
+  }
+
+  private async readyOrThrow(): Promise<Ready> {
+    const ready = await this.started;
+    if (!ready) throw new Error(this.state.kind === 'off' ? this.state.reason : 'Changes are off.');
+    return ready;
+  }
+
+  /** Runs `work` after everything queued before it, and after any other conversation's git work in the same work tree. */
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.queue.then(async () => {
+      const ready = await this.started;
+      return ready ? inWorkTree(ready.snapshots.workTree, work) : work();
+    });
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** What the Changes panel shows: everything since the start (`step` null), or what one step changed. */
+  view(step: number | null): Promise<ChangesView> {
+    return this.enqueue(async () => {
+      const ready = await this.started;
+      if (!ready) {
+        return {
+          state: this.state,
+          root: this.folder,
+          inRepository: false,
+          repositoryState: null,
+          steps: [],
+          step,
+          files: [],
+          notes: [],
+        };
+      }
+      const { snapshots, record } = ready;
+      const now = await snapshots.current();
+      const shown = step === null ? null : stepOf(record, step);
+      const changes = shown
+        ? await snapshots.diff(shown.before, shown.after)
+        : await snapshots.diff(record.start, now.tree);
+      const since = new Set(touched(await snapshots.diff(this.last(record).commit, now.tree)));
+      const [repositoryState, ignored] = await Promise.all([
+        snapshots.repositoryState(),
+        snapshots.ignoredNote(),
+      ]);
+      const notes = [
+        ...(ignored ? [ignored] : []),
+        ...(now.unreadable.length > 0
+          ? [`Not counted, since they could not be read: ${now.unreadable.join(', ')}.`]
+          : []),
+      ];
+      return {
+        state: this.state,
+        root: snapshots.workTree,
+        inRepository: snapshots.inRepository,
+        repositoryState,
+        steps: record.steps.map((stored) => stored.step),
+        step,
+        files: changes.map((change) => ({
+          path: change.path,
+          from: change.from,
+          status: change.status,
+          kind: change.kind,
+          added: change.added,
+          removed: change.removed,
+          steps: (shown ? [shown] : record.steps).flatMap((stored) => {
+            const file = stored.files.find((entry) => entry.path === change.path);
+            return file ? [{ step: stored.step.step, causes: file.causes }] : [];
+          }),
+          changedSince: since.has(change.path) || (change.from !== null && since.has(change.from)),
+        })),
+        notes,
+      };
+    });
+  }
+
+  /** One file's diff, between the same two ends as `view(step)`. */
+  diff(step: number | null, path: string): Promise<FileDiff> {
+    return this.enqueue(async () => {
+      const { snapshots, record } = await this.readyOrThrow();
+      if (step !== null) {
+        const shown = stepOf(record, step);
+        return snapshots.fileDiff(shown.before, shown.after, path);
+      }
+      const now = await snapshots.current();
+      return snapshots.fileDiff(record.start, now.tree, path);
+    });
+  }
+
+  previewRevert(target: RevertTarget): Promise<RevertPreview> {
+    return this.enqueue(async () => {
+      const ready = await this.readyOrThrow();
+      const plan = revertPlan(ready.record, target);
+      return { to: plan.to, files: await this.actions(ready, plan.source, plan.paths) };
+    });
+  }
+
+  /**
+   * Reverts as a step of its own: a snapshot first (what `undo` goes back to, hand edits included), the
+   * restore, then another. A file changed since the last snapshot is left unless `overwriteChanged`.
+   */
+  revert(target: RevertTarget, overwriteChanged: boolean): Promise<{ step: ChangeStep; kept: string[] }> {
+    return this.enqueue(async () => {
+      const ready = await this.readyOrThrow();
+      const plan = revertPlan(ready.record, target);
+      const actions = await this.actions(ready, plan.source, plan.paths);
+      const kept = overwriteChanged
+        ? []
+        : actions.filter((file) => file.changedSince).map((file) => file.path);
+      const paths = actions.map((file) => file.path).filter((path) => !kept.includes(path));
+      const step = await this.restoreAsStep(ready, plan.source, paths, (number, files) =>
+        target.kind === 'undo'
+          ? { kind: 'undo', step: number, undoes: target.step, paths, at: Date.now(), files }
+          : { kind: 'revert', step: number, to: plan.to, paths, at: Date.now(), files, undone: false },
+      );
+      if (target.kind === 'undo') {
+        const undone = stepOf(ready.record, target.step);
+        if (undone.step.kind === 'revert') undone.step.undone = true;
+        await saveRecord(this.options.records, ready.record);
+      }
+      return { step, kept };
+    });
+  }
+
+  /**
+   * Restores `paths` to `source` between two snapshots and records it. When the restore fails (a folder
+   * that cannot be written), nothing is recorded and the error names the file.
+   */
+  private async restoreAsStep(
+    ready: Ready,
+    source: string,
+    paths: string[],
+    describe: (step: number, files: number) => ChangeStep,
+    alsoRestore?: () => Promise<void>,
+  ): Promise<ChangeStep> {
+    const { snapshots, record } = ready;
+    const number = record.steps.length + 1;
+    const before = await snapshots.take(this.key, `step-${number}-before`, this.last(record));
+    await alsoRestore?.();
+    await snapshots.restore(source, paths);
+    const after = await snapshots.take(this.key, `step-${number}`, before);
+    const changes = await snapshots.diff(before.commit, after.commit);
+    const step = describe(number, changes.length);
+    this.store(ready, {
+      step,
+      before: before.commit,
+      after: after.commit,
+      files: touched(changes).map((path) => ({ path, causes: [] })),
+    });
+    await saveRecord(this.options.records, record);
+    this.emit({ kind: 'changes', steps: record.steps.length });
+    return step;
+  }
+
+  /**
+   * For Rewind: the files the conversation's steps from the turn of prompt `uuid` on changed, that differ
+   * now from the snapshot before that turn. Null when Changes are off or the turn is not on record.
+   */
+  rewindPlan(uuid: string): Promise<RewindPlan | null> {
+    return this.enqueue(async () => {
+      const ready = await this.started;
+      if (!ready) return null;
+      const { snapshots, record } = ready;
+      const from = record.steps.findIndex(
+        (stored) => stored.step.kind === 'turn' && stored.step.uuid === uuid,
+      );
+      const first = record.steps[from];
+      if (!first || first.step.kind !== 'turn') return null;
+      const touchedSince = new Set(
+        record.steps.slice(from).flatMap((stored) => stored.files.map((file) => file.path)),
+      );
+      const now = await snapshots.current();
+      const changes = (await snapshots.diff(first.before, now.tree)).filter((change) =>
+        touched([change]).some((path) => touchedSince.has(path)),
+      );
+      return {
+        source: first.before,
+        turn: first.step.turn,
+        workTree: snapshots.workTree,
+        changes,
+        toWorkTree: ready.toWorkTree,
+      };
+    });
+  }
+
+  /** Rewind's restore, as a revert step: the CLI's for its files (`cli`), then the snapshot's for `paths`. */
+  rewindRestore(plan: RewindPlan, paths: string[], cli: () => Promise<void>): Promise<ChangeStep> {
+    return this.enqueue(async () => {
+      const ready = await this.readyOrThrow();
+      const to = `the start of turn ${plan.turn}, by Rewind`;
+      return this.restoreAsStep(
+        ready,
+        plan.source,
+        paths,
+        (number, files) => ({
+          kind: 'revert',
+          step: number,
+          to,
+          paths,
+          at: Date.now(),
+          files,
+          undone: false,
+        }),
+        cli,
+      );
+    });
+  }
+}
+
+export interface RewindPlan {
+  source: string;
+  turn: number;
+  workTree: string;
+  changes: SnapshotChange[];
+  toWorkTree: (path: string) => string | null;
+}
