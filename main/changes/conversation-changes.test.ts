@@ -10,6 +10,7 @@ import { loadRecord, saveRecord } from './record';
 import { forgetChanges, pruneChanges } from './retention';
 import { rewindFiles } from './rewind';
 import type { SnapshotChange, SnapshotStore } from './snapshot-store';
+import type { Treeish } from './snapshots';
 
 /**
  * The tracker against a folder kept in memory (real git is the integration test's): Changes off with the
@@ -23,6 +24,8 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 type Files = Record<string, string | undefined>;
+
+const idOf = (treeish: Treeish) => (typeof treeish === 'string' ? treeish : treeish.commit);
 
 /** A snapshot store over `disk`, counting how many of its jobs run at once. */
 function memoryStore(disk: Files) {
@@ -54,7 +57,7 @@ function memoryStore(disk: Files) {
     current: () => job(() => ({ tree: keep(), unreadable: [] })),
     diff: (from, to) =>
       job(() => {
-        const [a, b] = [trees.get(from) ?? {}, trees.get(to) ?? {}];
+        const [a, b] = [trees.get(idOf(from)) ?? {}, trees.get(idOf(to)) ?? {}];
         const paths = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
         return paths.flatMap((path): SnapshotChange[] => {
           if (a[path] === b[path]) return [];
@@ -65,7 +68,7 @@ function memoryStore(disk: Files) {
     fileDiff: (_from, _to, path) => job(() => ({ kind: 'text' as const, path, hunks: [], cut: null })),
     restore: (from, paths) =>
       job(() => {
-        const tree = trees.get(from) ?? {};
+        const tree = trees.get(idOf(from)) ?? {};
         for (const path of paths) {
           disk[path] = tree[path];
         }

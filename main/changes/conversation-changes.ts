@@ -22,6 +22,7 @@ import { causesOf, toolCalls, workTreePaths } from './attribution';
 import { loadRecord, removeRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
 import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
 import { offReason } from './off-reason';
+import { SnapshotsOff } from './snapshots';
 import { inWorkTree } from './work-tree-lock';
 import { firstWords, revertActions, revertPlan, stepOf, touched } from './steps';
 
@@ -188,7 +189,7 @@ export class ConversationChanges {
   /** A snapshot that failed turns Changes off when it can never work; else the user hears of it once. */
   private failed(error: unknown): void {
     const reason = offReason(error, this.options.store);
-    if (error instanceof Error && error.name === 'SnapshotsOff') this.state = { kind: 'off', reason };
+    if (error instanceof SnapshotsOff) this.state = { kind: 'off', reason };
     else this.emit({ kind: 'warning', message: `The Changes panel missed a snapshot: ${reason}` });
   }
 
@@ -276,12 +277,13 @@ export class ConversationChanges {
   diff(step: number | null, path: string): Promise<FileDiff> {
     return this.enqueue(async () => {
       const { snapshots, record } = await this.readyOrThrow();
-      if (step !== null) {
-        const shown = stepOf(record, step);
-        return snapshots.fileDiff(shown.before, shown.after, path);
-      }
-      const now = await snapshots.current();
-      return snapshots.fileDiff(record.start, now.tree, path);
+      const shown = step === null ? null : stepOf(record, step);
+      const [before, after] = shown
+        ? [shown.before, shown.after]
+        : [record.start, (await snapshots.current()).tree];
+      // A renamed file's lines are read from where it was.
+      const change = (await snapshots.diff(before, after)).find((entry) => entry.path === path);
+      return snapshots.fileDiff(before, after, path, change?.from ?? path);
     });
   }
 

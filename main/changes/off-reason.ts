@@ -3,6 +3,7 @@
  * bounds passed (SnapshotsOff says which), Byre's snapshot store not writable, or git's own complaint.
  */
 import { GitFailed } from './git';
+import { SnapshotsOff } from './snapshots';
 
 export function offReason(error: unknown, store: string): string {
   if (error instanceof GitFailed && error.code === 'ENOENT') {
@@ -12,8 +13,8 @@ export function offReason(error: unknown, store: string): string {
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
     return `Changes are off: Byre cannot write its snapshots in ${store}.`;
   }
-  // SnapshotsOff (snapshots.ts) says in words which bound was passed.
-  if (error instanceof Error && error.name === 'SnapshotsOff') return error.message;
+  // It says in words which bound was passed, or what is missing.
+  if (error instanceof SnapshotsOff) return error.message;
   if (error instanceof GitFailed) return `Changes are off: ${error.message}`;
   return `Changes are off: ${error instanceof Error ? error.message : String(error)}`;
 }
