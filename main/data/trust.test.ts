@@ -197,7 +197,7 @@ function mainSources(dir = MAIN): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return mainSources(path);
-    return /\.ts$/.test(name) && !/\.test\.ts$|test-support/.test(name) ? [path] : [];
+    return /\.ts$/.test(name) && !/\.test\.ts$|\/test-support\//.test(path) ? [path] : [];
   });
 }
 

@@ -46,6 +46,9 @@ export const IpcErrorName = z.enum([
   'LibraryUnavailable',
   'LibraryFailure',
   'OtherLayout',
+  // Changes
+  'SnapshotsOff',
+  'NoSuchStep',
   // Anything else
   'Error',
 ]);
