@@ -103,12 +103,15 @@ test('flags a file changed by hand since the last turn, and a revert leaves it u
   await dialog.getByRole('button', { name: 'Revert' }).click();
   await expect(dialog).toBeHidden();
   await expect(panel(page)).toContainText(
-    'Left as they are, because they changed since the last turn: notes.txt',
+    'Nothing was reverted: notes.txt changed since the last turn, and was left as it is.',
   );
   expect(readFileSync(notes, 'utf8')).toBe('by Claude\nand by hand\n');
+  // Still flagged: keeping it did not make the hand edit Claude's.
+  await expect(row(page, 'notes.txt')).toContainText('Changed since the last turn');
 
   // Told to, it goes back to the start: the file did not exist then.
   await row(page, 'notes.txt').getByRole('button', { name: 'Revert notes.txt' }).click();
+  await expect(dialog).toContainText('Changed since the last turn');
   await dialog.getByRole('checkbox').check();
   await dialog.getByRole('button', { name: 'Revert' }).click();
   await expect(dialog).toBeHidden();

@@ -136,12 +136,13 @@ async function listDiffRevertUndo(conversationId: string): Promise<void> {
     expect(reverted.kept).toEqual([]);
     expect(reverted.step).toMatchObject({ kind: 'revert', paths: [path], files: 1 });
     expect(read(path)).toBe(BEFORE_THE_TURN[path]);
+    const step = reverted.step?.step ?? 0;
     const undo = await invoke('revert', {
       conversationId,
-      target: { kind: 'undo', step: reverted.step.step },
+      target: { kind: 'undo', step },
       overwriteChanged: false,
     });
-    expect(undo.step).toMatchObject({ kind: 'undo', undoes: reverted.step.step, paths: [path] });
+    expect(undo.step).toMatchObject({ kind: 'undo', undoes: step, paths: [path] });
     expect(read(path)).toBe(AFTER_THE_TURN[path]);
   }
   const steps = (await invoke('changes', { conversationId, step: null })).steps;
@@ -224,6 +225,19 @@ describe('Changes in a plain folder, with the real CLI', () => {
     });
     expect(kept.kept).toEqual(['tracked.txt']);
     expect(read('tracked.txt')).toBe('by hand\n');
+    // Nothing was written, so no step; and the hand edit is still flagged, after a revert of another file
+    // too (whose own snapshots took the hand edit in).
+    expect(kept.step).toBeNull();
+    const other = await invoke('revert', {
+      conversationId,
+      target: { kind: 'file', path: 'new.txt', step: null },
+      overwriteChanged: false,
+    });
+    expect(other.step).toMatchObject({ kind: 'revert', paths: ['new.txt'] });
+    const flagged = (await invoke('changes', { conversationId, step: null })).files.filter(
+      (file) => file.changedSince,
+    );
+    expect(flagged.map((file) => file.path)).toEqual(['tracked.txt']);
 
     const target = { conversationId };
     const preview = await invoke('rewindFiles', { target, userMessageUuid: uuid, dryRun: true });

@@ -73,6 +73,13 @@ function memoryStore(disk: Files) {
           disk[path] = tree[path];
         }
       }),
+    compose: (base, source, paths) =>
+      job(() => {
+        const composedId = String(++made).padStart(40, '0');
+        const [a, b] = [trees.get(idOf(base)) ?? {}, trees.get(idOf(source)) ?? {}];
+        trees.set(composedId, { ...a, ...Object.fromEntries(paths.map((path) => [path, b[path]])) });
+        return composedId;
+      }),
     repositoryState: async () => null,
     ignoredNote: async () => null,
     forget: async (conversation) => {

@@ -177,7 +177,7 @@ export class ConversationChanges {
   private async actions(ready: Ready, source: string, paths: string[]): Promise<RevertPreview['files']> {
     const { snapshots, record } = ready;
     const now = await snapshots.current();
-    const since = await snapshots.diff(this.last(record).commit, now.tree);
+    const since = await snapshots.diff(this.known(record), now.tree);
     return revertActions(await snapshots.diff(source, now.tree), paths, since);
   }
 
@@ -191,6 +191,15 @@ export class ConversationChanges {
     const reason = offReason(error, this.options.store);
     if (error instanceof SnapshotsOff) this.state = { kind: 'off', reason };
     else this.emit({ kind: 'warning', message: `The Changes panel missed a snapshot: ${reason}` });
+  }
+
+  /**
+   * The folder as Byre last knew it, what "changed since the last turn" is counted from: the last step's
+   * end, or for a revert the tree before it with only what it wrote changed.
+   */
+  private known(record: ChangesRecord): string {
+    const last = record.steps.at(-1);
+    return last?.baseline ?? last?.after ?? record.start;
   }
 
   /** The conversation's last snapshot: the end of its last step, or its start. */
@@ -237,7 +246,7 @@ export class ConversationChanges {
       const changes = shown
         ? await snapshots.diff(shown.before, shown.after)
         : await snapshots.diff(record.start, now.tree);
-      const since = new Set(touched(await snapshots.diff(this.last(record).commit, now.tree)));
+      const since = new Set(touched(await snapshots.diff(this.known(record), now.tree)));
       const [repositoryState, ignored] = await Promise.all([
         snapshots.repositoryState(),
         snapshots.ignoredNote(),
@@ -299,7 +308,10 @@ export class ConversationChanges {
    * Reverts as a step of its own: a snapshot first (what `undo` goes back to, hand edits included), the
    * restore, then another. A file changed since the last snapshot is left unless `overwriteChanged`.
    */
-  revert(target: RevertTarget, overwriteChanged: boolean): Promise<{ step: ChangeStep; kept: string[] }> {
+  revert(
+    target: RevertTarget,
+    overwriteChanged: boolean,
+  ): Promise<{ step: ChangeStep | null; kept: string[] }> {
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
       const plan = revertPlan(ready.record, target);
@@ -308,6 +320,8 @@ export class ConversationChanges {
         ? []
         : actions.filter((file) => file.changedSince).map((file) => file.path);
       const paths = actions.map((file) => file.path).filter((path) => !kept.includes(path));
+      // Nothing left to write: no step, and the files kept say why.
+      if (paths.length === 0) return { step: null, kept };
       const step = await this.restoreAsStep(ready, plan.source, paths, (number, files) =>
         target.kind === 'undo'
           ? { kind: 'undo', step: number, undoes: target.step, paths, at: Date.now(), files }
@@ -335,17 +349,20 @@ export class ConversationChanges {
   ): Promise<ChangeStep> {
     const { snapshots, record } = ready;
     const number = record.steps.length + 1;
+    const known = this.known(record);
     const before = await snapshots.take(this.key, `step-${number}-before`, this.last(record));
     await alsoRestore?.();
     await snapshots.restore(source, paths);
     const after = await snapshots.take(this.key, `step-${number}`, before);
     const changes = await snapshots.diff(before.commit, after.commit);
+    const written = touched(changes);
     const step = describe(number, changes.length);
     this.store(ready, {
       step,
       before: before.commit,
       after: after.commit,
-      files: touched(changes).map((path) => ({ path, causes: [] })),
+      baseline: await snapshots.compose(known, after, written),
+      files: written.map((path) => ({ path, causes: [] })),
     });
     await saveRecord(this.options.records, record);
     this.emit({ kind: 'changes', steps: record.steps.length });

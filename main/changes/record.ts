@@ -27,6 +27,12 @@ export const StoredStep = z.object({
   /** The snapshot before the step and after it. */
   before: Commit,
   after: Commit,
+  /**
+   * For a revert or an undo: the tree Byre last knew the folder as, with only the files the step wrote
+   * changed. A file changed by hand before the revert, and left as it was, still counts as changed since:
+   * the revert's own snapshots would otherwise take the hand edit in as known.
+   */
+  baseline: Commit.optional(),
   files: z.array(z.object({ path: z.string(), causes: z.array(ChangeCause) })),
 });
 export type StoredStep = z.infer<typeof StoredStep>;

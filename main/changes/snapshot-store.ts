@@ -18,6 +18,7 @@ export type SnapshotStore = Pick<
   | 'diff'
   | 'fileDiff'
   | 'restore'
+  | 'compose'
   | 'repositoryState'
   | 'ignoredNote'
   | 'forget'

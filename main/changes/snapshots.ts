@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, copyFile, lstat, mkdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, copyFile, lstat, mkdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
 import { git, GitFailed, gitRun } from './git';
@@ -68,6 +68,8 @@ function kindOf(mode: string): ChangedKind {
  * an index while it writes it.
  */
 const indexQueues = new Map<string, Promise<unknown>>();
+/** Names the indexes compose() writes, one each. */
+let composed = 0;
 function oneAtATime<T>(index: string, work: () => Promise<T>): Promise<T> {
   const before = indexQueues.get(index) ?? Promise.resolve();
   const next = before.then(work, work);
@@ -362,6 +364,48 @@ export class Snapshots {
       }
       for (const path of paths) if (!present.has(path)) await this.remove(path);
     });
+  }
+
+  /**
+   * `base` with `paths` as `source` has them (left out where `source` has none), as a tree under no ref:
+   * what a snapshot would read had only those paths changed. Written through an index of its own.
+   */
+  async compose(base: Treeish, source: Treeish, paths: readonly string[]): Promise<string> {
+    for (const path of paths) mustBeInside(path);
+    const index = `${this.privateIndex}.compose-${process.pid}-${++composed}`;
+    const run = (args: string[], input?: string) =>
+      git(args, {
+        cwd: this.workTree,
+        env: { ...this.env, GIT_INDEX_FILE: index },
+        ...(input === undefined ? {} : { input }),
+      });
+    try {
+      await run(['read-tree', id(base)]);
+      const entries = new Map<string, string>();
+      for (let at = 0; at < paths.length; at += 500) {
+        const listed = await run([
+          '--literal-pathspecs',
+          'ls-tree',
+          '-r',
+          '-z',
+          '--full-tree',
+          id(source),
+          '--',
+          ...paths.slice(at, at + 500),
+        ]);
+        for (const line of listed.split('\0')) {
+          const tab = line.indexOf('\t');
+          if (tab !== -1) entries.set(line.slice(tab + 1), line.slice(0, tab));
+        }
+      }
+      // "<mode> <type> <object>\t<path>" puts a path in; mode 0 takes it out.
+      const none = `0 ${'0'.repeat(id(base).length)}`;
+      const info = paths.map((path) => `${entries.get(path) ?? none}\t${path}\0`).join('');
+      if (info) await run(['update-index', '-z', '--index-info'], info);
+      return (await run(['write-tree'])).trim();
+    } finally {
+      await rm(index, { force: true });
+    }
   }
 
   /** What the repository is in the middle of ("a rebase", "a merge"…), or null. Snapshots go on regardless. */

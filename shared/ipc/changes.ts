@@ -214,10 +214,11 @@ export const changesChannels = {
   },
   /**
    * Reverts, as a step of its own (which `undo` can take back). A file changed since the last snapshot is
-   * left as it is unless `overwriteChanged`; those left are named in `kept`.
+   * left as it is unless `overwriteChanged`; those left are named in `kept`. `step` is null when nothing
+   * was left to revert (every file was kept).
    */
   revert: {
     request: ConversationRef.extend({ target: RevertTarget, overwriteChanged: z.boolean() }),
-    response: z.object({ step: ChangeStep, kept: z.array(z.string()) }),
+    response: z.object({ step: ChangeStep.nullable(), kept: z.array(z.string()) }),
   },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;

@@ -42,7 +42,11 @@ function messageOf(error: unknown): string {
 const files = (count: number) => `${count} file${count === 1 ? '' : 's'}`;
 
 /** What a revert did, in words, for the line the panel shows after it. */
-export function revertedWords(step: ChangeStep, kept: readonly string[]): string {
+export function revertedWords(step: ChangeStep | null, kept: readonly string[]): string {
+  if (!step) {
+    const one = kept.length === 1;
+    return `Nothing was reverted: ${kept.join(', ')} changed since the last turn, and ${one ? 'was' : 'were'} left as ${one ? 'it is' : 'they are'}.`;
+  }
   const done =
     step.kind === 'undo'
       ? `Undid revert ${step.undoes}: ${files(step.files)} put back.`
