@@ -329,6 +329,49 @@ const PANEL_DELETED = 100;
 const PANEL_LINES_PER_FILE = 100;
 const PANEL_MODIFIED_LINES = 300;
 
+const panelPath = (kind: string, n: number) => `src/${kind}/group${n % 20}/${kind}${n}.ts`;
+
+/** The panel corpus's repository as the conversation finds it: 1,400 files, committed in `folder`. */
+export function writePanelStart(folder: string): string {
+  const start = new Map<string, string>();
+  for (let n = 0; n < PANEL_UNCHANGED; n++)
+    start.set(panelPath('kept', n), fileText(panelPath('kept', n), 200));
+  for (let n = 0; n < PANEL_MODIFIED; n++) {
+    start.set(panelPath('edited', n), fileText(panelPath('edited', n), PANEL_MODIFIED_LINES));
+  }
+  for (let n = 0; n < PANEL_DELETED; n++) {
+    start.set(panelPath('removed', n), fileText(panelPath('removed', n), PANEL_LINES_PER_FILE));
+  }
+  return committedRepository(folder, start);
+}
+
+/** What the panel corpus's turn does: 800 files modified in 5 hunks each, 100 deleted, 100 added. */
+export function applyPanelTurn(folder: string): void {
+  for (let n = 0; n < PANEL_MODIFIED; n++) {
+    const full = join(folder, panelPath('edited', n));
+    const tag = fileTag(panelPath('edited', n));
+    const lines = readFileSync(full, 'utf8').split('\n');
+    for (let block = 0; block < 5; block++) {
+      for (let at = block * 60 + 20; at < block * 60 + 30; at++) {
+        lines[at] = sourceLine(tag, at, 'changed by the turn');
+      }
+    }
+    writeFileSync(full, lines.join('\n'));
+  }
+  for (let n = 0; n < PANEL_DELETED; n++) rmSync(join(folder, panelPath('removed', n)));
+  for (let n = 0; n < PANEL_ADDED; n++) {
+    const full = join(folder, panelPath('added', n));
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, fileText(panelPath('added', n), PANEL_LINES_PER_FILE));
+  }
+}
+
+/** The panel corpus's size: files changed and diff lines, as the UI figure names them. */
+export const PANEL_CORPUS = {
+  files: PANEL_MODIFIED + PANEL_ADDED + PANEL_DELETED,
+  diffLines: (PANEL_MODIFIED + PANEL_ADDED + PANEL_DELETED) * PANEL_LINES_PER_FILE,
+};
+
 /**
  * For `changes_panel_first_paint_ms`: a committed repository whose working tree then changed in 1,000 files
  * (800 modified in 5 hunks each, 100 added, 100 deleted, and 500 left alone) by 100,000 diff lines in all,
@@ -339,38 +382,12 @@ export async function buildChangesPanelCorpus(): Promise<ChangesPanelCorpus> {
   const root = mkdtempSync(join(tmpdir(), 'byre-bench-changes-panel-'));
   const remove = () => rm(root, { recursive: true, force: true });
   try {
-    const path = (kind: string, n: number) => `src/${kind}/group${n % 20}/${kind}${n}.ts`;
-    const start = new Map<string, string>();
-    for (let n = 0; n < PANEL_UNCHANGED; n++) start.set(path('kept', n), fileText(path('kept', n), 200));
-    for (let n = 0; n < PANEL_MODIFIED; n++) {
-      start.set(path('edited', n), fileText(path('edited', n), PANEL_MODIFIED_LINES));
-    }
-    for (let n = 0; n < PANEL_DELETED; n++) {
-      start.set(path('removed', n), fileText(path('removed', n), PANEL_LINES_PER_FILE));
-    }
-    const folder = committedRepository(join(root, 'project'), start);
+    const folder = writePanelStart(join(root, 'project'));
     const store = join(root, 'store');
     const snapshots = await Snapshots.open(folder, store);
     const conversation = 'bench-changes-panel';
     const before = await snapshots.take(conversation, 'start', null);
-
-    for (let n = 0; n < PANEL_MODIFIED; n++) {
-      const full = join(folder, path('edited', n));
-      const tag = fileTag(path('edited', n));
-      const lines = readFileSync(full, 'utf8').split('\n');
-      for (let block = 0; block < 5; block++) {
-        for (let at = block * 60 + 20; at < block * 60 + 30; at++) {
-          lines[at] = sourceLine(tag, at, 'changed by the turn');
-        }
-      }
-      writeFileSync(full, lines.join('\n'));
-    }
-    for (let n = 0; n < PANEL_DELETED; n++) rmSync(join(folder, path('removed', n)));
-    for (let n = 0; n < PANEL_ADDED; n++) {
-      const full = join(folder, path('added', n));
-      mkdirSync(dirname(full), { recursive: true });
-      writeFileSync(full, fileText(path('added', n), PANEL_LINES_PER_FILE));
-    }
+    applyPanelTurn(folder);
     const after = await snapshots.take(conversation, 'turn-1', before);
 
     const changes = await snapshots.diff(before, after);

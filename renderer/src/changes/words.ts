@@ -5,7 +5,7 @@
  */
 import type { ChangeCause, ChangedFile, ChangeStep, RevertPreview, RevertTarget } from '../../../shared/ipc';
 
-export const filesWord = (count: number) => `${count} file${count === 1 ? '' : 's'}`;
+export const filesWord = (count: number) => `${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'}`;
 
 /** A list of paths in a few words: "src/app.ts", "src/app.ts and 2 more". */
 function pathsWord(paths: readonly string[]): string {
