@@ -145,6 +145,35 @@ describe('ConversationChanges', () => {
     expect(view.files).toEqual([]);
   });
 
+  it('lets a turn start before a slow first snapshot is done, records the turn after it, and says so', async () => {
+    const disk: Files = { 'a.ts': 'one' };
+    const { store } = memoryStore(disk);
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const take = store.take;
+    const { changes, events } = tracker({
+      open: async () => ({
+        ...store,
+        take: async (conversation, label, parent) => {
+          if (label === 'start') await slow;
+          return take(conversation, label, parent);
+        },
+      }),
+    });
+    // Not ready, but the conversation goes on.
+    await changes.readyWithin(10);
+    const turned = turn(changes, events, 'p1', disk, { 'b.ts': 'made' });
+    release();
+    await turned;
+    const view = await changes.view(null);
+    // The turn is recorded once the first snapshot is done; that snapshot saw the turn's file already,
+    // which is what the note warns of.
+    expect(view.steps).toEqual([expect.objectContaining({ kind: 'turn', turn: 1, files: 0 })]);
+    expect(view.notes).toContainEqual(
+      expect.stringContaining('The first turn began before the folder’s first snapshot was done'),
+    );
+  });
+
   it("runs one git job at a time: a revert asked while a turn's snapshot runs waits for it", async () => {
     const disk: Files = { 'a.ts': 'one' };
     const { store, stats } = memoryStore(disk);

@@ -50,6 +50,8 @@ export class ConversationChanges {
   private readonly prompts = new Map<string, string>();
   /** Whether this conversation began its record (rather than found it): only then may `discard` remove it. */
   private madeRecord = false;
+  /** A prompt was sent before the first snapshot was done: that snapshot may hold some of its turn. */
+  private racedFirstTurn = false;
 
   private constructor(
     private readonly options: ChangesOptions,
@@ -77,6 +79,16 @@ export class ConversationChanges {
   /** Resolves once the first snapshot is taken or Changes are off; never rejects. */
   async ready(): Promise<void> {
     await this.started;
+  }
+
+  /**
+   * `ready`, or `ms` at most: a folder's first snapshot can take long (a big folder outside a repository),
+   * and the conversation should not wait on it past that. A turn that starts before it is done is noted.
+   */
+  async readyWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.started, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   private async start(): Promise<Ready> {
@@ -125,6 +137,7 @@ export class ConversationChanges {
   /** The prompt a turn will answer, for naming the turn by its first words. */
   notePrompt(uuid: string, text: string): void {
     this.prompts.set(uuid, text);
+    if (this.state.kind === 'starting') this.racedFirstTurn = true;
   }
 
   /**
@@ -252,6 +265,11 @@ export class ConversationChanges {
         snapshots.ignoredNote(),
       ]);
       const notes = [
+        ...(this.racedFirstTurn
+          ? [
+              'The first turn began before the folder’s first snapshot was done: what that turn changed early on may count as the folder’s start.',
+            ]
+          : []),
         ...(ignored ? [ignored] : []),
         ...(now.unreadable.length > 0
           ? [`Not counted, since they could not be read: ${now.unreadable.join(', ')}.`]

@@ -121,6 +121,29 @@ describe('snapshots', () => {
     expect(run(repo, 'cat-file', '-p', `${second.commit}:edited.txt`)).toBe('one\ntwo\nthree\nfour\n');
   });
 
+  it("never runs the signing program or diff drivers a repository's config names", async () => {
+    const repo = join(root, 'repo');
+    start(repo);
+    run(repo, 'init', '--quiet', '-b', 'main');
+    const marker = join(root, 'program-ran');
+    const program = join(root, 'evil.sh');
+    writeFileSync(program, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
+    run(repo, 'config', 'commit.gpgSign', 'true');
+    run(repo, 'config', 'gpg.program', program);
+    run(repo, 'config', 'diff.evil.textconv', program);
+    run(repo, 'config', 'diff.evil.command', program);
+    writeFileSync(join(repo, '.gitattributes'), '* diff=evil\n');
+    const snapshots = await Snapshots.open(repo, store);
+    const first = await snapshots.take('c', 'start', null);
+    writeFileSync(join(repo, 'edited.txt'), 'one\ntwo\nthree\nfour\n');
+    const second = await snapshots.take('c', 'turn-1', first);
+    expect((await snapshots.diff(first, second)).map((change) => change.path)).toEqual(['edited.txt']);
+    expect(await snapshots.fileDiff(first, second, 'edited.txt')).toMatchObject({ kind: 'text' });
+    await snapshots.restore(first, ['edited.txt']);
+    expect(readFileSync(join(repo, 'edited.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('from a subfolder of a repository, snapshots the whole repository', async () => {
     const repo = join(root, 'repo');
     start(repo);

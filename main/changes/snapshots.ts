@@ -210,10 +210,20 @@ export class Snapshots {
       const { tree, unreadable } = await this.writeTree();
       const env = { ...this.env, ...BYRE };
       const commit = (
-        await git(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', `Byre: ${label}`], {
-          cwd: this.workTree,
-          env,
-        })
+        await git(
+          [
+            'commit-tree',
+            '--no-gpg-sign',
+            tree,
+            ...(parent ? ['-p', parent.commit] : []),
+            '-m',
+            `Byre: ${label}`,
+          ],
+          {
+            cwd: this.workTree,
+            env,
+          },
+        )
       ).trim();
       await git(['update-ref', ref, commit], { cwd: this.workTree, env });
       return { commit, ref, unreadable };

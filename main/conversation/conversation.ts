@@ -29,6 +29,9 @@ import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { rewindFiles } from '../changes/rewind';
 
+/** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
+const FIRST_SNAPSHOT_WAIT_MS = 5_000;
+
 /**
  * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
  * own, the conversation stays; `resume` starts a new process that continues the same session.
@@ -216,8 +219,9 @@ export class Conversation {
         throw error;
       });
     try {
-      // Before the first turn can end: its snapshot needs the one before it.
-      await changes?.ready();
+      // The first snapshot before the first turn, unless it takes long (a big folder): then the turn's
+      // snapshot waits for it, and the panel says the first turn may have begun before it was done.
+      await changes?.readyWithin(FIRST_SNAPSHOT_WAIT_MS);
       made.conversation = new Conversation(options, session, permissions, doneWhen, elicitations, changes);
     } catch (error) {
       // Never a CLI left running for a start that failed.
