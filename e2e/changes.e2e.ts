@@ -48,10 +48,10 @@ test('lists what each turn changed, shell commands included, filters by turn and
 
   await page.getByRole('button', { name: 'Changes' }).click();
   await expect(files(page)).toHaveCount(3);
-  await expect(row(page, 'made-by-bash.txt')).toContainText(`turn 1 · Bash: ${BASH}`);
-  await expect(row(page, 'src/app.ts')).toContainText('turn 1 · Edit');
+  await expect(row(page, 'made-by-bash.txt')).toContainText(`turn 1 “fix the answer” · Bash: ${BASH}`);
+  await expect(row(page, 'src/app.ts')).toContainText('turn 1 “fix the answer” · Edit');
   await expect(row(page, 'src/app.ts')).toContainText('+1 −1');
-  await expect(row(page, 'notes.txt')).toContainText('turn 2 · Write');
+  await expect(row(page, 'notes.txt')).toContainText('turn 2 “write some notes” · Write');
 
   // One turn: only what it changed.
   const turn = panel(page).getByRole('combobox', { name: 'Turn' });

@@ -50,6 +50,8 @@ export class ConversationChanges {
   private readonly prompts = new Map<string, string>();
   /** Whether this conversation began its record (rather than found it): only then may `discard` remove it. */
   private madeRecord = false;
+  /** The first snapshot could not be taken (no git, a store it cannot write): no snapshot will be. */
+  private unavailable = false;
   /** A prompt was sent before the first snapshot was done: that snapshot may hold some of its turn. */
   private racedFirstTurn = false;
 
@@ -62,6 +64,7 @@ export class ConversationChanges {
   ) {
     this.started = this.start().catch((error: unknown) => {
       this.state = { kind: 'off', reason: offReason(error, options.store) };
+      this.unavailable = true;
       return null;
     });
     // The first job: every other waits for it.
@@ -145,7 +148,8 @@ export class ConversationChanges {
    * once, so whatever is asked after the result comes waits for that snapshot.
    */
   note(message: CliMessage, settles: string | undefined): void {
-    if (this.state.kind === 'off') return;
+    // Off for good (no git, no store); off past a bound still tries each turn, in case it is within again.
+    if (this.unavailable) return;
     if (message.type === 'assistant') {
       if (message.message.content.some((block) => block.type === 'tool_use')) this.toolLines.push(message);
       return;
@@ -165,6 +169,8 @@ export class ConversationChanges {
     const number = record.steps.length + 1;
     const before = this.last(record);
     const after = await snapshots.take(this.key, `step-${number}`, before);
+    // Within the bounds again (what passed them ignored, or gone): on again.
+    if (this.state.kind === 'off') this.state = { kind: 'on' };
     const changes = await snapshots.diff(before.commit, after.commit);
     const files = touched(changes).map((path) => ({ path, causes: causesOf(path, calls) }));
     record.turns += 1;
@@ -189,7 +195,12 @@ export class ConversationChanges {
   /** What a revert to `source` would do to `paths` now, each flagged if changed since the last snapshot. */
   private async actions(ready: Ready, source: string, paths: string[]): Promise<RevertPreview['files']> {
     const { snapshots, record } = ready;
-    const now = await snapshots.current();
+    const now = await this.now(ready);
+    if (!now.live) {
+      throw new SnapshotsOff(
+        `${this.offReason()} Without a snapshot of the folder as it is, Byre cannot tell what a revert would overwrite, so it reverts nothing.`,
+      );
+    }
     const since = await snapshots.diff(this.known(record), now.tree);
     return revertActions(await snapshots.diff(source, now.tree), paths, since);
   }
@@ -213,6 +224,27 @@ export class ConversationChanges {
   private known(record: ChangesRecord): string {
     const last = record.steps.at(-1);
     return last?.baseline ?? last?.after ?? record.start;
+  }
+
+  /**
+   * The folder as it is now, as a tree; past the snapshots' bounds (a node_modules install, say), the last
+   * snapshot instead, not `live`, with Changes off and saying why. Within them again (the folder ignored,
+   * or gone), Changes are on again.
+   */
+  private async now(ready: Ready): Promise<{ tree: string; unreadable: string[]; live: boolean }> {
+    try {
+      const now = await ready.snapshots.current();
+      if (this.state.kind === 'off') this.state = { kind: 'on' };
+      return { ...now, live: true };
+    } catch (error) {
+      if (!(error instanceof SnapshotsOff)) throw error;
+      this.state = { kind: 'off', reason: error.message };
+      return { tree: this.last(ready.record).commit, unreadable: [], live: false };
+    }
+  }
+
+  private offReason(): string {
+    return this.state.kind === 'off' ? this.state.reason : '';
   }
 
   /** The conversation's last snapshot: the end of its last step, or its start. */
@@ -254,7 +286,7 @@ export class ConversationChanges {
         };
       }
       const { snapshots, record } = ready;
-      const now = await snapshots.current();
+      const now = await this.now(ready);
       const shown = step === null ? null : stepOf(record, step);
       const changes = shown
         ? await snapshots.diff(shown.before, shown.after)
@@ -303,11 +335,12 @@ export class ConversationChanges {
   /** One file's diff, between the same two ends as `view(step)`. */
   diff(step: number | null, path: string): Promise<FileDiff> {
     return this.enqueue(async () => {
-      const { snapshots, record } = await this.readyOrThrow();
+      const ready = await this.readyOrThrow();
+      const { snapshots, record } = ready;
       const shown = step === null ? null : stepOf(record, step);
       const [before, after] = shown
         ? [shown.before, shown.after]
-        : [record.start, (await snapshots.current()).tree];
+        : [record.start, (await this.now(ready)).tree];
       // A renamed file's lines are read from where it was.
       const change = (await snapshots.diff(before, after)).find((entry) => entry.path === path);
       return snapshots.fileDiff(before, after, path, change?.from ?? path);
@@ -404,7 +437,9 @@ export class ConversationChanges {
       const touchedSince = new Set(
         record.steps.slice(from).flatMap((stored) => stored.files.map((file) => file.path)),
       );
-      const now = await snapshots.current();
+      const now = await this.now(ready);
+      // Past the bounds, Byre cannot say what the folder is now: the CLI's checkpoints alone.
+      if (!now.live) return null;
       const changes = (await snapshots.diff(first.before, now.tree)).filter((change) =>
         touched([change]).some((path) => touchedSince.has(path)),
       );

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, copyFile, lstat, mkdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, chmod, copyFile, lstat, mkdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
 import { git, GitFailed, gitRun } from './git';
@@ -168,7 +168,7 @@ export class Snapshots {
       // A repository Byre may not write to (a read-only checkout, another user's): its snapshots go to a
       // private repository that borrows its objects and its ignore rules, and its own files stay untouched.
       const repository = await privateRepository(home);
-      await writeFile(join(repository, 'objects', 'info', 'alternates'), `${objects}\n`);
+      await writeFile(join(repository, 'objects', 'info', 'alternates'), `${objects}\n`, { mode: 0o600 });
       return new Snapshots(
         workTree,
         true,
@@ -477,6 +477,8 @@ export class Snapshots {
     // Every step, not only `add`: git re-reads a racily clean file through its filter wherever it checks the
     // index against the work tree, `write-tree` included.
     const tree = (await git([...off, 'write-tree'], { cwd, env })).trim();
+    // The user's repository's settings decide the mode git gives it; it is Byre's, and private.
+    await chmod(this.privateIndex, 0o600).catch(() => undefined);
     return { tree, unreadable };
   }
 
@@ -624,7 +626,8 @@ export class Snapshots {
 /** A bare repository of Byre's own in `home`, made the first time. */
 async function privateRepository(home: string): Promise<string> {
   const repository = join(home, 'repository.git');
-  await git(['init', '--bare', '--quiet', repository], { cwd: home });
+  // Private as the rest of the data folder: files 0600, folders 0700, and none of git's sample hooks.
+  await git(['init', '--bare', '--quiet', '--template=', '--shared=0600', repository], { cwd: home });
   return repository;
 }
 

@@ -26,7 +26,7 @@ export function touchPrivateFile(path: string): void {
 /** Byre's own entries in its data folder: only these are changed, whatever else the folder holds. */
 const OWN_FILE =
   /^(settings|library|branches|trust)\.json(\..+)?$|^library(-text-\d+)?\.sqlite(-wal|-shm|-journal)?$|^host\.lock$/;
-const OWN_FOLDERS = new Set(['transcripts', 'open']);
+const OWN_FOLDERS = new Set(['transcripts', 'open', 'snapshots', 'changes']);
 
 /**
  * Makes the data folder and Byre's entries in it private: folders 0700, files 0600, never following a

@@ -131,9 +131,9 @@ describe('the Changes panel', () => {
     expect(html).toMatch(/<section[^>]*aria-label="Changes"/);
     expect(html).toContain('aria-label="Changed files"');
     expect(rows(html)).toEqual([
-      'src/app.ts Revert modified +12 −3 Changed since the last turn turn 1 · Edit turn 2 · Bash: npm run fmt',
-      'assets/logo.png Revert added binary turn 2 · not by Claude’s tools',
-      'src/new-name.ts Revert renamed from src/old-name.ts +0 −0 turn 1 · Bash: git mv src/old-name.ts src/new-name.ts',
+      'src/app.ts Revert modified +12 −3 Changed since the last turn turn 1 “Add a parser” · Edit turn 2 “Format everything” · Bash: npm run fmt',
+      'assets/logo.png Revert added binary turn 2 “Format everything” · not by Claude’s tools',
+      'src/new-name.ts Revert renamed from src/old-name.ts +0 −0 turn 1 “Add a parser” · Bash: git mv src/old-name.ts src/new-name.ts',
       'link Revert added, symlink',
     ]);
     // Each row's revert button is named with its path.
@@ -171,9 +171,12 @@ describe('the Changes panel', () => {
   });
 
   it('says why changes are off, or that the first snapshot is being taken', () => {
-    expect(
-      render(panel({ view: { ...view, state: { kind: 'off', reason: 'git is not installed.' } } })),
-    ).toContain('Changes are off for this conversation: git is not installed.');
+    // Main's reasons are whole sentences: shown as they are, said once.
+    const off = render(
+      panel({ view: { ...view, state: { kind: 'off', reason: 'Changes are off: git is not installed.' } } }),
+    );
+    expect(off).toContain('Changes are off: git is not installed.');
+    expect(off.match(/Changes are off/g)).toHaveLength(1);
     expect(render(panel({ view: { ...view, state: { kind: 'starting' } } }))).toContain(
       'Taking the first snapshot of the folder…',
     );

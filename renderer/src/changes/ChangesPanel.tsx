@@ -280,7 +280,7 @@ function StateLine({ view }: { view: ChangesView }) {
   if (view.state.kind === 'starting') return <p role="status">Taking the first snapshot of the folder…</p>;
   return (
     <p className="changes-note changes-off" role="status">
-      Changes are off for this conversation: {view.state.reason}
+      {view.state.reason}
     </p>
   );
 }

@@ -44,13 +44,21 @@ function causeWords(cause: ChangeCause): string {
   return cause.command ? `${cause.tool}: ${cause.command}` : cause.tool;
 }
 
-/** Each step that changed a file, oldest first, with what did it: "turn 3 · Bash: npm run fmt". */
+/** A prompt's first few words, to tell its turn by: "fix the failing tests in…". */
+function firstWords(prompt: string): string {
+  const words = prompt.trim().split(/\s+/);
+  return words.length > 6 ? `${words.slice(0, 6).join(' ')}…` : words.join(' ');
+}
+
+/**
+ * Each step that changed a file, oldest first, with what did it: "turn 3 “fix the tests” · Bash: npm run
+ * fmt".
+ */
 export function fileSteps(file: ChangedFile, steps: readonly ChangeStep[]): string[] {
   return file.steps.map(({ step, causes }) => {
-    const name = stepShort(
-      steps.find((candidate) => candidate.step === step),
-      step,
-    );
+    const found = steps.find((candidate) => candidate.step === step);
+    const short = stepShort(found, step);
+    const name = found?.kind === 'turn' && found.prompt ? `${short} “${firstWords(found.prompt)}”` : short;
     // A revert says what it did itself; a turn's row says which tool did it.
     const by = [...new Set(causes.map(causeWords))].join(', ');
     return by ? `${name} · ${by}` : name;
