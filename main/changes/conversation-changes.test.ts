@@ -80,6 +80,8 @@ function memoryStore(disk: Files) {
         trees.set(composedId, { ...a, ...Object.fromEntries(paths.map((path) => [path, b[path]])) });
         return composedId;
       }),
+    keep: (_conversation, label, tree) => job(() => ({ commit: tree, ref: label })),
+    has: async (commit) => trees.has(commit),
     repositoryState: async () => null,
     ignoredNote: async () => null,
     forget: async (conversation) => {

@@ -103,6 +103,13 @@ export class ConversationChanges {
   private async startIn(snapshots: SnapshotStore): Promise<Ready> {
     const warn = (message: string) => this.emit({ kind: 'warning', message });
     let record = await loadRecord(this.options.records, this.key, warn);
+    if (record && !(await snapshots.has(record.start))) {
+      // Its snapshots went (the folder became a repository, or git's gc took them): count from now.
+      warn(
+        'The Changes panel’s earlier snapshots of this conversation are gone; it counts changes from now on.',
+      );
+      record = null;
+    }
     if (!record) {
       const start = await snapshots.take(this.key, 'start', null);
       record = {
@@ -402,21 +409,37 @@ export class ConversationChanges {
     const number = record.steps.length + 1;
     const known = this.known(record);
     const before = await snapshots.take(this.key, `step-${number}-before`, this.last(record));
-    await alsoRestore?.();
-    await snapshots.restore(source, paths);
+    let failure: unknown = null;
+    try {
+      await alsoRestore?.();
+      await snapshots.restore(source, paths);
+    } catch (error) {
+      failure = error;
+    }
     const after = await snapshots.take(this.key, `step-${number}`, before);
     const changes = await snapshots.diff(before.commit, after.commit);
+    // Failed before it wrote anything: nothing happened, and nothing is recorded.
+    if (failure !== null && changes.length === 0) throw failure;
     const written = touched(changes);
     const step = describe(number, changes.length);
     this.store(ready, {
       step,
       before: before.commit,
       after: after.commit,
-      baseline: await snapshots.compose(known, after, written),
+      baseline: (
+        await snapshots.keep(this.key, `step-${number}-known`, await snapshots.compose(known, after, written))
+      ).commit,
       files: written.map((path) => ({ path, causes: [] })),
     });
     await saveRecord(this.options.records, record);
     this.emit({ kind: 'changes', steps: record.steps.length });
+    if (failure !== null) {
+      // Failed part way: what it did write is a step of its own, which can be undone.
+      const why = failure instanceof Error ? failure.message : String(failure);
+      throw new Error(`${why} The files it did change are step ${number}, which can be undone.`, {
+        cause: failure,
+      });
+    }
     return step;
   }
 
@@ -434,8 +457,18 @@ export class ConversationChanges {
       );
       const first = record.steps[from];
       if (!first || first.step.kind !== 'turn') return null;
+      // What the conversation changed: by a tool of a turn (a file tool, or a command), or by a revert. A
+      // file no tool of its turn can have changed (by hand, or another program) is the user's to keep.
       const touchedSince = new Set(
-        record.steps.slice(from).flatMap((stored) => stored.files.map((file) => file.path)),
+        record.steps
+          .slice(from)
+          .flatMap((stored) =>
+            stored.files
+              .filter(
+                (file) => stored.step.kind !== 'turn' || file.causes.some((cause) => cause.tool !== null),
+              )
+              .map((file) => file.path),
+          ),
       );
       const now = await this.now(ready);
       // Past the bounds, Byre cannot say what the folder is now: the CLI's checkpoints alone.

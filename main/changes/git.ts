@@ -25,8 +25,13 @@ const SAFE = [
   `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`,
   '-c',
   'core.quotepath=off',
+  // Never into a submodule: a revert of the superproject's files leaves a submodule's checkout alone.
   '-c',
-  'core.autocrlf=false',
+  'submodule.recurse=false',
+  // The user's line-ending settings stand (a snapshot and a revert convert as their checkout does), but a
+  // conversion git cannot undo never fails a snapshot.
+  '-c',
+  'core.safecrlf=false',
   '-c',
   'gc.auto=0',
 ];

@@ -19,6 +19,8 @@ export type SnapshotStore = Pick<
   | 'fileDiff'
   | 'restore'
   | 'compose'
+  | 'keep'
+  | 'has'
   | 'repositoryState'
   | 'ignoredNote'
   | 'forget'

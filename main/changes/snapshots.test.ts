@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,6 +110,9 @@ describe('snapshots', () => {
     const second = await snapshots.take('conversation-2', 'turn-1', first);
     expect(await snapshots.diff(first, second)).toEqual(EXPECTED);
     expect(existsSync(join(folder, '.git'))).toBe(false);
+    // Forgotten, the private repository goes whole: nothing else needs it.
+    await snapshots.forget('conversation-2');
+    expect(readdirSync(store)).toEqual([]);
   });
 
   it("never runs a filter command the repository's config names, and keeps the bytes on disk", async () => {
@@ -109,7 +122,9 @@ describe('snapshots', () => {
     const marker = join(root, 'filter-ran');
     run(repo, 'config', 'filter.evil.clean', `touch '${marker}'; tr a-z A-Z`);
     run(repo, 'config', 'filter.evil.required', 'true');
-    writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n');
+    // A name with "=" in it, which `-c filter.<name>.clean=` would cut short.
+    run(repo, 'config', 'filter.x=y.clean', `touch '${marker}'; tr a-z A-Z`);
+    writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n*.txt filter=x=y\n');
     const snapshots = await Snapshots.open(repo, store);
     const first = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'edited.txt'), 'one\ntwo\nthree\nfour\n');
@@ -148,11 +163,44 @@ describe('snapshots', () => {
     const repo = join(root, 'repo');
     start(repo);
     mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'app.ts'), 'app\n');
     run(repo, 'init', '--quiet', '-b', 'main');
+    run(repo, 'add', '-A');
+    run(repo, 'commit', '--quiet', '-m', 'start');
     const snapshots = await Snapshots.open(join(repo, 'src'), store);
+    expect(snapshots.inRepository).toBe(true);
+    expect(snapshots.workTree).toBe(repo);
     const first = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'top.txt'), 'top\n');
     const second = await snapshots.take('c', 'turn-1', first);
     expect((await snapshots.diff(first, second)).map((change) => change.path)).toEqual(['top.txt']);
+    // In the repository's own store, beside its commits.
+    expect(run(repo, 'for-each-ref', '--format=%(refname)', 'refs/byre/')).toBe(
+      'refs/byre/c/start\nrefs/byre/c/turn-1\n',
+    );
+  });
+
+  it('reverts a filtered file (an LFS pointer in the index, say) to the bytes that were on disk', async () => {
+    const repo = join(root, 'repo');
+    mkdirSync(repo, { recursive: true });
+    run(repo, 'init', '--quiet', '-b', 'main');
+    // What git-lfs does in shape: the index holds a pointer, the working tree the content.
+    run(repo, 'config', 'filter.fake.clean', 'sed s/^/POINTER:/');
+    run(repo, 'config', 'filter.fake.smudge', 'sed s/^POINTER://');
+    writeFileSync(join(repo, '.gitattributes'), '*.bin filter=fake\n');
+    writeFileSync(join(repo, 'big.bin'), 'real content\n');
+    // Written a while ago, so git's stat cache trusts the index's entry rather than reading it again.
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(repo, 'big.bin'), anHourAgo, anHourAgo);
+    run(repo, 'add', '-A');
+    run(repo, 'commit', '--quiet', '-m', 'start');
+    expect(run(repo, 'cat-file', '-p', 'HEAD:big.bin')).toBe('POINTER:real content\n');
+
+    const snapshots = await Snapshots.open(repo, store);
+    const first = await snapshots.take('c', 'start', null);
+    writeFileSync(join(repo, 'big.bin'), 'changed by a command\n');
+    await snapshots.take('c', 'turn-1', first);
+    await snapshots.restore(first, ['big.bin']);
+    expect(readFileSync(join(repo, 'big.bin'), 'utf8')).toBe('real content\n');
   });
 });

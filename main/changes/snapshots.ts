@@ -140,8 +140,12 @@ export class Snapshots {
       );
     }
     const [workTree, gitDir, commonDir] = found.code === 0 ? found.stdout.split('\n').filter(Boolean) : [];
+    // git gives the common folder relative to where it ran.
+    const objects = workTree && gitDir ? join(resolve(folder, commonDir ?? gitDir), 'objects') : null;
+    const own = objects !== null && (await writable(objects));
+    // One private index per work tree and object store: an index names objects only its store has.
     const key = createHash('sha256')
-      .update(workTree ?? resolve(folder))
+      .update(`${own ? 'repository' : 'private'}:${workTree ?? resolve(folder)}`)
       .digest('hex')
       .slice(0, 24);
     const home = join(store, key);
@@ -152,9 +156,8 @@ export class Snapshots {
       throw new SnapshotsOff(`Byre cannot write its snapshots to ${home}: ${reasonOf(error)}`);
     }
     const privateIndex = join(home, 'index');
-    if (workTree && gitDir) {
-      const objects = join(resolve(workTree, commonDir ?? gitDir), 'objects');
-      if (await writable(objects)) {
+    if (workTree && gitDir && objects) {
+      if (own) {
         return new Snapshots(
           workTree,
           true,
@@ -176,9 +179,7 @@ export class Snapshots {
           GIT_DIR: repository,
           GIT_WORK_TREE: workTree,
           GIT_INDEX_FILE: privateIndex,
-          GIT_CONFIG_COUNT: '1',
-          GIT_CONFIG_KEY_0: 'core.excludesFile',
-          GIT_CONFIG_VALUE_0: join(gitDir, 'info', 'exclude'),
+          ...configEnv([['core.excludesFile', join(gitDir, 'info', 'exclude')]]),
         },
         join(gitDir, 'index'),
         privateIndex,
@@ -205,29 +206,42 @@ export class Snapshots {
    * of it, and is named in `unreadable`.
    */
   take(conversation: string, label: string, parent: Snapshot | null): Promise<Taken> {
-    const ref = `refs/byre/${refPart(conversation)}/${refPart(label)}`;
     return oneAtATime(this.privateIndex, async () => {
       const { tree, unreadable } = await this.writeTree();
-      const env = { ...this.env, ...BYRE };
-      const commit = (
-        await git(
-          [
-            'commit-tree',
-            '--no-gpg-sign',
-            tree,
-            ...(parent ? ['-p', parent.commit] : []),
-            '-m',
-            `Byre: ${label}`,
-          ],
-          {
-            cwd: this.workTree,
-            env,
-          },
-        )
-      ).trim();
-      await git(['update-ref', ref, commit], { cwd: this.workTree, env });
-      return { commit, ref, unreadable };
+      return { ...(await this.keep(conversation, label, tree, parent)), unreadable };
     });
+  }
+
+  /**
+   * Keeps a tree (one compose made, say) as `refs/byre/<conversation>/<label>`, on top of `parent`: a ref,
+   * so git's gc leaves its objects while the conversation needs them.
+   */
+  async keep(
+    conversation: string,
+    label: string,
+    tree: string,
+    parent: Snapshot | null = null,
+  ): Promise<Snapshot> {
+    const ref = `refs/byre/${refPart(conversation)}/${refPart(label)}`;
+    const env = { ...this.env, ...BYRE };
+    const commit = (
+      await git(
+        [
+          'commit-tree',
+          '--no-gpg-sign',
+          tree,
+          ...(parent ? ['-p', parent.commit] : []),
+          '-m',
+          `Byre: ${label}`,
+        ],
+        {
+          cwd: this.workTree,
+          env,
+        },
+      )
+    ).trim();
+    await git(['update-ref', ref, commit], { cwd: this.workTree, env });
+    return { commit, ref };
   }
 
   /** The working tree now, as a tree under no ref: what "now" is for a diff, or a check for hand edits. */
@@ -356,10 +370,9 @@ export class Snapshots {
       }
       const written = paths.filter((path) => present.has(path));
       if (written.length > 0) {
-        const off = await this.noFilters();
+        const env = await this.withoutFilters();
         const restored = await gitRun(
           [
-            ...off,
             '--literal-pathspecs',
             'restore',
             `--source=${from}`,
@@ -367,7 +380,7 @@ export class Snapshots {
             '--pathspec-from-file=-',
             '--pathspec-file-nul',
           ],
-          { cwd: this.workTree, env: this.env, input: written.join('\0') },
+          { cwd: this.workTree, env, input: written.join('\0') },
         );
         if (restored.code !== 0)
           throw new Error(`The files could not be restored: ${firstLine(restored.stderr)}`);
@@ -418,6 +431,16 @@ export class Snapshots {
     }
   }
 
+  /** Whether the store still has this snapshot (git's gc or a new repository may have taken it). */
+  async has(commit: string): Promise<boolean> {
+    const found = await git(['cat-file', '-e', `${commit}^{commit}`], {
+      cwd: this.workTree,
+      env: this.env,
+      mayFail: true,
+    });
+    return found !== null;
+  }
+
   /** What the repository is in the middle of ("a rebase", "a merge"…), or null. Snapshots go on regardless. */
   async repositoryState(): Promise<string | null> {
     const gitDir = this.gitDir;
@@ -461,22 +484,43 @@ export class Snapshots {
     for (const ref of refs.split('\n').filter(Boolean)) {
       await git(['update-ref', '-d', ref], { cwd: this.workTree, env: this.env });
     }
+    // A private repository nothing needs any more goes whole, and its disk with it; in the user's own
+    // repository, git's gc takes the objects in its time.
+    if (this.inRepository) return;
+    await oneAtATime(this.privateIndex, async () => {
+      const left = await git(['for-each-ref', '--count=1', 'refs/byre/'], {
+        cwd: this.workTree,
+        env: this.env,
+      });
+      if (left.trim() === '') await rm(dirname(this.privateIndex), { recursive: true, force: true });
+    });
   }
 
   /** The working tree into the private index, as a tree: bounded, and past files it cannot read. */
   private async writeTree(): Promise<{ tree: string; unreadable: string[] }> {
+    // A private repository another conversation of this folder forgot whole: made again.
+    if (
+      !this.inRepository &&
+      this.env.GIT_DIR &&
+      !(await stat(this.env.GIT_DIR).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      await mkdir(dirname(this.privateIndex), { recursive: true, mode: 0o700 });
+      await privateRepository(dirname(this.privateIndex));
+    }
     await this.seed();
     const cwd = this.workTree;
-    const env = this.env;
     // Neither reads a file's content, so neither runs a filter: they can go at once.
-    const [off] = await Promise.all([this.noFilters(), this.withinBounds()]);
+    const [off] = await Promise.all([this.withoutFilters(), this.withinBounds()]);
     const add = ['add', '--all', '--ignore-errors', '--', '.'];
-    const added = await gitRun([...off, ...add], { cwd, env });
+    const added = await gitRun(add, { cwd, env: off });
     const unreadable = added.code === 0 ? [] : unreadablePaths(added.stderr);
     if (added.code !== 0 && unreadable.length === 0) throw new GitFailed(add, added.stderr, added.code);
     // Every step, not only `add`: git re-reads a racily clean file through its filter wherever it checks the
     // index against the work tree, `write-tree` included.
-    const tree = (await git([...off, 'write-tree'], { cwd, env })).trim();
+    const tree = (await git(['write-tree'], { cwd, env: off })).trim();
     // The user's repository's settings decide the mode git gives it; it is Byre's, and private.
     await chmod(this.privateIndex, 0o600).catch(() => undefined);
     return { tree, unreadable };
@@ -575,39 +619,48 @@ export class Snapshots {
   }
 
   /**
-   * Every filter driver git's config names, switched off: `add` would run a driver's clean command and
-   * `restore` its smudge command, and a repository's own config (one that came in a tarball, say) could
-   * name any program. Reading the config runs nothing. A snapshot keeps the bytes on disk, which is what a
-   * turn changed, and a revert writes them back as they were.
+   * This repository's environment with every filter driver git's config names switched off: `add` would run
+   * a driver's clean command and `restore` its smudge command, and a repository's own config (one that came
+   * in a tarball, say) could name any program. Reading the config runs nothing. The overrides go through
+   * GIT_CONFIG_* variables, not `-c`, which would read a driver's name with `=` in it as the end of the key.
+   * A snapshot keeps the bytes on disk, which is what a turn changed, and a revert writes them back.
    */
-  private async noFilters(): Promise<string[]> {
-    const found = await git(['config', '--get-regexp', '^filter\\..*\\.(clean|smudge|process|required)$'], {
-      cwd: this.workTree,
-      env: this.env,
-      mayFail: true,
-    });
-    const drivers = new Set(
-      (found ?? '')
-        .split('\n')
-        .map((line) => /^filter\.(.+)\.(?:clean|smudge|process|required)(?:\s|$)/.exec(line)?.[1])
-        .filter((name): name is string => !!name),
-    );
+  private async withoutFilters(): Promise<Record<string, string>> {
+    const drivers = await this.filterDrivers();
     // Off, and not required: a required driver left without a command would fail the whole snapshot.
-    return [...drivers].flatMap((name) => [
-      '-c',
-      `filter.${name}.clean=`,
-      '-c',
-      `filter.${name}.smudge=`,
-      '-c',
-      `filter.${name}.process=`,
-      '-c',
-      `filter.${name}.required=false`,
-    ]);
+    const off = drivers.flatMap((name): [string, string][] =>
+      ['clean', 'smudge', 'process']
+        .map((what): [string, string] => [`filter.${name}.${what}`, ''])
+        .concat([[`filter.${name}.required`, 'false']]),
+    );
+    return { ...this.env, ...configEnv([...configPairs(this.env), ...off]) };
+  }
+
+  /** The names of the filter drivers git's config (any of its files) defines. */
+  private async filterDrivers(): Promise<string[]> {
+    const found = await git(
+      ['config', '-z', '--get-regexp', '^filter\\..*\\.(clean|smudge|process|required)$'],
+      {
+        cwd: this.workTree,
+        env: this.env,
+        mayFail: true,
+      },
+    );
+    const names = new Set<string>();
+    // Each entry: "<key>\n<value>\0" (or "<key>\0" without a value).
+    for (const entry of (found ?? '').split('\0')) {
+      const key = entry.split('\n', 1)[0] ?? '';
+      const last = key.lastIndexOf('.');
+      if (key.startsWith('filter.') && last > 'filter.'.length) names.add(key.slice('filter.'.length, last));
+    }
+    return [...names];
   }
 
   /**
    * The first snapshot starts from a copy of the user's index, so git's stat cache spares it from reading
-   * every tracked file. The copy is Byre's; the user's index is only read.
+   * every tracked file. The copy is Byre's; the user's index is only read. Entries a filter applies to are
+   * left out of the copy: the user's index holds them as the filter cleaned them (an LFS pointer, say),
+   * and Byre's snapshots hold the bytes on disk, which a revert writes back.
    */
   private async seed(): Promise<void> {
     if (this.seeded || !this.seedIndex) return;
@@ -619,8 +672,52 @@ export class Snapshots {
       )
     )
       return;
-    await copyFile(this.seedIndex, this.privateIndex).catch(() => undefined);
+    if (
+      !(await copyFile(this.seedIndex, this.privateIndex).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    if ((await this.filterDrivers()).length === 0) return;
+    const cwd = this.workTree;
+    const env = this.env;
+    const tracked = await git(['ls-files', '-z'], { cwd, env });
+    const attributes = (
+      await git(['check-attr', '-z', '--stdin', 'filter'], { cwd, env, input: tracked })
+    ).split('\0');
+    const filtered: string[] = [];
+    // "<path>\0filter\0<value>\0" for each path.
+    for (let at = 0; at + 2 < attributes.length; at += 3) {
+      const value = attributes[at + 2];
+      if (value !== 'unspecified' && value !== 'unset') filtered.push(attributes[at] ?? '');
+    }
+    if (filtered.length === 0) return;
+    await git(['update-index', '-z', '--force-remove', '--stdin'], {
+      cwd,
+      env,
+      input: `${filtered.join('\0')}\0`,
+    });
   }
+}
+
+/** Config settings as GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: keys taken whole. */
+function configEnv(pairs: readonly [string, string][]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach(([key, value], index) => {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return env;
+}
+
+/** The settings an environment already gives git through GIT_CONFIG_*. */
+function configPairs(env: Record<string, string>): [string, string][] {
+  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
+  return Array.from({ length: count }, (_, index): [string, string] => [
+    env[`GIT_CONFIG_KEY_${index}`] ?? '',
+    env[`GIT_CONFIG_VALUE_${index}`] ?? '',
+  ]);
 }
 
 /** A bare repository of Byre's own in `home`, made the first time. */

@@ -63,6 +63,8 @@ export function revertActions(
   const changedSince = new Set(touched(since));
   const files: RevertPreview['files'] = [];
   for (const change of toNow) {
+    // A submodule is listed, never reverted: its checkout is its own repository's.
+    if (change.kind === 'submodule') continue;
     const sides: [string, RevertPreview['files'][number]['action']][] =
       change.status === 'renamed' && change.from !== null
         ? [

@@ -74,7 +74,10 @@ export function libraryHandlers(
     },
     hideSaved: async ({ sessionId }) => {
       await library.hide(sessionId);
-      inBackground('removing its snapshots', forgetChanges(sessionId, changesFolders(options.dataDir)));
+      // Open in a tab, it still uses them: retention takes them later.
+      if (!open.withSession(sessionId)) {
+        inBackground('removing its snapshots', forgetChanges(sessionId, changesFolders(options.dataDir)));
+      }
       return {};
     },
     exportSaved: async ({ sessionId, format }) => {

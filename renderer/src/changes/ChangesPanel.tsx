@@ -305,19 +305,22 @@ function FileRow(props: {
         >
           {file.path}
         </button>
-        <button
-          type="button"
-          className="link-button changes-file-revert"
-          aria-label={`Revert ${file.path}`}
-          title={
-            step === null
-              ? 'Back to how it was at the conversation’s start'
-              : 'Back to how it was before this step'
-          }
-          onClick={() => on.revert({ kind: 'file', path: file.path, step })}
-        >
-          Revert
-        </button>
+        {/* A submodule is listed, never reverted: its checkout is its own repository's. */}
+        {file.kind !== 'submodule' && (
+          <button
+            type="button"
+            className="link-button changes-file-revert"
+            aria-label={`Revert ${file.path}`}
+            title={
+              step === null
+                ? 'Back to how it was at the conversation’s start'
+                : 'Back to how it was before this step'
+            }
+            onClick={() => on.revert({ kind: 'file', path: file.path, step })}
+          >
+            Revert
+          </button>
+        )}
       </div>
       <div className="changes-file-facts">
         <span className={`changes-status changes-status-${file.status}`}>{statusWords(file)}</span>
