@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import type { ScriptedReply } from '../../e2e/fake-model/server';
 import type { CliWorld } from '../../e2e/fixtures/cli-env';
 import type { ChangesView, InvokeChannel, InvokeRequest } from '../../shared/ipc';
 import { openBackend, type BackendHarness } from '../test-support/invoke';
+import { gitIn } from './test-support/git';
 
 /**
  * The Changes panel's channels through the backend, against the real CLI and the fake model: one turn that
@@ -149,18 +149,7 @@ async function listDiffRevertUndo(conversationId: string): Promise<void> {
   expect(steps.filter((step) => step.kind === 'revert').every((step) => step.undone)).toBe(true);
 }
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'T',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 'T',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
+const git = gitIn;
 
 /** What the user's git shows, the index's bytes read first (a plain status may refresh it). */
 function userState(repo: string) {
@@ -251,5 +240,56 @@ describe('Changes in a plain folder, with the real CLI', () => {
     expect(read('new.txt')).toBeNull();
     const steps = (await invoke('changes', { conversationId, step: null })).steps;
     expect(steps.at(-1)).toMatchObject({ kind: 'revert', to: 'the start of turn 1, by Rewind' });
+  });
+});
+
+describe('Changes between turns', () => {
+  it('keeps what changed outside the conversation out of the next turn, and a revert asks before it overwrites it', async () => {
+    const notes = join(world.cwd, 'notes.txt');
+    world.fake.enqueue(
+      tool('Write', { file_path: notes, content: 'by Claude\n' }),
+      { blocks: [{ type: 'text', text: 'Wrote the notes.' }] },
+      tool('Bash', { command: "printf 'b\\n' > made-in-turn-2.txt", description: 'make a file' }),
+      { blocks: [{ type: 'text', text: 'Made a file.' }] },
+    );
+    const { conversationId } = await invoke('startConversation', { cwd: world.cwd });
+    const stepsSoFar = () =>
+      harness.eventsOf(conversationId).filter((event) => event.kind === 'changes').length;
+    await invoke('send', { conversationId, text: 'write the notes' });
+    await harness.when(() => stepsSoFar() >= 1);
+    // By hand, between the turns.
+    writeFileSync(notes, 'by Claude\nand by hand\n');
+    writeFileSync(join(world.cwd, 'hand.txt'), 'mine\n');
+    await invoke('send', { conversationId, text: 'make a file' });
+    await harness.when(() =>
+      harness.eventsOf(conversationId).some((event) => event.kind === 'changes' && event.steps >= 3),
+    );
+
+    const view = await invoke('changes', { conversationId, step: null });
+    expect(view.steps.map((step) => step.kind)).toEqual(['turn', 'outside', 'turn']);
+    expect((await invoke('changes', { conversationId, step: 2 })).files.map((file) => file.path)).toEqual([
+      'hand.txt',
+      'notes.txt',
+    ]);
+    // The second turn's own changes only: its command's file.
+    const second = await invoke('changes', { conversationId, step: 3 });
+    expect(second.files.map((file) => file.path)).toEqual(['made-in-turn-2.txt']);
+    expect(second.files[0]?.steps).toEqual([
+      { step: 3, causes: [{ tool: 'Bash', command: "printf 'b\\n' > made-in-turn-2.txt" }] },
+    ]);
+
+    // Back to the start, notes.txt would lose the hand edit: asked, and kept unless told.
+    const target = { kind: 'file' as const, path: 'notes.txt', step: null };
+    const preview = await invoke('previewRevert', { conversationId, target });
+    expect(preview.files).toEqual([{ path: 'notes.txt', action: 'delete', changedSince: true }]);
+    const kept = await invoke('revert', { conversationId, target, overwriteChanged: false });
+    expect(kept).toEqual({ step: null, kept: ['notes.txt'] });
+    expect(read('notes.txt')).toBe('by Claude\nand by hand\n');
+
+    // "Revert this turn" of the second turn leaves the hand's files as they are.
+    await invoke('revert', { conversationId, target: { kind: 'step', step: 3 }, overwriteChanged: false });
+    expect(read('made-in-turn-2.txt')).toBeNull();
+    expect(read('hand.txt')).toBe('mine\n');
+    expect(read('notes.txt')).toBe('by Claude\nand by hand\n');
   });
 });

@@ -88,10 +88,8 @@ export class ConversationChanges {
    * `ready`, or `ms` at most: a folder's first snapshot can take long (a big folder outside a repository),
    * and the conversation should not wait on it past that. A turn that starts before it is done is noted.
    */
-  async readyWithin(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.started, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
+  readyWithin(ms: number): Promise<void> {
+    return atMost(this.started, ms);
   }
 
   private async start(): Promise<Ready> {
@@ -142,6 +140,40 @@ export class ConversationChanges {
     }).catch((error: unknown) =>
       console.error('Byre: a snapshot left by a conversation that did not start:', error),
     );
+  }
+
+  /**
+   * Before a prompt is sent while no turn runs: what changed in the folder since the last snapshot (by
+   * hand, by another program) becomes a step of its own, so that the turn's changes are only its own.
+   * Resolves once that is done, failed or off, or after `ms` at most (the snapshot goes on); never rejects.
+   */
+  beforeTurn(ms: number): Promise<void> {
+    if (this.unavailable) return Promise.resolve();
+    return atMost(
+      this.enqueue(() => this.outside()).catch((error: unknown) => this.failed(error)),
+      ms,
+    );
+  }
+
+  private async outside(): Promise<void> {
+    const ready = await this.readyOrThrow();
+    const { snapshots, record } = ready;
+    const now = await this.now(ready);
+    if (!now.live) return;
+    // From what Byre knew: a hand edit a revert left as it was counts too.
+    const known = { commit: this.known(record), ref: '' };
+    const changes = await snapshots.diff(known.commit, now.tree);
+    if (changes.length === 0) return;
+    const number = record.steps.length + 1;
+    const kept = await snapshots.keep(this.key, `step-${number}`, now.tree, known);
+    this.store(ready, {
+      step: { kind: 'outside', step: number, at: Date.now(), files: changes.length },
+      before: known.commit,
+      after: kept.commit,
+      files: touched(changes).map((path) => ({ path, causes: [{ tool: null, command: null }] })),
+    });
+    await saveRecord(this.options.records, record);
+    this.emit({ kind: 'changes', steps: record.steps.length });
   }
 
   /** The prompt a turn will answer, for naming the turn by its first words. */
@@ -200,7 +232,12 @@ export class ConversationChanges {
   }
 
   /** What a revert to `source` would do to `paths` now, each flagged if changed since the last snapshot. */
-  private async actions(ready: Ready, source: string, paths: string[]): Promise<RevertPreview['files']> {
+  private async actions(
+    ready: Ready,
+    source: string,
+    paths: string[],
+    outside: ReadonlySet<string>,
+  ): Promise<RevertPreview['files']> {
     const { snapshots, record } = ready;
     const now = await this.now(ready);
     if (!now.live) {
@@ -209,7 +246,7 @@ export class ConversationChanges {
       );
     }
     const since = await snapshots.diff(this.known(record), now.tree);
-    return revertActions(await snapshots.diff(source, now.tree), paths, since);
+    return revertActions(await snapshots.diff(source, now.tree), paths, since, outside);
   }
 
   private store(ready: Ready, step: StoredStep): void {
@@ -358,7 +395,7 @@ export class ConversationChanges {
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
       const plan = revertPlan(ready.record, target);
-      return { to: plan.to, files: await this.actions(ready, plan.source, plan.paths) };
+      return { to: plan.to, files: await this.actions(ready, plan.source, plan.paths, plan.outside) };
     });
   }
 
@@ -373,7 +410,7 @@ export class ConversationChanges {
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
       const plan = revertPlan(ready.record, target);
-      const actions = await this.actions(ready, plan.source, plan.paths);
+      const actions = await this.actions(ready, plan.source, plan.paths, plan.outside);
       const kept = overwriteChanged
         ? []
         : actions.filter((file) => file.changedSince).map((file) => file.path);
@@ -457,15 +494,18 @@ export class ConversationChanges {
       );
       const first = record.steps[from];
       if (!first || first.step.kind !== 'turn') return null;
-      // What the conversation changed: by a tool of a turn (a file tool, or a command), or by a revert. A
-      // file no tool of its turn can have changed (by hand, or another program) is the user's to keep.
+      // What the conversation changed: by a tool of a turn (a file tool, or a command), or by a revert. What
+      // changed outside it, or no tool of its turn can have changed (by hand, another program), is the
+      // user's to keep.
       const touchedSince = new Set(
         record.steps
           .slice(from)
           .flatMap((stored) =>
             stored.files
-              .filter(
-                (file) => stored.step.kind !== 'turn' || file.causes.some((cause) => cause.tool !== null),
+              .filter((file) =>
+                stored.step.kind === 'turn'
+                  ? file.causes.some((cause) => cause.tool !== null)
+                  : stored.step.kind !== 'outside',
               )
               .map((file) => file.path),
           ),
@@ -516,4 +556,14 @@ export interface RewindPlan {
   workTree: string;
   changes: SnapshotChange[];
   toWorkTree: (path: string) => string | null;
+}
+
+/** Resolves when `work` settles, or after `ms`, whichever is first. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
 }

@@ -26,27 +26,58 @@ export function stepOf(record: ChangesRecord, step: number): StoredStep {
 
 /** Where a step began, in words. */
 function startOf(step: ChangeStep): string {
-  return step.kind === 'turn' ? `the start of turn ${step.turn}` : `just before step ${step.step}`;
+  if (step.kind === 'turn') return `the start of turn ${step.turn}`;
+  return step.kind === 'outside'
+    ? 'before the changes outside the conversation'
+    : `just before step ${step.step}`;
 }
 
 /** Where a revert takes files back to, in words and as a snapshot, and which files it looks at. */
 export function revertPlan(
   record: ChangesRecord,
   target: RevertTarget,
-): { source: string; to: string; paths: string[] } {
+): { source: string; to: string; paths: string[]; outside: Set<string> } {
+  // The files changed outside the conversation since the snapshot it goes back to: a revert asks first.
+  const outsideSince = (step: number) =>
+    new Set(
+      record.steps
+        .slice(step - 1)
+        .filter((stored) => stored.step.kind === 'outside')
+        .flatMap((stored) => stored.files.map((file) => file.path)),
+    );
   if (target.kind === 'file') {
     if (target.step === null)
-      return { source: record.start, to: "the conversation's start", paths: [target.path] };
+      return {
+        source: record.start,
+        to: "the conversation's start",
+        paths: [target.path],
+        outside: outsideSince(1),
+      };
     const stored = stepOf(record, target.step);
-    return { source: stored.before, to: startOf(stored.step), paths: [target.path] };
+    return {
+      source: stored.before,
+      to: startOf(stored.step),
+      paths: [target.path],
+      outside: outsideSince(target.step),
+    };
   }
   const stored = stepOf(record, target.step);
   if (target.kind === 'step') {
-    return { source: stored.before, to: startOf(stored.step), paths: stored.files.map((file) => file.path) };
+    return {
+      source: stored.before,
+      to: startOf(stored.step),
+      paths: stored.files.map((file) => file.path),
+      outside: outsideSince(target.step),
+    };
   }
   if (stored.step.kind !== 'revert') throw new NoSuchStep(`Step ${target.step} is not a revert.`);
   if (stored.step.undone) throw new NoSuchStep(`Revert ${target.step} has already been undone.`);
-  return { source: stored.before, to: `just before revert ${target.step}`, paths: stored.step.paths };
+  return {
+    source: stored.before,
+    to: `just before revert ${target.step}`,
+    paths: stored.step.paths,
+    outside: outsideSince(target.step),
+  };
 }
 
 /**
@@ -58,9 +89,10 @@ export function revertActions(
   toNow: readonly SnapshotChange[],
   paths: readonly string[],
   since: readonly SnapshotChange[],
+  outside: ReadonlySet<string> = new Set(),
 ): RevertPreview['files'] {
   const wanted = new Set(paths);
-  const changedSince = new Set(touched(since));
+  const changedSince = new Set([...touched(since), ...outside]);
   const files: RevertPreview['files'] = [];
   for (const change of toNow) {
     // A submodule is listed, never reverted: its checkout is its own repository's.

@@ -253,6 +253,14 @@ export class Session {
    * is queued by the CLI and runs after it.
    */
   send(content: OutgoingUserContent, options: { uuid?: string } = {}): Turn {
+    return this.prepare(content, options).send();
+  }
+
+  /**
+   * Checks a user turn as `send` would, throwing what it would throw, and returns the sending for later
+   * (when the host has something to do first); the sending checks again that the session still takes it.
+   */
+  prepare(content: OutgoingUserContent, options: { uuid?: string } = {}): { uuid: string; send(): Turn } {
     if (!this.running || this.inputEnded) throw new SessionClosed('This session no longer takes messages.');
     const uuid = options.uuid ?? randomUUID();
     const line: OutgoingLine = {
@@ -264,13 +272,21 @@ export class Session {
     };
     const checked = OutgoingLine.safeParse(line);
     if (!checked.success) throw new InvalidOutgoingMessage(`Not sent: ${checked.error.issues[0]?.message}`);
-    const result = new Promise<ResultMessage>((resolve, reject) => {
-      this.turns.push({ uuid, started: false, resolve, reject });
-    });
-    // Callers that only watch events need not await; a rejection here must not crash the app.
-    result.catch(() => undefined);
-    this.writeChecked(checked.data).catch((error: unknown) => this.failTurn(uuid, asError(error)));
-    return { uuid, result };
+    return {
+      uuid,
+      send: () => {
+        if (!this.running || this.inputEnded) {
+          throw new SessionClosed('This session no longer takes messages.');
+        }
+        const result = new Promise<ResultMessage>((resolve, reject) => {
+          this.turns.push({ uuid, started: false, resolve, reject });
+        });
+        // Callers that only watch events need not await; a rejection here must not crash the app.
+        result.catch(() => undefined);
+        this.writeChecked(checked.data).catch((error: unknown) => this.failTurn(uuid, asError(error)));
+        return { uuid, result };
+      },
+    };
   }
 
   interrupt(): Promise<HostControlResponse<'interrupt'>> {

@@ -31,6 +31,8 @@ import { rewindFiles } from '../changes/rewind';
 
 /** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
 const FIRST_SNAPSHOT_WAIT_MS = 5_000;
+/** How long a prompt that starts a turn waits for the folder's snapshot before it. */
+const SNAPSHOT_HOLD_MS = 2_000;
 
 /**
  * One open conversation: a CLI session and everything the UI needs to follow it. When the CLI exits on its
@@ -112,6 +114,9 @@ export class Conversation {
   private readonly replaced = new WeakSet<Session>();
   /** Events emitted so far. */
   private emitted = 0;
+  /** Prompts waiting for the snapshot before their turn (see send), and the chain they wait in. */
+  private readonly held = new Set<string>();
+  private holding: Promise<void> = Promise.resolve();
 
   private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
 
@@ -253,15 +258,54 @@ export class Conversation {
     };
   }
 
+  /**
+   * Sends a prompt. One that would start a turn (none runs) waits, briefly, for the folder's snapshot
+   * before it (Changes), so that the turn's changes are only its own; the prompts after it wait behind it,
+   * in order. The prompt shows at once either way.
+   */
   send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
-    const turn = this.session.send(userContent(text, images), uuid ? { uuid } : {});
-    this.changes?.notePrompt(turn.uuid, text);
-    this.options.emit({ kind: 'prompt', uuid: turn.uuid, text, images: [...images], at: Date.now() });
-    return turn.uuid;
+    const prepared = this.session.prepare(userContent(text, images), uuid ? { uuid } : {});
+    this.changes?.notePrompt(prepared.uuid, text);
+    const startsTurn = this.session.pendingTurns.length === 0;
+    if (this.changes && (startsTurn || this.held.size > 0)) this.hold(prepared, this.changes, startsTurn);
+    else prepared.send();
+    this.options.emit({ kind: 'prompt', uuid: prepared.uuid, text, images: [...images], at: Date.now() });
+    return prepared.uuid;
+  }
+
+  /** Sends `prepared` once the snapshot before its turn is taken (or has taken SNAPSHOT_HOLD_MS). */
+  private hold(
+    prepared: { uuid: string; send(): unknown },
+    changes: ConversationChanges,
+    startsTurn: boolean,
+  ): void {
+    const session = this.session;
+    const snapshot = startsTurn && this.held.size === 0;
+    this.held.add(prepared.uuid);
+    this.holding = this.holding.then(async () => {
+      if (snapshot) await changes.beforeTurn(SNAPSHOT_HOLD_MS);
+      // Cancelled, or stopped, while it waited.
+      if (!this.held.delete(prepared.uuid)) return;
+      try {
+        if (session !== this.session) throw new Error('Claude Code was restarted meanwhile.');
+        prepared.send();
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        this.options.emit({ kind: 'prompt_cancelled', uuid: prepared.uuid });
+        this.options.emit({ kind: 'warning', message: `The message was not sent: ${why}` });
+      }
+    });
+  }
+
+  /** Drops the prompts still waiting to be sent, each shown as cancelled. */
+  private dropHeld(): void {
+    for (const uuid of this.held) this.options.emit({ kind: 'prompt_cancelled', uuid });
+    this.held.clear();
   }
 
   /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
   async interrupt(): Promise<void> {
+    this.dropHeld();
     this.permissions.denyAll('The user stopped Claude before answering.');
     this.elicitations.cancelAll('The user stopped Claude before answering.');
     this.doneWhen.stop();
@@ -369,6 +413,10 @@ export class Conversation {
   }
 
   async cancelQueued(uuid: string): Promise<boolean> {
+    if (this.held.delete(uuid)) {
+      this.options.emit({ kind: 'prompt_cancelled', uuid });
+      return true;
+    }
     const cancelled = await this.session.cancelQueued(uuid);
     if (cancelled) this.options.emit({ kind: 'prompt_cancelled', uuid });
     return cancelled;
@@ -447,7 +495,7 @@ export class Conversation {
    */
   async useFolderSettings(): Promise<ConversationSnapshot> {
     if (this.session.folderSettings) return this.snapshot();
-    if (this.session.pendingTurns.length > 0) {
+    if (this.session.pendingTurns.length > 0 || this.held.size > 0) {
       throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
     }
     const previous = this.session;
@@ -464,6 +512,7 @@ export class Conversation {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.held.clear();
     this.doneWhen.stop();
     try {
       await this.session.close();

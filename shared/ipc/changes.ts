@@ -1,7 +1,8 @@
 /**
  * Changes: what a conversation changed in its folder, step by step, shell commands included (DESIGN.md,
- * "Changes and snapshots"). Main keeps a snapshot of the working tree at the conversation's start and at the
- * end of every turn; a step is what lies between two snapshots: a turn, or a revert (and the undo of one).
+ * "Changes and snapshots"). Main keeps a snapshot of the working tree at the conversation's start, when a
+ * prompt is sent, and at the end of every turn; a step is what lies between two snapshots: a turn, what
+ * changed outside the conversation between turns, a revert (and the undo of one).
  * Paths are relative to the snapshots' work tree (the repository's top level, or the folder), with `/`.
  */
 import { z } from 'zod';
@@ -50,6 +51,16 @@ export const ChangeStep = z.discriminatedUnion('kind', [
     files: z.number().int().nonnegative(),
     /** Whether a later step undid it. */
     undone: z.boolean(),
+  }),
+  /**
+   * What changed in the folder between two turns, by hand or by another program: seen when the next prompt
+   * was sent, so that the turn's own changes are only its own.
+   */
+  z.object({
+    kind: z.literal('outside'),
+    step: z.number().int().positive(),
+    at: z.number(),
+    files: z.number().int().nonnegative(),
   }),
   z.object({
     kind: z.literal('undo'),
@@ -183,7 +194,10 @@ export const RevertPreview = z.object({
       path: z.string(),
       /** What happens to it: written back, deleted (it did not exist then), or made again. */
       action: z.enum(['restore', 'delete', 'create']),
-      /** Changed on disk since the last snapshot (by hand, say): the revert would overwrite that. */
+      /**
+       * Changed outside the conversation (by hand, say) since the snapshot it goes back to, or since the
+       * last one: the revert would overwrite that.
+       */
       changedSince: z.boolean(),
     }),
   ),

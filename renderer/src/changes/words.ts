@@ -23,6 +23,8 @@ export function stepLabel(step: ChangeStep): string {
       return `Revert: ${pathsWord(step.paths)} to ${step.to}${step.undone ? ' (undone)' : ''}`;
     case 'undo':
       return `Undo of revert ${step.undoes}: ${pathsWord(step.paths)}`;
+    case 'outside':
+      return `Changed outside the conversation: ${filesWord(step.files)}`;
   }
 }
 
@@ -36,6 +38,8 @@ function stepShort(step: ChangeStep | undefined, number: number): string {
       return `revert ${step.step}`;
     case 'undo':
       return `undo of revert ${step.undoes}`;
+    case 'outside':
+      return 'outside the conversation';
   }
 }
 
@@ -59,8 +63,9 @@ export function fileSteps(file: ChangedFile, steps: readonly ChangeStep[]): stri
     const found = steps.find((candidate) => candidate.step === step);
     const short = stepShort(found, step);
     const name = found?.kind === 'turn' && found.prompt ? `${short} “${firstWords(found.prompt)}”` : short;
-    // A revert says what it did itself; a turn's row says which tool did it.
-    const by = [...new Set(causes.map(causeWords))].join(', ');
+    // A revert says what it did itself, a change outside the conversation is no tool's; a turn's row says
+    // which tool did it.
+    const by = found?.kind === 'outside' ? '' : [...new Set(causes.map(causeWords))].join(', ');
     return by ? `${name} · ${by}` : name;
   });
 }
