@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import type { TurnImage } from '../../shared/ipc';
 import { OutgoingLine, OutgoingUserMessage, type OutgoingUserContent } from '../../shared/protocol';
-import { fileRewind, userContent } from './conversation';
+import { userContent } from './conversation';
+import { fileRewind } from './file-rewind';
 
 const SESSION_ID = '5f0c2a9e-3b7d-4c1e-9a55-0d8e6f1b2c34';
 

@@ -17,7 +17,7 @@ import {
   type SlashCommand,
   type ElicitationAnswer,
 } from '../../shared/ipc';
-import type { InitializeResponse, OutgoingUserContent, RewindFilesResponse } from '../../shared/protocol';
+import type { InitializeResponse, OutgoingUserContent } from '../../shared/protocol';
 import { BYRE_MCP_SERVER, CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from '../backend/errors';
@@ -28,6 +28,8 @@ import { CHECK_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { rewindFiles } from '../changes/rewind';
+import { HeldPrompts } from './held-prompts';
+import { fileRewind } from './file-rewind';
 
 /** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
 const FIRST_SNAPSHOT_WAIT_MS = 5_000;
@@ -114,9 +116,8 @@ export class Conversation {
   private readonly replaced = new WeakSet<Session>();
   /** Events emitted so far. */
   private emitted = 0;
-  /** Prompts waiting for the snapshot before their turn (see send), and the chain they wait in. */
-  private readonly held = new Set<string>();
-  private holding: Promise<void> = Promise.resolve();
+  /** Prompts waiting for the snapshot before their turn (see send). */
+  private readonly held: HeldPrompts;
 
   private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
 
@@ -145,6 +146,7 @@ export class Conversation {
         emit(event, seq);
       },
     };
+    this.held = new HeldPrompts((event) => this.options.emit(event));
     this.follow(session);
   }
 
@@ -265,47 +267,24 @@ export class Conversation {
    */
   send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
     const prepared = this.session.prepare(userContent(text, images), uuid ? { uuid } : {});
-    this.changes?.notePrompt(prepared.uuid, text);
+    const changes = this.changes;
+    changes?.notePrompt(prepared.uuid, text);
     const startsTurn = this.session.pendingTurns.length === 0;
-    if (this.changes && (startsTurn || this.held.size > 0)) this.hold(prepared, this.changes, startsTurn);
-    else prepared.send();
+    if (changes && (startsTurn || this.held.any)) {
+      const session = this.session;
+      this.held.hold(
+        prepared,
+        startsTurn ? () => changes.beforeTurn(SNAPSHOT_HOLD_MS) : null,
+        () => session === this.session,
+      );
+    } else prepared.send();
     this.options.emit({ kind: 'prompt', uuid: prepared.uuid, text, images: [...images], at: Date.now() });
     return prepared.uuid;
   }
 
-  /** Sends `prepared` once the snapshot before its turn is taken (or has taken SNAPSHOT_HOLD_MS). */
-  private hold(
-    prepared: { uuid: string; send(): unknown },
-    changes: ConversationChanges,
-    startsTurn: boolean,
-  ): void {
-    const session = this.session;
-    const snapshot = startsTurn && this.held.size === 0;
-    this.held.add(prepared.uuid);
-    this.holding = this.holding.then(async () => {
-      if (snapshot) await changes.beforeTurn(SNAPSHOT_HOLD_MS);
-      // Cancelled, or stopped, while it waited.
-      if (!this.held.delete(prepared.uuid)) return;
-      try {
-        if (session !== this.session) throw new Error('Claude Code was restarted meanwhile.');
-        prepared.send();
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        this.options.emit({ kind: 'prompt_cancelled', uuid: prepared.uuid });
-        this.options.emit({ kind: 'warning', message: `The message was not sent: ${why}` });
-      }
-    });
-  }
-
-  /** Drops the prompts still waiting to be sent, each shown as cancelled. */
-  private dropHeld(): void {
-    for (const uuid of this.held) this.options.emit({ kind: 'prompt_cancelled', uuid });
-    this.held.clear();
-  }
-
   /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
   async interrupt(): Promise<void> {
-    this.dropHeld();
+    this.held.dropAll();
     this.permissions.denyAll('The user stopped Claude before answering.');
     this.elicitations.cancelAll('The user stopped Claude before answering.');
     this.doneWhen.stop();
@@ -413,10 +392,7 @@ export class Conversation {
   }
 
   async cancelQueued(uuid: string): Promise<boolean> {
-    if (this.held.delete(uuid)) {
-      this.options.emit({ kind: 'prompt_cancelled', uuid });
-      return true;
-    }
+    if (this.held.cancel(uuid)) return true;
     const cancelled = await this.session.cancelQueued(uuid);
     if (cancelled) this.options.emit({ kind: 'prompt_cancelled', uuid });
     return cancelled;
@@ -495,7 +471,7 @@ export class Conversation {
    */
   async useFolderSettings(): Promise<ConversationSnapshot> {
     if (this.session.folderSettings) return this.snapshot();
-    if (this.session.pendingTurns.length > 0 || this.held.size > 0) {
+    if (this.session.pendingTurns.length > 0 || this.held.any) {
       throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
     }
     const previous = this.session;
@@ -642,32 +618,6 @@ export class NotRunning extends Error {
 /** The launch options of a fork; the new session's id is chosen by the driver unless given. */
 function forkLaunch(fork: Fork): Partial<SessionOptions> {
   return { resume: fork.parentSessionId, resumeSessionAt: fork.at, forkSession: true };
-}
-
-/** The CLI's answer to rewind_files, in the contract's terms. */
-export function fileRewind(answer: RewindFilesResponse): FileRewind {
-  return {
-    canRewind: answer.canRewind,
-    filesChanged: answer.filesChanged ?? [],
-    insertions: answer.insertions ?? 0,
-    deletions: answer.deletions ?? 0,
-    fileChanges: null,
-    byCommand: [],
-    reason: answer.canRewind ? null : rewindRefusal(answer.error),
-  };
-}
-
-/** Why files cannot be restored, in words a person understands, from the CLI's own (2.1.332) error. */
-function rewindRefusal(error: string | undefined): string {
-  if (error === 'No file checkpoint found for this message.') {
-    return 'Claude Code kept no copy of the files for this message, so there is nothing to restore. It keeps copies only of changes made with its file tools (Write, Edit, NotebookEdit), not of changes made through Bash, and only for messages it has on record.';
-  }
-  if (error === 'File rewinding is not enabled.') {
-    return 'Claude Code was not keeping copies of files in this conversation, so there is nothing to restore.';
-  }
-  const failed = error?.match(/^Failed to rewind: (.*)$/s);
-  if (failed) return `Restoring the files failed: ${failed[1]}`;
-  return error ? `Claude Code cannot restore the files: ${error}` : 'Claude Code cannot restore the files.';
 }
 
 /** A user line's content: image blocks first, then the text block (claude-protocol.md); plain text alone. */
