@@ -86,6 +86,8 @@ describe('MCP elicitation', () => {
       await harness.invoke('answerElicitation', { conversationId, requestId: question.requestId, answer }),
     ).toEqual({ answered: true });
     expect(await answerTheServerGot()).toEqual(answer);
+    // Events reach a window in batches (one a frame): wait for the card's end rather than race the batch.
+    await harness.when(() => resolvedOf(conversationId).length > 0);
     expect(resolvedOf(conversationId)).toEqual([
       { kind: 'elicitation_resolved', requestId: question.requestId, outcome: 'accept', reason: null },
     ]);
