@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Page } from '@playwright/test';
@@ -48,6 +48,10 @@ test('a reload mid-reply shows the reply so far, which then streams on to its en
 
 test('a reload keeps the notices and the messages cancelled from the queue', async ({ page, webHost }) => {
   const { world, dataDir } = webHost;
+  // The first conversation's CLI has started (its transcript is there): nothing of it writes the folder anew.
+  await expect
+    .poll(() => existsSync(join(dataDir, 'transcripts')) && readdirSync(join(dataDir, 'transcripts')).length)
+    .toBeGreaterThan(0);
   // Transcripts cannot be written from now on (as root, modes stop nothing: it is a file, not a folder).
   rmSync(join(dataDir, 'transcripts'), { recursive: true, force: true });
   writeFileSync(join(dataDir, 'transcripts'), 'not a folder');
