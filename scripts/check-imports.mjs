@@ -90,6 +90,14 @@ function arrow(from, to, relativeImport) {
   ) {
     return 'main/changes/ (git snapshots) imports only shared/, main/disk/ and itself';
   }
+  if (
+    from.startsWith('main/worktrees/') &&
+    relativeImport &&
+    !/^(shared|main\/worktrees|main\/disk)\//.test(to) &&
+    to !== 'main/changes/git.ts'
+  ) {
+    return 'main/worktrees/ imports only shared/, main/disk/, git as main/changes/git.ts runs it, and itself';
+  }
   if (from.startsWith('renderer/') && relativeImport && to.startsWith('main/')) {
     return 'the renderer imports nothing of main/';
   }

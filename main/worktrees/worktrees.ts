@@ -1,0 +1,205 @@
+/**
+ * Git worktrees for conversations (issue 28; DESIGN.md, "Worktrees"): the repository's local branches for
+ * the "Base branch" list, making a worktree on a new branch from a base (a branch, or the commit of a
+ * detached HEAD), how far it is ahead of and behind its base, what it holds uncommitted, removing it, and
+ * making it again from its branch for a resume. Git runs as the Changes room runs it (main/changes/git.ts):
+ * asynchronously, with no hooks, fsmonitor or filters of the repository's own.
+ *
+ * The worktrees live in the repository, `<top>/.claude/worktrees/<name>` as the CLI's `--worktree` makes
+ * them (cli-facts 15), and that folder is excluded in `.git/info/exclude`, never the user's .gitignore, so
+ * the main checkout's `git status` stays as it was.
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { git, gitRun } from '../changes/git';
+import { nameProblem } from './names';
+
+/** Something asked of a worktree that cannot be done, in words the user can act on. */
+export class WorktreeRefused extends Error {
+  override name = 'WorktreeRefused';
+}
+
+/** `git worktree` came with git 2.5. */
+const OLDEST_GIT: [number, number] = [2, 5];
+
+/** Where a repository's worktrees go, from its top level. */
+export const WORKTREES_FOLDER = join('.claude', 'worktrees');
+
+/** The git that runs here, refused (with which version it is) when it is missing or too old. */
+export async function gitForWorktrees(): Promise<string> {
+  const found = await gitRun(['--version'], { cwd: process.cwd() });
+  if (found.code === 'ENOENT') {
+    throw new WorktreeRefused('Git is not installed: worktrees need git 2.5 or later.');
+  }
+  const version = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(found.stdout);
+  const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
+  if (major < OLDEST_GIT[0] || (major === OLDEST_GIT[0] && minor < OLDEST_GIT[1])) {
+    throw new WorktreeRefused(
+      `This is git ${version?.[0] ?? found.stdout.trim()}: worktrees need git 2.5 or later.`,
+    );
+  }
+  return version?.[0] ?? '';
+}
+
+export interface Repository {
+  /** The main checkout's top level. */
+  top: string;
+  /** The git folder all its worktrees share. */
+  commonDir: string;
+}
+
+/** The repository `folder` is in, or null when it is in none. */
+export async function repositoryOf(folder: string): Promise<Repository | null> {
+  const found = await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], {
+    cwd: folder,
+    mayFail: true,
+  });
+  const [top, commonDir] = (found ?? '').split('\n').filter(Boolean);
+  return top && commonDir ? { top, commonDir } : null;
+}
+
+export interface Branches {
+  /** The branch checked out, or null for a detached HEAD. */
+  current: string | null;
+  /** The commit HEAD is at: the base of a worktree made from a detached HEAD. */
+  head: string;
+  /** Local branches, the current one first, then by name. */
+  branches: string[];
+}
+
+export async function localBranches(repository: Repository): Promise<Branches> {
+  const cwd = repository.top;
+  const [listed, current, head] = await Promise.all([
+    git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/'], { cwd }),
+    git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, mayFail: true }),
+    git(['rev-parse', '--verify', 'HEAD'], { cwd, mayFail: true }),
+  ]);
+  const branches = listed.split('\n').filter(Boolean).sort();
+  const checkedOut = current?.trim() || null;
+  return {
+    current: checkedOut,
+    head: head?.trim() ?? '',
+    branches: checkedOut ? [checkedOut, ...branches.filter((branch) => branch !== checkedOut)] : branches,
+  };
+}
+
+export interface Worktree {
+  path: string;
+  branch: string;
+  /** The commit it was made from. */
+  baseCommit: string;
+}
+
+/**
+ * A new worktree `name` on a new branch `name`, from `base` (a branch, or a commit for a detached HEAD).
+ * Refused, saying why, when the name is not one git takes, the branch or the folder exists, or the base
+ * is not a commit of the repository.
+ */
+export async function createWorktree(repository: Repository, base: string, name: string): Promise<Worktree> {
+  await gitForWorktrees();
+  const problem = nameProblem(name);
+  if (problem) throw new WorktreeRefused(problem);
+  const cwd = repository.top;
+  if (await branchExists(repository, name)) {
+    throw new WorktreeRefused(`A branch named ${name} exists already: pick another name.`);
+  }
+  const commit = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd, mayFail: true });
+  if (!commit) throw new WorktreeRefused(`${base} is not a branch or commit of this repository.`);
+  const path = join(repository.top, WORKTREES_FOLDER, name);
+  await excludeWorktrees(repository);
+  await mkdir(dirname(path), { recursive: true });
+  const made = await gitRun(['worktree', 'add', '--quiet', '-b', name, path, commit.trim()], { cwd });
+  if (made.code !== 0) {
+    throw new WorktreeRefused(`The worktree could not be made: ${made.stderr.trim().split('\n')[0]}`);
+  }
+  return { path, branch: name, baseCommit: commit.trim() };
+}
+
+/** Keeps the worktrees' folder out of the main checkout's status: one line in info/exclude, once. */
+async function excludeWorktrees(repository: Repository): Promise<void> {
+  const exclude = join(repository.commonDir, 'info', 'exclude');
+  const line = `/${WORKTREES_FOLDER.split(sep).join('/')}/`;
+  const now = await readFile(exclude, 'utf8').catch(() => '');
+  if (now.split('\n').includes(line)) return;
+  await mkdir(dirname(exclude), { recursive: true });
+  await appendFile(exclude, `${now === '' || now.endsWith('\n') ? '' : '\n'}${line}\n`);
+}
+
+/** Commits on the worktree's branch its base does not have, and the other way round. */
+export async function aheadBehind(
+  repository: Repository,
+  branch: string,
+  base: string,
+): Promise<{ ahead: number; behind: number }> {
+  const counted = await git(['rev-list', '--left-right', '--count', `${base}...${branch}`], {
+    cwd: repository.top,
+  });
+  const [behind = 0, ahead = 0] = counted.trim().split(/\s+/).map(Number);
+  return { ahead, behind };
+}
+
+/** What a worktree holds that is not committed: its paths, as `git status` names them. */
+export async function uncommitted(path: string): Promise<string[]> {
+  const listed = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: path });
+  return listed
+    .split('\0')
+    .filter(Boolean)
+    .map((entry) => entry.slice(3));
+}
+
+/**
+ * Removes a worktree, uncommitted work and all (the user was asked, and told what that is), and its branch
+ * too when `deleteBranch`. A worktree the CLI locked is unlocked first; one whose folder was deleted by hand
+ * is pruned.
+ */
+export async function removeWorktree(
+  repository: Repository,
+  worktree: { path: string; branch: string },
+  deleteBranch: boolean,
+): Promise<void> {
+  const cwd = repository.top;
+  mustBeOurs(repository, worktree.path);
+  await git(['worktree', 'unlock', worktree.path], { cwd, mayFail: true });
+  const removed = await gitRun(['worktree', 'remove', '--force', worktree.path], { cwd });
+  if (removed.code !== 0) {
+    // Gone already (deleted by hand): what git still knows of it goes.
+    await git(['worktree', 'prune'], { cwd });
+  }
+  if (deleteBranch) await git(['branch', '-D', '--quiet', worktree.branch], { cwd });
+}
+
+/** Makes a removed worktree again from its branch, where it was, for a resume. */
+export async function recreateWorktree(
+  repository: Repository,
+  worktree: { path: string; branch: string },
+): Promise<void> {
+  const cwd = repository.top;
+  mustBeOurs(repository, worktree.path);
+  if (!(await branchExists(repository, worktree.branch))) {
+    throw new WorktreeRefused(
+      `Its branch ${worktree.branch} is gone, so the worktree cannot be made again; the conversation opens read-only.`,
+    );
+  }
+  await git(['worktree', 'prune'], { cwd });
+  await excludeWorktrees(repository);
+  await mkdir(dirname(worktree.path), { recursive: true });
+  const made = await gitRun(['worktree', 'add', '--quiet', worktree.path, worktree.branch], { cwd });
+  if (made.code !== 0) {
+    throw new WorktreeRefused(`The worktree could not be made again: ${made.stderr.trim().split('\n')[0]}`);
+  }
+}
+
+async function branchExists(repository: Repository, branch: string): Promise<boolean> {
+  const found = await gitRun(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
+    cwd: repository.top,
+  });
+  return found.code === 0;
+}
+
+/** Only the worktrees' own folder: a path from anywhere else is never removed or written. */
+function mustBeOurs(repository: Repository, path: string): void {
+  const inside = relative(join(repository.top, WORKTREES_FOLDER), resolve(path));
+  if (!inside || inside.startsWith('..') || inside.includes(sep)) {
+    throw new WorktreeRefused(`${path} is not one of this repository's worktrees.`);
+  }
+}
