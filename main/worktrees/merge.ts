@@ -67,7 +67,11 @@ async function mergeNow(repository: Repository, request: MergeRequest): Promise<
     return { merged: false, conflicts: [...new Set(lines.slice(1).filter(Boolean))] };
   }
   if (result.code !== 0) {
-    throw new WorktreeRefused(`The merge could not be worked out: ${result.stderr.trim().split('\n')[0]}`);
+    // An older git does not know merge-tree --write-tree: say which one is there.
+    const why = /unknown option|usage: git merge-tree/.test(result.stderr)
+      ? `merging a worktree needs git 2.38 or later, and this is ${(await git(['--version'], { cwd })).trim()}.`
+      : result.stderr.trim().split('\n')[0];
+    throw new WorktreeRefused(`The merge could not be worked out: ${why}`);
   }
   const tree = lines[0]?.trim() ?? '';
   const parents = request.squash ? ['-p', baseCommit] : ['-p', baseCommit, '-p', branchCommit];
