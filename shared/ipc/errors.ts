@@ -49,6 +49,8 @@ export const IpcErrorName = z.enum([
   // Changes
   'SnapshotsOff',
   'NoSuchStep',
+  // Worktrees
+  'WorktreeRefused',
   // Anything else
   'Error',
 ]);
