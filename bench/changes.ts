@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { git } from '../main/changes/git';
 import { Snapshots, type FileChange, type Snapshot } from '../main/changes/snapshots';
+import { Random } from './library-corpus';
 import { z } from 'zod';
 import { median, round } from './ui-harness';
 
@@ -46,14 +47,8 @@ const COMMITTER = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com'
 
 /** The same corpus on every run, so figures compare across runs and machines. */
 function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const generator = new Random(seed);
+  return () => generator.next();
 }
 
 /** Lines of a file, log-normally many (median 100, a few in the thousands), as files in a real project are. */

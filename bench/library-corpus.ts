@@ -115,7 +115,8 @@ export function ensureCorpus(log: (line: string) => void): { manifest: CorpusMan
 // ---------------------------------------------------------------------------------------------------
 // Randomness
 
-class Random {
+/** A seeded generator (mulberry32): the same corpus on every run. */
+export class Random {
   private state: number;
   constructor(seed: number) {
     this.state = seed >>> 0;

@@ -1,6 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { ChangesView, FileDiff } from '../../../shared/ipc';
+import { closedPanel } from '../state/changes';
 import type { ChangesPanel, RevertQuestion } from '../state/types';
 import { ChangesPanelView, type PanelActions } from './ChangesPanel';
 import { DiffView } from './DiffView';
@@ -93,18 +94,10 @@ const view: ChangesView = {
 };
 
 const panel = (patch: Partial<ChangesPanel> = {}): ChangesPanel => ({
+  ...closedPanel,
   open: true,
-  step: null,
   view,
   total: view.files.length,
-  loading: false,
-  error: null,
-  stale: false,
-  selected: null,
-  diff: null,
-  diffError: null,
-  revert: null,
-  reverted: null,
   ...patch,
 });
 

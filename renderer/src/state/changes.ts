@@ -11,7 +11,8 @@ import type { ChangesPanel, ChangesSlice, DiffLayout, StoreGet, StoreSet } from 
 
 const LAYOUT_KEY = 'byre.changes.diffLayout';
 
-const closedPanel: ChangesPanel = {
+/** A conversation's panel before anything is read: closed, empty. */
+export const closedPanel: ChangesPanel = {
   open: false,
   step: null,
   view: null,
