@@ -16,6 +16,7 @@ import { ForkRecords } from '../data/fork-records';
 import { KeptTabs } from '../data/kept-tabs';
 import { SettingsStore } from '../data/settings';
 import { TrustGate } from '../data/trust';
+import { WorktreeRecords } from '../data/worktree-records';
 import { makeDataPrivate } from '../disk/private-files';
 import { changesFolders } from '../changes/record';
 import { inBackground, pruneChanges } from '../changes/retention';
@@ -29,6 +30,8 @@ import { conversationHandlers } from './handlers/conversations';
 import { libraryHandlers } from './handlers/library';
 import { tabsHandlers } from './handlers/tabs';
 import { trustHandlers } from './handlers/trust';
+import { worktreeFinishHandlers } from './handlers/worktree-finish';
+import { worktreeHandlers } from './handlers/worktrees';
 import { OpenConversations } from './open-conversations';
 import type { BackendOptions } from './options';
 import type { EventListener, Handlers, Parts } from './parts';
@@ -104,6 +107,9 @@ export class Backend {
       trust,
       open: this.open,
       tabs: this.tabs,
+      worktrees: new WorktreeRecords(options.dataDir),
+      // Wired with the worktrees' statuses (issue 28).
+      worktreesChanged: () => undefined,
     };
     this.handlers = {
       ...appHandlers(parts),
@@ -113,6 +119,8 @@ export class Backend {
       ...branchHandlers(parts),
       ...changesHandlers(parts),
       ...tabsHandlers(parts),
+      ...worktreeHandlers(parts),
+      ...worktreeFinishHandlers(parts),
     };
   }
 

@@ -11,6 +11,7 @@ import type { ImageRefs } from '../conversation/image-refs';
 import type { KeptTabs } from '../data/kept-tabs';
 import type { SettingsStore } from '../data/settings';
 import type { TrustGate } from '../data/trust';
+import type { WorktreeRecords } from '../data/worktree-records';
 import type { FileIndex } from '../intake/file-index';
 import type { Library } from '../library/library';
 import type { OpenConversations } from './open-conversations';
@@ -44,6 +45,10 @@ export interface Parts {
   open: OpenConversations;
   /** The window's tabs, kept for the next start. */
   tabs: KeptTabs;
+  /** The worktrees Byre made for conversations (worktrees.json). */
+  worktrees: WorktreeRecords;
+  /** Something changed how a worktree stands (made, a turn in it ended, merged, removed): tells the windows. */
+  worktreesChanged: () => void;
 }
 
 /** A page for a window: its images by reference. */

@@ -121,6 +121,12 @@ export const ChangesView = z.object({
    * files that could not be read (named), a bound reached.
    */
   notes: z.array(z.string()),
+  /**
+   * Set for a conversation in a worktree: its base, which `scope: 'base'` compares with (the branch, and the
+   * commit where the worktree's branch parted from it). `scope` says which of the two this view is.
+   */
+  base: z.object({ branch: z.string(), commit: z.string() }).nullable().optional(),
+  scope: z.enum(['conversation', 'base']).optional(),
 });
 export type ChangesView = z.infer<typeof ChangesView>;
 
@@ -204,19 +210,26 @@ export const RevertPreview = z.object({
 });
 export type RevertPreview = z.infer<typeof RevertPreview>;
 
+/**
+ * What the panel compares: the conversation's own changes (from its start, or a step), or, in a worktree,
+ * everything its branch holds against its base, committed and uncommitted (`step` is then ignored).
+ */
+export const ChangesScope = z.enum(['conversation', 'base']).default('conversation');
+
 export const changesChannels = {
   /**
    * The conversation's Changes: its steps, and the files that differ between its start and now (the working
    * tree as it is), or, with `step`, what that step changed (between its two snapshots).
    */
   changes: {
-    request: ConversationRef.extend({ step: z.number().int().positive().nullable() }),
+    request: ConversationRef.extend({ step: z.number().int().positive().nullable(), scope: ChangesScope }),
     response: ChangesView,
   },
   /** One file's diff, between the same two ends as `changes` with the same `step`. */
   changesDiff: {
     request: ConversationRef.extend({
       step: z.number().int().positive().nullable(),
+      scope: ChangesScope,
       path: z.string().min(1).max(4096),
     }),
     response: FileDiff,

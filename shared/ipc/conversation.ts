@@ -11,6 +11,7 @@ import { IpcError } from './errors';
 import { SavedDraft, ShownImage } from './intake';
 import { Interaction, PlanAnswer, QuestionsAnswer } from './questions';
 import { ConversationId, ConversationRef, Empty, Uuid } from './refs';
+import { NewWorktree, SetupRun } from './worktrees';
 
 /** A slash command the CLI offers (`/compact`, a skill, a project command), for the composer's `/` menu. */
 export const SlashCommand = z.object({
@@ -38,6 +39,14 @@ export const ConversationSnapshot = z.object({
   commands: z.array(SlashCommand).optional(),
   /** Its process runs without the folder's own settings and MCP servers: the folder is not trusted. */
   folderSettingsOff: z.boolean().optional(),
+  /**
+   * The git worktree it runs in (its `cwd`), made by Byre from `base`; null or absent: its own folder. How
+   * the worktree stands (ahead, behind, files) comes with the `worktreesChanged` event.
+   */
+  worktree: z
+    .object({ repository: z.string(), name: z.string(), branch: z.string(), base: z.string().nullable() })
+    .nullable()
+    .optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
 
@@ -158,6 +167,11 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
    * how many steps it has now. A Changes panel that is open fetches its view again.
    */
   z.object({ kind: z.literal('changes'), steps: z.number().int().nonnegative() }),
+  /**
+   * The repository's setup command in a new worktree ("Run in each new worktree"), before the first turn:
+   * its card. Messages sent meanwhile wait for it; a failed one waits for "Run again" or "Go on without it".
+   */
+  z.object({ kind: z.literal('setup'), run: SetupRun }),
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
 
@@ -169,6 +183,13 @@ export const conversationChannels = {
       model: z.string().min(1).max(200).optional(),
       /** Otherwise the default permission mode of the settings. */
       permissionMode: PermissionModeChoice.optional(),
+      /** In a new git worktree of the repository `cwd` is in, made from `base` (`cwd` must be in one). */
+      worktree: NewWorktree.optional(),
+      /**
+       * The first message, sent once the conversation is ready (after a worktree's setup command); a
+       * worktree without a name is named from it.
+       */
+      firstMessage: z.string().max(1_000_000).optional(),
     }),
     response: ConversationSnapshot,
   },

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ConversationEvent } from './conversation';
 import { ConversationId, Empty } from './refs';
+import { WorktreeStatus } from './worktrees';
 
 export const eventChannels = {
   conversationEvents: z.object({
@@ -19,6 +20,8 @@ export const eventChannels = {
   libraryChanged: Empty,
   /** Something the user should notice even when the app is in the background. */
   notification: z.object({ conversationId: ConversationId, title: z.string(), message: z.string() }),
+  /** How Byre's worktrees stand changed (made, a turn ended in one, merged, removed): all of them, as now. */
+  worktreesChanged: z.object({ worktrees: z.array(WorktreeStatus) }),
   /** Byre was launched again with a folder while it runs (Electron): start a conversation there. */
   secondLaunch: z.object({ folder: z.string() }),
 } satisfies Record<string, z.ZodType>;

@@ -16,6 +16,7 @@ import { intakeChannels } from './intake';
 import { libraryChannels } from './library';
 import { tabsChannels } from './tabs';
 import { trustChannels } from './trust';
+import { worktreeChannels } from './worktrees';
 
 export const invokeChannels = {
   ...appChannels,
@@ -26,6 +27,7 @@ export const invokeChannels = {
   ...changesChannels,
   ...libraryChannels,
   ...tabsChannels,
+  ...worktreeChannels,
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -102,3 +104,15 @@ export {
 export { SessionTarget } from './refs';
 export { KeptTab, MAX_KEPT_TABS, WindowTab } from './tabs';
 export { FolderTrust, TrustItem, TrustedFolder } from './trust';
+export {
+  BranchName,
+  MergeOutcome,
+  NewWorktree,
+  SETUP_COMMAND_MAX_CHARS,
+  SetupCommand,
+  SetupRun,
+  WorktreeChoices,
+  WorktreeDraft,
+  WorktreeName,
+  WorktreeStatus,
+} from './worktrees';
