@@ -23,6 +23,8 @@ export function messageText(message: ChatMessage | undefined): string {
       return message.text;
     case 'check':
       return `${message.check.command}\n${message.check.summary}\n${message.check.output}`;
+    case 'setup':
+      return `${message.setup.command}\n${message.setup.summary}\n${message.setup.output}`;
     case 'result':
       return message.errorText ?? '';
     case 'cli':

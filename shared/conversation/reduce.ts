@@ -199,6 +199,14 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
     case 'check_status':
       d.set({ lastCheck: event.check });
       return;
+    case 'setup': {
+      const id = `s:${event.run.id}`;
+      const known = !!d.state.messages[id];
+      d.setMessage({ role: 'setup', id, author: 'Byre', setup: event.run });
+      if (!known) d.append(id, null);
+      d.set({ setup: event.run });
+      return;
+    }
   }
 }
 

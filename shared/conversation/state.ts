@@ -9,6 +9,7 @@ import type {
   ConversationSnapshot,
   IpcError,
   PermissionModeChoice,
+  SetupRun,
   SlashCommand,
   TurnImage,
 } from '../ipc';
@@ -94,7 +95,16 @@ export interface CheckChatMessage {
   check: CheckRun;
 }
 
+/** A run of a new worktree's setup command, before the first turn, as its card: updated in place. */
+export interface SetupChatMessage {
+  role: 'setup';
+  id: string;
+  author: string;
+  setup: SetupRun;
+}
+
 export type ChatMessage =
+  | SetupChatMessage
   | UserChatMessage
   | AssistantChatMessage
   | ResultChatMessage
@@ -193,6 +203,8 @@ export interface ConversationState {
   doneWhen: string;
   /** The latest run of that check, for the header. */
   lastCheck: CheckRun | null;
+  /** The latest run of a new worktree's setup command: messages wait while it runs or after it failed. */
+  setup: SetupRun | null;
   /** Permission requests waiting for an answer, in the order they came. */
   permissionRequests: PermissionRequest[];
   /** MCP servers' questions waiting for an answer, in the order they came. */
@@ -256,6 +268,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     model: snapshot?.model ?? null,
     models: snapshot?.models ?? [],
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
+    setup: null,
     permissionMode: snapshot?.permissionMode ?? 'default',
     folderSettingsOff: snapshot?.folderSettingsOff ?? false,
     commitIdentity: snapshot?.commitIdentity ?? null,

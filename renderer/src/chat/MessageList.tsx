@@ -363,6 +363,7 @@ function guessHeight(message: ChatMessage | undefined): number {
     case 'notice':
       return 30;
     case 'check':
+    case 'setup':
       return 64;
     case 'cli':
       return message.item.kind === 'command_output' ? 40 + lines(message.item.text) * LINE : 30;

@@ -353,6 +353,8 @@ export function transcript(state: ConversationState, ids: readonly string[] = st
         return `[${message.tone}] ${message.text}`;
       case 'check':
         return `check ${message.check.command}: ${message.check.status} (round ${message.check.round})`;
+      case 'setup':
+        return `setup ${message.setup.command}: ${message.setup.status}`;
       case 'cli':
         return `[cli] ${cliItemText(message.item)}`;
       case undefined:
