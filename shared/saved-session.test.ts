@@ -312,6 +312,29 @@ describe('Byre’s transcripts', () => {
     expect(state.lastCheck).toEqual(check);
   });
 
+  it("shows how a new worktree's setup command ended, as Byre kept it in the transcript", () => {
+    const run = {
+      id: 'setup-1',
+      command: 'npm ci',
+      startedAt: 1,
+      status: 'failed' as const,
+      summary: 'exit 1',
+      durationMs: 40,
+      output: 'npm ERR!\n',
+      outputTruncated: false,
+    };
+    const failed = JSON.stringify({ dir: 'byre', msg: { type: 'byre_setup', run } });
+    const skipped = JSON.stringify({
+      dir: 'byre',
+      msg: { type: 'byre_setup', run: { ...run, status: 'skipped' } },
+    });
+    const text = [failed, skipped, ...lines.slice(0, secondPrompt)].join('\n') + '\n';
+    const { state } = reduce('transcript', [text]);
+    expect(shown(state).filter((message) => message.role === 'setup')).toMatchObject([
+      { setup: { ...run, status: 'skipped' } },
+    ]);
+  });
+
   it('reads the transcripts of a resumed session in order, as one', () => {
     // The first process was killed before its result; a second one took the next turn.
     const first = lines.slice(0, firstResult).join('\n') + '\n';

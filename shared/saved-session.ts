@@ -12,7 +12,7 @@
  * Pure (no Node, no DOM): the library reads files page by page in main and hands lines here.
  */
 import { z } from 'zod';
-import { CheckRun, type ConversationEvent, type TurnImage } from './ipc';
+import { CheckRun, SetupRun, type ConversationEvent, type TurnImage } from './ipc';
 import { keptToolUseResult } from './conversation/questions';
 import { keptWriteResult } from './conversation/write-result';
 import { parseJsonLine } from './json-line';
@@ -34,6 +34,8 @@ export type SavedFormat = 'cli' | 'transcript';
 export const BYRE_LINE = 'byre';
 /** The `msg.type` of a Byre line that holds a run of the "Done when" check (`msg.check`: a CheckRun). */
 export const CHECK_LINE = 'byre_check';
+/** The `msg.type` of a Byre line that holds how a new worktree's setup command ended (`msg.run`: a SetupRun). */
+export const SETUP_LINE = 'byre_setup';
 
 /** What one line of a saved file turns into. */
 export interface SavedLine {
@@ -185,6 +187,10 @@ function readTranscriptLine(line: JsonObject): SavedLine {
     if (msg.type === CHECK_LINE) {
       const check = CheckRun.safeParse(msg.check);
       return check.success ? { ...NOTHING, events: [{ kind: 'check', check: check.data }] } : BAD;
+    }
+    if (msg.type === SETUP_LINE) {
+      const run = SetupRun.safeParse(msg.run);
+      return run.success ? { ...NOTHING, events: [{ kind: 'setup', run: run.data }] } : BAD;
     }
     // A reply the CLI cut off, as far as it had streamed (main/stream-tail.ts).
     const decoded = msg.type === 'assistant' ? decodeCliMessage(msg) : undefined;

@@ -33,6 +33,7 @@ import { trustHandlers } from './handlers/trust';
 import { worktreeFinishHandlers } from './handlers/worktree-finish';
 import { worktreeHandlers } from './handlers/worktrees';
 import { OpenConversations } from './open-conversations';
+import { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
 import type { EventListener, Handlers, Parts } from './parts';
 
@@ -58,6 +59,7 @@ export class Backend {
   /** Gives memory back after a burst of events or pages. */
   private readonly idle = new IdleCollector();
   private readonly handlers: Handlers;
+  private readonly worktreeStatuses: WorktreeStatuses;
 
   constructor(options: BackendOptions) {
     // What this process's conversations show, in a folder of its own: another instance on the same data
@@ -74,7 +76,15 @@ export class Backend {
       pruneChanges(settings.values.snapshotRetentionDays, changesFolders(options.dataDir)),
     );
     const forks = new ForkRecords(options.dataDir);
-    const trust = new TrustGate(options.dataDir, options.env);
+    const worktrees = new WorktreeRecords(options.dataDir);
+    // A worktree's settings carry its repository's trust: the records say which folders are worktrees.
+    const trust = new TrustGate(options.dataDir, options.env, Date.now, (folder) => {
+      try {
+        return worktrees.at(folder)?.repository;
+      } catch {
+        return undefined;
+      }
+    });
     this.library = Library.start({
       dataDir: options.dataDir,
       env: options.env,
@@ -82,6 +92,10 @@ export class Backend {
     });
     this.library.onChange(() => this.emit('libraryChanged', {}));
     const emit: EventListener = (channel, payload) => this.emit(channel, payload);
+    this.worktreeStatuses = new WorktreeStatuses(worktrees, (payload) =>
+      this.emit('worktreesChanged', payload),
+    );
+    const worktreesChanged = () => this.worktreeStatuses.changed();
     this.open = new OpenConversations(trust, {
       options,
       settings,
@@ -91,6 +105,8 @@ export class Backend {
       batcher: this.batcher,
       eventLogDir: this.eventLogDir,
       emit,
+      worktrees,
+      worktreesChanged,
     });
     this.tabs = new KeptTabs(
       options.dataDir,
@@ -107,9 +123,9 @@ export class Backend {
       trust,
       open: this.open,
       tabs: this.tabs,
-      worktrees: new WorktreeRecords(options.dataDir),
-      // Wired with the worktrees' statuses (issue 28).
-      worktreesChanged: () => undefined,
+      worktrees,
+      worktreeStatuses: this.worktreeStatuses,
+      worktreesChanged,
     };
     this.handlers = {
       ...appHandlers(parts),
@@ -160,7 +176,7 @@ export class Backend {
     this.idle.stop();
     // Before the conversations end: their drafts go with them.
     this.tabs.flush();
-    await Promise.all([this.open.closeAll(), this.library.close()]);
+    await Promise.all([this.open.closeAll(), this.library.close(), this.worktreeStatuses.settled()]);
     rmSync(this.eventLogDir, { recursive: true, force: true });
   }
 

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type {
+  ConversationEvent,
+  ConversationSnapshot,
   EventChannel,
   EventPayload,
+  NewWorktree,
   PermissionModeChoice,
   SessionTarget,
   TurnImage,
@@ -15,6 +18,16 @@ import type { ImageRefs } from '../conversation/image-refs';
 import type { ForkRecords } from '../data/fork-records';
 import type { SettingsStore } from '../data/settings';
 import type { TrustGate } from '../data/trust';
+import type { WorktreeRecords } from '../data/worktree-records';
+import { gitRun } from '../changes/git';
+import { createWorktree, gitForWorktrees, removeWorktree, WorktreeRefused } from '../worktrees/worktrees';
+import {
+  hasSubmodules,
+  mainRepositoryOf,
+  newWorktreeName,
+  NOT_A_REPOSITORY,
+  recreateIfGone,
+} from './worktree-choices';
 import { changesFolders } from '../changes/record';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
@@ -35,6 +48,8 @@ import type { BackendOptions } from './options';
  */
 export class OpenConversations {
   private readonly conversations = new Map<string, Conversation>();
+  /** Worktrees being made, by repository: one at a time, as git's own worktree list takes them. */
+  private readonly making = new Map<string, Promise<unknown>>();
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
 
@@ -50,6 +65,10 @@ export class OpenConversations {
       batcher: EventBatcher;
       eventLogDir: string;
       emit: <C extends EventChannel>(channel: C, payload: EventPayload<C>) => void;
+      /** The worktrees Byre made (worktrees.json). */
+      worktrees: WorktreeRecords;
+      /** How a worktree stands may have changed: the windows are told, in a moment. */
+      worktreesChanged: () => void;
     },
   ) {}
 
@@ -87,14 +106,20 @@ export class OpenConversations {
   /** A conversation the UI can show in a tab: its events reach every window. */
   async start(cwd: string, launch: Launch): Promise<Conversation> {
     const id = randomUUID();
+    const inWorktree = this.parts.worktrees.at(resolve(cwd)) !== undefined;
     const conversation = await this.launch(cwd, launch, {
       id,
-      emit: (event, seq) => this.parts.batcher.push(id, event, seq),
+      emit: (event, seq) => {
+        this.parts.batcher.push(id, event, seq);
+        // A turn ended in a worktree (its snapshot was taken, or its result came): how it stands moved.
+        if (inWorktree && turnEnded(event)) this.parts.worktreesChanged();
+      },
       notify: ({ title, message }) => this.parts.emit('notification', { conversationId: id, title, message }),
     });
     this.conversations.set(id, conversation);
     try {
-      this.parts.settings.addRecentFolder(conversation.snapshot().cwd);
+      // A worktree's conversations are the repository's: it is the folder the user will look for.
+      this.parts.settings.addRecentFolder(this.settingsFolder(conversation.snapshot().cwd));
     } catch {
       // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
     }
@@ -113,6 +138,91 @@ export class OpenConversations {
     return resuming;
   }
 
+  /**
+   * A new conversation in a new worktree of the repository `cwd` is in, made from `worktree.base` and
+   * named by the user or from the first message. The repository's trust is asked for before anything is
+   * made; anything failing after the worktree was made removes it and its branch again, so nothing is left
+   * half-made. Its setup command runs before the first turn, and the first message waits for it.
+   */
+  async startInWorktree(
+    cwd: string,
+    worktree: NewWorktree,
+    firstMessage: string | undefined,
+    launch: Launch,
+  ): Promise<Conversation> {
+    await gitForWorktrees();
+    const { worktrees, settings } = this.parts;
+    const repository = await mainRepositoryOf(cwd, worktrees);
+    if (!repository) throw new WorktreeRefused(NOT_A_REPOSITORY);
+    // TrustNeeded here leaves nothing behind: the window asks, then starts the same again.
+    this.trust.folderSettingsFor(repository.top);
+    const branch = await gitRun(['show-ref', '--verify', '--quiet', `refs/heads/${worktree.base}`], {
+      cwd: repository.top,
+    });
+    // Named and made one at a time in a repository: two at once would pick the same name, and git's
+    // worktree list does not take two additions at once.
+    const made = await this.oneAtATime(repository.commonDir, async () =>
+      createWorktree(
+        repository,
+        worktree.base,
+        await newWorktreeName(repository, worktrees, worktree, firstMessage ?? ''),
+      ),
+    );
+    const name = made.branch;
+    const notes: string[] = [];
+    let conversation: Conversation;
+    try {
+      worktrees.add({
+        path: made.path,
+        repository: repository.top,
+        commonDir: repository.commonDir,
+        name,
+        branch: made.branch,
+        // A detached HEAD's commit (or any commit) has no branch to merge into.
+        base: branch.code === 0 ? worktree.base : null,
+        baseCommit: made.baseCommit,
+        createdAt: Date.now(),
+        removedAt: null,
+      });
+      if (hasSubmodules(repository)) notes.push(...(await initSubmodules(made.path)));
+      conversation = await this.start(made.path, launch);
+    } catch (error) {
+      worktrees.forget(made.path);
+      await removeWorktree(repository, made, true).catch(() => undefined);
+      throw error;
+    }
+    this.parts.worktreesChanged();
+    for (const message of notes) conversation.warn(message);
+    const setup = settings.worktreeSetupFor(repository.top);
+    if (setup) conversation.runSetup(setup);
+    if (firstMessage?.trim()) conversation.send(firstMessage);
+    return conversation;
+  }
+
+  private oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.making.get(key) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const settled = mine.catch(() => undefined);
+    this.making.set(key, settled);
+    void settled.then(() => {
+      if (this.making.get(key) === settled) this.making.delete(key);
+    });
+    return mine;
+  }
+
+  /** The folder settings kept by folder are looked up by: a Byre worktree's repository, else the folder. */
+  private settingsFolder(folder: string): string {
+    return this.parts.worktrees.at(folder)?.repository ?? folder;
+  }
+
+  /** What a conversation's snapshot says of the Byre worktree it runs in, if it does. */
+  private worktreeOf(folder: string): ConversationSnapshot['worktree'] {
+    const record = this.parts.worktrees.at(folder);
+    return record
+      ? { repository: record.repository, name: record.name, branch: record.branch, base: record.base }
+      : null;
+  }
+
   private launch(
     cwd: string,
     launch: Launch,
@@ -121,12 +231,14 @@ export class OpenConversations {
     const { options, settings } = this.parts;
     const folder = resolve(cwd);
     if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
+    const settingsFolder = this.settingsFolder(folder);
     return Conversation.start({
       cwd: folder,
       ...launch,
+      worktree: this.worktreeOf(folder),
       permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
-      doneWhen: settings.doneWhenFor(folder),
-      identity: settings.commitIdentityFor(folder),
+      doneWhen: settings.doneWhenFor(settingsFolder),
+      identity: settings.commitIdentityFor(settingsFolder),
       checkLimits: settings.checkLimits,
       ...wiring,
       startSession: (session) => this.trust.startSession(session),
@@ -152,6 +264,7 @@ export class OpenConversations {
   async inTemporaryProcess<T>(sessionId: string, work: (conversation: Conversation) => Promise<T>) {
     const saved = await this.saved(sessionId);
     if (!saved.cliFile) throw new CliCopyGone('files');
+    await this.recreateWorktree(saved.cwd);
     const conversation = await this.launch(
       existingFolder(saved.cwd),
       { resume: sessionId },
@@ -233,9 +346,15 @@ export class OpenConversations {
     // What the file holds now is the history before this process: the pages a window reads past the start
     // of main's log of it (which begins here).
     const before = statSync(saved.cliFile).size;
+    await this.recreateWorktree(saved.cwd);
     const conversation = await this.start(existingFolder(saved.cwd), { resume: sessionId });
     conversation.savedBefore = before > 0 ? cliCursorAt(before) : null;
     return conversation;
+  }
+
+  /** A saved conversation's worktree, removed (or deleted by hand), made again from its branch. */
+  private async recreateWorktree(cwd: string | null): Promise<void> {
+    if (await recreateIfGone(cwd, this.parts.worktrees)) this.parts.worktreesChanged();
   }
 
   /** A saved conversation's files, or a clear error. */
@@ -260,6 +379,22 @@ export type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'> & {
   /** Otherwise the settings' default. */
   permissionMode?: PermissionModeChoice;
 };
+
+/** An event that ends a turn: its Changes snapshot, or its result. */
+function turnEnded(event: ConversationEvent): boolean {
+  return event.kind === 'changes' || (event.kind === 'message' && event.message.type === 'result');
+}
+
+/**
+ * A new worktree of a repository with submodules gets them checked out too (git leaves them empty); what
+ * went wrong is a note for the conversation, not a failed start.
+ */
+async function initSubmodules(path: string): Promise<string[]> {
+  const done = await gitRun(['submodule', 'update', '--init', '--recursive'], { cwd: path });
+  if (done.code === 0) return [];
+  const said = done.stderr.trim().split('\n').slice(-1)[0] ?? '';
+  return [`The submodules could not be set up in the worktree${said ? `: ${said}` : '.'}`];
+}
 
 /** A saved conversation's folder, if it still exists. */
 export function existingFolder(cwd: string | null): string {

@@ -15,6 +15,7 @@ import type { WorktreeRecords } from '../data/worktree-records';
 import type { FileIndex } from '../intake/file-index';
 import type { Library } from '../library/library';
 import type { OpenConversations } from './open-conversations';
+import type { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
 
 /**
@@ -47,6 +48,8 @@ export interface Parts {
   tabs: KeptTabs;
   /** The worktrees Byre made for conversations (worktrees.json). */
   worktrees: WorktreeRecords;
+  /** How each recorded worktree stands (main/worktrees/status.ts). */
+  worktreeStatuses: WorktreeStatuses;
   /** Something changed how a worktree stands (made, a turn in it ended, merged, removed): tells the windows. */
   worktreesChanged: () => void;
 }

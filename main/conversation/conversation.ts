@@ -24,12 +24,13 @@ import { toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
-import { CHECK_LINE } from '../../shared/saved-session';
+import { CHECK_LINE, SETUP_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
+import { WorktreeSetup } from './worktree-setup';
 
 /** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
 const FIRST_SNAPSHOT_WAIT_MS = 5_000;
@@ -67,6 +68,8 @@ export interface ConversationOptions {
   /** The "Done when" check it starts with (empty: none), and how far a failing one may go. */
   doneWhen?: string;
   checkLimits?: CheckLimits;
+  /** The git worktree Byre made that it runs in (its `cwd`); null or absent: none. */
+  worktree?: ConversationSnapshot['worktree'];
   /** Where its Changes snapshots and record are kept; null or absent: no Changes. */
   changes?: ChangesOptions | null;
   /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
@@ -116,8 +119,10 @@ export class Conversation {
   private readonly replaced = new WeakSet<Session>();
   /** Events emitted so far. */
   private emitted = 0;
-  /** Prompts waiting for the snapshot before their turn (see send). */
+  /** Prompts waiting for the snapshot before their turn, or for a new worktree's setup (see send). */
   private readonly held: HeldPrompts;
+  /** A new worktree's setup command, once it was asked to run. */
+  private setup: WorktreeSetup | null = null;
 
   private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
 
@@ -257,7 +262,44 @@ export class Conversation {
       commitIdentity: this.options.identity ?? null,
       commands: slashCommands(this.session.info),
       ...(this.session.folderSettings ? {} : { folderSettingsOff: true }),
+      ...(this.options.worktree ? { worktree: this.options.worktree } : {}),
     };
+  }
+
+  /**
+   * Runs a new worktree's setup command before the first turn: every prompt sent until it passes (or the
+   * user goes on without it, `setupAction`) waits, in order.
+   */
+  runSetup(command: string): void {
+    const setup = new WorktreeSetup({
+      cwd: this.options.cwd,
+      command,
+      timeoutMs: (this.options.checkLimits ?? DEFAULT_CHECK_LIMITS).timeoutMs,
+      emit: (event) => this.options.emit(event),
+      record: (run) => this.session.recordByre({ type: SETUP_LINE, run }),
+      env: this.options.env,
+    });
+    this.setup = setup;
+    this.held.gate(setup.opened);
+    void setup.run();
+  }
+
+  /** Something the user should know about the conversation's folder, shown in it as a warning. */
+  warn(message: string): void {
+    this.options.emit({ kind: 'warning', message });
+  }
+
+  /** Whether a setup command failed (or was stopped) and waits for Run again or Go on without it. */
+  get setupWaiting(): boolean {
+    return this.setup?.waiting ?? false;
+  }
+
+  /** Runs a failed setup command again, or goes on without it (the waiting messages are sent). */
+  setupAction(action: 'retry' | 'skip'): void {
+    const setup = this.setup;
+    if (!setup?.waiting) return;
+    if (action === 'retry') void setup.run();
+    else setup.skip();
   }
 
   /**
@@ -270,11 +312,11 @@ export class Conversation {
     const changes = this.changes;
     changes?.notePrompt(prepared.uuid, text);
     const startsTurn = this.session.pendingTurns.length === 0;
-    if (changes && (startsTurn || this.held.any)) {
+    if ((changes && startsTurn) || this.held.any) {
       const session = this.session;
       this.held.hold(
         prepared,
-        startsTurn ? () => changes.beforeTurn(SNAPSHOT_HOLD_MS) : null,
+        changes && startsTurn ? () => changes.beforeTurn(SNAPSHOT_HOLD_MS) : null,
         () => session === this.session,
       );
     } else prepared.send();
@@ -285,6 +327,14 @@ export class Conversation {
   /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
   async interrupt(): Promise<void> {
     this.held.dropAll();
+    if (this.setup?.isRunning) {
+      this.setup.stop();
+      this.options.emit({
+        kind: 'warning',
+        message:
+          'The setup command was stopped, and the messages waiting for it were not sent. Messages sent now wait until it is run again, or until you go on without it.',
+      });
+    }
     this.permissions.denyAll('The user stopped Claude before answering.');
     this.elicitations.cancelAll('The user stopped Claude before answering.');
     this.doneWhen.stop();
@@ -490,6 +540,7 @@ export class Conversation {
     this.closed = true;
     this.held.clear();
     this.doneWhen.stop();
+    this.setup?.stop();
     try {
       await this.session.close();
     } finally {
@@ -499,6 +550,7 @@ export class Conversation {
 
   kill(): void {
     this.doneWhen.stop();
+    this.setup?.stop();
     this.session.kill();
   }
 

@@ -148,7 +148,7 @@ export class DoneWhen {
 }
 
 /** The last `max` UTF-16 units of `text`, never starting with half a surrogate pair. */
-function endOf(text: string, max: number): string {
+export function endOf(text: string, max: number): string {
   if (text.length <= max) return text;
   const start = text.length - max;
   const code = text.charCodeAt(start);

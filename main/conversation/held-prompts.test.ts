@@ -66,4 +66,33 @@ describe('HeldPrompts', () => {
       { kind: 'warning', message: 'The message was not sent: Claude Code was restarted meanwhile.' },
     ]);
   });
+
+  it('holds every prompt behind a shut gate, however many, and sends them in order once it opens', async () => {
+    const { sent, held, release, before, prompt } = harness();
+    let open: () => void = () => undefined;
+    held.gate(new Promise<void>((resolve) => (open = resolve)));
+    expect(held.any).toBe(true);
+    held.hold(prompt('a'), before, () => true);
+    held.hold(prompt('b'), null, () => true);
+    release();
+    await settle();
+    expect(sent).toEqual([]);
+    open();
+    await settle();
+    expect(sent).toEqual(['a', 'b']);
+    expect(held.any).toBe(false);
+  });
+
+  it('still waits for the snapshot after the gate opens, for the prompt that starts the turn', async () => {
+    const { sent, held, release, before, prompt } = harness();
+    let open: () => void = () => undefined;
+    held.gate(new Promise<void>((resolve) => (open = resolve)));
+    held.hold(prompt('a'), before, () => true);
+    open();
+    await settle();
+    expect(sent).toEqual([]);
+    release();
+    await settle();
+    expect(sent).toEqual(['a']);
+  });
 });

@@ -1,8 +1,9 @@
 /**
- * Prompts a conversation holds back for a moment before they go to the CLI: the one that starts a turn
- * waits for the folder's snapshot before it (Changes), so that the turn's changes are only its own, and
- * the prompts sent meanwhile wait behind it, in order. Each still shows at once; one cancelled, or stopped,
- * while it waits is never sent.
+ * Prompts a conversation holds back before they go to the CLI: the one that starts a turn waits for the
+ * folder's snapshot before it (Changes), so that the turn's changes are only its own, and the prompts sent
+ * meanwhile wait behind it, in order. A gate (a new worktree's setup command) holds every prompt sent while
+ * it is shut, however long, and lets them go in order when it opens. Each still shows at once; one
+ * cancelled, or stopped, while it waits is never sent.
  */
 import type { ConversationEvent } from '../../shared/ipc';
 
@@ -15,12 +16,25 @@ export interface HeldPrompt {
 export class HeldPrompts {
   private readonly waiting = new Set<string>();
   private chain: Promise<void> = Promise.resolve();
+  /** Gates not yet open. */
+  private shut = 0;
 
   constructor(private readonly emit: (event: ConversationEvent) => void) {}
 
-  /** Whether any prompt waits: those after it must wait too, to keep their order. */
+  /** Whether any prompt waits, or a gate is shut: those sent now must wait too, to keep their order. */
   get any(): boolean {
-    return this.waiting.size > 0;
+    return this.waiting.size > 0 || this.shut > 0;
+  }
+
+  /** Holds every prompt sent from now on until `open` settles (whichever way), then lets them go in order. */
+  gate(open: Promise<unknown>): void {
+    this.shut++;
+    const opened = open.then(
+      () => undefined,
+      () => undefined,
+    );
+    void opened.then(() => this.shut--);
+    this.chain = this.chain.then(() => opened);
   }
 
   /**
@@ -28,7 +42,7 @@ export class HeldPrompts {
    * `stillOurs` says whether the process it was meant for still runs the conversation.
    */
   hold(prompt: HeldPrompt, before: (() => Promise<void>) | null, stillOurs: () => boolean): void {
-    const first = !this.any;
+    const first = this.waiting.size === 0;
     this.waiting.add(prompt.uuid);
     this.chain = this.chain.then(async () => {
       if (first && before) await before();

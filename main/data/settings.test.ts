@@ -50,6 +50,7 @@ describe('SettingsStore', () => {
       commitAs: null,
       commitAsByFolder: {},
       doneWhenByFolder: {},
+      worktreeSetupByRepository: {},
       checkMaxRounds: 5,
       checkTimeoutSeconds: 600,
       planApprovalMode: 'default',
@@ -103,6 +104,16 @@ describe('SettingsStore', () => {
     expect(written()).toMatchObject({ doneWhenByFolder: { '/work/a': 'npm test' } });
     // A folder named like an object's own property is only a folder.
     expect(settings.doneWhenFor('constructor')).toBe('');
+  });
+
+  it('keeps a setup command per repository for its new worktrees, empty removing it', () => {
+    const settings = new SettingsStore(dir);
+    settings.setWorktreeSetupFor('/work/repo', '  npm ci  ');
+    settings.setWorktreeSetupFor('/work/other', 'make');
+    settings.setWorktreeSetupFor('/work/other', '');
+    expect(new SettingsStore(dir).worktreeSetupFor('/work/repo')).toBe('npm ci');
+    expect(new SettingsStore(dir).worktreeSetups).toEqual([{ repository: '/work/repo', command: 'npm ci' }]);
+    expect(settings.worktreeSetupFor('/work/other')).toBe('');
   });
 
   it("keeps the other folders' settings when one folder's entry is bad", () => {

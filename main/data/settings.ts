@@ -8,6 +8,7 @@ import {
   DoneWhenCommand,
   PermissionModeChoice,
   PlanApprovalMode,
+  SetupCommand,
 } from '../../shared/ipc';
 import { DEFAULT_CHECK_LIMITS, type CheckLimits } from '../conversation/done-when';
 import { JsonFile } from './json-file';
@@ -50,6 +51,8 @@ const Settings = z.object({
   commitAsByFolder: z.record(z.string(), CommitIdentity).default({}),
   /** The "Done when" command new conversations in a folder start with, by folder. */
   doneWhenByFolder: z.record(z.string(), DoneWhenCommand).default({}),
+  /** "Run in each new worktree": the command a new worktree of a repository is set up with, by its top level. */
+  worktreeSetupByRepository: z.record(z.string(), SetupCommand).default({}),
   /** Runs of a failing "Done when" check in a row before Claude is let stop. */
   checkMaxRounds: z.number().int().min(1).max(50).default(DEFAULT_CHECK_LIMITS.maxRounds),
   /** How long one run of the check may take. */
@@ -63,7 +66,11 @@ const Settings = z.object({
 export type Settings = z.infer<typeof Settings>;
 
 /** Settings kept per folder: each folder's entry is read on its own. */
-const BY_FOLDER = { doneWhenByFolder: DoneWhenCommand, commitAsByFolder: CommitIdentity } as const;
+const BY_FOLDER = {
+  doneWhenByFolder: DoneWhenCommand,
+  commitAsByFolder: CommitIdentity,
+  worktreeSetupByRepository: SetupCommand,
+} as const;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -173,6 +180,28 @@ export class SettingsStore {
       if (scope === 'global') return { ...settings, commitAs: identity };
       const { [scope.folder]: _old, ...rest } = settings.commitAsByFolder;
       return { ...settings, commitAsByFolder: identity ? { ...rest, [scope.folder]: identity } : rest };
+    });
+  }
+
+  /** The command each new worktree of `repository` (its top level) is set up with; empty: none. */
+  worktreeSetupFor(repository: string): string {
+    return Object.hasOwn(this.settings.worktreeSetupByRepository, repository)
+      ? (this.settings.worktreeSetupByRepository[repository] ?? '')
+      : '';
+  }
+
+  /** Every repository's setup command, by its top level. */
+  get worktreeSetups(): { repository: string; command: string }[] {
+    return Object.entries(this.settings.worktreeSetupByRepository)
+      .map(([repository, command]) => ({ repository, command }))
+      .sort((a, b) => a.repository.localeCompare(b.repository));
+  }
+
+  setWorktreeSetupFor(repository: string, command: string): void {
+    const trimmed = command.trim();
+    this.change((settings) => {
+      const { [repository]: _old, ...rest } = settings.worktreeSetupByRepository;
+      return { ...settings, worktreeSetupByRepository: trimmed ? { ...rest, [repository]: trimmed } : rest };
     });
   }
 

@@ -146,6 +146,62 @@ describe('the gate', () => {
   });
 });
 
+describe("a worktree's settings", () => {
+  const server = JSON.stringify({ mcpServers: { db: { command: 'npx', args: ['db-server'] } } });
+  /** A repository with hooks and a server, and a worktree of it holding the same files (its checkout). */
+  function repositoryWithWorktree(worktreeFiles: Record<string, string> = {}) {
+    const made = world({ '.claude/settings.json': hooks, '.mcp.json': server });
+    const worktree = join(made.folder, '.claude', 'worktrees', 'fix');
+    const files = { '.claude/settings.json': hooks, '.mcp.json': server, ...worktreeFiles };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(worktree, path, '..'), { recursive: true });
+      writeFileSync(join(worktree, path), text);
+    }
+    const ofWorktree = (folder: string) => (folder === worktree ? made.folder : undefined);
+    const gate = () =>
+      new TrustGate(join(made.folder, '..', 'data'), { HOME: made.home }, () => 1000, ofWorktree);
+    return { repository: made.folder, worktree, gate };
+  }
+
+  it('are trusted, without asking, when the repository was trusted with the same items', () => {
+    const { repository, worktree, gate } = repositoryWithWorktree();
+    expect(() => gate().folderSettingsFor(worktree)).toThrow(TrustNeeded);
+    gate().decide(repository, gate().view(repository).digest, true);
+    expect(gate().folderSettingsFor(worktree)).toBe(true);
+    expect(gate().view(worktree).trusted).toBe(true);
+    // The carry comes from the worktree record: a folder Byre did not make is asked about on its own.
+    const plain = new TrustGate(join(repository, '..', 'data'), {}, () => 1000);
+    expect(() => plain.folderSettingsFor(worktree)).toThrow(TrustNeeded);
+  });
+
+  it('ask, for the worktree, about anything its files have that the repository was not trusted with', () => {
+    const extra = JSON.stringify({
+      mcpServers: { db: { command: 'npx', args: ['db-server'] }, new: { command: 'evil' } },
+    });
+    const { repository, worktree, gate } = repositoryWithWorktree({ '.mcp.json': extra });
+    gate().decide(repository, gate().view(repository).digest, true);
+    let asked: unknown;
+    try {
+      gate().folderSettingsFor(worktree);
+    } catch (error) {
+      asked = error;
+    }
+    expect(asked).toBeInstanceOf(TrustNeeded);
+    expect((asked as TrustNeeded).folder).toBe(worktree);
+    gate().decide(worktree, gate().view(worktree).digest, true);
+    expect(gate().folderSettingsFor(worktree)).toBe(true);
+  });
+
+  it('open without themselves when the repository was opened without its settings', () => {
+    const { repository, worktree, gate } = repositoryWithWorktree();
+    const first = gate();
+    first.decide(repository, first.view(repository).digest, false);
+    expect(first.folderSettingsFor(worktree)).toBe(false);
+    // As for the repository itself, until Byre quits.
+    expect(() => gate().folderSettingsFor(worktree)).toThrow(TrustNeeded);
+  });
+});
+
 describe('"Always allow" writing into the folder\'s settings', () => {
   const suggestion = (toolName: string, ruleContent: string) => ({
     type: 'addRules',

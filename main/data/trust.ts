@@ -286,6 +286,11 @@ export class TrustGate {
     dataDir: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly now: () => number = Date.now,
+    /**
+     * The repository a folder is a Byre worktree of (from worktrees.json), or undefined: a worktree's
+     * settings that the repository was trusted with (or opened without) carry to it.
+     */
+    private readonly worktreeRepository: (folder: string) => string | undefined = () => undefined,
   ) {
     this.file = new JsonFile(join(dataDir, 'trust.json'), TrustFile, () => TrustFile.parse({}));
   }
@@ -313,7 +318,28 @@ export class TrustGate {
     const settings = readFolderSettings(cwd);
     if (!settings.needsTrust || this.trusts(settings)) return true;
     if (this.declined.get(settings.folder) === settings.digest) return false;
+    if (this.carried(settings)?.declined) return false;
     throw new TrustNeeded(settings.folder);
+  }
+
+  /**
+   * How the repository a worktree belongs to was answered for, when every item of the worktree's files is
+   * one the repository has too: trusted with them, or opened without them. Undefined for a folder that is
+   * no worktree of Byre's, or whose files hold something the repository's answer did not cover.
+   */
+  private carried(settings: FolderSettings): { trusted: boolean; declined: boolean } | undefined {
+    const repository = this.worktreeRepository(settings.folder);
+    if (!repository) return undefined;
+    const own = readFolderSettings(repository);
+    if (own.folder === settings.folder) return undefined;
+    const items = settings.items.map((item) => asRepositoryItem(item, own.folder));
+    const covers = (known: readonly TrustItemType[]) =>
+      items.every((item) => known.some((old) => sameItem(old, item)));
+    const repositoryTrusted = !own.needsTrust || this.trusts(own);
+    const record = this.file.read().folders[own.folder];
+    const trusted = repositoryTrusted && covers(record?.items ?? own.items);
+    const declined = this.declined.get(own.folder) === own.digest && covers(own.items);
+    return trusted || declined ? { trusted, declined } : undefined;
   }
 
   /** Starts a CLI: the only way main does (see the file's comment). */
@@ -361,6 +387,7 @@ export class TrustGate {
     const file = this.file.read();
     const record = file.folders[settings.folder];
     if (record?.digest === settings.digest) return true;
+    if (this.carried(settings)?.trusted) return true;
     // What changed is only what the user chose with "Always allow": trusted as before (or as it was
     // without settings), with the new digest.
     const expected = this.expected.get(settings.folder) ?? [];
@@ -429,6 +456,15 @@ function expectedItems(suggestion: unknown): TrustItemType[] {
     }));
   }
   return [];
+}
+
+/**
+ * A worktree's item as the repository's would read: a `.mcp.json` above the worktree that is the
+ * repository's own is, for the repository, its `.mcp.json`. A worktree sits inside its repository
+ * (`<repository>/.claude/worktrees/<name>`), so the CLI reads the repository's servers there too.
+ */
+function asRepositoryItem(item: TrustItemType, repository: string): TrustItemType {
+  return item.file === join(repository, '.mcp.json') ? { ...item, file: '.mcp.json' } : item;
 }
 
 function sameItem(a: TrustItemType, b: TrustItemType): boolean {

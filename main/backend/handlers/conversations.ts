@@ -40,13 +40,16 @@ export function conversationHandlers(
 > {
   const { open, settings, images, library, files, tabs } = parts;
   return {
-    startConversation: async ({ cwd, model, permissionMode }) =>
-      (
-        await open.start(cwd, {
-          model: model ?? settings.values.defaultModel ?? undefined,
-          ...(permissionMode ? { permissionMode } : {}),
-        })
-      ).snapshot(),
+    startConversation: async ({ cwd, model, permissionMode, worktree, firstMessage }) => {
+      const launch = {
+        model: model ?? settings.values.defaultModel ?? undefined,
+        ...(permissionMode ? { permissionMode } : {}),
+      };
+      if (worktree) return (await open.startInWorktree(cwd, worktree, firstMessage, launch)).snapshot();
+      const conversation = await open.start(cwd, launch);
+      if (firstMessage?.trim()) conversation.send(firstMessage);
+      return conversation.snapshot();
+    },
     setPermissionMode: async ({ conversationId, mode }) => ({
       mode: await open.get(conversationId).setPermissionMode(mode),
     }),

@@ -1,4 +1,5 @@
-import { NotSupported } from '../errors';
+import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY } from '../worktree-choices';
+import { removeWorktree, WorktreeRefused } from '../../worktrees/worktrees';
 import type { HandlersOf, Parts } from '../parts';
 
 /**
@@ -6,19 +7,42 @@ import type { HandlersOf, Parts } from '../parts';
  * removing one, a new worktree's setup command, and the setup commands of Settings.
  */
 export function worktreeHandlers(
-  _parts: Parts,
+  parts: Parts,
 ): HandlersOf<
   'worktreeChoices' | 'worktrees' | 'removeWorktree' | 'setupAction' | 'worktreeSetups' | 'setWorktreeSetup'
 > {
-  const notYet = async (): Promise<never> => {
-    throw new NotSupported('Worktrees are not wired yet.');
-  };
+  const { open, settings, worktrees, worktreeStatuses } = parts;
   return {
-    worktreeChoices: notYet,
-    worktrees: notYet,
-    removeWorktree: notYet,
-    setupAction: notYet,
-    worktreeSetups: notYet,
-    setWorktreeSetup: notYet,
+    worktreeChoices: async ({ cwd }) => worktreeChoices(cwd, settings, worktrees),
+    worktrees: async () => ({ worktrees: await worktreeStatuses.all() }),
+    removeWorktree: async ({ conversationId, deleteBranch }) => {
+      const conversation = open.get(conversationId);
+      const { cwd, sessionId } = conversation.snapshot();
+      // Only a worktree Byre made and recorded: a path a window names is never removed on its word.
+      const record = worktrees.at(cwd);
+      if (!record) throw new WorktreeRefused('This conversation does not run in a worktree Byre made.');
+      await open.close(conversationId);
+      await removeWorktree({ top: record.repository, commonDir: record.commonDir }, record, deleteBranch);
+      // Without its branch nothing could make it again: the record goes too.
+      if (deleteBranch) worktrees.forget(record.path);
+      else worktrees.setRemoved(record.path, Date.now());
+      parts.worktreesChanged();
+      return { sessionId };
+    },
+    setupAction: async ({ conversationId, action }) => {
+      const conversation = open.get(conversationId);
+      if (!conversation.setupWaiting) {
+        throw new WorktreeRefused('The setup command is not waiting: it is running, passed, or was skipped.');
+      }
+      conversation.setupAction(action);
+      return {};
+    },
+    worktreeSetups: async () => ({ setups: settings.worktreeSetups }),
+    setWorktreeSetup: async ({ repository: folder, command }) => {
+      const repository = await mainRepositoryOf(folder, worktrees);
+      if (!repository) throw new WorktreeRefused(NOT_A_REPOSITORY);
+      settings.setWorktreeSetupFor(repository.top, command);
+      return { repository: repository.top, command: settings.worktreeSetupFor(repository.top) };
+    },
   };
 }

@@ -1,0 +1,137 @@
+/**
+ * The backend's side of starting and keeping worktrees, between the git layer (main/worktrees) and the
+ * records (main/data/worktree-records.ts): which repository a folder belongs to (a worktree's is its main
+ * checkout's, so settings keyed by folder and the setup command are the repository's), what the
+ * new-conversation form can offer, the name a new worktree gets, and making a gone worktree again so a
+ * saved conversation of it can resume where its CLI saved it.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { NewWorktree, WorktreeChoices } from '../../shared/ipc';
+import { worktreeLayout } from '../../shared/worktrees';
+import type { SettingsStore } from '../data/settings';
+import type { WorktreeRecord, WorktreeRecords } from '../data/worktree-records';
+import { nameProblem, worktreeName } from '../worktrees/names';
+import {
+  gitForWorktrees,
+  localBranches,
+  recreateWorktree,
+  repositoryOf,
+  WORKTREES_FOLDER,
+  WorktreeRefused,
+  type Repository,
+} from '../worktrees/worktrees';
+
+export const NOT_A_REPOSITORY = 'This folder is not in a git repository.';
+
+/**
+ * The repository `folder` is in, as its main checkout: a folder in one of its worktrees (Byre's, or the
+ * CLI's `--worktree` ones) counts as in the repository itself. Null when it is in none.
+ */
+export async function mainRepositoryOf(folder: string, records: WorktreeRecords): Promise<Repository | null> {
+  const found = await repositoryOf(resolve(folder));
+  if (!found) return null;
+  const recorded = records.at(found.top);
+  if (recorded) return { top: recorded.repository, commonDir: recorded.commonDir };
+  const layout = worktreeLayout(found.top);
+  return layout ? ((await repositoryOf(layout.repository)) ?? found) : found;
+}
+
+/** What the new-conversation form offers for `cwd`: the repository and its branches, or why not. */
+export async function worktreeChoices(
+  cwd: string,
+  settings: SettingsStore,
+  records: WorktreeRecords,
+): Promise<WorktreeChoices> {
+  try {
+    await gitForWorktrees();
+  } catch (error) {
+    if (error instanceof WorktreeRefused) return { available: false, reason: error.message };
+    throw error;
+  }
+  const repository = await mainRepositoryOf(cwd, records);
+  if (!repository) return { available: false, reason: NOT_A_REPOSITORY };
+  const branches = await localBranches(repository);
+  return {
+    available: true,
+    repository: repository.top,
+    branches: branches.branches,
+    current: branches.current,
+    head: branches.head,
+    setupCommand: settings.worktreeSetupFor(repository.top),
+    notes: hasSubmodules(repository) ? ['It has submodules: they are initialised in the worktree.'] : [],
+  };
+}
+
+export function hasSubmodules(repository: Repository): boolean {
+  return existsSync(join(repository.top, '.gitmodules'));
+}
+
+/**
+ * The new worktree's name: the user's, checked (refused, saying why, when git would not take it or it is
+ * taken), or one made from the first message that nothing has yet.
+ */
+export async function newWorktreeName(
+  repository: Repository,
+  records: WorktreeRecords,
+  worktree: NewWorktree,
+  firstMessage: string,
+): Promise<string> {
+  const taken = await takenNames(repository, records);
+  if (worktree.name === undefined) return worktreeName(firstMessage, taken);
+  const problem = nameProblem(worktree.name);
+  if (problem) throw new WorktreeRefused(problem);
+  if (taken.has(worktree.name)) {
+    throw new WorktreeRefused(
+      `The name ${worktree.name} is taken (by a branch or a worktree of this repository): pick another.`,
+    );
+  }
+  return worktree.name;
+}
+
+/** Names a new worktree must not have: the repository's branches, its worktree folders, Byre's records. */
+async function takenNames(repository: Repository, records: WorktreeRecords): Promise<Set<string>> {
+  const { branches } = await localBranches(repository);
+  const folders = (() => {
+    try {
+      return readdirSync(join(repository.top, WORKTREES_FOLDER));
+    } catch {
+      return [];
+    }
+  })();
+  const recorded = records
+    .all()
+    .filter((record) => record.repository === repository.top)
+    .map((record) => record.name);
+  return new Set([...branches, ...folders, ...recorded]);
+}
+
+/**
+ * Before a saved conversation resumes in `cwd`: when that is a worktree whose folder is gone, it is made
+ * again from its branch, where it was, so the CLI finds its session under the same project folder. A
+ * worktree Byre recorded, or one the CLI made with `--worktree` (branch `worktree-<name>`). Refused, saying
+ * so, when its branch is gone. True when it was made again.
+ */
+export async function recreateIfGone(cwd: string | null, records: WorktreeRecords): Promise<boolean> {
+  if (!cwd || isFolder(cwd)) return false;
+  const recorded: WorktreeRecord | undefined = records.at(cwd);
+  if (recorded) {
+    await recreateWorktree({ top: recorded.repository, commonDir: recorded.commonDir }, recorded);
+    records.setRemoved(recorded.path, null);
+    return true;
+  }
+  const layout = worktreeLayout(cwd);
+  if (!layout || !isFolder(layout.repository)) return false;
+  const repository = await repositoryOf(layout.repository);
+  if (!repository) return false;
+  await recreateWorktree(repository, { path: cwd, branch: `worktree-${layout.name}` });
+  return true;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

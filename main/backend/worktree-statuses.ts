@@ -1,0 +1,51 @@
+/**
+ * How every worktree Byre made stands, for the windows: computed from the records (worktrees.json) by
+ * main/worktrees/status.ts, and sent as the `worktreesChanged` event whenever something may have moved it
+ * (a worktree made, removed or made again, a turn ended in one, a merge). One computation at a time: a
+ * burst of changes while one runs makes one more, with everything as it is then.
+ */
+import type { EventPayload, WorktreeStatus } from '../../shared/ipc';
+import type { WorktreeRecords } from '../data/worktree-records';
+import { worktreeStatus } from '../worktrees/status';
+
+export class WorktreeStatuses {
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly records: WorktreeRecords,
+    private readonly emit: (payload: EventPayload<'worktreesChanged'>) => void,
+  ) {}
+
+  /** Every recorded worktree as it stands now. */
+  async all(): Promise<WorktreeStatus[]> {
+    return Promise.all(this.records.all().map((record) => worktreeStatus(record)));
+  }
+
+  /** Something may have changed how one stands: the windows get them all, once this burst is over. */
+  changed(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.tell().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Resolves once no computation runs (for a clean shutdown, and for tests). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async tell(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        this.emit({ worktrees: await this.all() });
+      } catch {
+        // A record file that cannot be read is reported where it is read; the next change tries again.
+      }
+    } while (this.again);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * How a worktree Byre made stands, for the sidebar and the header: how far its branch is ahead of and
+ * behind its base, how many files differ from where it left the base (committed or not, new files too),
+ * what removing it would lose, and whether its folder is there at all. Git failing is said in words on the
+ * status, never thrown: one broken worktree must not hide how the others stand.
+ */
+import { statSync } from 'node:fs';
+import type { WorktreeStatus } from '../../shared/ipc';
+import { git, GitFailed } from '../changes/git';
+import { aheadBehind, uncommitted } from './worktrees';
+
+/** What Byre recorded of a worktree (main/data/worktree-records.ts), as far as its status needs. */
+export interface RecordedWorktree {
+  path: string;
+  repository: string;
+  commonDir: string;
+  name: string;
+  branch: string;
+  base: string | null;
+  baseCommit: string;
+  createdAt: number;
+}
+
+export async function worktreeStatus(record: RecordedWorktree): Promise<WorktreeStatus> {
+  const known = {
+    path: record.path,
+    repository: record.repository,
+    name: record.name,
+    branch: record.branch,
+    base: record.base,
+    baseCommit: record.baseCommit,
+    createdAt: record.createdAt,
+  };
+  const unknown = { ahead: null, behind: null, filesChanged: null, uncommitted: [] };
+  if (!isFolder(record.path)) return { ...known, ...unknown, removed: true, problem: null };
+  const repository = { top: record.repository, commonDir: record.commonDir };
+  try {
+    const base = await baseRef(record);
+    const [counts, paths, changed] = await Promise.all([
+      aheadBehind(repository, record.branch, base),
+      uncommitted(record.path),
+      filesChanged(record.path, base),
+    ]);
+    return { ...known, ...counts, filesChanged: changed, uncommitted: paths, removed: false, problem: null };
+  } catch (error) {
+    return { ...known, ...unknown, removed: false, problem: inWords(error) };
+  }
+}
+
+/** What the worktree is compared with: its base branch while it exists, else the commit it was made from. */
+async function baseRef(record: RecordedWorktree): Promise<string> {
+  if (record.base === null) return record.baseCommit;
+  const found = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${record.base}`], {
+    cwd: record.repository,
+    mayFail: true,
+  });
+  if (found) return `refs/heads/${record.base}`;
+  throw new StatusProblem(`Its base branch ${record.base} is gone.`);
+}
+
+/**
+ * Files that differ between where the branch left its base (their merge-base) and the worktree as it is on
+ * disk: committed on the branch, changed but not committed, and new files git does not ignore.
+ */
+async function filesChanged(path: string, base: string): Promise<number> {
+  const since = (await git(['merge-base', base, 'HEAD'], { cwd: path })).trim();
+  const [tracked, untracked] = await Promise.all([
+    git(['diff', '--name-only', '-z', '--no-renames', since, '--'], { cwd: path }),
+    git(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: path }),
+  ]);
+  return new Set([...tracked.split('\0'), ...untracked.split('\0')].filter(Boolean)).size;
+}
+
+class StatusProblem extends Error {}
+
+function inWords(error: unknown): string {
+  if (error instanceof StatusProblem) return error.message;
+  if (error instanceof GitFailed) {
+    const said = error.stderr.trim().split('\n')[0];
+    return `Git could not say how it stands${said ? `: ${said}` : '.'}`;
+  }
+  return `Git could not say how it stands: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
