@@ -428,6 +428,9 @@ export interface TrustSlice {
   forgetTrust(folder: string): Promise<void>;
 }
 
+/** What the Changes panel compares (shared/ipc/changes.ts ChangesScope). */
+export type ChangesScope = 'conversation' | 'base';
+
 /** How the Changes panel shows a diff: one column, or before and after side by side. */
 export type DiffLayout = 'unified' | 'split';
 
@@ -446,6 +449,11 @@ export interface ChangesPanel {
   open: boolean;
   /** The step picked in the Turn filter; null: everything since the conversation's start. */
   step: number | null;
+  /**
+   * In a worktree: against its base, or the conversation's own changes; null until picked (a worktree
+   * conversation then shows against its base).
+   */
+  scope: ChangesScope | null;
   /** The last view read; it stays (and is shown) while the next is read. */
   view: ChangesView | null;
   /** How many files differ from the conversation's start, as last read; null until read. */
@@ -469,6 +477,8 @@ export interface ChangesSlice {
   diffLayout: DiffLayout;
   toggleChanges(conversationId: string): void;
   closeChanges(conversationId: string): void;
+  /** "Show": against the worktree's base, or the conversation's own changes. */
+  pickChangesScope(conversationId: string, scope: ChangesScope): Promise<void>;
   /** The Turn filter: shows what one step changed (null: everything since the start). */
   pickChangesStep(conversationId: string, step: number | null): Promise<void>;
   /** Reads the view again, keeping the file picked if it is still listed. */
