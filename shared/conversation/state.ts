@@ -205,6 +205,8 @@ export interface ConversationState {
   lastCheck: CheckRun | null;
   /** The latest run of a new worktree's setup command: messages wait while it runs or after it failed. */
   setup: SetupRun | null;
+  /** The git worktree it runs in, from its snapshot (the header's branch and Worktree menu); null: none. */
+  worktree: NonNullable<ConversationSnapshot['worktree']> | null;
   /** Permission requests waiting for an answer, in the order they came. */
   permissionRequests: PermissionRequest[];
   /** MCP servers' questions waiting for an answer, in the order they came. */
@@ -269,6 +271,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     models: snapshot?.models ?? [],
     claudeCodeVersion: snapshot?.claudeCodeVersion ?? null,
     setup: null,
+    worktree: snapshot?.worktree ?? null,
     permissionMode: snapshot?.permissionMode ?? 'default',
     folderSettingsOff: snapshot?.folderSettingsOff ?? false,
     commitIdentity: snapshot?.commitIdentity ?? null,

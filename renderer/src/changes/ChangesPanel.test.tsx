@@ -17,6 +17,7 @@ const on: PanelActions = {
   close: none,
   retry: none,
   pick: none,
+  scope: none,
   select: none,
   layout: none,
   revert: none,
@@ -306,5 +307,25 @@ describe('the diff', () => {
     expect(
       renderDiff({ kind: 'submodule', path: 'lib', before: 'abc1234ffff', after: 'def5678eeee' }),
     ).toContain('Submodule: abc1234 → def5678');
+  });
+});
+
+describe('the Changes panel of a worktree conversation', () => {
+  it('offers "Against <base>" first, then the conversation\'s own changes, as the view says', () => {
+    const base = { branch: 'main', commit: 'abc1234' };
+    const html = render(panel({ view: { ...view, base, scope: 'base' } }));
+    expect(html).toMatch(/role="radiogroup" aria-label="Show"/);
+    expect(html).toMatch(
+      /<input type="radio"[^>]*checked=""[^>]*\/>Against main<\/label><label><input type="radio"[^>]*\/>This conversation&#x27;s changes/,
+    );
+    // Against the base, there are no steps to pick.
+    expect(html).toMatch(/<div class="changes-controls" hidden="">/);
+    const own = render(panel({ view: { ...view, base, scope: 'conversation' } }));
+    expect(own).toMatch(/<input type="radio"[^>]*checked=""[^>]*\/>This conversation/);
+    expect(own).not.toContain('hidden=""');
+  });
+
+  it('has no toggle outside a worktree', () => {
+    expect(render(panel())).not.toContain('aria-label="Show"');
   });
 });

@@ -6,12 +6,12 @@
  * shows is tested without a store; `WithChanges` and `ChangesButton` connect it to the store.
  */
 import { FileDiff as FileDiffIcon, X } from 'lucide-react';
-import type { KeyboardEvent, ReactNode } from 'react';
+import { useId, type KeyboardEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ChangedFile, ChangesView, RevertTarget } from '../../../shared/ipc';
 import { liveConversationId } from '../state/selectors';
 import { useStore } from '../state/store';
-import type { ChangesPanel, DiffLayout, Store } from '../state/types';
+import type { ChangesPanel, ChangesScope, DiffLayout, Store } from '../state/types';
 import { DiffView } from './DiffView';
 import { RevertDialog } from './RevertDialog';
 import { fileSteps, filesWord, statusWords, stepLabel, summaryWords } from './words';
@@ -83,6 +83,7 @@ function ConnectedPanel({ conversationId }: { conversationId: string }) {
       close: state.closeChanges,
       refresh: state.refreshChanges,
       pick: state.pickChangesStep,
+      pickScope: state.pickChangesScope,
       select: state.selectChangedFile,
       setLayout: state.setDiffLayout,
       ask: state.askRevert,
@@ -105,6 +106,7 @@ function ConnectedPanel({ conversationId }: { conversationId: string }) {
         close,
         retry: () => void actions.refresh(conversationId),
         pick: (step) => void actions.pick(conversationId, step),
+        scope: (scope) => void actions.pickScope(conversationId, scope),
         select: (path) => void actions.select(conversationId, path),
         layout: actions.setLayout,
         revert: (target) => void actions.ask(conversationId, target),
@@ -121,6 +123,7 @@ export interface PanelActions {
   close(): void;
   retry(): void;
   pick(step: number | null): void;
+  scope(scope: ChangesScope): void;
   select(path: string): void;
   layout(layout: DiffLayout): void;
   revert(target: RevertTarget): void;
@@ -175,6 +178,30 @@ export function ChangesPanelView(props: {
   );
 }
 
+/** In a worktree: everything its branch holds against its base, or what this conversation changed. */
+function ScopeToggle(props: { base: string; scope: ChangesScope; on: PanelActions }) {
+  const name = useId();
+  const options: { scope: ChangesScope; label: string }[] = [
+    { scope: 'base', label: `Against ${props.base}` },
+    { scope: 'conversation', label: "This conversation's changes" },
+  ];
+  return (
+    <div role="radiogroup" aria-label="Show" className="changes-scope">
+      {options.map((option) => (
+        <label key={option.scope}>
+          <input
+            type="radio"
+            name={name}
+            checked={props.scope === option.scope}
+            onChange={() => props.on.scope(option.scope)}
+          />
+          {option.label}
+        </label>
+      ))}
+    </div>
+  );
+}
+
 function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffLayout; on: PanelActions }) {
   const { view, panel, layout, on } = props;
   const picked = view.steps.find((step) => step.step === panel.step);
@@ -196,7 +223,8 @@ function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffL
           {panel.reverted}
         </p>
       )}
-      <div className="changes-controls">
+      {view.base && <ScopeToggle base={view.base.branch} scope={view.scope ?? 'conversation'} on={on} />}
+      <div className="changes-controls" hidden={view.scope === 'base'}>
         <label className="changes-turn">
           Turn
           <select

@@ -1,3 +1,4 @@
+import { setupWaitNote } from './SetupCard';
 import { useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ConversationState } from '../../../shared/conversation';
@@ -41,6 +42,7 @@ export function Composer({ tabId }: { tabId: string }) {
     })),
   );
   const draft = useStore((state) => state.drafts[tabId]);
+  const setupNote = useStore((state) => setupWaitNote(state.tabs[tabId]?.conversation.setup ?? null));
   const attachments = draft?.attachments ?? [];
   const refusals = draft?.refusals ?? [];
   const text = draft?.text ?? '';
@@ -180,6 +182,11 @@ export function Composer({ tabId }: { tabId: string }) {
             </li>
           ))}
         </ul>
+      )}
+      {setupNote && (
+        <p className="composer-waiting" role="status">
+          {setupNote}
+        </p>
       )}
       {preparing && draft?.sendWhenReady && (
         <p className="composer-waiting" role="status">

@@ -25,6 +25,7 @@ import { WithInspector } from './Inspector';
 import { TodoPanel } from './Todos';
 import { McpServersButton } from './McpServers';
 import { HeaderMenu } from './HeaderMenu';
+import { WorktreeDialogs, WorktreeHeader } from './WorktreeMenu';
 import { MessageList } from './MessageList';
 import { WaitingRequests } from './PermissionCard';
 import { WaitingElicitations } from './ElicitationCard';
@@ -96,6 +97,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
             <RateLimitReached tabId={tabId} />
             <Composer tabId={tab.id} />
             <RewindDialogView tabId={tabId} />
+            <WorktreeDialogs tabId={tabId} />
           </DropZone>
         </WithChanges>
       </WithBranches>
@@ -212,6 +214,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
         </span>
         <CommitIdentityLine tabId={tabId} />
       </div>
+      <WorktreeHeader tabId={tabId} />
       <div className="header-controls">
         <ConversationCost tabId={tabId} />
         <ContextMeter tabId={tabId} />

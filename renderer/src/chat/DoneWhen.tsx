@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { SlidersHorizontal } from 'lucide-react';
 import { CommitIdentity, DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
 import { placePopover, usePopover } from '../ui/popover';
@@ -274,20 +274,18 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
 
 /** A run of the "Done when" check, in the conversation: the command, the round, the time, then how it ended. */
 export function CheckCard({ check }: { check: CheckRun }) {
-  const elapsed = useElapsed(check.status === 'running' ? check.startedAt : null);
-  // A run the CLI's exit cut short has no duration to show.
-  const seconds =
-    check.durationMs !== null ? check.durationMs / 1000 : check.status === 'running' ? elapsed : null;
   return (
-    <section role="group" aria-label="Check" className={`check-card check-${check.status}`}>
-      <header className="check-head">
-        <span className="check-verdict">{VERDICTS[check.status].card}</span>
-        <code className="check-command">{check.command}</code>
+    <RunCard
+      name="Check"
+      className={`check-card check-${check.status}`}
+      verdict={VERDICTS[check.status].card}
+      run={check}
+      detail={
         <span className="check-round">
           round {check.round} of {check.maxRounds}
         </span>
-        {seconds !== null && <span className="check-time">{formatSeconds(seconds)}</span>}
-      </header>
+      }
+    >
       {check.status !== 'running' && (
         <p className="check-summary">
           {check.summary}
@@ -298,10 +296,46 @@ export function CheckCard({ check }: { check: CheckRun }) {
       {check.stopHookActive && (
         <p className="check-note">Claude was stopping again after a check (stop_hook_active).</p>
       )}
-      {check.output && (
+    </RunCard>
+  );
+}
+
+/** What a card of a command Byre ran shows alike (the check, a worktree's setup): head, time and output. */
+export interface CommandRun {
+  command: string;
+  status: string;
+  startedAt: number;
+  durationMs: number | null;
+  output: string;
+  outputTruncated: boolean;
+}
+
+/** A command Byre ran, as a card: how it stands, the command, the time (ticking while it runs), its output. */
+export function RunCard(props: {
+  name: string;
+  className: string;
+  verdict: string;
+  run: CommandRun;
+  detail?: ReactNode;
+  children?: ReactNode;
+}) {
+  const { run } = props;
+  const elapsed = useElapsed(run.status === 'running' ? run.startedAt : null);
+  // A run the CLI's exit cut short has no duration to show.
+  const seconds = run.durationMs !== null ? run.durationMs / 1000 : run.status === 'running' ? elapsed : null;
+  return (
+    <section role="group" aria-label={props.name} className={props.className}>
+      <header className="check-head">
+        <span className="check-verdict">{props.verdict}</span>
+        <code className="check-command">{run.command}</code>
+        {props.detail}
+        {seconds !== null && <span className="check-time">{formatSeconds(seconds)}</span>}
+      </header>
+      {props.children}
+      {run.output && (
         <details className="check-output">
-          <summary>Output{check.outputTruncated ? ' (its end)' : ''}</summary>
-          <pre>{check.output}</pre>
+          <summary>Output{run.outputTruncated ? ' (its end)' : ''}</summary>
+          <pre>{run.output}</pre>
         </details>
       )}
     </section>

@@ -74,7 +74,7 @@ export function HeaderMenu({ sessionId }: { sessionId: string | null }) {
 }
 
 /** Arrow keys, Home and End move the focus between the menu's items, wrapping round at either end. */
-function moveFocus(event: KeyboardEvent, menu: HTMLElement | null): void {
+export function moveFocus(event: KeyboardEvent, menu: HTMLElement | null): void {
   if (!menu) return;
   const items = [...menu.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])')];
   if (items.length === 0) return;

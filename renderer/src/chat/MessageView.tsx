@@ -16,6 +16,7 @@ import { imageSource } from '../host/images';
 import { useStore } from '../state/store';
 import { StopTaskButton } from './BackgroundTasks';
 import { turnFigures } from './figures';
+import { SetupCard } from './SetupCard';
 import { CheckCard } from './DoneWhen';
 import { CliItemView } from './CliItemView';
 import { CopyButton } from '../ui/CopyButton';
@@ -76,6 +77,8 @@ function MessageBody({
       );
     case 'check':
       return <CheckCard check={message.check} />;
+    case 'setup':
+      return <SetupCard setup={message.setup} tabId={tabId} />;
     case 'cli':
       return <CliItemView item={message.item} />;
   }

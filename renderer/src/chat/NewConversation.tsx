@@ -1,12 +1,14 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { PermissionModeChoice } from '../../../shared/ipc';
 import { useStore } from '../state/store';
 import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
+import { WorktreeFields, useWorktreeChoices, worktreeStart, type WorktreeValues } from './WorktreeFields';
 
 /**
- * Pick a working folder (a recent one, the native picker in Electron, or a typed path), a model, and how much
- * Claude may do without asking.
+ * Pick a working folder (a recent one, the native picker in Electron, or a typed path), a model, how much
+ * Claude may do without asking, and whether it works in a new git worktree. A worktree main refused brings
+ * the form back as it was, with the reason.
  */
 export function NewConversation() {
   const info = useStore((state) => state.info);
@@ -14,9 +16,24 @@ export function NewConversation() {
   const setDefaultMode = useStore((state) => state.setDefaultPermissionMode);
   const pickFolder = useStore((state) => state.pickFolder);
   const checkFolder = useStore((state) => state.checkFolder);
-  const [cwd, setCwd] = useState(() => info?.recentFolders[0] ?? info?.initialCwd ?? '');
-  const [model, setModel] = useState('');
-  const [mode, setMode] = useState<PermissionModeChoice>(() => info?.defaultPermissionMode ?? 'default');
+  const dismissRefused = useStore((state) => state.dismissRefusedStart);
+  // Read once: the form holds what was typed from here on.
+  const [refused, setRefused] = useState(() => useStore.getState().refusedStart);
+  useEffect(() => {
+    if (refused) dismissRefused();
+  }, [refused, dismissRefused]);
+  const [cwd, setCwd] = useState(() => refused?.cwd ?? info?.recentFolders[0] ?? info?.initialCwd ?? '');
+  const [model, setModel] = useState(refused?.options.model ?? '');
+  const [mode, setMode] = useState<PermissionModeChoice>(
+    () => refused?.options.permissionMode ?? info?.defaultPermissionMode ?? 'default',
+  );
+  const [worktree, setWorktree] = useState<WorktreeValues>(() => ({
+    on: !!refused?.options.worktree,
+    base: refused?.options.worktree?.base ?? '',
+    name: refused?.options.worktree?.name ?? '',
+    firstMessage: refused?.options.firstMessage ?? '',
+  }));
+  const choices = useWorktreeChoices(cwd);
   const [makeDefault, setMakeDefault] = useState(false);
   const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
@@ -40,6 +57,8 @@ export function NewConversation() {
       onSubmit={(event) => {
         event.preventDefault();
         if (!cwd.trim() || checking) return;
+        const inWorktree = worktreeStart(worktree, choices);
+        setRefused(null);
         // A folder that is not there is said here, in the form, rather than in a tab that cannot start.
         setChecking(true);
         void checkFolder(cwd.trim())
@@ -50,6 +69,7 @@ export function NewConversation() {
               void start(path, {
                 ...(model.trim() ? { model: model.trim() } : {}),
                 permissionMode: mode,
+                ...inWorktree,
               });
             },
             (error: unknown) => setFolderError(error instanceof Error ? error.message : String(error)),
@@ -159,6 +179,12 @@ export function NewConversation() {
           </label>
         )}
       </div>
+      <WorktreeFields folder={cwd} choices={choices} values={worktree} onChange={setWorktree} />
+      {refused && (
+        <p className="banner banner-error" role="alert">
+          The worktree was not made: {refused.reason}
+        </p>
+      )}
       <button type="submit" className="button-primary" disabled={!cwd.trim()}>
         Start
       </button>

@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
-import { folderName } from '../state/selectors';
+import { conversationActivity, folderName, type Activity } from '../state/selectors';
+import { aheadBehind, folderList, groupRows, homeFolder, type RowWorktree } from './row-groups';
 import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { useStore } from '../state/store';
 
 /**
- * The library: every past conversation, grouped by folder, newest first; a search across all of them; and
+ * The library: every past conversation, grouped by folder (a repository's worktrees under it), newest first; a search across all of them; and
  * how far indexing has got. The list is virtualized, so ten thousand rows scroll like ten.
  */
 export function Sidebar() {
@@ -21,7 +22,11 @@ export function Sidebar() {
     })),
   );
   const folders = useMemo(() => folderList(rows), [rows]);
-  const shown = useMemo(() => (folder ? rows.filter((row) => row.cwd === folder) : rows), [rows, folder]);
+  // A repository and its worktrees are one folder.
+  const shown = useMemo(
+    () => (folder ? rows.filter((row) => homeFolder(row.cwd) === folder) : rows),
+    [rows, folder],
+  );
   return (
     <nav className="sidebar" aria-label="Conversations">
       <SearchBox />
@@ -151,10 +156,9 @@ function CleanupNote() {
   );
 }
 
-type Item = { kind: 'folder'; folder: string | null; count: number } | { kind: 'row'; row: LibraryRow };
-
 function RowList({ rows }: { rows: LibraryRow[] }) {
-  const items = useMemo(() => groupByFolder(rows), [rows]);
+  const worktrees = useStore((state) => state.worktrees);
+  const items = useMemo(() => groupRows(rows, worktrees), [rows, worktrees]);
   const scroller = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLUListElement>(null);
   const estimateSize = useCallback((index: number) => (items[index]?.kind === 'folder' ? 30 : 58), [items]);
@@ -186,7 +190,7 @@ function RowList({ rows }: { rows: LibraryRow[] }) {
                   <span className="muted"> · {item.count}</span>
                 </h2>
               ) : (
-                <RowButton row={item.row} />
+                <RowButton row={item.row} worktree={item.worktree} />
               )}
             </li>
           );
@@ -196,18 +200,24 @@ function RowList({ rows }: { rows: LibraryRow[] }) {
   );
 }
 
-function RowButton({ row }: { row: LibraryRow }) {
+function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree | null }) {
   const openSaved = useStore((state) => state.openSaved);
-  const { open, current } = useStore(
+  const { open, current, activity } = useStore(
     useShallow((state) => {
       const tabId = state.tabOrder.find((id) => state.tabs[id]?.conversation.sessionId === row.sessionId);
-      return { open: tabId !== undefined, current: tabId !== undefined && tabId === state.activeTab };
+      const tab = tabId !== undefined ? state.tabs[tabId] : undefined;
+      return {
+        open: tabId !== undefined,
+        current: tabId !== undefined && tabId === state.activeTab,
+        // Only a worktree's row says how its conversation stands: several of them run side by side.
+        activity: worktree && tab && !tab.saved ? conversationActivity(tab.conversation) : null,
+      };
     }),
   );
   return (
     <button
       type="button"
-      className={`library-row${current ? ' library-row-current' : ''}`}
+      className={`library-row${current ? ' library-row-current' : ''}${worktree ? ' library-row-worktree' : ''}`}
       aria-current={current ? 'page' : undefined}
       title={row.cwd ?? undefined}
       onClick={() => void openSaved(row.sessionId)}
@@ -216,8 +226,9 @@ function RowButton({ row }: { row: LibraryRow }) {
         {open && <span className="open-dot" aria-label="Open in a tab" role="img" />}
         {row.title}
       </span>
+      {worktree && <WorktreeLine row={row} worktree={worktree} activity={activity} />}
       <span className="library-row-meta">
-        {row.gitBranch && <span className="branch">⎇ {row.gitBranch}</span>}
+        {!worktree && row.gitBranch && <span className="branch">⎇ {row.gitBranch}</span>}
         <time dateTime={new Date(row.lastActive).toISOString()}>{relativeTime(row.lastActive)}</time>
         <span>
           {row.messageCount.toLocaleString()} {row.messageCount === 1 ? 'message' : 'messages'}
@@ -229,6 +240,48 @@ function RowButton({ row }: { row: LibraryRow }) {
         )}
       </span>
     </button>
+  );
+}
+
+const ACTIVITY_WORDS: Record<Activity, string> = {
+  running: 'Running',
+  waiting: 'Waiting for you',
+  done: 'Done',
+  failed: 'Failed',
+};
+
+/** A worktree row's second line: its branch, how its conversation stands, what it changed against its base. */
+function WorktreeLine(props: { row: LibraryRow; worktree: RowWorktree; activity: Activity | null }) {
+  const { row, worktree, activity } = props;
+  const status = worktree.status;
+  const branch = status?.branch ?? row.gitBranch ?? worktree.name;
+  const counts = status && !status.removed ? aheadBehind(status) : null;
+  return (
+    <span className="library-row-meta worktree-line">
+      <span className="branch">⎇ {branch}</span>
+      {status?.removed ? (
+        <span className="badge badge-muted">worktree removed</span>
+      ) : (
+        <>
+          {activity && (
+            <span className={`worktree-activity worktree-activity-${activity}`}>
+              {ACTIVITY_WORDS[activity]}
+            </span>
+          )}
+          {status?.filesChanged != null && (
+            <span>
+              {status.filesChanged} {status.filesChanged === 1 ? 'file' : 'files'}
+            </span>
+          )}
+          {counts && (
+            <span className="worktree-counts" title={counts.words}>
+              <span aria-hidden="true">{counts.shown}</span>
+              <span className="sr-only">{counts.words}</span>
+            </span>
+          )}
+        </>
+      )}
+    </span>
   );
 }
 
@@ -280,28 +333,6 @@ function Snippet({ text }: { text: string }) {
       {pieces.map((piece, index) => (piece.match ? <mark key={index}>{piece.text}</mark> : piece.text))}
     </span>
   );
-}
-
-/** Folders by their newest conversation, each followed by its conversations, newest first. */
-function groupByFolder(rows: LibraryRow[]): Item[] {
-  const groups = new Map<string | null, LibraryRow[]>();
-  for (const row of [...rows].sort((a, b) => b.lastActive - a.lastActive)) {
-    const list = groups.get(row.cwd);
-    if (list) list.push(row);
-    else groups.set(row.cwd, [row]);
-  }
-  const items: Item[] = [];
-  for (const [folder, list] of groups) {
-    items.push({ kind: 'folder', folder, count: list.length });
-    for (const row of list) items.push({ kind: 'row', row });
-  }
-  return items;
-}
-
-function folderList(rows: LibraryRow[]): string[] {
-  const folders = new Set<string>();
-  for (const row of rows) if (row.cwd) folders.add(row.cwd);
-  return [...folders].sort((a, b) => folderName(a).localeCompare(folderName(b)) || a.localeCompare(b));
 }
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });

@@ -46,6 +46,20 @@ function actions(state: Store): Entry[] {
       detail: commandKey('F'),
       run: () => state.openFind(tab.id),
     },
+    !!tab?.conversation.worktree?.base &&
+      !tab.saved && {
+        key: 'merge-worktree',
+        label: 'Merge worktree…',
+        group: 'Actions',
+        run: () => state.openWorktreeDialog(tab.id, 'merge'),
+      },
+    !!tab?.conversation.worktree &&
+      !tab.saved && {
+        key: 'remove-worktree',
+        label: 'Remove worktree…',
+        group: 'Actions',
+        run: () => state.openWorktreeDialog(tab.id, 'remove'),
+      },
     !!tab && {
       key: 'close',
       label: 'Close this conversation',

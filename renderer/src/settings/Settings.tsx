@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import {
   AppSettings,
+  SETUP_COMMAND_MAX_CHARS,
   type InvokeResponse,
   type SettingsView,
   type Theme,
@@ -356,6 +357,7 @@ function SettingsDialog() {
           </fieldset>
 
           <TrustedFolders />
+          <WorktreeSetups />
 
           <fieldset>
             <legend>Data</legend>
@@ -467,3 +469,124 @@ function TrustedFolders() {
     </fieldset>
   );
 }
+
+/** "Run in each new worktree": a repository's setup command (e.g. `npm ci`), each editable and removable. */
+function WorktreeSetups() {
+  const readSetups = useStore((state) => state.worktreeSetups);
+  const setSetup = useStore((state) => state.setWorktreeSetup);
+  const recent = useStore((state) => state.info?.recentFolders ?? NO_FOLDERS);
+  const [setups, setSetups] = useState<{ repository: string; command: string }[] | null>(null);
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const [folder, setFolder] = useState('');
+  const [command, setCommand] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(
+    () =>
+      readSetups().then(setSetups, (reason: unknown) =>
+        setError(reason instanceof Error ? reason.message : String(reason)),
+      ),
+    [readSetups],
+  );
+  useEffect(() => void load(), [load]);
+  const save = async (repository: string, value: string) => {
+    setError(null);
+    try {
+      await setSetup(repository, value.trim());
+      setEdits(({ [repository]: _saved, ...rest }) => rest);
+      await load();
+      return true;
+    } catch (reason) {
+      setError(reason instanceof Error ? reason.message : String(reason));
+      return false;
+    }
+  };
+  return (
+    <fieldset>
+      <legend>Worktrees</legend>
+      <p className="settings-help">
+        Run in each new worktree: a command that readies a repository&apos;s fresh worktree (installing its
+        packages, say), run before the first message.
+      </p>
+      {setups && setups.length === 0 && <p className="muted">No repository has one yet.</p>}
+      {setups && setups.length > 0 && (
+        <ul className="worktree-setups" aria-label="Run in each new worktree">
+          {setups.map((setup) => (
+            <li key={setup.repository}>
+              <code title={setup.repository}>{setup.repository}</code>
+              <input
+                type="text"
+                aria-label={`Command for ${setup.repository}`}
+                spellCheck={false}
+                maxLength={SETUP_COMMAND_MAX_CHARS}
+                value={edits[setup.repository] ?? setup.command}
+                onChange={(event) => setEdits({ ...edits, [setup.repository]: event.target.value })}
+              />
+              <button
+                type="button"
+                className="button-secondary button-small"
+                disabled={edits[setup.repository] === undefined}
+                onClick={() => void save(setup.repository, edits[setup.repository] ?? setup.command)}
+              >
+                Save
+              </button>
+              <button
+                type="button"
+                className="button-secondary button-small"
+                aria-label={`Remove the command for ${setup.repository}`}
+                onClick={() => void save(setup.repository, '')}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="worktree-setup-add">
+        <input
+          type="text"
+          aria-label="Repository folder"
+          placeholder="Repository folder"
+          list="worktree-setup-folders"
+          spellCheck={false}
+          value={folder}
+          onChange={(event) => setFolder(event.target.value)}
+        />
+        <datalist id="worktree-setup-folders">
+          {recent.map((path) => (
+            <option key={path} value={path} />
+          ))}
+        </datalist>
+        <input
+          type="text"
+          aria-label="Command"
+          placeholder="e.g. npm ci"
+          spellCheck={false}
+          maxLength={SETUP_COMMAND_MAX_CHARS}
+          value={command}
+          onChange={(event) => setCommand(event.target.value)}
+        />
+        <button
+          type="button"
+          className="button-secondary"
+          disabled={!folder.trim() || !command.trim()}
+          onClick={() =>
+            void save(folder.trim(), command).then((saved) => {
+              if (!saved) return;
+              setFolder('');
+              setCommand('');
+            })
+          }
+        >
+          Add
+        </button>
+      </div>
+      {error && (
+        <p className="inline-error settings-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+const NO_FOLDERS: string[] = [];

@@ -127,6 +127,8 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
       }
       set((state) => withOpenConversations(state, open.conversations, true));
       get().tellDrafts();
+      // Worktrees' changes said meanwhile were not heard.
+      void get().loadWorktrees();
     },
 
     showNewConversation() {

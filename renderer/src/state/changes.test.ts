@@ -187,3 +187,39 @@ describe('the Changes panel in the store', () => {
     expect(panel.view?.files).toHaveLength(1);
   });
 });
+
+describe('the Changes panel of a worktree conversation in the store', () => {
+  it("asks against the base by default, and for the conversation's own changes once picked", async () => {
+    const changes = vi.fn(async ({ step }: { step: number | null }) => ok(view(step, ['src/app.ts'])));
+    const changesDiff = vi.fn(async ({ path }: { path: string }) => ok(diffOf(path)));
+    const store = freshStore({
+      changes,
+      changesDiff,
+      startConversation: vi.fn(async () =>
+        ok({
+          conversationId: 'c1',
+          sessionId: 's1',
+          cwd: '/repo/.claude/worktrees/x',
+          model: null,
+          models: [],
+          claudeCodeVersion: null,
+          permissionMode: 'default',
+          worktree: { repository: '/repo', name: 'x', branch: 'x', base: 'main' },
+        }),
+      ),
+    });
+    await store.getState().startConversation('/repo', { worktree: { base: 'main' } });
+    store.getState().toggleChanges('c1');
+    await until(() => !!store.getState().changes.c1?.view);
+    expect(changes).toHaveBeenLastCalledWith({ conversationId: 'c1', step: null, scope: 'base' });
+    await store.getState().selectChangedFile('c1', 'src/app.ts');
+    expect(changesDiff).toHaveBeenLastCalledWith({
+      conversationId: 'c1',
+      step: null,
+      path: 'src/app.ts',
+      scope: 'base',
+    });
+    await store.getState().pickChangesScope('c1', 'conversation');
+    expect(changes).toHaveBeenLastCalledWith({ conversationId: 'c1', step: null, scope: 'conversation' });
+  });
+});

@@ -7,7 +7,8 @@
  */
 import { call } from '../host/api';
 import type { ChangeStep, RevertTarget } from '../../../shared/ipc';
-import type { ChangesPanel, ChangesSlice, DiffLayout, StoreGet, StoreSet } from './types';
+import { tabOfConversation } from './selectors';
+import type { ChangesPanel, ChangesScope, ChangesSlice, DiffLayout, StoreGet, StoreSet } from './types';
 
 const LAYOUT_KEY = 'byre.changes.diffLayout';
 
@@ -15,6 +16,7 @@ const LAYOUT_KEY = 'byre.changes.diffLayout';
 export const closedPanel: ChangesPanel = {
   open: false,
   step: null,
+  scope: null,
   view: null,
   total: null,
   loading: false,
@@ -73,12 +75,19 @@ export function createChangesSlice(set: StoreSet, get: StoreGet): ChangesSlice {
       },
     }));
 
+  /** What to ask main for: the scope picked, else a worktree conversation's base; nothing said: its own. */
+  const scopeOf = (conversationId: string): { scope?: ChangesScope } => {
+    const picked = panelOf(conversationId).scope;
+    if (picked) return { scope: picked };
+    return tabOfConversation(get(), conversationId)?.conversation.worktree ? { scope: 'base' } : {};
+  };
+
   const readDiff = async (conversationId: string, path: string) => {
     const number = ++asked;
     diffAsked.set(conversationId, number);
     const step = panelOf(conversationId).step;
     try {
-      const diff = await call('changesDiff', { conversationId, step, path });
+      const diff = await call('changesDiff', { conversationId, step, path, ...scopeOf(conversationId) });
       if (diffAsked.get(conversationId) === number) patch(conversationId, { diff, diffError: null });
     } catch (error) {
       if (diffAsked.get(conversationId) === number) patch(conversationId, { diffError: messageOf(error) });
@@ -102,6 +111,11 @@ export function createChangesSlice(set: StoreSet, get: StoreGet): ChangesSlice {
       if (get().changes[conversationId]) patch(conversationId, { open: false, revert: null });
     },
 
+    async pickChangesScope(conversationId, scope) {
+      patch(conversationId, { scope, diff: null, diffError: null, reverted: null });
+      await get().refreshChanges(conversationId);
+    },
+
     async pickChangesStep(conversationId, step) {
       // The diff shown was of the other step: it goes, and comes back for the new one if its file is listed.
       patch(conversationId, { step, diff: null, diffError: null, reverted: null });
@@ -114,7 +128,7 @@ export function createChangesSlice(set: StoreSet, get: StoreGet): ChangesSlice {
       const step = panelOf(conversationId).step;
       patch(conversationId, { loading: true });
       try {
-        const view = await call('changes', { conversationId, step });
+        const view = await call('changes', { conversationId, step, ...scopeOf(conversationId) });
         if (viewAsked.get(conversationId) !== number) return;
         const selected = panelOf(conversationId).selected;
         const stillListed = selected !== null && view.files.some((file) => file.path === selected);

@@ -41,6 +41,21 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
       get().moveDraft(tabId, snapshot.conversationId);
     } catch (error) {
       const ipc = error as Error & Partial<IpcError>;
+      if (options.worktree && ipc.name === 'WorktreeRefused' && get().tabs[tabId]) {
+        // Nothing was made: the form comes back with all that was typed and the reason, rather than a tab
+        // that can never start.
+        set((state) => {
+          const { [tabId]: _refused, ...tabs } = state.tabs;
+          return {
+            tabs,
+            tabOrder: state.tabOrder.filter((id) => id !== tabId),
+            activeTab: null,
+            composingNew: true,
+            refusedStart: { cwd, options, reason: ipc.message },
+          };
+        });
+        return;
+      }
       patchTab(tabId, {
         starting: false,
         startError: {
@@ -64,6 +79,11 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
   return {
     tabs: {},
     tabOrder: [],
+    refusedStart: null,
+
+    dismissRefusedStart() {
+      set({ refusedStart: null });
+    },
 
     async startConversation(cwd, options = {}) {
       const tabId = `starting-${++localTabs}`;
@@ -75,6 +95,7 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
         tabOrder: [...state.tabOrder, tabId],
         activeTab: tabId,
         composingNew: false,
+        refusedStart: null,
       }));
       await launch(tabId, cwd, options);
     },

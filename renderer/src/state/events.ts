@@ -112,6 +112,11 @@ export function connectEvents(store: StoreApi<Store>): () => void {
   };
   const offLibrary = window.byre.on('libraryChanged', refreshLibrary);
   refreshLibrary();
+  // Each change says how every worktree stands now, so the latest simply replaces what was known.
+  const offWorktrees = window.byre.on('worktreesChanged', ({ worktrees }) => {
+    store.getState().worktreesArrived(worktrees);
+  });
+  void store.getState().loadWorktrees();
   // As `npm start -- <dir>` does at startup, in the window already open.
   const offSecondLaunch = window.byre.on('secondLaunch', ({ folder }) => {
     void store.getState().startConversation(folder);
@@ -120,6 +125,7 @@ export function connectEvents(store: StoreApi<Store>): () => void {
     offEvents();
     offNotification();
     offLibrary();
+    offWorktrees();
     offSecondLaunch();
   };
 }

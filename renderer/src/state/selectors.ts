@@ -27,3 +27,15 @@ export function folderName(path: string): string {
   const parts = path.split(/[\\/]/).filter(Boolean);
   return parts[parts.length - 1] ?? path;
 }
+
+/** How a conversation open in a tab stands, for a list that shows it: what the tab strip's marks say. */
+export type Activity = 'running' | 'waiting' | 'done' | 'failed';
+
+export function conversationActivity(conversation: Tab['conversation']): Activity | null {
+  if (conversation.permissionRequests.length + conversation.elicitations.length > 0) return 'waiting';
+  if (conversation.status === 'running' || conversation.status === 'starting') return 'running';
+  if (conversation.exitError) return 'failed';
+  const last = conversation.lastResultId ? conversation.messages[conversation.lastResultId] : undefined;
+  if (last?.role === 'result') return last.ok ? 'done' : 'failed';
+  return null;
+}

@@ -10,10 +10,11 @@ import { notifiedInFrame } from './frame';
 import { createLibrarySlice } from './library';
 import { trustSlice } from './trust';
 import type { Store } from './types';
+import { createWorktreesSlice } from './worktrees';
 
 /**
  * The renderer's one store, made of its slices (app, conversations, drafts, kept tabs, find, library,
- * branches, trust, changes): each owns its part of the state and reaches the others through `get()`. What a slice keeps
+ * branches, trust, changes, worktrees): each owns its part of the state and reaches the others through `get()`. What a slice keeps
  * besides its state (counters, requests in flight, timers) lives in the store it was made for, so a test
  * can make a fresh store with `createStore()`. Updates from main are merged per frame (frame.ts).
  */
@@ -28,6 +29,7 @@ const storeState: StateCreator<Store> = (set, get) => ({
   ...createBranchSlice(set, get),
   ...trustSlice(set, get),
   ...createChangesSlice(set, get),
+  ...createWorktreesSlice(set, get),
 });
 
 /** A store of its own, as the app makes one: which tab is open is remembered for the next reload. */

@@ -28,6 +28,9 @@ import type {
   SavedDraft,
   TrustedFolder,
   TurnImage,
+  WorktreeChoices,
+  WorktreeDraft,
+  WorktreeStatus,
 } from '../../../shared/ipc';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
 
@@ -177,6 +180,12 @@ export interface ConversationsSlice {
   tabs: Record<string, Tab>;
   tabOrder: string[];
   startConversation(cwd: string, options?: StartOptions): Promise<void>;
+  /**
+   * A start in a new worktree that main refused (WorktreeRefused): the form comes back with what was typed
+   * and the reason, until the next start or until the form is left.
+   */
+  refusedStart: RefusedStart | null;
+  dismissRefusedStart(): void;
   retryStart(tabId: string): Promise<void>;
   /**
    * Sends a message as it is, not from the draft: one sent again (cancelled, or lost when the CLI stopped),
@@ -247,6 +256,13 @@ export interface ConversationsSlice {
   applyConversationEvents(batches: ReadonlyMap<string, ConversationEvent[]>): void;
 }
 
+/** What the new-conversation form had when main refused its worktree, and why. */
+export interface RefusedStart {
+  cwd: string;
+  options: StartOptions;
+  reason: string;
+}
+
 /** The window's tabs, kept by main so that they come back after a restart (kept-tabs.ts). */
 export interface KeptTabsSlice {
   /** The window has reopened what main kept and tells main its tabs from now on. */
@@ -296,7 +312,8 @@ export type Store = AppSlice &
   FindSlice &
   BranchSlice &
   TrustSlice &
-  ChangesSlice;
+  ChangesSlice &
+  WorktreesSlice;
 
 /** How slices change and read the store (zustand's `set` and `get`). */
 export type StoreSet = StoreApi<Store>['setState'];
@@ -411,6 +428,9 @@ export interface TrustSlice {
   forgetTrust(folder: string): Promise<void>;
 }
 
+/** What the Changes panel compares (shared/ipc/changes.ts ChangesScope). */
+export type ChangesScope = 'conversation' | 'base';
+
 /** How the Changes panel shows a diff: one column, or before and after side by side. */
 export type DiffLayout = 'unified' | 'split';
 
@@ -429,6 +449,11 @@ export interface ChangesPanel {
   open: boolean;
   /** The step picked in the Turn filter; null: everything since the conversation's start. */
   step: number | null;
+  /**
+   * In a worktree: against its base, or the conversation's own changes; null until picked (a worktree
+   * conversation then shows against its base).
+   */
+  scope: ChangesScope | null;
   /** The last view read; it stays (and is shown) while the next is read. */
   view: ChangesView | null;
   /** How many files differ from the conversation's start, as last read; null until read. */
@@ -452,6 +477,8 @@ export interface ChangesSlice {
   diffLayout: DiffLayout;
   toggleChanges(conversationId: string): void;
   closeChanges(conversationId: string): void;
+  /** "Show": against the worktree's base, or the conversation's own changes. */
+  pickChangesScope(conversationId: string, scope: ChangesScope): Promise<void>;
   /** The Turn filter: shows what one step changed (null: everything since the start). */
   pickChangesStep(conversationId: string, step: number | null): Promise<void>;
   /** Reads the view again, keeping the file picked if it is still listed. */
@@ -466,4 +493,50 @@ export interface ChangesSlice {
   confirmRevert(conversationId: string): Promise<void>;
   /** Main's events: an open panel whose conversation's Changes moved on is read again. */
   changesArrived(batches: ReadonlyMap<string, readonly ConversationEvent[]>): void;
+}
+
+/** A worktree conversation's finishing dialogs (the header's Worktree menu, the palette). */
+export type WorktreeDialogKind = 'merge' | 'pullRequest' | 'remove';
+
+export interface WorktreeDialog {
+  tabId: string;
+  kind: WorktreeDialogKind;
+}
+
+/** Worktrees (worktrees.ts): how each one Byre made stands, and what a worktree conversation can do. */
+export interface WorktreesSlice {
+  /** By the worktree's folder (a conversation's `cwd`), as main last said. */
+  worktrees: Record<string, WorktreeStatus>;
+  /** The finishing dialog open, if any: one at a time. */
+  worktreeDialog: WorktreeDialog | null;
+  /** Reads every worktree's status (at start, and after the connection came back). */
+  loadWorktrees(): Promise<void>;
+  /** Main's `worktreesChanged`: all of them, as they are now. */
+  worktreesArrived(worktrees: readonly WorktreeStatus[]): void;
+  /** Whether a conversation in `cwd` can have a worktree, and from which branches. */
+  worktreeChoices(cwd: string): Promise<WorktreeChoices>;
+  openWorktreeDialog(tabId: string, kind: WorktreeDialogKind): void;
+  closeWorktreeDialog(): void;
+  /** The merge and pull request drafted from the conversation; throws with the reason. */
+  worktreeDraft(tabId: string): Promise<WorktreeDraft>;
+  mergeWorktree(
+    tabId: string,
+    merge: Omit<InvokeRequest<'mergeWorktree'>, 'conversationId'>,
+  ): Promise<InvokeResponse<'mergeWorktree'>>;
+  createPullRequest(
+    tabId: string,
+    pullRequest: Omit<InvokeRequest<'createPullRequest'>, 'conversationId'>,
+  ): Promise<InvokeResponse<'createPullRequest'>>;
+  /** Opens the worktree's folder in the file manager or a terminal; the tab's error says why it could not. */
+  openWorktreeFolder(tabId: string, where: 'files' | 'terminal'): Promise<void>;
+  /**
+   * Removes the worktree (and its branch, if asked); the tab then shows the conversation read-only from the
+   * library, in the same place among the tabs. Throws with the reason, leaving the tab as it was.
+   */
+  removeWorktree(tabId: string, deleteBranch: boolean): Promise<void>;
+  /** A failed setup command: run it again, or go on without it. */
+  setupAction(tabId: string, action: 'retry' | 'skip'): Promise<void>;
+  /** "Run in each new worktree", for Settings. */
+  worktreeSetups(): Promise<InvokeResponse<'worktreeSetups'>['setups']>;
+  setWorktreeSetup(repository: string, command: string): Promise<InvokeResponse<'setWorktreeSetup'>>;
 }

@@ -1,0 +1,182 @@
+/**
+ * The new-conversation form's worktree part (issue 28): "In a new worktree", offered only for a folder in
+ * a git repository (asked of main as the folder is typed, the last answer winning), and once ticked the base
+ * branch, an optional name, the first message that names it, and what runs first in it (Settings' setup
+ * command). The view is a function of its props, so its enabling and disabling are tested as rendered.
+ */
+import { useEffect, useId, useState } from 'react';
+import type { WorktreeChoices } from '../../../shared/ipc';
+import { useStore } from '../state/store';
+import { useOverlay } from '../ui/overlays';
+
+/** How long typing pauses before the folder is asked about. */
+const ASK_AFTER_MS = 200;
+
+/** What the form knows of the folder typed: being asked about, or main's answer for it. */
+type ChoicesState = { folder: string; choices: WorktreeChoices | null };
+
+/** Main's answer for the folder as it is now; null while it is asked about (or nothing is typed). */
+export function useWorktreeChoices(folder: string): WorktreeChoices | null {
+  const ask = useStore((state) => state.worktreeChoices);
+  const [known, setKnown] = useState<ChoicesState | null>(null);
+  const wanted = folder.trim();
+  useEffect(() => {
+    if (!wanted) return;
+    // Only the answer for the folder typed last counts: an earlier one arriving late is dropped.
+    let current = true;
+    const timer = setTimeout(() => {
+      ask(wanted).then(
+        (choices) => current && setKnown({ folder: wanted, choices }),
+        (error: unknown) =>
+          current &&
+          setKnown({
+            folder: wanted,
+            choices: {
+              available: false,
+              reason: `Whether this folder can have a worktree could not be told: ${error instanceof Error ? error.message : String(error)}`,
+            },
+          }),
+      );
+    }, ASK_AFTER_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [wanted, ask]);
+  return known && known.folder === wanted ? known.choices : null;
+}
+
+/** The bases offered, the preselected one first: the current branch, or a detached HEAD's commit. */
+export function baseOptions(
+  choices: Extract<WorktreeChoices, { available: true }>,
+): { value: string; label: string }[] {
+  const branches = choices.branches.map((branch) => ({ value: branch, label: branch }));
+  if (choices.current) return branches;
+  return [{ value: choices.head, label: `${choices.head.slice(0, 7)} (detached HEAD)` }, ...branches];
+}
+
+/** Why the checkbox cannot be ticked, in words; null when it can. */
+export function worktreeUnavailable(folder: string, choices: WorktreeChoices | null): string | null {
+  if (!folder.trim()) return 'Choose a folder in a git repository first.';
+  if (!choices) return 'Checking whether this folder is in a git repository…';
+  return choices.available ? null : choices.reason;
+}
+
+export interface WorktreeValues {
+  on: boolean;
+  base: string;
+  name: string;
+  firstMessage: string;
+}
+
+/** The base picked, or the one preselected when none was (or the one picked is no longer offered). */
+function pickedBase(values: WorktreeValues, options: readonly { value: string }[]): string {
+  return options.some((option) => option.value === values.base) ? values.base : (options[0]?.value ?? '');
+}
+
+/** What Start asks main for: a worktree and its first message, or nothing when the box is not ticked. */
+export function worktreeStart(
+  values: WorktreeValues,
+  choices: WorktreeChoices | null,
+): { worktree: { base: string; name?: string }; firstMessage?: string } | null {
+  if (!values.on || !choices?.available) return null;
+  const name = values.name.trim();
+  const firstMessage = values.firstMessage.trim();
+  return {
+    worktree: { base: pickedBase(values, baseOptions(choices)), ...(name ? { name } : {}) },
+    ...(firstMessage ? { firstMessage } : {}),
+  };
+}
+
+export function WorktreeFields(props: {
+  folder: string;
+  choices: WorktreeChoices | null;
+  values: WorktreeValues;
+  onChange(values: WorktreeValues): void;
+}) {
+  const { folder, choices, values, onChange } = props;
+  const reasonId = useId();
+  const unavailable = worktreeUnavailable(folder, choices);
+  const available = choices?.available ? choices : null;
+  const options = available ? baseOptions(available) : [];
+  const base = pickedBase(values, options);
+  const shown = values.on && available !== null;
+  return (
+    <div className="new-conversation-field worktree-fields">
+      <label className="checkbox-row">
+        <input
+          type="checkbox"
+          checked={shown}
+          disabled={unavailable !== null}
+          aria-describedby={unavailable ? reasonId : undefined}
+          onChange={(event) => onChange({ ...values, on: event.target.checked, base })}
+        />
+        In a new worktree
+      </label>
+      {unavailable ? (
+        <span id={reasonId} className="field-hint">
+          {unavailable}
+        </span>
+      ) : (
+        !shown && (
+          <span className="field-hint">
+            Its own folder and branch, so other conversations in this repository do not see its files.
+          </span>
+        )
+      )}
+      {shown && (
+        <div className="worktree-choices">
+          <label>
+            Base branch
+            <select value={base} onChange={(event) => onChange({ ...values, base: event.target.value })}>
+              {options.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Worktree name <span className="muted">(optional)</span>
+            <input
+              type="text"
+              value={values.name}
+              spellCheck={false}
+              maxLength={100}
+              placeholder="Made from the first message"
+              onChange={(event) => onChange({ ...values, name: event.target.value, base })}
+            />
+          </label>
+          <label>
+            First message <span className="muted">(optional)</span>
+            <textarea
+              value={values.firstMessage}
+              rows={3}
+              placeholder="What Claude should do; sent once the worktree is ready"
+              onChange={(event) => onChange({ ...values, firstMessage: event.target.value, base })}
+            />
+          </label>
+          {available.setupCommand && (
+            <p className="worktree-setup-line">
+              Runs first: <code>{available.setupCommand}</code>{' '}
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => useOverlay.getState().show('settings')}
+              >
+                Change in Settings
+              </button>
+            </p>
+          )}
+          {available.notes.length > 0 && (
+            <ul className="worktree-notes">
+              {available.notes.map((note) => (
+                <li key={note}>{note}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

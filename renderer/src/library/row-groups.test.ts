@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { WorktreeStatus } from '../../../shared/ipc';
+import type { LibraryRow } from '../../../shared/library';
+import { aheadBehind, folderList, groupRows, homeFolder, type SidebarItem } from './row-groups';
+
+/**
+ * The sidebar's grouping: a repository's worktree conversations (Byre's, and the CLI's made in a terminal)
+ * under its heading after its own rows, with their statuses; the folder filter offering the repository once.
+ */
+
+const row = (sessionId: string, cwd: string | null, lastActive: number): LibraryRow => ({
+  sessionId,
+  title: sessionId,
+  cwd,
+  gitBranch: null,
+  lastActive,
+  messageCount: 1,
+  sizeBytes: 1,
+  resumable: true,
+  hasTranscript: true,
+  branchCount: 1,
+  familyKey: sessionId,
+});
+
+const status: WorktreeStatus = {
+  path: '/repo/.claude/worktrees/fix-login',
+  repository: '/repo',
+  name: 'fix-login',
+  branch: 'fix-login',
+  base: 'main',
+  baseCommit: 'abc',
+  createdAt: 1,
+  removed: false,
+  ahead: 2,
+  behind: 1,
+  filesChanged: 3,
+  uncommitted: [],
+  problem: null,
+};
+
+const names = (items: SidebarItem[]) =>
+  items.map((item) => (item.kind === 'folder' ? `# ${item.folder} (${item.count})` : item.row.sessionId));
+
+describe('the sidebar groups', () => {
+  const rows = [
+    row('own-old', '/repo', 1),
+    row('byre-worktree', '/repo/.claude/worktrees/fix-login', 9),
+    row('other', '/other', 5),
+    row('cli-worktree', '/repo/.claude/worktrees/quick-fix/', 3),
+    row('own-new', '/repo', 4),
+    row('inside-worktree', '/repo/.claude/worktrees/fix-login/src', 2),
+  ];
+
+  it('lists worktree conversations under their repository, after its own rows, newest first', () => {
+    expect(names(groupRows(rows, {}))).toEqual([
+      '# /repo (4)',
+      'own-new',
+      'own-old',
+      'byre-worktree',
+      'cli-worktree',
+      '# /other (1)',
+      'other',
+      // A folder inside a worktree is not its top level: a folder of its own.
+      '# /repo/.claude/worktrees/fix-login/src (1)',
+      'inside-worktree',
+    ]);
+  });
+
+  it('gives a worktree row its name and, for one Byre made, its status', () => {
+    const items = groupRows(rows, { [status.path]: status });
+    const worktreeOf = (id: string) =>
+      items.find((item) => item.kind === 'row' && item.row.sessionId === id) as Extract<
+        SidebarItem,
+        { kind: 'row' }
+      >;
+    expect(worktreeOf('byre-worktree').worktree).toEqual({ name: 'fix-login', status });
+    expect(worktreeOf('cli-worktree').worktree).toEqual({ name: 'quick-fix', status: null });
+    expect(worktreeOf('own-new').worktree).toBeNull();
+  });
+
+  it('offers a repository and its worktrees as one folder', () => {
+    expect(folderList(rows)).toEqual(['/other', '/repo', '/repo/.claude/worktrees/fix-login/src']);
+    expect(homeFolder('/repo/.claude/worktrees/fix-login')).toBe('/repo');
+    expect(homeFolder('C:\\code\\app\\.claude\\worktrees\\x')).toBe('C:\\code\\app');
+  });
+
+  it('says ahead and behind in arrows, and in words for a screen reader', () => {
+    expect(aheadBehind(status)).toEqual({ shown: '↑2 ↓1', words: '2 ahead of main, 1 behind' });
+    expect(aheadBehind({ ...status, ahead: null })).toBeNull();
+    expect(aheadBehind({ ...status, base: null })?.words).toBe('2 ahead of its base, 1 behind');
+  });
+});

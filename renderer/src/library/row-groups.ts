@@ -1,0 +1,72 @@
+/**
+ * How the sidebar lists the library (issue 28): by folder, the folder of the newest conversation first, and
+ * a repository's worktree conversations (Byre's, and the CLI's `--worktree` ones made in a terminal) under
+ * the repository's own heading, after its own rows, so one repository reads as one place. Pure: the list
+ * is virtualized over what this returns.
+ */
+import { worktreeLayout } from '../../../shared/worktrees';
+import type { WorktreeStatus } from '../../../shared/ipc';
+import type { LibraryRow } from '../../../shared/library';
+import { folderName } from '../state/selectors';
+
+export type SidebarItem =
+  | { kind: 'folder'; folder: string | null; count: number }
+  | { kind: 'row'; row: LibraryRow; worktree: RowWorktree | null };
+
+/** A row whose folder is a worktree: its name, and how it stands if Byre made it. */
+export interface RowWorktree {
+  name: string;
+  status: WorktreeStatus | null;
+}
+
+/** The folder a row is listed (and filtered) under: a worktree's repository, else its own. */
+export function homeFolder(cwd: string | null): string | null {
+  return worktreeLayout(cwd)?.repository ?? cwd;
+}
+
+/** Folders by their newest conversation; in each, its own rows, then its worktrees', newest first. */
+export function groupRows(
+  rows: readonly LibraryRow[],
+  worktrees: Readonly<Record<string, WorktreeStatus>>,
+): SidebarItem[] {
+  const groups = new Map<string | null, { own: SidebarItem[]; worktree: SidebarItem[] }>();
+  for (const row of [...rows].sort((a, b) => b.lastActive - a.lastActive)) {
+    const layout = worktreeLayout(row.cwd);
+    const home = layout?.repository ?? row.cwd;
+    let group = groups.get(home);
+    if (!group) {
+      group = { own: [], worktree: [] };
+      groups.set(home, group);
+    }
+    if (layout) {
+      const status = (row.cwd && worktrees[row.cwd]) || null;
+      group.worktree.push({ kind: 'row', row, worktree: { name: layout.name, status } });
+    } else group.own.push({ kind: 'row', row, worktree: null });
+  }
+  const items: SidebarItem[] = [];
+  for (const [folder, group] of groups) {
+    items.push({ kind: 'folder', folder, count: group.own.length + group.worktree.length });
+    items.push(...group.own, ...group.worktree);
+  }
+  return items;
+}
+
+/** The folders the filter offers: each repository once, its worktrees in it. */
+export function folderList(rows: readonly LibraryRow[]): string[] {
+  const folders = new Set<string>();
+  for (const row of rows) {
+    const home = homeFolder(row.cwd);
+    if (home) folders.add(home);
+  }
+  return [...folders].sort((a, b) => folderName(a).localeCompare(folderName(b)) || a.localeCompare(b));
+}
+
+/** "↑2 ↓1" and its words for a screen reader ("2 ahead of main, 1 behind"); null when not counted. */
+export function aheadBehind(status: WorktreeStatus): { shown: string; words: string } | null {
+  if (status.ahead === null || status.behind === null) return null;
+  const base = status.base ?? 'its base';
+  return {
+    shown: `↑${status.ahead} ↓${status.behind}`,
+    words: `${status.ahead} ahead of ${base}, ${status.behind} behind`,
+  };
+}
