@@ -23,7 +23,8 @@ export function WorktreeHeader({ tabId }: { tabId: string }) {
   return (
     <span className="worktree-header">
       <span className="worktree-branch" title={`Worktree ${worktree.name}, made from ${base}`}>
-        ⎇ {worktree.branch} → {base}
+        <span className="worktree-branch-name">⎇ {worktree.branch}</span>
+        <span className="worktree-branch-base"> → {base}</span>
       </span>
       <WorktreeMenu tabId={tabId} base={worktree.base} />
     </span>
