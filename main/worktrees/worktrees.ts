@@ -9,9 +9,9 @@
  * them (cli-facts 15), and that folder is excluded in `.git/info/exclude`, never the user's .gitignore, so
  * the main checkout's `git status` stays as it was.
  */
-import { appendFile, copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { git, gitRun } from '../changes/git';
+import { copyIndex, git, gitRun } from '../changes/git';
 import { nameProblem } from './names';
 
 /** Something asked of a worktree that cannot be done, in words the user can act on. */
@@ -175,7 +175,7 @@ export async function commitOfUncommitted(
   // A copy of the worktree's own index keeps git's stat cache, so unchanged files are not read again.
   const own = `${index}.byre-commit-${process.pid}`;
   try {
-    await copyFile(index, own).catch(() => undefined);
+    await copyIndex(index, own).catch(() => undefined);
     const env = { GIT_INDEX_FILE: own };
     await git(['add', '--all', '--', '.'], { cwd, env });
     const tree = (await git(['write-tree'], { cwd, env })).trim();
