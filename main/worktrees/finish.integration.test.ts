@@ -36,6 +36,12 @@ beforeEach(async () => {
   run(top, 'add', '-A');
   run(top, 'commit', '--quiet', '-m', 'start');
   repository = (await repositoryOf(top))!;
+  // Merge commits need someone to be by, whatever git identity the machine has (or lacks).
+  await invoke('setCommitIdentity', {
+    scope: 'global',
+    cwd: top,
+    identity: { name: 'Byre Test', email: 'test@example.com' },
+  });
 });
 
 afterEach(() => harness.dispose());
@@ -103,7 +109,9 @@ function everything(worktree: Worktree) {
 }
 
 describe('merging a worktree conversation into its base', () => {
-  it("merges the conversation's work, committing what is uncommitted first, with the drafted message", async () => {
+  it("merges the conversation's work, committing what is uncommitted first, with the drafted message, as Commit as", async () => {
+    const identity = { name: 'Ada Lovelace', email: 'ada@example.com' };
+    await invoke('setCommitIdentity', { scope: 'folder', cwd: top, identity });
     const { worktree, conversationId } = await worktreeConversation('feature');
     await writeTurn(conversationId, 'Add the feature file', join(worktree.path, 'feature.txt'), 'feature\n');
     const before = status(top);
@@ -137,6 +145,12 @@ describe('merging a worktree conversation into its base', () => {
     expect(run(top, 'show', 'feature:feature.txt')).toBe('feature\n');
     expect(run(top, 'log', '-1', '--format=%s', 'feature').trim()).toBe('Add the feature file');
     expect(run(top, 'log', '-1', '--format=%B', 'main').trim()).toBe(draft.commitMessage.trim());
+    // Both commits as the repository's own "Commit as", not the one for all folders.
+    for (const ref of ['main', 'feature']) {
+      expect(run(top, 'log', '-1', '--format=%an <%ae> %cn <%ce>', ref).trim()).toBe(
+        'Ada Lovelace <ada@example.com> Ada Lovelace <ada@example.com>',
+      );
+    }
     // The main checkout has main checked out: fast-forwarded, its files in, its status as it was.
     expect(readFileSync(join(top, 'feature.txt'), 'utf8')).toBe('feature\n');
     expect(status(top)).toBe(before);
