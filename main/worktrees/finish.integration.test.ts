@@ -71,8 +71,13 @@ async function writeTurn(conversationId: string, prompt: string, file: string, c
   };
   harness.world.fake.enqueue(write, { blocks: [{ type: 'text', text: 'Done.' }] });
   await invoke('send', { conversationId, text: prompt });
-  await harness.when(() =>
-    harness.eventsOf(conversationId).some((event) => event.kind === 'changes' && event.steps >= 1),
+  // The turn's own step: one of what changed outside it could come first.
+  await harness.when(async () =>
+    harness.eventsOf(conversationId).some((event) => event.kind === 'changes')
+      ? (await invoke('changes', { conversationId, step: null, scope: 'conversation' })).steps.some(
+          (step) => step.kind === 'turn',
+        )
+      : false,
   );
 }
 
