@@ -80,7 +80,7 @@ function runGit(cwd: string, ...args: string[]): void {
 }
 
 /** Writes `files` (path → text) under `folder`, commits them dated an hour back, and returns the folder. */
-function committedRepository(folder: string, files: ReadonlyMap<string, string>): string {
+export function committedRepository(folder: string, files: ReadonlyMap<string, string>): string {
   mkdirSync(folder, { recursive: true });
   const anHourAgo = new Date(Date.now() - 3_600_000);
   for (const [path, text] of files) {
@@ -96,7 +96,7 @@ function committedRepository(folder: string, files: ReadonlyMap<string, string>)
 }
 
 /** The 10,000 files: packages/pkgN/src/areaN/partN/moduleN.ts, with a README and a JSON file in each part. */
-function projectFiles(): Map<string, string> {
+export function projectFiles(): Map<string, string> {
   const next = random(27);
   const files = new Map<string, string>();
   for (let p = 0; p < PACKAGES; p++) {

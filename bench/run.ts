@@ -20,13 +20,15 @@ import { median } from './ui-harness';
 import { measureUiLongConversation } from './ui-long-conversation';
 import { measureReopen100mb } from './ui-reopen';
 import { measureUiStreaming } from './ui-streaming';
+import { measureWorktrees } from './worktrees';
 
 /**
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
  * CLI's stdout, then the UI in Chromium through the browser host (a fast streamed reply; a 10,000-message
  * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts), then switching
  * branches in a conversation of 20 (bench/rewind.ts), and main's event loop while the Rewind dialog's preview
- * is worked out (bench/rewind-preview.ts). Each
+ * is worked out (bench/rewind-preview.ts), and making a worktree of a 10,000-file repository
+ * (bench/worktrees.ts). Each
  * measurement is a function returning named figures; all are merged into one JSON object printed last.
  * MB = 10^6 bytes. Timed figures are the median of several runs after a warm-up; each decode figure is
  * timed in rounds alternating with bare JSON.parse, its ratio the median of the rounds' ratios. Each UI
@@ -673,6 +675,19 @@ const changesPanel: Measurement = {
     ),
 };
 
+/** A conversation's worktree made in a repository of 10,000 files, no setup command (bench/worktrees.ts). */
+const worktrees: Measurement = {
+  name: 'worktrees',
+  standalone: true,
+  run: () => uiFigures('worktrees', measureWorktrees),
+  verdicts: (figures) =>
+    verdict(
+      figures,
+      'goal_worktree_create_under_2s',
+      `a worktree of a repository of ${figures.worktree_repo_files} files made in ${figures.worktree_create_ms} ms (median; runs ${figures.worktree_create_runs_ms} ms; git worktree add alone, the floor: ${figures.worktree_git_add_floor_ms} ms) (goal < 2000 ms)`,
+    ),
+};
+
 /** In order; later ones may read earlier figures. Add new measurements here. */
 const measurements: Measurement[] = [
   streamInfo,
@@ -690,6 +705,7 @@ const measurements: Measurement[] = [
   fileSearch,
   changes,
   changesPanel,
+  worktrees,
 ];
 
 const units: [RegExp, string][] = [

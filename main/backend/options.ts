@@ -15,6 +15,8 @@ export interface BackendOptions {
   openExternal?: (url: string) => Promise<void>;
   /** Opens a folder in the system's file manager. */
   openFolder?: (path: string) => Promise<void>;
+  /** Opens a terminal in a folder (a worktree's "Open folder"). */
+  openTerminal?: (path: string) => Promise<void>;
   /** Hands an export's files to the user: a save dialog, or downloads (shared/library.ts ExportDelivery). */
   deliverExport?: (files: ExportFile[]) => Promise<ExportDelivery>;
   /** The library's worker script: the build's `library-worker.js` beside the host's entry. */

@@ -35,6 +35,18 @@ export interface ChangesOptions {
   open?: (folder: string, store: string) => Promise<SnapshotStore>;
 }
 
+/**
+ * A worktree conversation's base (issue 28): the branch it was made from (or the commit, for a detached
+ * HEAD's), and the commit where its branch parted from it, which the `base` scope compares the folder with.
+ */
+export interface ChangesBase {
+  branch: string;
+  commit: string;
+}
+
+/** What the panel compares: the conversation's own changes, or everything its worktree holds against its base. */
+export type ChangesAgainst = { scope: 'conversation' } | { scope: 'base'; base: ChangesBase };
+
 interface Ready {
   snapshots: SnapshotStore;
   record: ChangesRecord;
@@ -313,8 +325,19 @@ export class ConversationChanges {
     return done;
   }
 
-  /** What the Changes panel shows: everything since the start (`step` null), or what one step changed. */
-  view(step: number | null): Promise<ChangesView> {
+  /**
+   * What the Changes panel shows: everything since the start (`step` null), or what one step changed; or,
+   * against a worktree's base, everything between where its branch parted from the base and the folder now,
+   * committed on the branch or not (`step` is then not used). A worktree conversation's view names its base
+   * in both scopes (`base`, from `worktree`), and says which scope it is.
+   */
+  view(
+    asked: number | null,
+    against: ChangesAgainst = { scope: 'conversation' },
+    worktree: ChangesBase | null = against.scope === 'base' ? against.base : null,
+  ): Promise<ChangesView> {
+    const step = against.scope === 'base' ? null : asked;
+    const named = worktree ? { base: worktree, scope: against.scope } : {};
     return this.enqueue(async () => {
       const ready = await this.started;
       if (!ready) {
@@ -327,6 +350,7 @@ export class ConversationChanges {
           step,
           files: [],
           notes: [],
+          ...named,
         };
       }
       const { snapshots, record } = ready;
@@ -334,7 +358,7 @@ export class ConversationChanges {
       const shown = step === null ? null : stepOf(record, step);
       const changes = shown
         ? await snapshots.diff(shown.before, shown.after)
-        : await snapshots.diff(record.start, now.tree);
+        : await snapshots.diff(against.scope === 'base' ? against.base.commit : record.start, now.tree);
       const since = new Set(touched(await snapshots.diff(this.known(record), now.tree)));
       const [repositoryState, ignored] = await Promise.all([
         snapshots.repositoryState(),
@@ -372,19 +396,25 @@ export class ConversationChanges {
           changedSince: since.has(change.path) || (change.from !== null && since.has(change.from)),
         })),
         notes,
+        ...named,
       };
     });
   }
 
-  /** One file's diff, between the same two ends as `view(step)`. */
-  diff(step: number | null, path: string): Promise<FileDiff> {
+  /** One file's diff, between the same two ends as `view(step, against)`. */
+  diff(
+    asked: number | null,
+    path: string,
+    against: ChangesAgainst = { scope: 'conversation' },
+  ): Promise<FileDiff> {
+    const step = against.scope === 'base' ? null : asked;
     return this.enqueue(async () => {
       const ready = await this.readyOrThrow();
       const { snapshots, record } = ready;
       const shown = step === null ? null : stepOf(record, step);
       const [before, after] = shown
         ? [shown.before, shown.after]
-        : [record.start, (await this.now(ready)).tree];
+        : [against.scope === 'base' ? against.base.commit : record.start, (await this.now(ready)).tree];
       // A renamed file's lines are read from where it was.
       const change = (await snapshots.diff(before, after)).find((entry) => entry.path === path);
       return snapshots.fileDiff(before, after, path, change?.from ?? path);

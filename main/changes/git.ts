@@ -4,6 +4,7 @@
  * they are), and with an environment of our choosing rather than whatever GIT_* variables Byre inherited.
  */
 import { execFile } from 'node:child_process';
+import { copyFile, stat, utimes } from 'node:fs/promises';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
 export class GitFailed extends Error {
@@ -88,4 +89,16 @@ export function gitRun(args: readonly string[], options: GitOptions): Promise<Gi
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input ?? '');
   });
+}
+
+/**
+ * A copy of an index file (the user's, a worktree's) for git to work from with a private GIT_INDEX_FILE,
+ * dated as the original is. Git trusts an entry whose size and mtime match the file on disk unless the entry
+ * is as new as the index itself ("racily clean"): a copy dated now would make a file edited in the second
+ * the original was written, to the same size, look unchanged, and a snapshot or a commit would miss it.
+ */
+export async function copyIndex(from: string, to: string): Promise<void> {
+  await copyFile(from, to);
+  const dated = await stat(from);
+  await utimes(to, dated.atime, dated.mtime);
 }

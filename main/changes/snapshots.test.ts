@@ -204,3 +204,26 @@ describe('snapshots', () => {
     expect(readFileSync(join(repo, 'big.bin'), 'utf8')).toBe('real content\n');
   });
 });
+
+describe('the first snapshot of a repository', () => {
+  it("sees a file edited to the same size in the second the user's index was written", async () => {
+    const repo = join(root, 'racy');
+    mkdirSync(repo);
+    const file = join(repo, 'app.ts');
+    const then = new Date(Date.now() - 3_600_000);
+    writeFileSync(file, 'one\ntwo\nthree\n');
+    utimesSync(file, then, then);
+    run(repo, 'init', '--quiet');
+    // Ctime cannot be set back: git is told not to look at it, so only size and mtime say "unchanged".
+    run(repo, 'config', 'core.trustctime', 'false');
+    run(repo, 'add', '-A');
+    run(repo, 'commit', '--quiet', '-m', 'start');
+    // The index written in the same second as the file, then the file edited in that second, to its size.
+    utimesSync(join(repo, '.git', 'index'), then, then);
+    writeFileSync(file, 'one\nTWO\nthree\n');
+    utimesSync(file, then, then);
+    const snapshots = await Snapshots.open(repo, store);
+    const { commit } = await snapshots.take('c', 'start', null);
+    expect(run(repo, 'show', `${commit}:app.ts`)).toBe('one\nTWO\nthree\n');
+  });
+});

@@ -12,10 +12,10 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, chmod, copyFile, lstat, mkdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
-import { git, GitFailed, gitRun } from './git';
+import { copyIndex, git, GitFailed, gitRun } from './git';
 import { parseHunks } from './hunks';
 
 /** One file that differs between two snapshots. */
@@ -673,7 +673,7 @@ export class Snapshots {
     )
       return;
     if (
-      !(await copyFile(this.seedIndex, this.privateIndex).then(
+      !(await copyIndex(this.seedIndex, this.privateIndex).then(
         () => true,
         () => false,
       ))

@@ -280,8 +280,9 @@ describe('one gate', () => {
       .map((path) => relative(MAIN, path))
       .sort();
     // The pipe (started only by the gate), the check's shell (the user's own command), git for the @
-    // list and for snapshots (with the repository's hooks and fsmonitor off), the file manager, and
-    // `claude --version` for the settings screen, which reads no folder.
+    // list and for snapshots (with the repository's hooks and fsmonitor off), the file manager and a
+    // terminal, `claude --version` for the settings screen, which reads no folder, and gh for a worktree's
+    // pull request (its auth status, and `pr create` once the user asks).
     expect(spawning).toEqual([
       'backend/handlers/app.ts',
       'changes/git.ts',
@@ -289,6 +290,7 @@ describe('one gate', () => {
       'conversation/done-check.ts',
       'hosts/open-folder.ts',
       'intake/file-index.ts',
+      'worktrees/pull-request.ts',
     ]);
   });
 });

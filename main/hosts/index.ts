@@ -6,6 +6,7 @@ import { resolveDataDir } from '../data/settings';
 import { electronUserArgs, initialCwdFromArgs, secondLaunchFolder, type SecondLaunch } from './args';
 import { Backend } from '../backend/backend';
 import { saveDialogOptions, writeExport } from './export-save';
+import { openTerminalWithSystem } from './open-folder';
 import { contentTypeFor, readStaticFile } from './static-files';
 import {
   APP_INDEX,
@@ -72,6 +73,7 @@ const backend = new Backend({
     const problem = await shell.openPath(path);
     if (problem) throw new Error(`Could not open ${path}: ${problem}`);
   },
+  openTerminal: (path) => openTerminalWithSystem(path),
   deliverExport: async (files) => {
     const focused = BrowserWindow.getFocusedWindow();
     const options = saveDialogOptions(files, app.getPath('downloads'));

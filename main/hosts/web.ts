@@ -7,7 +7,7 @@ import { Backend } from '../backend/backend';
 import { Downloads } from './downloads';
 import { reportEventLoopDelay } from './event-loop-report';
 import { holdDataFolder } from './host-lock';
-import { openFolderWithSystem } from './open-folder';
+import { openFolderWithSystem, openTerminalWithSystem } from './open-folder';
 import { startWebBridge } from './web-bridge';
 
 /**
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
     rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.js'),
     openFolder: (path) => openFolderWithSystem(path),
+    openTerminal: (path) => openTerminalWithSystem(path),
     deliverExport: async (files) => downloads.deliver(files),
     ...pageLimits(process.env),
   });

@@ -7,7 +7,7 @@
  * time per repository: a second one asked meanwhile waits.
  */
 import { git, gitRun } from '../changes/git';
-import { WorktreeRefused, type Repository } from './worktrees';
+import { identityEnv, WorktreeRefused, type Repository } from './worktrees';
 
 export type MergeResult =
   | { merged: true; commit: string }
@@ -17,6 +17,11 @@ export type MergeResult =
 export interface MergeRequest {
   branch: string;
   base: string;
+  /**
+   * What of the branch is merged, when not its tip: a commit on top of it that holds what was uncommitted
+   * (commitOfUncommitted), which the branch moves to only once the merge is done.
+   */
+  tip?: string;
   /** One commit on the base with the branch's changes, rather than a merge commit. */
   squash: boolean;
   message: string;
@@ -45,7 +50,7 @@ async function mergeNow(repository: Repository, request: MergeRequest): Promise<
   const { branch, base } = request;
   const baseCommit = (await git(['rev-parse', '--verify', `refs/heads/${base}^{commit}`], { cwd })).trim();
   const branchCommit = (
-    await git(['rev-parse', '--verify', `refs/heads/${branch}^{commit}`], { cwd })
+    await git(['rev-parse', '--verify', `${request.tip ?? `refs/heads/${branch}`}^{commit}`], { cwd })
   ).trim();
   const checkout = await checkoutOf(repository, base);
   if (checkout) {
@@ -75,16 +80,10 @@ async function mergeNow(repository: Repository, request: MergeRequest): Promise<
   }
   const tree = lines[0]?.trim() ?? '';
   const parents = request.squash ? ['-p', baseCommit] : ['-p', baseCommit, '-p', branchCommit];
-  const by = request.identity;
-  const env: Record<string, string> = by
-    ? {
-        GIT_AUTHOR_NAME: by.name,
-        GIT_AUTHOR_EMAIL: by.email,
-        GIT_COMMITTER_NAME: by.name,
-        GIT_COMMITTER_EMAIL: by.email,
-      }
-    : {};
-  const made = await gitRun(['commit-tree', tree, ...parents, '-m', request.message], { cwd, env });
+  const made = await gitRun(['commit-tree', tree, ...parents, '-m', request.message], {
+    cwd,
+    env: identityEnv(request.identity ?? null),
+  });
   if (made.code !== 0) {
     throw new WorktreeRefused(`The merge commit could not be made: ${made.stderr.trim().split('\n')[0]}`);
   }

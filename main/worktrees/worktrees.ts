@@ -9,9 +9,9 @@
  * them (cli-facts 15), and that folder is excluded in `.git/info/exclude`, never the user's .gitignore, so
  * the main checkout's `git status` stays as it was.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { git, gitRun } from '../changes/git';
+import { copyIndex, git, gitRun } from '../changes/git';
 import { nameProblem } from './names';
 
 /** Something asked of a worktree that cannot be done, in words the user can act on. */
@@ -123,6 +123,90 @@ async function excludeWorktrees(repository: Repository): Promise<void> {
   if (now.split('\n').includes(line)) return;
   await mkdir(dirname(exclude), { recursive: true });
   await appendFile(exclude, `${now === '' || now.endsWith('\n') ? '' : '\n'}${line}\n`);
+}
+
+/**
+ * The commit where the worktree's branch parted from its base (a branch, or for a detached HEAD's worktree
+ * its commit): what the base has not got yet is everything after it. A base branch deleted since falls back
+ * to the commit the worktree was made from.
+ */
+export async function partedFrom(
+  worktree: { path: string; base: string | null; baseCommit: string },
+  cwd: string = worktree.path,
+): Promise<string> {
+  const base = worktree.base ?? worktree.baseCommit;
+  const found = await git(['merge-base', base, 'HEAD'], { cwd, mayFail: true });
+  return found?.trim() || worktree.baseCommit;
+}
+
+/** Who a commit is by, as git takes it from its environment. */
+export function identityEnv(identity: { name: string; email: string } | null): Record<string, string> {
+  return identity
+    ? {
+        GIT_AUTHOR_NAME: identity.name,
+        GIT_AUTHOR_EMAIL: identity.email,
+        GIT_COMMITTER_NAME: identity.name,
+        GIT_COMMITTER_EMAIL: identity.email,
+      }
+    : {};
+}
+
+/**
+ * Everything not committed in the worktree (`git add -A`: new files too, ignored ones not), as a commit on
+ * top of its branch with `message`, WITHOUT moving the branch or touching the worktree's index: the commit is
+ * written through an index of its own, so a merge that then conflicts leaves the worktree exactly as it was.
+ * `moveBranchTo` makes it the branch's once the merge is done. Null when nothing is uncommitted. Git runs no
+ * hook either way (git.ts).
+ */
+export async function commitOfUncommitted(
+  worktree: { path: string; branch: string },
+  message: string,
+  identity: { name: string; email: string } | null,
+): Promise<string | null> {
+  const cwd = worktree.path;
+  const head = await git(['symbolic-ref', '--quiet', 'HEAD'], { cwd, mayFail: true });
+  if (head?.trim() !== `refs/heads/${worktree.branch}`) {
+    throw new WorktreeRefused(
+      `The worktree has another branch checked out than its own ${worktree.branch}: check ${worktree.branch} out there again, or commit by hand.`,
+    );
+  }
+  if ((await uncommitted(cwd)).length === 0) return null;
+  const index = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd })).trim();
+  // A copy of the worktree's own index keeps git's stat cache, so unchanged files are not read again.
+  const own = `${index}.byre-commit-${process.pid}`;
+  try {
+    await copyIndex(index, own).catch(() => undefined);
+    const env = { GIT_INDEX_FILE: own };
+    await git(['add', '--all', '--', '.'], { cwd, env });
+    const tree = (await git(['write-tree'], { cwd, env })).trim();
+    const parent = (await git(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd })).trim();
+    const made = await gitRun(['commit-tree', tree, '-p', parent, '-m', message], {
+      cwd,
+      env: identityEnv(identity),
+    });
+    if (made.code !== 0) {
+      throw new WorktreeRefused(
+        `What is uncommitted could not be committed: ${made.stderr.trim().split('\n')[0]}`,
+      );
+    }
+    return made.stdout.trim();
+  } finally {
+    await rm(own, { force: true });
+  }
+}
+
+/**
+ * The worktree's branch moved on to `commit` (one commitOfUncommitted made on top of it), and its index
+ * with it: the working tree already holds what the commit does, so its status comes out clean.
+ */
+export async function moveBranchTo(
+  worktree: { path: string; branch: string },
+  commit: string,
+): Promise<void> {
+  const cwd = worktree.path;
+  const parent = (await git(['rev-parse', '--verify', `${commit}^`], { cwd })).trim();
+  await git(['update-ref', `refs/heads/${worktree.branch}`, commit, parent], { cwd });
+  await git(['reset', '--quiet', '--mixed', 'HEAD'], { cwd });
 }
 
 /** Commits on the worktree's branch its base does not have, and the other way round. */

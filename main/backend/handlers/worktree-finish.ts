@@ -1,20 +1,139 @@
+import { existsSync } from 'node:fs';
+import type { Conversation } from '../../conversation/conversation';
+import type { WorktreeRecord } from '../../data/worktree-records';
+import { UNTITLED } from '../../library/rules/titles';
+import { draftFinish } from '../../worktrees/drafts';
+import { mergeIntoBase } from '../../worktrees/merge';
+import { createPullRequest, pullRequestReadiness } from '../../worktrees/pull-request';
+import { statusOf } from '../../worktrees/standing';
+import { commitOfUncommitted, moveBranchTo, WorktreeRefused } from '../../worktrees/worktrees';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
 
 /**
  * Finishing a worktree conversation: the merge and the pull request drafted from it, merging into its base,
- * a pull request through gh, and its folder opened in the file manager or a terminal.
+ * a pull request through gh, and its folder opened in the file manager or a terminal. A conversation is a
+ * worktree's exactly when Byre recorded its folder as one (worktrees.json): a path from a window is never
+ * taken, only the open conversation's own folder.
  */
 export function worktreeFinishHandlers(
-  _parts: Parts,
+  parts: Parts,
 ): HandlersOf<'worktreeDraft' | 'mergeWorktree' | 'createPullRequest' | 'openWorktreeFolder'> {
-  const notYet = async (): Promise<never> => {
-    throw new NotSupported('Worktrees are not wired yet.');
+  const worktreeOf = (conversationId: string) => {
+    const conversation = parts.open.get(conversationId);
+    const record = parts.worktrees.at(conversation.snapshot().cwd);
+    if (!record) throw new WorktreeRefused('This conversation is not in a worktree.');
+    return { conversation, record };
   };
+  const present = (record: WorktreeRecord) => record.removedAt === null && existsSync(record.path);
+
   return {
-    worktreeDraft: notYet,
-    mergeWorktree: notYet,
-    createPullRequest: notYet,
-    openWorktreeFolder: notYet,
+    worktreeDraft: async ({ conversationId }) => {
+      const { conversation, record } = worktreeOf(conversationId);
+      const [standing, said] = await Promise.all([statusOf(record), whatWasSaid(parts, conversation)]);
+      const { files, ...status } = standing;
+      const drafts = draftFinish({ ...said, files, branch: record.branch });
+      const pullRequest = !record.base
+        ? { ready: false as const, reason: noBase(record, 'open a pull request against') }
+        : await pullRequestReadiness(present(record) ? record.path : record.repository, parts.options.env);
+      return { status, ...drafts, pullRequest };
+    },
+
+    mergeWorktree: async ({ conversationId, squash, message, commitUncommitted }) => {
+      const { record } = worktreeOf(conversationId);
+      const base = record.base;
+      if (!base) throw new WorktreeRefused(noBase(record, 'merge it into'));
+      const identity = parts.settings.commitIdentityFor(record.repository);
+      // Made as a commit on top of the branch, but the branch moves to it only once the merge is done: a
+      // merge that conflicts, or is refused, leaves the worktree exactly as it was.
+      const tip =
+        commitUncommitted && present(record) ? await commitOfUncommitted(record, message, identity) : null;
+      const result = await mergeIntoBase(
+        { top: record.repository, commonDir: record.commonDir },
+        {
+          branch: record.branch,
+          base,
+          squash,
+          message,
+          ...(identity ? { identity } : {}),
+          ...(tip ? { tip } : {}),
+        },
+      );
+      if (!result.merged) return result;
+      if (tip) {
+        await moveBranchTo(record, tip).catch((error: unknown) =>
+          // The base has the work either way; the worktree then still shows it as uncommitted.
+          console.error(
+            'Byre: the worktree’s branch could not take the commit of its uncommitted work:',
+            error,
+          ),
+        );
+      }
+      parts.worktreesChanged();
+      return { merged: true, commit: result.commit, base };
+    },
+
+    createPullRequest: async ({ conversationId, title, body }) => {
+      const { record } = worktreeOf(conversationId);
+      if (!record.base) throw new WorktreeRefused(noBase(record, 'open a pull request against'));
+      const made = await createPullRequest(
+        {
+          cwd: present(record) ? record.path : record.repository,
+          branch: record.branch,
+          base: record.base,
+          title,
+          body,
+        },
+        parts.options.env,
+      );
+      parts.worktreesChanged();
+      return made;
+    },
+
+    openWorktreeFolder: async ({ conversationId, in: where }) => {
+      const { record } = worktreeOf(conversationId);
+      if (!present(record)) {
+        throw new WorktreeRefused(
+          `The worktree’s folder ${record.path} is gone: resume the conversation to make it again.`,
+        );
+      }
+      const open = where === 'files' ? parts.options.openFolder : parts.options.openTerminal;
+      if (!open) {
+        throw new NotSupported(
+          where === 'files' ? 'This host cannot open folders.' : 'This host cannot open a terminal.',
+        );
+      }
+      await open(record.path);
+      return {};
+    },
   };
+}
+
+/** Why a worktree made from a detached HEAD's commit has no branch to finish into, and what to do instead. */
+function noBase(record: WorktreeRecord, what: string): string {
+  return `This worktree was made from a detached HEAD (commit ${record.baseCommit.slice(0, 12)}), so it has no base branch to ${what}. Merge its branch ${record.branch} by hand.`;
+}
+
+/**
+ * The conversation's title, when it has one of its own, and the prompts it was sent, oldest first: read
+ * from its log, every page (drafting is rare, and the first prompt is what names the work).
+ */
+async function whatWasSaid(
+  parts: Parts,
+  conversation: Conversation,
+): Promise<{ title: string | null; prompts: string[] }> {
+  const window = conversation.history();
+  const pages = [window.events];
+  for (let before = window.before; before !== null;) {
+    const page = conversation.historyBefore(before);
+    pages.unshift(page.events);
+    before = page.before;
+  }
+  const events = [...window.prelude, ...pages.flat()];
+  const prompts = events.flatMap((event) => (event.kind === 'prompt' ? [event.text] : []));
+  const named = events.flatMap((event) => (event.kind === 'title' ? [event.title] : [])).at(-1) ?? null;
+  // The library's title rules know a rename, and for a resumed conversation the prompts before this process.
+  const row = await parts.library.row(conversation.snapshot().sessionId).catch(() => null);
+  const listed = row && row.title !== UNTITLED ? row.title : null;
+  return { title: named ?? listed, prompts };
 }
