@@ -7,7 +7,7 @@
  * time per repository: a second one asked meanwhile waits.
  */
 import { git, gitRun } from '../changes/git';
-import { identityEnv, WorktreeRefused, type Repository } from './worktrees';
+import { commitProblem, identityEnv, WorktreeRefused, type Repository } from './worktrees';
 
 export type MergeResult =
   | { merged: true; commit: string }
@@ -85,7 +85,7 @@ async function mergeNow(repository: Repository, request: MergeRequest): Promise<
     env: identityEnv(request.identity ?? null),
   });
   if (made.code !== 0) {
-    throw new WorktreeRefused(`The merge commit could not be made: ${made.stderr.trim().split('\n')[0]}`);
+    throw new WorktreeRefused(commitProblem('The merge commit could not be made', made.stderr));
   }
   const commit = made.stdout.trim();
   if (checkout) {

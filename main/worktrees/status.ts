@@ -22,6 +22,14 @@ export interface RecordedWorktree {
 }
 
 export async function worktreeStatus(record: RecordedWorktree): Promise<WorktreeStatus> {
+  const { files: _files, ...status } = await worktreeStanding(record);
+  return status;
+}
+
+/** The status, with the paths that differ from the base (for a draft that names them). */
+export async function worktreeStanding(
+  record: RecordedWorktree,
+): Promise<WorktreeStatus & { files: string[] }> {
   const known = {
     path: record.path,
     repository: record.repository,
@@ -31,17 +39,25 @@ export async function worktreeStatus(record: RecordedWorktree): Promise<Worktree
     baseCommit: record.baseCommit,
     createdAt: record.createdAt,
   };
-  const unknown = { ahead: null, behind: null, filesChanged: null, uncommitted: [] };
+  const unknown = { ahead: null, behind: null, filesChanged: null, uncommitted: [], files: [] };
   if (!isFolder(record.path)) return { ...known, ...unknown, removed: true, problem: null };
   const repository = { top: record.repository, commonDir: record.commonDir };
   try {
     const base = await baseRef(record);
-    const [counts, paths, changed] = await Promise.all([
+    const [counts, paths, files] = await Promise.all([
       aheadBehind(repository, record.branch, base),
       uncommitted(record.path),
       filesChanged(record.path, base),
     ]);
-    return { ...known, ...counts, filesChanged: changed, uncommitted: paths, removed: false, problem: null };
+    return {
+      ...known,
+      ...counts,
+      filesChanged: files.length,
+      uncommitted: paths,
+      files,
+      removed: false,
+      problem: null,
+    };
   } catch (error) {
     return { ...known, ...unknown, removed: false, problem: inWords(error) };
   }
@@ -62,13 +78,14 @@ async function baseRef(record: RecordedWorktree): Promise<string> {
  * Files that differ between where the branch left its base (their merge-base) and the worktree as it is on
  * disk: committed on the branch, changed but not committed, and new files git does not ignore.
  */
-async function filesChanged(path: string, base: string): Promise<number> {
+async function filesChanged(path: string, base: string): Promise<string[]> {
   const since = (await git(['merge-base', base, 'HEAD'], { cwd: path })).trim();
   const [tracked, untracked] = await Promise.all([
     git(['diff', '--name-only', '-z', '--no-renames', since, '--'], { cwd: path }),
     git(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: path }),
   ]);
-  return new Set([...tracked.split('\0'), ...untracked.split('\0')].filter(Boolean)).size;
+  const paths = new Set([...tracked.split('\0'), ...untracked.split('\0')].filter(Boolean));
+  return [...paths].sort((a, b) => a.localeCompare(b));
 }
 
 class StatusProblem extends Error {}

@@ -139,6 +139,17 @@ export async function partedFrom(
   return found?.trim() || worktree.baseCommit;
 }
 
+/**
+ * Why git would not make a commit, in words: most often it does not know whose it is (no user.name or
+ * user.email anywhere), which the user can fix in one of two places.
+ */
+export function commitProblem(what: string, stderr: string): string {
+  if (/Author identity unknown|Please tell me who you are|empty ident name/i.test(stderr)) {
+    return `${what}: git does not know who commits are by. Set “Commit as” in the conversation's settings, or run git config --global user.name "Your Name" and git config --global user.email you@example.com.`;
+  }
+  return `${what}: ${stderr.trim().split('\n')[0]}`;
+}
+
 /** Who a commit is by, as git takes it from its environment. */
 export function identityEnv(identity: { name: string; email: string } | null): Record<string, string> {
   return identity
@@ -185,9 +196,7 @@ export async function commitOfUncommitted(
       env: identityEnv(identity),
     });
     if (made.code !== 0) {
-      throw new WorktreeRefused(
-        `What is uncommitted could not be committed: ${made.stderr.trim().split('\n')[0]}`,
-      );
+      throw new WorktreeRefused(commitProblem('What is uncommitted could not be committed', made.stderr));
     }
     return made.stdout.trim();
   } finally {

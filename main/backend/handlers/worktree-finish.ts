@@ -5,7 +5,7 @@ import { UNTITLED } from '../../library/rules/titles';
 import { draftFinish } from '../../worktrees/drafts';
 import { mergeIntoBase } from '../../worktrees/merge';
 import { createPullRequest, pullRequestReadiness } from '../../worktrees/pull-request';
-import { statusOf } from '../../worktrees/standing';
+import { worktreeStanding } from '../../worktrees/status';
 import { commitOfUncommitted, moveBranchTo, WorktreeRefused } from '../../worktrees/worktrees';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
@@ -30,7 +30,10 @@ export function worktreeFinishHandlers(
   return {
     worktreeDraft: async ({ conversationId }) => {
       const { conversation, record } = worktreeOf(conversationId);
-      const [standing, said] = await Promise.all([statusOf(record), whatWasSaid(parts, conversation)]);
+      const [standing, said] = await Promise.all([
+        worktreeStanding(record),
+        whatWasSaid(parts, conversation),
+      ]);
       const { files, ...status } = standing;
       const drafts = draftFinish({ ...said, files, branch: record.branch });
       const pullRequest = !record.base
