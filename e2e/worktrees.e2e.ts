@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { Gate, type ScriptedReply } from './fake-model/server';
-import { claude, finished, yourMessage } from './fixtures/chat-page';
+import { claude, finished, send, yourMessage } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -159,5 +159,16 @@ test('removes a worktree after asking, and keeps its conversation in the library
   expect(git(cwd, 'status', '--porcelain')).toBe(statusBefore);
   // The conversation is still listed under its first prompt, and opens read-only with Resume.
   await expect(sidebar(page).getByRole('button', { name: /write some notes/ })).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Resume' })).toBeVisible();
+  await expect(
+    page.getByText('Its worktree was removed. Resume makes it again from its branch notes'),
+  ).toBeVisible();
+
+  // Resume makes the worktree again from its branch, and the conversation carries on there.
+  fake.enqueue(text('Back in the worktree.'));
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expect.poll(() => existsSync(worktree)).toBe(true);
+  await expect(page.getByRole('banner')).toContainText('⎇ notes → main');
+  await send(page, 'carry on');
+  await expect(claude(page).last()).toContainText('Back in the worktree.');
+  expect(git(cwd, 'status', '--porcelain')).toBe(statusBefore);
 });

@@ -870,6 +870,14 @@ describe('errors and notices', () => {
     expect(transcript(state).slice(-2)).toEqual(['Claude: Yes.', 'result success']);
   });
 
+  it('takes the worktree a resumed process runs in from its snapshot', () => {
+    const worktree = { repository: '/repo', name: 'notes', branch: 'notes', base: 'main' };
+    const saved = run([{ kind: 'exit' }]);
+    expect(saved.worktree).toBeNull();
+    const resumed = run([{ kind: 'resumed', snapshot: { ...SNAPSHOT, worktree } }], saved);
+    expect(resumed.worktree).toEqual(worktree);
+  });
+
   it('on a crash, keeps the answered prompt and cancels one queued before its reply began', () => {
     const state = run([
       prompt(P1, 'First'),

@@ -147,6 +147,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         folderSettingsOff: event.snapshot.folderSettingsOff ?? false,
         commitIdentity: event.snapshot.commitIdentity ?? null,
         commands: event.snapshot.commands ?? d.state.commands,
+        worktree: event.snapshot.worktree ?? null,
       });
       return;
     case 'permission_request': {

@@ -14,7 +14,7 @@ import { useStore } from '../state/store';
 import type { ChangesPanel, ChangesScope, DiffLayout, Store } from '../state/types';
 import { DiffView } from './DiffView';
 import { RevertDialog } from './RevertDialog';
-import { fileSteps, filesWord, statusWords, stepLabel, summaryWords } from './words';
+import { againstBaseWords, fileSteps, filesWord, statusWords, stepLabel, summaryWords } from './words';
 
 const panelId = (conversationId: string) => `changes-${conversationId}`;
 
@@ -260,7 +260,9 @@ function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffL
         )}
       </div>
       <p className="changes-summary" aria-busy={panel.loading}>
-        {summaryWords(view.files.length, picked)}
+        {view.scope === 'base' && view.base
+          ? againstBaseWords(view.files.length, view.base.branch)
+          : summaryWords(view.files.length, picked)}
       </p>
       {view.files.length > 0 && (
         <ul className="changes-files" aria-label="Changed files" aria-busy={panel.loading}>
@@ -334,7 +336,8 @@ function FileRow(props: {
           {file.path}
         </button>
         {/* A submodule is listed, never reverted: its checkout is its own repository's. */}
-        {file.kind !== 'submodule' && (
+        {/* Against the base, a file's difference may be committed: a revert goes by the conversation's own. */}
+        {file.kind !== 'submodule' && view.scope !== 'base' && (
           <button
             type="button"
             className="link-button changes-file-revert"

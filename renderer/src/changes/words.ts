@@ -108,3 +108,9 @@ export function summaryWords(count: number, step: ChangeStep | undefined): strin
   if (count === 0) return step ? `No file changed ${since}.` : `No file has changed ${since}.`;
   return `${filesWord(count)} changed ${since}.`;
 }
+
+/** What the panel shows against a worktree's base: committed on its branch or not. */
+export function againstBaseWords(count: number, base: string): string {
+  if (count === 0) return `No file differs from ${base}.`;
+  return `${filesWord(count)} ${count === 1 ? 'differs' : 'differ'} from ${base}, committed or not.`;
+}

@@ -24,7 +24,9 @@ export function WorktreeHeader({ tabId }: { tabId: string }) {
     <span className="worktree-header">
       <span className="worktree-branch" title={`Worktree ${worktree.name}, made from ${base}`}>
         <span className="worktree-branch-name">⎇ {worktree.branch}</span>
-        <span className="worktree-branch-base"> → {base}</span>
+        <span className="worktree-branch-base">
+          {'\u00a0'}→ {base}
+        </span>
       </span>
       <WorktreeMenu tabId={tabId} base={worktree.base} />
     </span>

@@ -196,10 +196,12 @@ function RemoveButton({ sessionId }: { sessionId: string }) {
 
 /** In place of the composer: resume the conversation, or carry it on in a new one where it cannot be. */
 export function SavedFooter({ tabId }: { tabId: string }) {
-  const { resumable, hasTranscript, skipped, inFile } = useStore(
+  const { resumable, hasTranscript, skipped, inFile, removedBranch } = useStore(
     useShallow((state) => {
       const saved = state.tabs[tabId]?.saved;
+      const worktree = saved?.row.cwd ? state.worktrees[saved.row.cwd] : undefined;
       return {
+        removedBranch: worktree?.removed ? worktree.branch : null,
         inFile: !!saved?.leafUuid,
         resumable: saved?.row.resumable ?? false,
         hasTranscript: saved?.row.hasTranscript ?? false,
@@ -237,7 +239,11 @@ export function SavedFooter({ tabId }: { tabId: string }) {
         </p>
       ) : resumable ? (
         <>
-          <p>A saved conversation. Resume it to carry on where it left off.</p>
+          <p>
+            {removedBranch
+              ? `Its worktree was removed. Resume makes it again from its branch ${removedBranch} and carries on.`
+              : 'A saved conversation. Resume it to carry on where it left off.'}
+          </p>
           <button type="button" className="button-primary" disabled={busy} onClick={() => act(resume)}>
             {busy ? 'Resuming…' : 'Resume'}
           </button>
