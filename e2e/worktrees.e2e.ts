@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { Gate, type ScriptedReply } from './fake-model/server';
-import { claude, finished, send, yourMessage } from './fixtures/chat-page';
+import { claude, finished, log, send, yourMessage } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -171,4 +171,43 @@ test('removes a worktree after asking, and keeps its conversation in the library
   await send(page, 'carry on');
   await expect(claude(page).last()).toContainText('Back in the worktree.');
   expect(git(cwd, 'status', '--porcelain')).toBe(statusBefore);
+});
+
+test('runs the repository’s setup command from Settings in a new worktree before the first message, and again when asked', async ({
+  page,
+  webHost,
+}) => {
+  const { fake, cwd } = webHost.world;
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+  await page.keyboard.press('ControlOrMeta+Comma');
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  // Fails the first time it runs in a worktree, and leaves a mark each time.
+  const ready = join(webHost.world.home, 'setup-ready');
+  const command = `echo installing >> setup-ran.txt; test -e ${ready}`;
+  await settings.getByRole('combobox', { name: 'Repository folder' }).fill(cwd);
+  await settings.getByRole('textbox', { name: 'Command' }).fill(command);
+  await settings.getByRole('button', { name: 'Add' }).click();
+  await expect(settings.getByRole('textbox', { name: `Command for ${cwd}` })).toHaveValue(command);
+  await page.keyboard.press('Escape');
+  await expect(settings).toBeHidden();
+
+  fake.enqueue(text('Ready when you are.'));
+  await startInWorktree(page, cwd, { base: 'main', name: 'setup', first: 'hello after setup' });
+  const card = log(page).getByRole('group', { name: 'Setup' });
+  await expect(card).toContainText(command);
+  await expect(card).toContainText('exit 1');
+  // The first message waits for it: the model has not been asked anything.
+  await expect(yourMessage(page, 'hello after setup')).toBeVisible();
+  await expect(
+    page.getByText('The setup command failed: messages wait until you run it again'),
+  ).toBeVisible();
+  expect(fake.messageRequests()).toHaveLength(0);
+
+  // Once what it looks for is there, Run again passes, and the first message goes.
+  const worktree = join(cwd, '.claude', 'worktrees', 'setup');
+  writeFileSync(ready, '');
+  await card.last().getByRole('button', { name: 'Run again' }).click();
+  await expect(log(page).getByRole('group', { name: 'Setup' }).last()).toContainText('exit 0');
+  await expect(claude(page).last()).toContainText('Ready when you are.');
+  expect(readFileSync(join(worktree, 'setup-ran.txt'), 'utf8')).toBe('installing\ninstalling\n');
 });
