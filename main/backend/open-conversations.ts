@@ -17,10 +17,16 @@ import type { EventBatcher } from '../conversation/event-batcher';
 import type { ImageRefs } from '../conversation/image-refs';
 import type { ForkRecords } from '../data/fork-records';
 import type { SettingsStore } from '../data/settings';
-import type { TrustGate } from '../data/trust';
+import { TrustNeeded, type TrustGate } from '../data/trust';
 import type { WorktreeRecords } from '../data/worktree-records';
 import { gitRun } from '../changes/git';
-import { createWorktree, gitForWorktrees, removeWorktree, WorktreeRefused } from '../worktrees/worktrees';
+import {
+  createWorktree,
+  gitForWorktrees,
+  removeWorktree,
+  WorktreeRefused,
+  type Worktree,
+} from '../worktrees/worktrees';
 import {
   hasSubmodules,
   mainRepositoryOf,
@@ -50,6 +56,8 @@ export class OpenConversations {
   private readonly conversations = new Map<string, Conversation>();
   /** Worktrees being made, by repository: one at a time, as git's own worktree list takes them. */
   private readonly making = new Map<string, Promise<unknown>>();
+  /** Worktrees just made whose own files wait for the user's trust, by the start that made them. */
+  private readonly awaitingTrust = new Map<string, Worktree>();
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
 
@@ -159,34 +167,51 @@ export class OpenConversations {
     const branch = await gitRun(['show-ref', '--verify', '--quiet', `refs/heads/${worktree.base}`], {
       cwd: repository.top,
     });
+    // A start that waited for the trust of the worktree's own files (its base's settings differ from the
+    // main checkout's) is asked again, the same: it carries on in the worktree it made, not in another.
+    const asked = JSON.stringify([repository.top, worktree.base, worktree.name ?? null, firstMessage ?? '']);
+    const waiting = this.awaitingTrust.get(asked);
+    this.awaitingTrust.delete(asked);
     // Named and made one at a time in a repository: two at once would pick the same name, and git's
     // worktree list does not take two additions at once.
-    const made = await this.oneAtATime(repository.commonDir, async () =>
-      createWorktree(
-        repository,
-        worktree.base,
-        await newWorktreeName(repository, worktrees, worktree, firstMessage ?? ''),
-      ),
-    );
+    const made =
+      waiting && isDirectory(waiting.path) && worktrees.at(waiting.path)
+        ? waiting
+        : await this.oneAtATime(repository.commonDir, async () =>
+            createWorktree(
+              repository,
+              worktree.base,
+              await newWorktreeName(repository, worktrees, worktree, firstMessage ?? ''),
+            ),
+          );
     const name = made.branch;
     const notes: string[] = [];
     let conversation: Conversation;
     try {
-      worktrees.add({
-        path: made.path,
-        repository: repository.top,
-        commonDir: repository.commonDir,
-        name,
-        branch: made.branch,
-        // A detached HEAD's commit (or any commit) has no branch to merge into.
-        base: branch.code === 0 ? worktree.base : null,
-        baseCommit: made.baseCommit,
-        createdAt: Date.now(),
-        removedAt: null,
-      });
-      if (hasSubmodules(repository)) notes.push(...(await initSubmodules(made.path)));
+      if (made !== waiting) {
+        worktrees.add({
+          path: made.path,
+          repository: repository.top,
+          commonDir: repository.commonDir,
+          name,
+          branch: made.branch,
+          // A detached HEAD's commit (or any commit) has no branch to merge into.
+          base: branch.code === 0 ? worktree.base : null,
+          baseCommit: made.baseCommit,
+          createdAt: Date.now(),
+          removedAt: null,
+        });
+        if (hasSubmodules(made.path)) notes.push(...(await initSubmodules(made.path)));
+      }
       conversation = await this.start(made.path, launch);
     } catch (error) {
+      if (error instanceof TrustNeeded && error.folder === made.path) {
+        // The window asks about the worktree's own files, which must be there to be shown; then it asks
+        // for this start again.
+        this.awaitingTrust.set(asked, made);
+        this.parts.worktreesChanged();
+        throw error;
+      }
       worktrees.forget(made.path);
       await removeWorktree(repository, made, true).catch(() => undefined);
       throw error;

@@ -59,12 +59,13 @@ export async function worktreeChoices(
     current: branches.current,
     head: branches.head,
     setupCommand: settings.worktreeSetupFor(repository.top),
-    notes: hasSubmodules(repository) ? ['It has submodules: they are initialised in the worktree.'] : [],
+    notes: hasSubmodules(repository.top) ? ['It has submodules: they are initialised in the worktree.'] : [],
   };
 }
 
-export function hasSubmodules(repository: Repository): boolean {
-  return existsSync(join(repository.top, '.gitmodules'));
+/** A checkout with submodules: the main one (for the form's note), or a new worktree's (its base's own). */
+export function hasSubmodules(checkout: string): boolean {
+  return existsSync(join(checkout, '.gitmodules'));
 }
 
 /**

@@ -160,7 +160,7 @@ describe("a worktree's settings", () => {
     const ofWorktree = (folder: string) => (folder === worktree ? made.folder : undefined);
     const gate = () =>
       new TrustGate(join(made.folder, '..', 'data'), { HOME: made.home }, () => 1000, ofWorktree);
-    return { repository: made.folder, worktree, gate };
+    return { repository: made.folder, worktree, gate, home: made.home };
   }
 
   it('are trusted, without asking, when the repository was trusted with the same items', () => {
@@ -190,6 +190,20 @@ describe("a worktree's settings", () => {
     expect((asked as TrustNeeded).folder).toBe(worktree);
     gate().decide(worktree, gate().view(worktree).digest, true);
     expect(gate().folderSettingsFor(worktree)).toBe(true);
+  });
+
+  it('ask about what is new even when Claude Code trusts the repository they sit in', () => {
+    const extra = JSON.stringify({
+      mcpServers: { db: { command: 'npx', args: ['db-server'] }, new: { command: 'evil' } },
+    });
+    const { repository, worktree, gate, home } = repositoryWithWorktree({ '.mcp.json': extra });
+    writeFileSync(
+      join(home, '.claude.json'),
+      JSON.stringify({ projects: { [repository]: { hasTrustDialogAccepted: true } } }),
+    );
+    // The repository itself is trusted from Claude Code's record; its worktree's new server is not.
+    expect(gate().folderSettingsFor(repository)).toBe(true);
+    expect(() => gate().folderSettingsFor(worktree)).toThrow(TrustNeeded);
   });
 
   it('open without themselves when the repository was opened without its settings', () => {

@@ -409,6 +409,9 @@ export class TrustGate {
       return true;
     }
     if (record) return false;
+    // Claude Code's record of the repository covers its worktrees too (it looks up the tree), but not what a
+    // worktree's branch brings that the repository was never trusted with: that asks.
+    if (this.worktreeRepository(settings.folder) !== undefined) return false;
     if (file.forgotten.includes(settings.folder) || !claudeTrusts(settings.folder, this.env)) return false;
     this.record(settings, 'claude');
     return true;

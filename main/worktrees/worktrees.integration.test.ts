@@ -149,12 +149,16 @@ describe('a conversation in a new worktree', () => {
     });
     await harness.when(() => results(snapshot.conversationId) === 1);
     writeFileSync(join(snapshot.cwd, 'lost.txt'), 'uncommitted\n');
+    // A second conversation at work in the same worktree (as a fork of the first would be).
+    await invoke('startConversation', { cwd: snapshot.cwd });
     const removed = await invoke('removeWorktree', {
       conversationId: snapshot.conversationId,
       deleteBranch: false,
     });
     expect(removed.sessionId).toBe(snapshot.sessionId);
     expect(existsSync(snapshot.cwd)).toBe(false);
+    // Nothing of Claude's is left at work in a folder that is gone.
+    expect((await invoke('listConversations', {})).conversations).toEqual([]);
     expect((await invoke('worktrees', {})).worktrees).toEqual([
       expect.objectContaining({ path: snapshot.cwd, removed: true }),
     ]);
@@ -306,5 +310,34 @@ describe('what is refused, and how a worktree starts', () => {
     await harness.when(() => results(snapshot.conversationId) === 1);
     // The repository's hook ran in the worktree, which asked nothing of its own.
     expect(existsSync(join(snapshot.cwd, 'session-start.marker'))).toBe(true);
+  });
+
+  it("asks about a base branch's own settings for its worktree, then starts in that same worktree", async () => {
+    // The main checkout has no settings; the base branch brings a hook the user never trusted.
+    gitIn(top, 'checkout', '--quiet', '-b', 'hooked');
+    mkdirSync(join(top, '.claude'), { recursive: true });
+    const hook = [{ hooks: [{ type: 'command', command: 'touch hooked.marker' }] }];
+    writeFileSync(join(top, '.claude', 'settings.json'), JSON.stringify({ hooks: { SessionStart: hook } }));
+    gitIn(top, 'add', '-A');
+    gitIn(top, 'commit', '--quiet', '-m', 'a hook');
+    gitIn(top, 'checkout', '--quiet', 'main');
+    statusBefore = status();
+    const request = { cwd: top, worktree: { base: 'hooked', name: 'from-hooked' }, firstMessage: 'hi' };
+    const path = join(top, '.claude', 'worktrees', 'from-hooked');
+    const asked = await refusal('startConversation', request);
+    expect(asked).toMatchObject({ name: 'TrustNeeded', folder: path });
+    // The worktree waits for the answer, so that its files can be shown; its hook has not run.
+    const view = await invoke('folderTrust', { cwd: path });
+    expect(view.items.map((item) => item.text).join('\n')).toContain('touch hooked.marker');
+    expect(existsSync(join(path, 'hooked.marker'))).toBe(false);
+    await invoke('decideTrust', { folder: view.folder, digest: view.digest, trust: true });
+    world.fake.enqueue(say('Hello.'));
+    const snapshot = await invoke('startConversation', request);
+    expect(snapshot.cwd).toBe(path);
+    await harness.when(() => results(snapshot.conversationId) === 1);
+    expect(existsSync(join(path, 'hooked.marker'))).toBe(true);
+    // One worktree and one branch, not a second of each.
+    expect(gitIn(top, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+    expect(gitIn(top, 'branch', '--list', 'from-hooked*').trim().split('\n')).toHaveLength(1);
   });
 });

@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -115,5 +125,42 @@ describe('worktrees', () => {
       removeWorktree(repository, { path: join(top, 'src'), branch: 'main' }, false),
     ).rejects.toThrow(/not one of this repository's worktrees/);
     expect(existsSync(join(top, 'src', 'app.ts'))).toBe(true);
+  });
+
+  it('makes no worktree through a .claude or .claude/worktrees the repository has as a link', async () => {
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(join(elsewhere, 'worktrees'), { recursive: true });
+    symlinkSync(elsewhere, join(top, '.claude'));
+    await expect(createWorktree(repository, 'main', 'fix-login')).rejects.toThrow(/is a link or a file/);
+    expect(readdirSync(join(elsewhere, 'worktrees'))).toEqual([]);
+    rmSync(join(top, '.claude'));
+    mkdirSync(join(top, '.claude'));
+    symlinkSync(join(elsewhere, 'worktrees'), join(top, '.claude', 'worktrees'));
+    await expect(createWorktree(repository, 'main', 'fix-login')).rejects.toThrow(/is a link or a file/);
+    expect(readdirSync(join(elsewhere, 'worktrees'))).toEqual([]);
+    expect(run(top, 'branch', '--list', 'fix-login')).toBe('');
+  });
+
+  it('names a staged rename once, by its new path', async () => {
+    const worktree = await createWorktree(repository, 'main', 'renames');
+    run(worktree.path, 'mv', 'src/app.ts', 'src/main.ts');
+    expect(await uncommitted(worktree.path)).toEqual(['src/main.ts']);
+  });
+
+  it('forgets only its own worktree when its folder was deleted by hand, not the user’s other ones', async () => {
+    const ours = await createWorktree(repository, 'main', 'ours');
+    // The user's own worktree, on a drive that is not mounted now: its folder is not there for a while.
+    const theirs = join(root, 'usb', 'theirs');
+    run(top, 'worktree', 'add', '--quiet', '-b', 'theirs', theirs);
+    renameSync(join(root, 'usb'), join(root, 'usb-unmounted'));
+    rmSync(ours.path, { recursive: true, force: true });
+
+    await removeWorktree(repository, ours, false);
+    await recreateWorktree(repository, ours);
+    expect(existsSync(join(ours.path, 'src', 'app.ts'))).toBe(true);
+    renameSync(join(root, 'usb-unmounted'), join(root, 'usb'));
+    // Git still knows the user's worktree: it works as it did.
+    expect(run(top, 'worktree', 'list', '--porcelain')).toContain(theirs);
+    expect(run(theirs, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('theirs');
   });
 });

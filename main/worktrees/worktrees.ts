@@ -9,7 +9,8 @@
  * them (cli-facts 15), and that folder is excluded in `.git/info/exclude`, never the user's .gitignore, so
  * the main checkout's `git status` stays as it was.
  */
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { appendFile, lstat, mkdir, readFile, readdir, realpath, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { copyIndex, git, gitRun } from '../changes/git';
 import { nameProblem } from './names';
@@ -19,8 +20,11 @@ export class WorktreeRefused extends Error {
   override name = 'WorktreeRefused';
 }
 
-/** `git worktree` came with git 2.5. */
-const OLDEST_GIT: [number, number] = [2, 5];
+/**
+ * `git worktree` came with git 2.5, but finding a worktree's repository needs `rev-parse --path-format`
+ * (2.31); merging needs 2.38 (main/worktrees/merge.ts says so when it is older).
+ */
+const OLDEST_GIT: [number, number] = [2, 31];
 
 /** Where a repository's worktrees go, from its top level. */
 export const WORKTREES_FOLDER = join('.claude', 'worktrees');
@@ -29,13 +33,13 @@ export const WORKTREES_FOLDER = join('.claude', 'worktrees');
 export async function gitForWorktrees(): Promise<string> {
   const found = await gitRun(['--version'], { cwd: process.cwd() });
   if (found.code === 'ENOENT') {
-    throw new WorktreeRefused('Git is not installed: worktrees need git 2.5 or later.');
+    throw new WorktreeRefused('Git is not installed: worktrees need git 2.31 or later.');
   }
   const version = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(found.stdout);
   const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
   if (major < OLDEST_GIT[0] || (major === OLDEST_GIT[0] && minor < OLDEST_GIT[1])) {
     throw new WorktreeRefused(
-      `This is git ${version?.[0] ?? found.stdout.trim()}: worktrees need git 2.5 or later.`,
+      `This is git ${version?.[0] ?? found.stdout.trim()}: worktrees need git 2.31 or later.`,
     );
   }
   return version?.[0] ?? '';
@@ -107,12 +111,36 @@ export async function createWorktree(repository: Repository, base: string, name:
   if (!commit) throw new WorktreeRefused(`${base} is not a branch or commit of this repository.`);
   const path = join(repository.top, WORKTREES_FOLDER, name);
   await excludeWorktrees(repository);
-  await mkdir(dirname(path), { recursive: true });
-  const made = await gitRun(['worktree', 'add', '--quiet', '-b', name, path, commit.trim()], { cwd });
+  await worktreesFolder(repository);
+  const made = await gitRun(['worktree', 'add', '--quiet', '-b', name, '--', path, commit.trim()], { cwd });
   if (made.code !== 0) {
     throw new WorktreeRefused(`The worktree could not be made: ${made.stderr.trim().split('\n')[0]}`);
   }
   return { path, branch: name, baseCommit: commit.trim() };
+}
+
+/**
+ * The worktrees' folder, `<top>/.claude/worktrees`, made where it is missing. Refused when it, or `.claude`,
+ * is a symbolic link or not a folder: a repository that commits one as a link would have git check the
+ * worktree out wherever the link points (into `~/.claude`, say), outside the repository and unasked.
+ */
+async function worktreesFolder(repository: Repository): Promise<string> {
+  const top = await realpath(repository.top);
+  let folder = top;
+  for (const part of WORKTREES_FOLDER.split(sep)) {
+    folder = join(folder, part);
+    const found = await lstat(folder).catch(() => null);
+    if (found && (found.isSymbolicLink() || !found.isDirectory())) {
+      throw new WorktreeRefused(
+        `${join(repository.top, relative(top, folder))} is a link or a file, not a folder, so no worktree is made there: a worktree must stay inside its repository.`,
+      );
+    }
+    if (!found) await mkdir(folder).catch(() => undefined);
+  }
+  if ((await realpath(folder)) !== join(top, WORKTREES_FOLDER)) {
+    throw new WorktreeRefused(`${folder} is not inside the repository, so no worktree is made there.`);
+  }
+  return folder;
 }
 
 /** Keeps the worktrees' folder out of the main checkout's status: one line in info/exclude, once. */
@@ -184,7 +212,8 @@ export async function commitOfUncommitted(
   if ((await uncommitted(cwd)).length === 0) return null;
   const index = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd })).trim();
   // A copy of the worktree's own index keeps git's stat cache, so unchanged files are not read again.
-  const own = `${index}.byre-commit-${process.pid}`;
+  // Its own name each time: two merges asked at once must never share (or delete) one index.
+  const own = `${index}.byre-commit-${randomUUID()}`;
   try {
     await copyIndex(index, own).catch(() => undefined);
     const env = { GIT_INDEX_FILE: own };
@@ -215,7 +244,14 @@ export async function moveBranchTo(
   const cwd = worktree.path;
   const parent = (await git(['rev-parse', '--verify', `${commit}^`], { cwd })).trim();
   await git(['update-ref', `refs/heads/${worktree.branch}`, commit, parent], { cwd });
-  await git(['reset', '--quiet', '--mixed', 'HEAD'], { cwd });
+  try {
+    await git(['reset', '--quiet', '--mixed', 'HEAD'], { cwd });
+  } catch (error) {
+    // An index that could not follow (its lock held by a git of Claude's) would show the work staged in
+    // reverse, and the next commit there would undo it: the branch goes back to where its index is.
+    await git(['update-ref', `refs/heads/${worktree.branch}`, parent, commit], { cwd });
+    throw error;
+  }
 }
 
 /** Commits on the worktree's branch its base does not have, and the other way round. */
@@ -234,10 +270,16 @@ export async function aheadBehind(
 /** What a worktree holds that is not committed: its paths, as `git status` names them. */
 export async function uncommitted(path: string): Promise<string[]> {
   const listed = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: path });
-  return listed
-    .split('\0')
-    .filter(Boolean)
-    .map((entry) => entry.slice(3));
+  const entries = listed.split('\0');
+  const paths: string[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] ?? '';
+    if (entry.length < 4) continue;
+    paths.push(entry.slice(3));
+    // A rename or copy is followed by the path it came from: not a path of its own.
+    if (/[RC]/.test(entry.slice(0, 2))) index++;
+  }
+  return paths;
 }
 
 /**
@@ -255,8 +297,8 @@ export async function removeWorktree(
   await git(['worktree', 'unlock', worktree.path], { cwd, mayFail: true });
   const removed = await gitRun(['worktree', 'remove', '--force', worktree.path], { cwd });
   if (removed.code !== 0) {
-    // Gone already (deleted by hand): what git still knows of it goes.
-    await git(['worktree', 'prune'], { cwd });
+    // Gone already (deleted by hand): what git still keeps of this one goes, and of no other.
+    await forgetGoneWorktree(repository, worktree.path);
   }
   if (deleteBranch) await git(['branch', '-D', '--quiet', worktree.branch], { cwd });
 }
@@ -273,12 +315,27 @@ export async function recreateWorktree(
       `Its branch ${worktree.branch} is gone, so the worktree cannot be made again; the conversation opens read-only.`,
     );
   }
-  await git(['worktree', 'prune'], { cwd });
+  await forgetGoneWorktree(repository, worktree.path);
   await excludeWorktrees(repository);
-  await mkdir(dirname(worktree.path), { recursive: true });
-  const made = await gitRun(['worktree', 'add', '--quiet', worktree.path, worktree.branch], { cwd });
+  await worktreesFolder(repository);
+  const made = await gitRun(['worktree', 'add', '--quiet', '--', worktree.path, worktree.branch], { cwd });
   if (made.code !== 0) {
     throw new WorktreeRefused(`The worktree could not be made again: ${made.stderr.trim().split('\n')[0]}`);
+  }
+}
+
+/**
+ * What git keeps of a worktree whose folder is gone (`<common dir>/worktrees/<id>`), for this path only:
+ * `git worktree prune` would also forget the user's own worktrees on a drive that is not mounted now.
+ */
+async function forgetGoneWorktree(repository: Repository, path: string): Promise<void> {
+  const admin = join(repository.commonDir, 'worktrees');
+  const ids = await readdir(admin).catch(() => [] as string[]);
+  for (const id of ids) {
+    const gitdir = await readFile(join(admin, id, 'gitdir'), 'utf8').catch(() => '');
+    if (resolve(dirname(gitdir.trim())) !== resolve(path)) continue;
+    if (await lstat(path).catch(() => null)) return;
+    await rm(join(admin, id), { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { MergeOutcome } from '../../../shared/ipc';
 import type { Conversation } from '../../conversation/conversation';
 import type { WorktreeRecord } from '../../data/worktree-records';
 import { UNTITLED } from '../../library/rules/titles';
@@ -26,6 +27,43 @@ export function worktreeFinishHandlers(
     return { conversation, record };
   };
   const present = (record: WorktreeRecord) => record.removedAt === null && existsSync(record.path);
+  /** Worktrees being merged now, by folder. */
+  const merging = new Set<string>();
+  /** Only ever one at a time per worktree (mergeWorktree sees to it). */
+  const mergeNow = async (
+    record: WorktreeRecord,
+    base: string,
+    { squash, message, commitUncommitted }: { squash: boolean; message: string; commitUncommitted: boolean },
+  ): Promise<MergeOutcome> => {
+    const identity = parts.settings.commitIdentityFor(record.repository);
+    // Made as a commit on top of the branch, but the branch moves to it only once the merge is done: a
+    // merge that conflicts, or is refused, leaves the worktree exactly as it was.
+    const tip =
+      commitUncommitted && present(record) ? await commitOfUncommitted(record, message, identity) : null;
+    const result = await mergeIntoBase(
+      { top: record.repository, commonDir: record.commonDir },
+      {
+        branch: record.branch,
+        base,
+        squash,
+        message,
+        ...(identity ? { identity } : {}),
+        ...(tip ? { tip } : {}),
+      },
+    );
+    if (!result.merged) return result;
+    if (tip) {
+      await moveBranchTo(record, tip).catch((error: unknown) =>
+        // The base has the work either way; the worktree then still shows it as uncommitted.
+        console.error(
+          'Byre: the worktree’s branch could not take the commit of its uncommitted work:',
+          error,
+        ),
+      );
+    }
+    parts.worktreesChanged();
+    return { merged: true as const, commit: result.commit, base };
+  };
 
   return {
     worktreeDraft: async ({ conversationId }) => {
@@ -46,34 +84,16 @@ export function worktreeFinishHandlers(
       const { record } = worktreeOf(conversationId);
       const base = record.base;
       if (!base) throw new WorktreeRefused(noBase(record, 'merge it into'));
-      const identity = parts.settings.commitIdentityFor(record.repository);
-      // Made as a commit on top of the branch, but the branch moves to it only once the merge is done: a
-      // merge that conflicts, or is refused, leaves the worktree exactly as it was.
-      const tip =
-        commitUncommitted && present(record) ? await commitOfUncommitted(record, message, identity) : null;
-      const result = await mergeIntoBase(
-        { top: record.repository, commonDir: record.commonDir },
-        {
-          branch: record.branch,
-          base,
-          squash,
-          message,
-          ...(identity ? { identity } : {}),
-          ...(tip ? { tip } : {}),
-        },
-      );
-      if (!result.merged) return result;
-      if (tip) {
-        await moveBranchTo(record, tip).catch((error: unknown) =>
-          // The base has the work either way; the worktree then still shows it as uncommitted.
-          console.error(
-            'Byre: the worktree’s branch could not take the commit of its uncommitted work:',
-            error,
-          ),
-        );
+      // One merge of a worktree at a time (two windows, two clicks): the second is refused, not interleaved.
+      if (merging.has(record.path)) {
+        throw new WorktreeRefused('This worktree is being merged already: wait for that merge to end.');
       }
-      parts.worktreesChanged();
-      return { merged: true, commit: result.commit, base };
+      merging.add(record.path);
+      try {
+        return await mergeNow(record, base, { squash, message, commitUncommitted });
+      } finally {
+        merging.delete(record.path);
+      }
     },
 
     createPullRequest: async ({ conversationId, title, body }) => {

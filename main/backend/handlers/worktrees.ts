@@ -21,11 +21,12 @@ export function worktreeHandlers(
       // Only a worktree Byre made and recorded: a path a window names is never removed on its word.
       const record = worktrees.at(cwd);
       if (!record) throw new WorktreeRefused('This conversation does not run in a worktree Byre made.');
-      await open.close(conversationId);
+      // Every conversation at work in it ends first (a fork of this one runs in the same folder).
+      const inIt = open.all().filter((other) => other.snapshot().cwd === record.path);
+      await Promise.all(inIt.map((other) => open.close(other.id)));
       await removeWorktree({ top: record.repository, commonDir: record.commonDir }, record, deleteBranch);
-      // Without its branch nothing could make it again: the record goes too.
-      if (deleteBranch) worktrees.forget(record.path);
-      else worktrees.setRemoved(record.path, Date.now());
+      // Kept, marked removed, so its conversations are listed as such; without its branch, Resume says so.
+      worktrees.setRemoved(record.path, Date.now());
       parts.worktreesChanged();
       return { sessionId };
     },
