@@ -3,12 +3,19 @@ import { PermissionModeChoice } from '../../../shared/ipc';
 import { useStore } from '../state/store';
 import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
-import { WorktreeFields, useWorktreeChoices, worktreeStart, type WorktreeValues } from './WorktreeFields';
+import {
+  WorktreeFields,
+  choicesFor,
+  useWorktreeAnswer,
+  worktreeStart,
+  type WorktreeValues,
+} from './WorktreeFields';
 
 /**
  * Pick a working folder (a recent one, the native picker in Electron, or a typed path), a model, how much
  * Claude may do without asking, and whether it works in a new git worktree. A worktree main refused brings
- * the form back as it was, with the reason.
+ * the form back as it was, with the reason; with the box ticked, Start waits for the folder to be checked
+ * again rather than start a conversation without the worktree.
  */
 export function NewConversation() {
   const info = useStore((state) => state.info);
@@ -33,7 +40,8 @@ export function NewConversation() {
     name: refused?.options.worktree?.name ?? '',
     firstMessage: refused?.options.firstMessage ?? '',
   }));
-  const choices = useWorktreeChoices(cwd);
+  const answer = useWorktreeAnswer(cwd);
+  const inWorktree = worktreeStart(worktree, cwd, answer);
   const [makeDefault, setMakeDefault] = useState(false);
   const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
@@ -56,8 +64,8 @@ export function NewConversation() {
       aria-label="New conversation"
       onSubmit={(event) => {
         event.preventDefault();
-        if (!cwd.trim() || checking) return;
-        const inWorktree = worktreeStart(worktree, choices);
+        if (!cwd.trim() || checking || !inWorktree.ready) return;
+        const { options } = inWorktree;
         setRefused(null);
         // A folder that is not there is said here, in the form, rather than in a tab that cannot start.
         setChecking(true);
@@ -69,7 +77,7 @@ export function NewConversation() {
               void start(path, {
                 ...(model.trim() ? { model: model.trim() } : {}),
                 permissionMode: mode,
-                ...inWorktree,
+                ...options,
               });
             },
             (error: unknown) => setFolderError(error instanceof Error ? error.message : String(error)),
@@ -179,13 +187,28 @@ export function NewConversation() {
           </label>
         )}
       </div>
-      <WorktreeFields folder={cwd} choices={choices} values={worktree} onChange={setWorktree} />
+      <WorktreeFields
+        folder={cwd}
+        choices={choicesFor(cwd, answer)}
+        values={worktree}
+        onChange={setWorktree}
+      />
       {refused && (
         <p className="banner banner-error" role="alert">
           The worktree was not made: {refused.reason}
         </p>
       )}
-      <button type="submit" className="button-primary" disabled={!cwd.trim()}>
+      {!inWorktree.ready && (
+        <p id="start-waiting" className="field-hint" role="status">
+          {inWorktree.waiting}
+        </p>
+      )}
+      <button
+        type="submit"
+        className="button-primary"
+        disabled={!cwd.trim() || !inWorktree.ready}
+        aria-describedby={inWorktree.ready ? undefined : 'start-waiting'}
+      >
         Start
       </button>
     </form>

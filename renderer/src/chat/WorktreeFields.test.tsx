@@ -1,12 +1,13 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { WorktreeChoices } from '../../../shared/ipc';
-import { WorktreeFields, worktreeStart, type WorktreeValues } from './WorktreeFields';
+import { WorktreeFields, worktreeStart, type FolderAnswer, type WorktreeValues } from './WorktreeFields';
 
 /**
  * The new-conversation form's "In a new worktree" as it renders: offered only for a folder in a repository
  * (otherwise disabled, the reason beside it), and once ticked the base branch (the current one first and
- * picked, or a detached HEAD's commit), the name, the first message, what runs first; and what Start asks.
+ * picked, or a detached HEAD's commit), the name, the first message, what runs first; and what Start asks,
+ * or why it waits: a ticked box never starts a conversation without its worktree.
  */
 
 const repository: WorktreeChoices = {
@@ -69,13 +70,66 @@ describe('"In a new worktree" in the new-conversation form', () => {
     expect(html).not.toContain('Runs first');
   });
 
+  it('stays ticked, and can be unticked, while the folder is asked about or when it cannot have one', () => {
+    const checking = render(null, { ...off, on: true });
+    expect(checkbox(checking)).toContain('checked');
+    expect(checkbox(checking)).not.toContain('disabled');
+    expect(checking).toContain('Checking whether this folder is in a git repository…');
+    const refused = render(
+      { available: false, reason: 'This folder is not in a git repository.' },
+      { ...off, on: true },
+    );
+    expect(checkbox(refused)).toContain('checked');
+    expect(checkbox(refused)).not.toContain('disabled');
+    expect(refused).toContain('This folder is not in a git repository.');
+    expect(refused).not.toContain('Base branch');
+  });
+});
+
+describe('what Start asks for the worktree', () => {
+  const answered: FolderAnswer = { folder: '/repo', choices: repository };
+  const ticked: WorktreeValues = { ...off, on: true, firstMessage: 'Fix it' };
+
   it('asks main for the base picked, the name and the first message, only when ticked', () => {
-    expect(worktreeStart(off, repository)).toBeNull();
-    expect(worktreeStart({ ...off, on: true }, repository)).toEqual({ worktree: { base: 'main' } });
+    expect(worktreeStart(off, '/repo', answered)).toEqual({ ready: true, options: {} });
+    expect(worktreeStart(off, '/elsewhere', null)).toEqual({ ready: true, options: {} });
+    expect(worktreeStart({ ...off, on: true }, '/repo', answered)).toEqual({
+      ready: true,
+      options: { worktree: { base: 'main' } },
+    });
     expect(
-      worktreeStart({ on: true, base: 'develop', name: ' fix-login ', firstMessage: 'Fix it' }, repository),
-    ).toEqual({ worktree: { base: 'develop', name: 'fix-login' }, firstMessage: 'Fix it' });
-    // Ticked for a repository, then the folder changed to one that is not.
-    expect(worktreeStart({ ...off, on: true }, { available: false, reason: 'No.' })).toBeNull();
+      worktreeStart(
+        { on: true, base: 'develop', name: ' fix-login ', firstMessage: 'Fix it' },
+        ' /repo ',
+        answered,
+      ),
+    ).toEqual({
+      ready: true,
+      options: { worktree: { base: 'develop', name: 'fix-login' }, firstMessage: 'Fix it' },
+    });
+  });
+
+  it('waits, saying so, while the folder as typed has not been answered for', () => {
+    expect(worktreeStart(ticked, '/repo', null)).toEqual({
+      ready: false,
+      waiting: 'Checking the folder for a worktree…',
+    });
+    // The answer in hand is for the folder before the last edit.
+    expect(worktreeStart(ticked, '/repo/other', answered)).toEqual({
+      ready: false,
+      waiting: 'Checking the folder for a worktree…',
+    });
+  });
+
+  it('never starts without the worktree when the folder cannot have one', () => {
+    const refused = worktreeStart(ticked, '/tmp', {
+      folder: '/tmp',
+      choices: { available: false, reason: 'This folder is not in a git repository.' },
+    });
+    expect(refused).toEqual({
+      ready: false,
+      waiting: 'No worktree can be made here: untick “In a new worktree” to start in the folder itself.',
+    });
+    expect(worktreeStart(ticked, ' ', null)).toMatchObject({ ready: false });
   });
 });

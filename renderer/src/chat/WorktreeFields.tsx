@@ -2,23 +2,27 @@
  * The new-conversation form's worktree part (issue 28): "In a new worktree", offered only for a folder in
  * a git repository (asked of main as the folder is typed, the last answer winning), and once ticked the base
  * branch, an optional name, the first message that names it, and what runs first in it (Settings' setup
- * command). The view is a function of its props, so its enabling and disabling are tested as rendered.
+ * command). Once ticked, Start waits until the folder as typed is known to be able to have one. The view is
+ * a function of its props, so its enabling and disabling are tested as rendered.
  */
 import { useEffect, useId, useState } from 'react';
-import type { WorktreeChoices } from '../../../shared/ipc';
+import type { NewWorktree, WorktreeChoices } from '../../../shared/ipc';
 import { useStore } from '../state/store';
 import { useOverlay } from '../ui/overlays';
 
 /** How long typing pauses before the folder is asked about. */
 const ASK_AFTER_MS = 200;
 
-/** What the form knows of the folder typed: being asked about, or main's answer for it. */
-type ChoicesState = { folder: string; choices: WorktreeChoices | null };
+/** Main's answer about one folder (trimmed as it was asked). */
+export interface FolderAnswer {
+  folder: string;
+  choices: WorktreeChoices;
+}
 
-/** Main's answer for the folder as it is now; null while it is asked about (or nothing is typed). */
-export function useWorktreeChoices(folder: string): WorktreeChoices | null {
+/** Main's latest answer about the folder typed; null before the first. It may be for a folder typed earlier. */
+export function useWorktreeAnswer(folder: string): FolderAnswer | null {
   const ask = useStore((state) => state.worktreeChoices);
-  const [known, setKnown] = useState<ChoicesState | null>(null);
+  const [known, setKnown] = useState<FolderAnswer | null>(null);
   const wanted = folder.trim();
   useEffect(() => {
     if (!wanted) return;
@@ -43,7 +47,12 @@ export function useWorktreeChoices(folder: string): WorktreeChoices | null {
       clearTimeout(timer);
     };
   }, [wanted, ask]);
-  return known && known.folder === wanted ? known.choices : null;
+  return known;
+}
+
+/** The choices for the folder as typed; null while it is asked about (an answer for another folder is not it). */
+export function choicesFor(folder: string, answer: FolderAnswer | null): WorktreeChoices | null {
+  return answer && answer.folder === folder.trim() ? answer.choices : null;
 }
 
 /** The bases offered, the preselected one first: the current branch, or a detached HEAD's commit. */
@@ -74,17 +83,38 @@ function pickedBase(values: WorktreeValues, options: readonly { value: string }[
   return options.some((option) => option.value === values.base) ? values.base : (options[0]?.value ?? '');
 }
 
-/** What Start asks main for: a worktree and its first message, or nothing when the box is not ticked. */
+/**
+ * What Start asks main for (a worktree and its first message, or nothing when the box is not ticked), or
+ * why Start waits. A ticked box never falls back to a plain conversation in the folder itself: while the
+ * folder is asked about, or when it cannot have a worktree, Start waits and says so.
+ */
+export type WorktreeStart =
+  | { ready: true; options: { worktree?: NewWorktree; firstMessage?: string } }
+  | { ready: false; waiting: string };
+
 export function worktreeStart(
   values: WorktreeValues,
-  choices: WorktreeChoices | null,
-): { worktree: { base: string; name?: string }; firstMessage?: string } | null {
-  if (!values.on || !choices?.available) return null;
+  folder: string,
+  answer: FolderAnswer | null,
+): WorktreeStart {
+  if (!values.on) return { ready: true, options: {} };
+  if (!folder.trim()) return { ready: false, waiting: 'Choose a folder in a git repository first.' };
+  const choices = choicesFor(folder, answer);
+  if (!choices) return { ready: false, waiting: 'Checking the folder for a worktree…' };
+  if (!choices.available) {
+    return {
+      ready: false,
+      waiting: 'No worktree can be made here: untick “In a new worktree” to start in the folder itself.',
+    };
+  }
   const name = values.name.trim();
   const firstMessage = values.firstMessage.trim();
   return {
-    worktree: { base: pickedBase(values, baseOptions(choices)), ...(name ? { name } : {}) },
-    ...(firstMessage ? { firstMessage } : {}),
+    ready: true,
+    options: {
+      worktree: { base: pickedBase(values, baseOptions(choices)), ...(name ? { name } : {}) },
+      ...(firstMessage ? { firstMessage } : {}),
+    },
   };
 }
 
@@ -101,13 +131,14 @@ export function WorktreeFields(props: {
   const options = available ? baseOptions(available) : [];
   const base = pickedBase(values, options);
   const shown = values.on && available !== null;
+  // A ticked box stays ticked, and can be unticked, whatever the folder turns out to be.
   return (
     <div className="new-conversation-field worktree-fields">
       <label className="checkbox-row">
         <input
           type="checkbox"
-          checked={shown}
-          disabled={unavailable !== null}
+          checked={values.on}
+          disabled={!values.on && unavailable !== null}
           aria-describedby={unavailable ? reasonId : undefined}
           onChange={(event) => onChange({ ...values, on: event.target.checked, base })}
         />

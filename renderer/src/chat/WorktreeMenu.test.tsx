@@ -1,12 +1,13 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { WorktreeDraft } from '../../../shared/ipc';
+import type { WorktreeDraft, WorktreeStatus } from '../../../shared/ipc';
 import { MergeDialogView, PullRequestDialogView, RemoveDialogView, type MergeForm } from './WorktreeMenu';
 
 /**
  * The Worktree menu's dialogs as they render from their state: the merge's form and its three outcomes
  * (merged, conflicts with nothing changed, refused), the pull request's draft, its reason when gh cannot
- * work, and its link; and what a removal loses.
+ * work, and its link; and what a removal loses (uncommitted files, and the commits the base lacks if the
+ * branch goes), and that it waits for Claude's turn to end and for what is uncommitted to be read afresh.
  */
 
 const none = () => undefined;
@@ -141,6 +142,8 @@ describe('the remove dialog', () => {
     renderToStaticMarkup(
       <RemoveDialogView
         status={draft.status}
+        fresh={true}
+        atWork={false}
         loadError={null}
         deleteBranch={false}
         busy={false}
@@ -150,6 +153,7 @@ describe('the remove dialog', () => {
         {...patch}
       />,
     );
+  const status = (patch: Partial<WorktreeStatus>) => ({ ...draft.status, ...patch });
 
   it('lists what is uncommitted, with the branch kept unless ticked', () => {
     const html = render();
@@ -158,9 +162,55 @@ describe('the remove dialog', () => {
     expect(button(html, 'Remove')).not.toContain('disabled');
   });
 
-  it('says when nothing is uncommitted', () => {
-    const html = render({ status: { ...draft.status, uncommitted: [] } });
-    expect(html).toContain('Nothing is uncommitted');
+  it('says how many commits deleting the branch loses, those its base lacks', () => {
+    const html = render({ status: status({ uncommitted: [] }) });
+    expect(html).toContain('Nothing is uncommitted.');
+    expect(html).not.toContain('every change');
+    expect(html).toContain('2 commits on fix-login are not in main.');
+    expect(html).toMatch(
+      /<input type="checkbox"\/>Also delete the branch fix-login and its 2 commits not in main<\/label>/,
+    );
+    const one = render({ status: status({ ahead: 1 }) });
+    expect(one).toContain('1 commit on fix-login is not in main.');
+    expect(one).toContain('Also delete the branch fix-login and its 1 commit not in main</label>');
+  });
+
+  it('says when the base has every commit of the branch', () => {
+    const html = render({ status: status({ ahead: 0 }) });
+    expect(html).toContain('Its commits are all in main.');
+    expect(html).toMatch(/<input type="checkbox"\/>Also delete the branch fix-login<\/label>/);
+  });
+
+  it("counts a detached worktree's commits from the commit it was made from", () => {
+    const html = render({ status: status({ base: null, baseCommit: '0123456789abcdef' }) });
+    expect(html).toContain('2 commits on fix-login are not in 0123456, the commit it was made from.');
+    expect(html).toContain('Also delete the branch fix-login and its 2 commits not in 0123456</label>');
+  });
+
+  it('says when the commits could not be counted, and that deleting may lose some', () => {
+    const html = render({ status: status({ ahead: null, problem: 'Its base branch main is gone.' }) });
+    expect(html).toContain(
+      'How many commits on fix-login are not in main could not be counted. Its base branch main is gone.',
+    );
+    expect(html).toContain('Also delete the branch fix-login, and any commits on it not in main</label>');
+  });
+
+  it('cannot remove while Claude is at work in the conversation', () => {
+    const html = render({ atWork: true });
+    expect(html).toMatch(
+      /role="alert">Claude is at work in this conversation: stop it before removing its worktree.</,
+    );
+    expect(button(html, 'Remove')).toContain('disabled');
+    expect(render()).not.toContain('Claude is at work');
+  });
+
+  it('cannot remove until what is uncommitted has been read afresh', () => {
+    const reading = render({ fresh: false });
+    expect(reading).toContain('Reading what is uncommitted now…');
+    expect(button(reading, 'Remove')).toContain('disabled');
+    const failed = render({ fresh: false, loadError: 'The worktree could not be read.' });
+    expect(failed).toMatch(/role="alert">The worktree could not be read.</);
+    expect(button(failed, 'Remove')).toContain('disabled');
   });
 
   it('cannot remove before it knows what would be lost', () => {

@@ -2,14 +2,17 @@
  * A worktree conversation's header (issue 28): its branch and base ("⎇ fix-login → main"), and the
  * "Worktree" menu that finishes it: merge into the base, a pull request, open its folder, remove it. Each
  * finishing step asks first in a dialog drafted from the conversation; the dialog is the store's (one at a
- * time, the palette opens them too). The dialogs' views are functions of their props, tested as rendered.
+ * time, the palette opens them too). The draft is read when a dialog opens and again whenever Claude starts
+ * or ends a turn, since a turn may write files; removal waits for the turn to end. The dialogs' views are
+ * functions of their props, tested as rendered.
  */
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { GitBranch } from 'lucide-react';
 import { useShallow } from 'zustand/react/shallow';
 import type { MergeOutcome, WorktreeDraft, WorktreeStatus } from '../../../shared/ipc';
+import { conversationActivity } from '../state/selectors';
 import { useStore } from '../state/store';
-import type { WorktreeDialogKind } from '../state/types';
+import type { Tab, WorktreeDialogKind } from '../state/types';
 import { useModalDialog, usePopover } from '../ui/popover';
 import { moveFocus } from './HeaderMenu';
 
@@ -100,23 +103,44 @@ export function WorktreeDialogs({ tabId }: { tabId: string }) {
   return <DraftedDialog key={kind} tabId={tabId} kind={kind} />;
 }
 
+/** Claude is running a turn, or waiting for permission in one: files in the worktree may still be written. */
+function claudeAtWork(conversation: Tab['conversation'] | undefined): boolean {
+  const activity = conversation ? conversationActivity(conversation) : null;
+  return activity === 'running' || activity === 'waiting';
+}
+
 function DraftedDialog({ tabId, kind }: { tabId: string; kind: WorktreeDialogKind }) {
   const readDraft = useStore((state) => state.worktreeDraft);
+  const atWork = useStore((state) => claudeAtWork(state.tabs[tabId]?.conversation));
+  // Each start and end of a turn calls for a new reading: what was uncommitted may have changed.
+  const [turns, setTurns] = useState({ atWork, reading: 0 });
+  if (turns.atWork !== atWork) setTurns({ atWork, reading: turns.reading + 1 });
+  const { reading } = turns;
   const [draft, setDraft] = useState<WorktreeDraft | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const [readAt, setReadAt] = useState(-1);
+  const [loadError, setLoadError] = useState<{ reading: number; message: string } | null>(null);
   useEffect(() => {
     let current = true;
     readDraft(tabId).then(
-      (read) => current && setDraft(read),
-      (error: unknown) => current && setLoadError(messageOf(error)),
+      (read) => {
+        if (!current) return;
+        setDraft(read);
+        setReadAt(reading);
+      },
+      (error: unknown) => {
+        if (current) setLoadError({ reading, message: messageOf(error) });
+      },
     );
     return () => {
       current = false;
     };
-  }, [tabId, readDraft]);
-  if (kind === 'merge') return <MergeDialog tabId={tabId} draft={draft} loadError={loadError} />;
-  if (kind === 'pullRequest') return <PullRequestDialog tabId={tabId} draft={draft} loadError={loadError} />;
-  return <RemoveDialog tabId={tabId} draft={draft} loadError={loadError} />;
+  }, [tabId, readDraft, reading]);
+  const error = loadError?.reading === reading ? loadError.message : null;
+  if (kind === 'merge') return <MergeDialog tabId={tabId} draft={draft} loadError={error} />;
+  if (kind === 'pullRequest') return <PullRequestDialog tabId={tabId} draft={draft} loadError={error} />;
+  return (
+    <RemoveDialog tabId={tabId} draft={draft} fresh={readAt === reading} atWork={atWork} loadError={error} />
+  );
 }
 
 /** A modal dialog named by its heading; Escape or Cancel closes it and changes nothing. */
@@ -444,8 +468,36 @@ function PullRequestDialog(props: { tabId: string; draft: WorktreeDraft | null; 
   );
 }
 
+/** What deleting the branch loses: its commits the base lacks (or the commit it was made from, detached). */
+function branchCommits(status: WorktreeStatus): { said: string; deleteLabel: string } {
+  const { branch, ahead } = status;
+  const against = status.base ?? status.baseCommit.slice(0, 7);
+  const madeFrom = status.base === null ? ', the commit it was made from' : '';
+  if (ahead === null) {
+    return {
+      said: `How many commits on ${branch} are not in ${against}${madeFrom} could not be counted.${status.problem ? ` ${status.problem}` : ''}`,
+      deleteLabel: `Also delete the branch ${branch}, and any commits on it not in ${against}`,
+    };
+  }
+  if (ahead === 0) {
+    return {
+      said: `Its commits are all in ${against}${madeFrom}.`,
+      deleteLabel: `Also delete the branch ${branch}`,
+    };
+  }
+  const commits = ahead === 1 ? '1 commit' : `${ahead} commits`;
+  return {
+    said: `${commits} on ${branch} ${ahead === 1 ? 'is' : 'are'} not in ${against}${madeFrom}.`,
+    deleteLabel: `Also delete the branch ${branch} and its ${commits} not in ${against}`,
+  };
+}
+
 export function RemoveDialogView(props: {
   status: WorktreeStatus | null;
+  /** The status was read since the dialog opened and since Claude's last turn started or ended. */
+  fresh: boolean;
+  /** Claude is running a turn or waiting for permission: files may still be written. */
+  atWork: boolean;
   loadError: string | null;
   deleteBranch: boolean;
   busy: boolean;
@@ -453,7 +505,8 @@ export function RemoveDialogView(props: {
   onDeleteBranch(value: boolean): void;
   onRemove(): void;
 }) {
-  const { status, loadError, deleteBranch, busy, error } = props;
+  const { status, fresh, atWork, loadError, deleteBranch, busy, error } = props;
+  const commits = status && branchCommits(status);
   return (
     <Dialog
       title="Remove worktree"
@@ -462,7 +515,7 @@ export function RemoveDialogView(props: {
         <button
           type="button"
           className="button-danger"
-          disabled={!status || busy}
+          disabled={!status || !fresh || atWork || busy}
           aria-busy={busy || undefined}
           onClick={props.onRemove}
         >
@@ -470,7 +523,7 @@ export function RemoveDialogView(props: {
         </button>
       }
     >
-      {!status ? (
+      {!status || !commits ? (
         <Loading loadError={loadError} />
       ) : (
         <fieldset className="worktree-form" disabled={busy}>
@@ -478,21 +531,35 @@ export function RemoveDialogView(props: {
             Ends this conversation and deletes the folder <code>{status.path}</code>. The conversation stays
             in the list; resuming it makes the worktree again from its branch, if the branch is kept.
           </p>
+          {atWork && (
+            <p className="inline-error" role="alert">
+              Claude is at work in this conversation: stop it before removing its worktree.
+            </p>
+          )}
           {status.uncommitted.length > 0 ? (
             <>
               <p>Not committed, and lost with the folder:</p>
               <UncommittedList paths={status.uncommitted} />
             </>
           ) : (
-            <p>Nothing is uncommitted: every change is on the branch {status.branch}.</p>
+            <p>Nothing is uncommitted.</p>
           )}
+          {!fresh &&
+            (loadError ? (
+              <p className="inline-error" role="alert">
+                {loadError}
+              </p>
+            ) : (
+              <p role="status">Reading what is uncommitted now…</p>
+            ))}
+          <p>{commits.said}</p>
           <label className="checkbox-row">
             <input
               type="checkbox"
               checked={deleteBranch}
               onChange={(event) => props.onDeleteBranch(event.target.checked)}
             />
-            Also delete the branch {status.branch}
+            {commits.deleteLabel}
           </label>
         </fieldset>
       )}
@@ -505,9 +572,15 @@ export function RemoveDialogView(props: {
   );
 }
 
-function RemoveDialog(props: { tabId: string; draft: WorktreeDraft | null; loadError: string | null }) {
+function RemoveDialog(props: {
+  tabId: string;
+  draft: WorktreeDraft | null;
+  fresh: boolean;
+  atWork: boolean;
+  loadError: string | null;
+}) {
   const remove = useStore((state) => state.removeWorktree);
-  // Until the draft comes, what the sidebar knows of the worktree is enough to ask.
+  // Until the draft comes, what the sidebar knows of the worktree is shown; Remove waits for the draft.
   const known = useStore(
     useShallow((state) => {
       const cwd = state.tabs[props.tabId]?.conversation.cwd;
@@ -531,7 +604,9 @@ function RemoveDialog(props: { tabId: string; draft: WorktreeDraft | null; loadE
   return (
     <RemoveDialogView
       status={status}
-      loadError={props.draft ? null : props.loadError}
+      fresh={props.fresh}
+      atWork={props.atWork}
+      loadError={props.loadError}
       deleteBranch={deleteBranch}
       busy={busy}
       error={error}
