@@ -1,8 +1,17 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Gate, lastUserText, type RecordedRequest } from '../../e2e/fake-model/server';
-import type { CliWorld } from '../../e2e/fixtures/cli-env';
+import { processesWithHome, runInTerminal, type CliWorld } from '../../e2e/fixtures/cli-env';
 import type { ConversationEvent, InvokeChannel, InvokeRequest, SetupRun } from '../../shared/ipc';
 import type { LibraryRow } from '../../shared/library';
 import { gitIn } from '../changes/test-support/git';
@@ -12,7 +21,9 @@ import { openBackend, type BackendHarness } from '../test-support/invoke';
  * Conversations in worktrees through the backend, with real git, the real CLI and the fake model: made from
  * a chosen base with the main checkout's status untouched throughout, a Write that stays in its worktree,
  * two worktrees writing the same path at once, remove then resume (made again from its branch, with the
- * history), the setup command holding the first message, and the refusals: a taken name, no repository.
+ * history), the setup command holding the first message (and stopped while it runs), and the faults: a
+ * taken name, no repository, git missing or too old, submodules, a locked worktree or one deleted by hand,
+ * and a worktree the CLI made with `--worktree` in a terminal, made again on resume.
  */
 
 let harness: BackendHarness;
@@ -64,6 +75,27 @@ async function refusal<C extends InvokeChannel>(channel: C, request: InvokeReque
   const result = await harness.backend.invoke(channel, request);
   expect(result.ok).toBe(false);
   return result.ok ? null : result.error;
+}
+
+const warnings = (conversationId: string) =>
+  harness
+    .eventsOf(conversationId)
+    .flatMap((event: ConversationEvent) => (event.kind === 'warning' ? [event.message] : []));
+
+/** Runs `work` with process.env[key] (which the backend's git runs with) set to `value`, then puts it back. */
+async function withEnv<T>(key: string, value: string, work: () => Promise<T>): Promise<T> {
+  const before = process.env[key];
+  process.env[key] = value;
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) Reflect.deleteProperty(process.env, key);
+    else process.env[key] = before;
+  }
+}
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 async function rowsWhen(done: (rows: LibraryRow[]) => boolean): Promise<LibraryRow[]> {
@@ -339,5 +371,158 @@ describe('what is refused, and how a worktree starts', () => {
     // One worktree and one branch, not a second of each.
     expect(gitIn(top, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
     expect(gitIn(top, 'branch', '--list', 'from-hooked*').trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('stopping a setup command while it runs', () => {
+  it('kills it, drops the messages that waited, and waits for Run again or Go on', async () => {
+    await invoke('setWorktreeSetup', { repository: top, command: 'echo started; sleep 300' });
+    const snapshot = await invoke('startConversation', {
+      cwd: top,
+      worktree: { base: 'main', name: 'slow' },
+      firstMessage: 'Dropped on stop',
+    });
+    const { conversationId } = snapshot;
+    // The shell may exec its last command, so its arguments stand apart in /proc: look for the program.
+    const sleeping = () => processesWithHome(world.home, 'sleep');
+    await until(() => sleeping().length > 0);
+    await invoke('interrupt', { conversationId });
+    await harness.when(() => setupRuns(conversationId).at(-1)?.status === 'stopped');
+    await until(() => sleeping().length === 0);
+    expect(warnings(conversationId).join('\n')).toContain('The setup command was stopped');
+    // Stopped counts as failed: what is sent now waits, as after a failure.
+    await invoke('send', { conversationId, text: 'Sent after the stop' });
+    expect(world.fake.messageRequests()).toEqual([]);
+    world.fake.enqueue(say('Going on.'));
+    await invoke('setupAction', { conversationId, action: 'skip' });
+    await harness.when(() => results(conversationId) === 1);
+    const sent = world.fake
+      .messageRequests()
+      .map((r) => JSON.stringify(r.body))
+      .join('\n');
+    expect(sent).toContain('Sent after the stop');
+    expect(sent).not.toContain('Dropped on stop');
+  });
+});
+
+describe('the faults a worktree start or removal meets', () => {
+  it('says which git is there when it is too old, and that there is none when missing, making nothing', async () => {
+    const bin = join(world.home, 'old-git');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'git'), '#!/bin/sh\necho "git version 2.20.1"\n');
+    chmodSync(join(bin, 'git'), 0o755);
+    const tooOld = 'This is git 2.20.1: worktrees need git 2.31 or later.';
+    await withEnv('PATH', `${bin}:${process.env.PATH ?? ''}`, async () => {
+      expect(await invoke('worktreeChoices', { cwd: top })).toEqual({ available: false, reason: tooOld });
+      expect(
+        await refusal('startConversation', { cwd: top, worktree: { base: 'main', name: 'old' } }),
+      ).toEqual({ name: 'WorktreeRefused', message: tooOld });
+    });
+    const none = join(world.home, 'no-git');
+    mkdirSync(none);
+    const missing = 'Git is not installed: worktrees need git 2.31 or later.';
+    await withEnv('PATH', none, async () => {
+      expect(await invoke('worktreeChoices', { cwd: top })).toEqual({ available: false, reason: missing });
+      expect(
+        await refusal('startConversation', { cwd: top, worktree: { base: 'main', name: 'none' } }),
+      ).toEqual({ name: 'WorktreeRefused', message: missing });
+    });
+    expect(existsSync(join(top, '.claude'))).toBe(false);
+    expect(gitIn(top, 'branch', '--list', 'old', 'none').trim()).toBe('');
+  });
+
+  it('initialises submodules in a new worktree, and says in the conversation when it cannot', async () => {
+    const lib = join(world.home, 'lib');
+    mkdirSync(lib);
+    writeFileSync(join(lib, 'lib.txt'), 'the library\n');
+    gitIn(lib, 'init', '--quiet', '-b', 'main');
+    gitIn(lib, 'add', '-A');
+    gitIn(lib, 'commit', '--quiet', '-m', 'lib');
+    gitIn(top, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', lib, 'lib');
+    gitIn(top, 'commit', '--quiet', '-m', 'a submodule');
+    statusBefore = status();
+    expect(await invoke('worktreeChoices', { cwd: top })).toMatchObject({
+      notes: ['It has submodules: they are initialised in the worktree.'],
+    });
+    // Git clones a submodule from a local folder only where the user's config allows it, as here.
+    writeFileSync(join(world.home, '.gitconfig'), '[protocol "file"]\n\tallow = always\n');
+    world.fake.enqueue(say('Hello.'), say('Hello again.'));
+    const withLib = await withEnv('HOME', world.home, () =>
+      invoke('startConversation', {
+        cwd: top,
+        worktree: { base: 'main', name: 'with-lib' },
+        firstMessage: 'hi',
+      }),
+    );
+    expect(readFileSync(join(withLib.cwd, 'lib', 'lib.txt'), 'utf8')).toBe('the library\n');
+    await harness.when(() => results(withLib.conversationId) === 1);
+    expect(warnings(withLib.conversationId)).toEqual([]);
+
+    // Where the submodule cannot be had, the conversation still starts, and says so.
+    renameSync(lib, `${lib}-moved`);
+    const without = await withEnv('HOME', world.home, () =>
+      invoke('startConversation', {
+        cwd: top,
+        worktree: { base: 'main', name: 'no-lib' },
+        firstMessage: 'hi',
+      }),
+    );
+    await harness.when(() => results(without.conversationId) === 1);
+    expect(warnings(without.conversationId)).toEqual([
+      expect.stringContaining('The submodules could not be set up in the worktree'),
+    ]);
+    expect(existsSync(join(without.cwd, 'app.txt'))).toBe(true);
+  });
+
+  it('removes a locked worktree and one whose folder was deleted by hand, keeping their branches', async () => {
+    world.fake.enqueue(say('One.'), say('Two.'));
+    const [locked, deleted] = await Promise.all(
+      ['locked', 'deleted'].map((name) =>
+        invoke('startConversation', { cwd: top, worktree: { base: 'main', name }, firstMessage: name }),
+      ),
+    );
+    await harness.when(() => results(locked!.conversationId) === 1 && results(deleted!.conversationId) === 1);
+    gitIn(top, 'worktree', 'lock', '--reason', 'kept by hand', locked!.cwd);
+    rmSync(deleted!.cwd, { recursive: true, force: true });
+    for (const snapshot of [locked!, deleted!]) {
+      await invoke('removeWorktree', { conversationId: snapshot.conversationId, deleteBranch: false });
+      expect(existsSync(snapshot.cwd)).toBe(false);
+    }
+    expect(gitIn(top, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(gitIn(top, 'branch', '--list', 'locked', 'deleted').trim().split(/\s+/)).toEqual([
+      'deleted',
+      'locked',
+    ]);
+    const { worktrees } = await invoke('worktrees', {});
+    expect(worktrees).toHaveLength(2);
+    expect(worktrees).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: locked!.cwd, removed: true }),
+        expect.objectContaining({ path: deleted!.cwd, removed: true }),
+      ]),
+    );
+  });
+
+  it("makes a CLI --worktree session's worktree again on resume, from its branch, with the history", async () => {
+    world.fake.enqueue(say('Noted: heron.'));
+    const { session_id } = await runInTerminal(world, 'Remember the word heron', top, [
+      '--worktree',
+      'heron',
+    ]);
+    const path = join(top, '.claude', 'worktrees', 'heron');
+    expect(gitIn(path, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('worktree-heron');
+    // The CLI leaves its worktrees unignored (cli-facts 15); Byre's own making of it again keeps it out.
+    expect(status()).toContain('?? .claude/');
+    gitIn(top, 'worktree', 'remove', '--force', '--force', path);
+    expect(existsSync(path)).toBe(false);
+    await rowsWhen((rows) => rows.some((row) => row.sessionId === session_id && row.resumable));
+
+    const resumed = await invoke('resumeSaved', { sessionId: session_id });
+    expect(resumed.cwd).toBe(path);
+    expect(gitIn(path, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('worktree-heron');
+    world.fake.enqueue(say('The word was heron.'));
+    await invoke('send', { conversationId: resumed.conversationId, text: 'Which word was it?' });
+    const request = await world.fake.waitForRequest((r) => lastUserText(r).includes('Which word was it?'));
+    expect(JSON.stringify(request.body)).toContain('Remember the word heron');
   });
 });
