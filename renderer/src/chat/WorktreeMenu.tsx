@@ -13,6 +13,7 @@ import type { MergeOutcome, WorktreeDraft, WorktreeStatus } from '../../../share
 import { conversationActivity } from '../state/selectors';
 import { useStore } from '../state/store';
 import type { Tab, WorktreeDialogKind } from '../state/types';
+import { useBusyAction } from '../ui/busy-action';
 import { useModalDialog, usePopover } from '../ui/popover';
 import { moveFocus } from './HeaderMenu';
 
@@ -309,20 +310,17 @@ export function MergeDialogView(props: {
 function MergeDialog(props: { tabId: string; draft: WorktreeDraft | null; loadError: string | null }) {
   const merge = useStore((state) => state.mergeWorktree);
   const [form, setForm] = useState<MergeForm | null>(null);
-  const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<MergeOutcome | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useBusyAction();
   // The drafted message, until the user changes it.
   const shown = form ?? {
     squash: false,
     message: props.draft?.commitMessage ?? '',
     commitUncommitted: true,
   };
-  const run = async () => {
-    setBusy(true);
-    setError(null);
+  const onMerge = () => {
     setOutcome(null);
-    try {
+    run(async () => {
       setOutcome(
         await merge(props.tabId, {
           squash: shown.squash,
@@ -330,11 +328,7 @@ function MergeDialog(props: { tabId: string; draft: WorktreeDraft | null; loadEr
           commitUncommitted: shown.commitUncommitted && (props.draft?.status.uncommitted.length ?? 0) > 0,
         }),
       );
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <MergeDialogView
@@ -345,7 +339,7 @@ function MergeDialog(props: { tabId: string; draft: WorktreeDraft | null; loadEr
       outcome={outcome}
       error={error}
       onChange={setForm}
-      onMerge={() => void run()}
+      onMerge={onMerge}
     />
   );
 }
@@ -436,22 +430,10 @@ function PullRequestDialog(props: { tabId: string; draft: WorktreeDraft | null; 
   const create = useStore((state) => state.createPullRequest);
   const openLink = useStore((state) => state.openLink);
   const [typed, setTyped] = useState<{ title: string; body: string } | null>(null);
-  const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<{ url: string | null; output: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useBusyAction();
   const title = typed?.title ?? props.draft?.title ?? '';
   const body = typed?.body ?? props.draft?.body ?? '';
-  const run = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setCreated(await create(props.tabId, { title, body }));
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <PullRequestDialogView
       draft={props.draft}
@@ -462,7 +444,7 @@ function PullRequestDialog(props: { tabId: string; draft: WorktreeDraft | null; 
       created={created}
       error={error}
       onChange={(nextTitle, nextBody) => setTyped({ title: nextTitle, body: nextBody })}
-      onCreate={() => void run()}
+      onCreate={() => run(async () => setCreated(await create(props.tabId, { title, body })))}
       onOpen={(url) => void openLink(url)}
     />
   );
@@ -589,18 +571,8 @@ function RemoveDialog(props: {
   );
   const status = props.draft?.status ?? known;
   const [deleteBranch, setDeleteBranch] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const run = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await remove(props.tabId, deleteBranch);
-    } catch (failure) {
-      setError(messageOf(failure));
-      setBusy(false);
-    }
-  };
+  // Busy still once removed: the conversation's tab goes read-only, and this dialog with it.
+  const { busy, error, run } = useBusyAction();
   return (
     <RemoveDialogView
       status={status}
@@ -611,7 +583,7 @@ function RemoveDialog(props: {
       busy={busy}
       error={error}
       onDeleteBranch={setDeleteBranch}
-      onRemove={() => void run()}
+      onRemove={() => run(() => remove(props.tabId, deleteBranch), { keepBusy: true })}
     />
   );
 }
