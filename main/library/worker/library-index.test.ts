@@ -649,6 +649,29 @@ describe('search', () => {
     expect(index.list(CWD).map((row) => row.sessionId)).toEqual([older]);
   });
 
+  it("counts a repository's worktrees in its folder, and nothing merely under it", () => {
+    const inWorktree = randomUUID();
+    const below = randomUUID();
+    const neighbour = randomUUID();
+    const folders = {
+      [inWorktree]: `${CWD}/.claude/worktrees/fix-login`,
+      [below]: `${CWD}/.claude/worktrees/fix-login/src`,
+      [neighbour]: `${CWD}-old/.claude/worktrees/fix-login`,
+    };
+    for (const [id, cwd] of Object.entries(folders)) {
+      world.writeCli(
+        id,
+        [cli.user(id, 'where is parseConfigFile?', { cwd }), cli.assistant(id, 'here', { cwd })],
+        cwd,
+      );
+    }
+    const index = world.open();
+    indexAll(index);
+    expect(index.list(CWD).map((row) => row.sessionId)).toEqual([inWorktree]);
+    const hits = index.search({ query: 'parseConfigFile', folder: CWD });
+    expect(new Set(hits.map((hit) => hit.sessionId))).toEqual(new Set([inWorktree]));
+  });
+
   it('counts title matches, marked, with no message uuid', () => {
     const id = randomUUID();
     world.writeCli(id, [...conversation(id, 'prompt', 'answer'), cli.customTitle(id, 'Lexer rewrite')]);

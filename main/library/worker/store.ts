@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { worktreeLayout } from '../../../shared/worktrees';
 import type { FileKind } from '../rules/entries';
 import {
   isDamaged,
@@ -203,6 +204,10 @@ export class IndexStore {
   ) {
     this.db = openIndex(dataDir, textShards);
     const db = this.db;
+    // A repository's worktrees are in its folder, as the sidebar groups them.
+    db.function('worktree_home', { deterministic: true }, (cwd: unknown) =>
+      typeof cwd === 'string' ? (worktreeLayout(cwd)?.repository ?? null) : null,
+    );
     this.textShards = shardCount(db);
     const shards = shardNames(this.textShards);
     this.statements = {
@@ -251,8 +256,8 @@ export class IndexStore {
       visibleSessions: db.prepare<[], SessionRow>(
         'SELECT * FROM sessions WHERE hidden = 0 ORDER BY last_active DESC',
       ),
-      visibleSessionsIn: db.prepare<[string], SessionRow>(
-        'SELECT * FROM sessions WHERE hidden = 0 AND cwd = ? ORDER BY last_active DESC',
+      visibleSessionsIn: db.prepare<[{ folder: string }], SessionRow>(
+        `SELECT * FROM sessions WHERE hidden = 0 AND ${IN_FOLDER('cwd', '@folder')} ORDER BY last_active DESC`,
       ),
       familyLinks: db.prepare<[], FamilyLinkRow>('SELECT session_id, forked_from, rewinds FROM sessions'),
       customizedSessions: db.prepare<[], { session_id: string }>(
@@ -387,7 +392,7 @@ export class IndexStore {
   visibleSessions(folder: string | null): SessionRow[] {
     return folder === null
       ? this.statements.visibleSessions.all()
-      : this.statements.visibleSessionsIn.all(folder);
+      : this.statements.visibleSessionsIn.all({ folder });
   }
 
   /** Every session, hidden ones too (a hidden session still links its family's branches). */
@@ -471,7 +476,7 @@ export class IndexStore {
         { length: words },
         (_, n) => ` AND (m.text LIKE @word${n} ESCAPE '\\' OR m.output LIKE @word${n} ESCAPE '\\')`,
       ).join('');
-      const inFolder = folder === null ? '' : ' AND s.cwd = @folder';
+      const inFolder = folder === null ? '' : ` AND ${IN_FOLDER('s.cwd', '@folder')}`;
       statement = this.db
         .prepare<[Record<string, unknown>], number>(
           `SELECT t.rowid FROM ${shard}.${index} t
@@ -486,6 +491,13 @@ export class IndexStore {
     return statement;
   }
 }
+
+/**
+ * SQL for "`cwd` is in `folder`": the folder itself, or one of the repository's worktrees there
+ * (`<folder>/.claude/worktrees/<name>`); worktree_home is asked only of paths that start with the folder.
+ */
+const IN_FOLDER = (cwd: string, folder: string) =>
+  `(${cwd} = ${folder} OR (substr(${cwd}, 1, length(${folder})) = ${folder} AND worktree_home(${cwd}) = ${folder}))`;
 
 /** The shards' names as attached to the main index. */
 function shardNames(count: number): string[] {
