@@ -25,6 +25,7 @@ import {
   gitForWorktrees,
   removeWorktree,
   WorktreeRefused,
+  type Repository,
   type Worktree,
 } from '../worktrees/worktrees';
 import {
@@ -57,7 +58,7 @@ export class OpenConversations {
   /** Worktrees being made, by repository: one at a time, as git's own worktree list takes them. */
   private readonly making = new Map<string, Promise<unknown>>();
   /** Worktrees just made whose own files wait for the user's trust, by the start that made them. */
-  private readonly awaitingTrust = new Map<string, Worktree>();
+  private readonly awaitingTrust = new Map<string, { repository: Repository; made: Worktree }>();
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
 
@@ -96,9 +97,20 @@ export class OpenConversations {
     await conversation?.close();
   }
 
-  /** Ends every conversation's CLI process cleanly, in parallel. */
+  /**
+   * Ends every conversation's CLI process cleanly, in parallel. A worktree made for a start whose trust
+   * question was never answered (its window closed first) goes too: no conversation ever worked in it.
+   */
   async closeAll(): Promise<void> {
-    await Promise.all(this.all().map((conversation) => conversation.close()));
+    const unanswered = [...this.awaitingTrust.values()];
+    this.awaitingTrust.clear();
+    await Promise.all([
+      ...this.all().map((conversation) => conversation.close()),
+      ...unanswered.map(async ({ repository, made }) => {
+        this.parts.worktrees.forget(made.path);
+        await removeWorktree(repository, made, true).catch(() => undefined);
+      }),
+    ]);
     this.conversations.clear();
   }
 
@@ -170,7 +182,7 @@ export class OpenConversations {
     // A start that waited for the trust of the worktree's own files (its base's settings differ from the
     // main checkout's) is asked again, the same: it carries on in the worktree it made, not in another.
     const asked = JSON.stringify([repository.top, worktree.base, worktree.name ?? null, firstMessage ?? '']);
-    const waiting = this.awaitingTrust.get(asked);
+    const waiting = this.awaitingTrust.get(asked)?.made;
     this.awaitingTrust.delete(asked);
     // Named and made one at a time in a repository: two at once would pick the same name, and git's
     // worktree list does not take two additions at once.
@@ -208,7 +220,7 @@ export class OpenConversations {
       if (error instanceof TrustNeeded && error.folder === made.path) {
         // The window asks about the worktree's own files, which must be there to be shown; then it asks
         // for this start again.
-        this.awaitingTrust.set(asked, made);
+        this.awaitingTrust.set(asked, { repository, made });
         this.parts.worktreesChanged();
         throw error;
       }

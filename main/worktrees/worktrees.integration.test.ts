@@ -98,6 +98,18 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
+/** The main checkout has no settings; a branch `hooked` brings a SessionStart hook the user never trusted. */
+function addHookedBranch(): void {
+  gitIn(top, 'checkout', '--quiet', '-b', 'hooked');
+  mkdirSync(join(top, '.claude'), { recursive: true });
+  const hook = [{ hooks: [{ type: 'command', command: 'touch hooked.marker' }] }];
+  writeFileSync(join(top, '.claude', 'settings.json'), JSON.stringify({ hooks: { SessionStart: hook } }));
+  gitIn(top, 'add', '-A');
+  gitIn(top, 'commit', '--quiet', '-m', 'a hook');
+  gitIn(top, 'checkout', '--quiet', 'main');
+  statusBefore = status();
+}
+
 async function rowsWhen(done: (rows: LibraryRow[]) => boolean): Promise<LibraryRow[]> {
   for (;;) {
     const { rows } = await invoke('libraryList', {});
@@ -345,15 +357,7 @@ describe('what is refused, and how a worktree starts', () => {
   });
 
   it("asks about a base branch's own settings for its worktree, then starts in that same worktree", async () => {
-    // The main checkout has no settings; the base branch brings a hook the user never trusted.
-    gitIn(top, 'checkout', '--quiet', '-b', 'hooked');
-    mkdirSync(join(top, '.claude'), { recursive: true });
-    const hook = [{ hooks: [{ type: 'command', command: 'touch hooked.marker' }] }];
-    writeFileSync(join(top, '.claude', 'settings.json'), JSON.stringify({ hooks: { SessionStart: hook } }));
-    gitIn(top, 'add', '-A');
-    gitIn(top, 'commit', '--quiet', '-m', 'a hook');
-    gitIn(top, 'checkout', '--quiet', 'main');
-    statusBefore = status();
+    addHookedBranch();
     const request = { cwd: top, worktree: { base: 'hooked', name: 'from-hooked' }, firstMessage: 'hi' };
     const path = join(top, '.claude', 'worktrees', 'from-hooked');
     const asked = await refusal('startConversation', request);
@@ -371,6 +375,21 @@ describe('what is refused, and how a worktree starts', () => {
     // One worktree and one branch, not a second of each.
     expect(gitIn(top, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
     expect(gitIn(top, 'branch', '--list', 'from-hooked*').trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('a worktree made for a trust question never answered', () => {
+  it('is removed, with its branch, when Byre closes', async () => {
+    addHookedBranch();
+    const path = join(top, '.claude', 'worktrees', 'unanswered');
+    const request = { cwd: top, worktree: { base: 'hooked', name: 'unanswered' } };
+    expect(await refusal('startConversation', request)).toMatchObject({ name: 'TrustNeeded', folder: path });
+    expect(existsSync(path)).toBe(true);
+    // The window closes with the question still open.
+    await harness.backend.dispose();
+    expect(existsSync(path)).toBe(false);
+    expect(gitIn(top, 'branch', '--list', 'unanswered').trim()).toBe('');
+    expect(gitIn(top, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   });
 });
 
