@@ -30,6 +30,8 @@ import { conversationHandlers } from './handlers/conversations';
 import { libraryHandlers } from './handlers/library';
 import { tabsHandlers } from './handlers/tabs';
 import { trustHandlers } from './handlers/trust';
+import { usageHandlers } from './handlers/usage';
+import { limitsHandlers } from './handlers/limits';
 import { worktreeFinishHandlers } from './handlers/worktree-finish';
 import { worktreeHandlers } from './handlers/worktrees';
 import { OpenConversations } from './open-conversations';
@@ -137,6 +139,8 @@ export class Backend {
       ...tabsHandlers(parts),
       ...worktreeHandlers(parts),
       ...worktreeFinishHandlers(parts),
+      ...usageHandlers(parts),
+      ...limitsHandlers(parts),
     };
   }
 

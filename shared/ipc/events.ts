@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ConversationEvent } from './conversation';
 import { ConversationId, Empty } from './refs';
+import { usageEvents } from './usage';
 import { WorktreeStatus } from './worktrees';
 
 export const eventChannels = {
@@ -24,6 +25,7 @@ export const eventChannels = {
   worktreesChanged: z.object({ worktrees: z.array(WorktreeStatus) }),
   /** Byre was launched again with a folder while it runs (Electron): start a conversation there. */
   secondLaunch: z.object({ folder: z.string() }),
+  ...usageEvents,
 } satisfies Record<string, z.ZodType>;
 
 export type EventChannel = keyof typeof eventChannels;

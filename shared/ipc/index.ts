@@ -16,6 +16,7 @@ import { intakeChannels } from './intake';
 import { libraryChannels } from './library';
 import { tabsChannels } from './tabs';
 import { trustChannels } from './trust';
+import { usageChannels } from './usage';
 import { worktreeChannels } from './worktrees';
 
 export const invokeChannels = {
@@ -28,6 +29,7 @@ export const invokeChannels = {
   ...libraryChannels,
   ...tabsChannels,
   ...worktreeChannels,
+  ...usageChannels,
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -104,6 +106,21 @@ export {
 export { SessionTarget } from './refs';
 export { KeptTab, MAX_KEPT_TABS, WindowTab } from './tabs';
 export { FolderTrust, TrustItem, TrustedFolder } from './trust';
+export {
+  ConversationUsage,
+  FolderUsage,
+  LimitWindow,
+  Limits,
+  ModelUsage,
+  ScheduledSend,
+  TokenCounts,
+  UsageCost,
+  UsageDay,
+  UsageGrouping,
+  UsageRange,
+  UsageReport,
+  UsageTotals,
+} from './usage';
 export {
   BranchName,
   MergeOutcome,
