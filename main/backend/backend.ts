@@ -14,6 +14,8 @@ import { IdleCollector } from '../conversation/idle-collector';
 import { ImageRefs, type StoredImage } from '../conversation/image-refs';
 import { ForkRecords } from '../data/fork-records';
 import { KeptTabs } from '../data/kept-tabs';
+import { LimitWindows } from '../data/limit-windows';
+import { ScheduledSends } from '../data/scheduled-sends';
 import { SettingsStore } from '../data/settings';
 import { TrustGate } from '../data/trust';
 import { WorktreeRecords } from '../data/worktree-records';
@@ -34,7 +36,10 @@ import { usageHandlers } from './handlers/usage';
 import { limitsHandlers } from './handlers/limits';
 import { worktreeFinishHandlers } from './handlers/worktree-finish';
 import { worktreeHandlers } from './handlers/worktrees';
+import { AccountLimits } from './account-limits';
 import { OpenConversations } from './open-conversations';
+import { deliverScheduled } from './handlers/limits';
+import { ScheduledSender } from './scheduled-sender';
 import { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
 import type { EventListener, Handlers, Parts } from './parts';
@@ -62,6 +67,7 @@ export class Backend {
   private readonly idle = new IdleCollector();
   private readonly handlers: Handlers;
   private readonly worktreeStatuses: WorktreeStatuses;
+  private readonly scheduled: ScheduledSender;
 
   constructor(options: BackendOptions) {
     // What this process's conversations show, in a folder of its own: another instance on the same data
@@ -98,6 +104,15 @@ export class Backend {
       this.emit('worktreesChanged', payload),
     );
     const worktreesChanged = () => this.worktreeStatuses.changed();
+    const limits = new AccountLimits(
+      new LimitWindows(options.dataDir),
+      () => settings.values.limitAlertPercent / 100,
+      {
+        changed: (payload) => this.emit('limitsChanged', payload),
+        notify: (conversationId, title, message) =>
+          this.emit('notification', { conversationId, title, message }),
+      },
+    );
     this.open = new OpenConversations(trust, {
       options,
       settings,
@@ -109,7 +124,13 @@ export class Backend {
       emit,
       worktrees,
       worktreesChanged,
+      rateLimit: (conversationId, info) => limits.heard(conversationId, info),
     });
+    this.scheduled = new ScheduledSender(
+      new ScheduledSends(options.dataDir),
+      (send) => deliverScheduled(this.open, send),
+      (sends) => this.emit('scheduledSendsChanged', { sends }),
+    );
     this.tabs = new KeptTabs(
       options.dataDir,
       (conversationId) =>
@@ -128,6 +149,8 @@ export class Backend {
       worktrees,
       worktreeStatuses: this.worktreeStatuses,
       worktreesChanged,
+      limits,
+      scheduled: this.scheduled,
     };
     this.handlers = {
       ...appHandlers(parts),
@@ -142,6 +165,8 @@ export class Backend {
       ...usageHandlers(parts),
       ...limitsHandlers(parts),
     };
+    // What waits from before (sent at once if its time came while Byre was closed), once all is wired.
+    this.scheduled.start();
   }
 
   /** Validates a request against the contract, runs it, and returns a plain result or error. */
@@ -180,6 +205,7 @@ export class Backend {
     this.idle.stop();
     // Before the conversations end: their drafts go with them.
     this.tabs.flush();
+    await this.scheduled.stop();
     await Promise.all([this.open.closeAll(), this.library.close(), this.worktreeStatuses.settled()]);
     rmSync(this.eventLogDir, { recursive: true, force: true });
   }

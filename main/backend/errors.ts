@@ -76,3 +76,8 @@ export class CliCopyGone extends Error {
     super(`${WHY_GONE[why]}${WHAT_IS_LOST[lost]}`);
   }
 }
+
+/** "Send when the limit resets" for a conversation whose limit is not reached, or whose reset time is not known. */
+export class NoLimitReached extends Error {
+  override readonly name = 'NoLimitReached';
+}

@@ -11,6 +11,7 @@ import type {
   SessionTarget,
   TurnImage,
 } from '../../shared/ipc';
+import type { RateLimitInfo } from '../../shared/protocol';
 import { CliExited } from '../claude';
 import { Conversation, type ConversationOptions } from '../conversation/conversation';
 import type { EventBatcher } from '../conversation/event-batcher';
@@ -78,6 +79,8 @@ export class OpenConversations {
       worktrees: WorktreeRecords;
       /** How a worktree stands may have changed: the windows are told, in a moment. */
       worktreesChanged: () => void;
+      /** A conversation heard how the plan's limits stand (a `rate_limit_event`). */
+      rateLimit?: (conversationId: string, info: RateLimitInfo) => void;
     },
   ) {}
 
@@ -133,6 +136,8 @@ export class OpenConversations {
         this.parts.batcher.push(id, event, seq);
         // A turn ended in a worktree (its snapshot was taken, or its result came): how it stands moved.
         if (inWorktree && turnEnded(event)) this.parts.worktreesChanged();
+        if (event.kind === 'message' && event.message.type === 'rate_limit_event')
+          this.parts.rateLimit?.(id, event.message.rate_limit_info);
       },
       notify: ({ title, message }) => this.parts.emit('notification', { conversationId: id, title, message }),
     });

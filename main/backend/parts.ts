@@ -14,7 +14,9 @@ import type { TrustGate } from '../data/trust';
 import type { WorktreeRecords } from '../data/worktree-records';
 import type { FileIndex } from '../intake/file-index';
 import type { Library } from '../library/library';
+import type { AccountLimits } from './account-limits';
 import type { OpenConversations } from './open-conversations';
+import type { ScheduledSender } from './scheduled-sender';
 import type { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
 
@@ -52,6 +54,10 @@ export interface Parts {
   worktreeStatuses: WorktreeStatuses;
   /** Something changed how a worktree stands (made, a turn in it ended, merged, removed): tells the windows. */
   worktreesChanged: () => void;
+  /** The plan's limit windows, and each open conversation's last limit line. */
+  limits: AccountLimits;
+  /** Messages kept to be sent when a limit resets. */
+  scheduled: ScheduledSender;
 }
 
 /** A page for a window: its images by reference. */

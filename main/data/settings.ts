@@ -35,6 +35,8 @@ const Settings = z.object({
   promptSuggestions: AppSettings.shape.promptSuggestions.default(true),
   /** A month of snapshots after a conversation's last turn: long enough to look back, short enough to prune. */
   snapshotRetentionDays: AppSettings.shape.snapshotRetentionDays.default(30),
+  /** Near enough a limit to say so, yet early enough to pace the rest of the window. */
+  limitAlertPercent: AppSettings.shape.limitAlertPercent.default(90),
   /** Images with a longer side are scaled down to it before sending (the size the model works at). */
   imageMaxLongSide: z
     .number()
@@ -106,7 +108,7 @@ export class SettingsStore {
   get values(): AppSettings {
     const { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications } =
       this.settings;
-    const { promptSuggestions, snapshotRetentionDays } = this.settings;
+    const { promptSuggestions, snapshotRetentionDays, limitAlertPercent } = this.settings;
     return {
       cliPath,
       defaultModel,
@@ -116,6 +118,7 @@ export class SettingsStore {
       notifications,
       promptSuggestions,
       snapshotRetentionDays,
+      limitAlertPercent,
     };
   }
 

@@ -77,6 +77,12 @@ export const AppSettings = z.object({
     .min(1, 'Snapshots are kept at least 1 day.')
     .max(3650, 'Snapshots are kept at most 3,650 days.')
     .nullable(),
+  /** "Notify at": the share of a plan limit (a percent) at which a notification says how much is used. */
+  limitAlertPercent: z
+    .number({ error: 'The limit notification is at a percent.' })
+    .int('The limit notification is at a whole percent.')
+    .min(1, 'The limit notification is at 1% at least.')
+    .max(100, 'The limit notification is at 100% at most.'),
 });
 export type AppSettings = z.infer<typeof AppSettings>;
 

@@ -51,6 +51,8 @@ export const IpcErrorName = z.enum([
   'NoSuchStep',
   // Worktrees
   'WorktreeRefused',
+  // Limits
+  'NoLimitReached',
   // Anything else
   'Error',
 ]);
