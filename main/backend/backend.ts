@@ -128,7 +128,7 @@ export class Backend {
     });
     this.scheduled = new ScheduledSender(
       new ScheduledSends(options.dataDir),
-      (send) => deliverScheduled(this.open, send),
+      (send) => deliverScheduled(this.open, this.library, send),
       (sends) => this.emit('scheduledSendsChanged', { sends }),
     );
     this.tabs = new KeptTabs(

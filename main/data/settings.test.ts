@@ -47,6 +47,7 @@ describe('SettingsStore', () => {
       notifications: true,
       promptSuggestions: true,
       snapshotRetentionDays: 30,
+      limitAlertPercent: 90,
       commitAs: null,
       commitAsByFolder: {},
       doneWhenByFolder: {},
@@ -70,6 +71,7 @@ describe('SettingsStore', () => {
       notifications: false,
       promptSuggestions: true,
       snapshotRetentionDays: 30,
+      limitAlertPercent: 90,
     });
     expect(settings.problems).toEqual([expect.stringContaining('"theme" is not valid')]);
     settings.update({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ScheduledSend } from '../../../shared/ipc';
 import type { HandlersOf, Parts } from '../parts';
+import type { Library } from '../../library/library';
 import type { OpenConversations } from '../open-conversations';
 import { NoLimitReached } from '../errors';
 
@@ -51,8 +52,29 @@ export function limitsHandlers(
  * Sends a kept message: to the open conversation of its session if there is one, else by resuming the saved
  * session (as "Resume" in the library does), whose events then reach every window.
  */
-export async function deliverScheduled(open: OpenConversations, send: ScheduledSend): Promise<void> {
-  const conversation =
-    (await open.withSessionOrResuming(send.sessionId)) ?? (await open.resume(send.sessionId));
+export async function deliverScheduled(
+  open: OpenConversations,
+  library: Library,
+  send: ScheduledSend,
+): Promise<void> {
+  const live = await open.withSessionOrResuming(send.sessionId);
+  if (!live) await untilIndexed(library, send.sessionId);
+  const conversation = live ?? (await open.resume(send.sessionId));
   conversation.send(send.text);
+}
+
+/** How long a send at start waits for the library to read the session's files, at most. */
+const INDEX_WAIT_MS = 120_000;
+
+/**
+ * Right after Byre starts, the library may not have read the session's files yet: a send due then waits
+ * for it (until it knows the session, or has read everything and does not), rather than fail at once.
+ */
+async function untilIndexed(library: Library, sessionId: string): Promise<void> {
+  const until = Date.now() + INDEX_WAIT_MS;
+  while (Date.now() < until) {
+    if (await library.files(sessionId)) return;
+    if ((await library.status()).done) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
