@@ -19,6 +19,7 @@ import { applyTheme } from './ui/theme';
 import { useModalDialog } from './ui/popover';
 import { useStore } from './state/store';
 import { TrustDialog } from './settings/TrustDialog';
+import { UsageView, useUsageShortcut } from './usage/UsageView';
 import './styles.css';
 
 export function App() {
@@ -161,6 +162,7 @@ const OVERLAY_KEYS: Record<string, Overlay> = { KeyK: 'palette', Slash: 'shortcu
  * Ctrl/Cmd+K the command palette, Ctrl/Cmd+/ the shortcuts and Ctrl/Cmd+, the settings.
  */
 function Shortcuts() {
+  useUsageShortcut(usageCommand);
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.isComposing) return;
@@ -191,6 +193,12 @@ function Shortcuts() {
     return () => window.removeEventListener('keydown', onKeyDown);
   }, []);
   return null;
+}
+
+/** Ctrl/Cmd+Shift+U (the Usage view): Cmd on a Mac, Ctrl elsewhere, and not while a dialog has the keyboard. */
+function usageCommand(event: KeyboardEvent): boolean {
+  if (!(MAC ? event.metaKey : event.ctrlKey) || event.isComposing || useOverlay.getState().open) return false;
+  return !document.querySelector('dialog[open], [aria-modal="true"]');
 }
 
 /** What closing a tab would cost the user, one sentence each: nothing, if it can close without asking. */
@@ -461,7 +469,18 @@ function Main() {
     state.activeTab && state.tabs[state.activeTab] ? state.activeTab : null,
   );
   const info = useStore((state) => state.info);
+  const usageOpen = useStore((state) => state.usageOpen);
   if (!info) return <div className="state-panel">Loading…</div>;
+  // In the main area, in place of the conversation (which stays open in its tab, a click away).
+  if (usageOpen) {
+    return (
+      <main className="main usage-main">
+        <ErrorBoundary what="the Usage view">
+          <UsageView />
+        </ErrorBoundary>
+      </main>
+    );
+  }
   if (composingNew || !active) return <NewConversation />;
   return (
     <main className="main" role="tabpanel" id={TAB_PANEL_ID} aria-labelledby={tabElementId(active)}>

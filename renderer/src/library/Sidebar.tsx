@@ -31,6 +31,7 @@ export function Sidebar() {
     <nav className="sidebar" aria-label="Conversations">
       <SearchBox />
       <FolderFilter folders={folders} />
+      <UsageButton />
       <IndexingStatus />
       {error && (
         <p className="sidebar-error" role="alert">
@@ -197,6 +198,23 @@ function RowList({ rows }: { rows: LibraryRow[] }) {
         })}
       </ul>
     </div>
+  );
+}
+
+/** Opens the Usage view (issue 29) in the main area, or closes it again. */
+function UsageButton() {
+  const open = useStore((state) => state.usageOpen);
+  const toggle = useStore((state) => state.toggleUsage);
+  return (
+    <button
+      type="button"
+      className="button-secondary sidebar-usage"
+      aria-pressed={open}
+      title="Where the tokens and the money went (Ctrl+Shift+U)"
+      onClick={toggle}
+    >
+      Usage
+    </button>
   );
 }
 

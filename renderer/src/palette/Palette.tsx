@@ -75,6 +75,13 @@ function actions(state: Store): Entry[] {
       run: state.toggleSidebar,
     },
     {
+      key: 'usage',
+      label: state.usageOpen ? 'Hide usage' : 'Usage',
+      group: 'Actions',
+      detail: commandKey('Shift+U'),
+      run: state.toggleUsage,
+    },
+    {
       key: 'settings',
       label: 'Settings',
       group: 'Actions',

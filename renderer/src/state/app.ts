@@ -132,11 +132,12 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
     },
 
     showNewConversation() {
-      set({ composingNew: true, activeTab: null });
+      // The form takes the main area, as a tab does: the Usage view gives it up.
+      set({ composingNew: true, activeTab: null, usageOpen: false });
     },
 
     activate(tabId) {
-      set({ activeTab: tabId, composingNew: false });
+      set({ activeTab: tabId, composingNew: false, usageOpen: false });
     },
 
     async reloadInfo() {

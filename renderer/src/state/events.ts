@@ -117,6 +117,8 @@ export function connectEvents(store: StoreApi<Store>): () => void {
     store.getState().worktreesArrived(worktrees);
   });
   void store.getState().loadWorktrees();
+  // The index took in more usage: an open Usage view reads its report again.
+  const offUsage = window.byre.on('usageChanged', () => store.getState().usageChanged());
   // As `npm start -- <dir>` does at startup, in the window already open.
   const offSecondLaunch = window.byre.on('secondLaunch', ({ folder }) => {
     void store.getState().startConversation(folder);
@@ -126,6 +128,7 @@ export function connectEvents(store: StoreApi<Store>): () => void {
     offNotification();
     offLibrary();
     offWorktrees();
+    offUsage();
     offSecondLaunch();
   };
 }

@@ -10,11 +10,12 @@ import { notifiedInFrame } from './frame';
 import { createLibrarySlice } from './library';
 import { trustSlice } from './trust';
 import type { Store } from './types';
+import { createUsageSlice } from './usage';
 import { createWorktreesSlice } from './worktrees';
 
 /**
  * The renderer's one store, made of its slices (app, conversations, drafts, kept tabs, find, library,
- * branches, trust, changes, worktrees): each owns its part of the state and reaches the others through `get()`. What a slice keeps
+ * branches, trust, changes, worktrees, usage): each owns its part of the state and reaches the others through `get()`. What a slice keeps
  * besides its state (counters, requests in flight, timers) lives in the store it was made for, so a test
  * can make a fresh store with `createStore()`. Updates from main are merged per frame (frame.ts).
  */
@@ -30,6 +31,7 @@ const storeState: StateCreator<Store> = (set, get) => ({
   ...trustSlice(set, get),
   ...createChangesSlice(set, get),
   ...createWorktreesSlice(set, get),
+  ...createUsageSlice(set, get),
 });
 
 /** A store of its own, as the app makes one: which tab is open is remembered for the next reload. */
@@ -39,6 +41,8 @@ export function createStore() {
     if (state.activeTab && state.activeTab !== previous.activeTab) rememberTab(state.activeTab);
     const tabsChanged = state.tabs !== previous.tabs || state.tabOrder !== previous.tabOrder;
     if (tabsChanged || state.activeTab !== previous.activeTab) state.tellTabs();
+    // A conversation brought to the front (opened from the list, started) takes the Usage view's place.
+    if (state.usageOpen && state.activeTab && state.activeTab !== previous.activeTab) state.closeUsage();
   });
   return store;
 }

@@ -28,6 +28,10 @@ import type {
   SavedDraft,
   TrustedFolder,
   TurnImage,
+  UsageGrouping,
+  UsageRange,
+  UsageReport,
+  ConversationUsage,
   WorktreeChoices,
   WorktreeDraft,
   WorktreeStatus,
@@ -313,7 +317,8 @@ export type Store = AppSlice &
   BranchSlice &
   TrustSlice &
   ChangesSlice &
-  WorktreesSlice;
+  WorktreesSlice &
+  UsageSlice;
 
 /** How slices change and read the store (zustand's `set` and `get`). */
 export type StoreSet = StoreApi<Store>['setState'];
@@ -539,4 +544,45 @@ export interface WorktreesSlice {
   /** "Run in each new worktree", for Settings. */
   worktreeSetups(): Promise<InvokeResponse<'worktreeSetups'>['setups']>;
   setWorktreeSetup(repository: string, command: string): Promise<InvokeResponse<'setWorktreeSetup'>>;
+}
+
+/** What the Usage view's bars measure: tokens of every kind, or money. */
+export type UsageMetric = 'tokens' | 'cost';
+
+/** A day picked on the Usage chart: its conversations, null while they are read. */
+export interface UsageDayList {
+  day: string;
+  conversations: ConversationUsage[] | null;
+  error: string | null;
+}
+
+/** The Usage view (usage.ts): open or not, what it shows, and main's report for it. */
+export interface UsageSlice {
+  /** It shows in the main area, in place of the conversation. */
+  usageOpen: boolean;
+  usageRange: UsageRange;
+  usageGrouping: UsageGrouping;
+  /** Only this folder's usage (and its worktrees'); null: every folder. */
+  usageFolder: string | null;
+  usageMetric: UsageMetric;
+  /** The last report read; it stays (and is shown) while the next is read. */
+  usageReport: UsageReport | null;
+  usageLoading: boolean;
+  usageError: string | null;
+  usageDay: UsageDayList | null;
+  openUsage(): void;
+  closeUsage(): void;
+  toggleUsage(): void;
+  setUsageRange(range: UsageRange): Promise<void>;
+  /** Switching the grouping asks main nothing: the report holds them all. */
+  setUsageGrouping(grouping: UsageGrouping): void;
+  setUsageFolder(folder: string | null): Promise<void>;
+  setUsageMetric(metric: UsageMetric): void;
+  refreshUsage(): Promise<void>;
+  /** Lists a day's conversations (null closes the list). */
+  showUsageDay(day: string | null): Promise<void>;
+  /** Opens a conversation of the view in the library's read-only tab, closing the view. */
+  openUsageConversation(sessionId: string): Promise<void>;
+  /** Main's `usageChanged`: an open view asks again. */
+  usageChanged(): void;
 }

@@ -33,6 +33,7 @@ export function shortcutList(): { group: string; keys: string; what: string }[] 
     { group: 'Anywhere', keys: commandKey('/'), what: 'Show these shortcuts' },
     { group: 'Anywhere', keys: commandKey(','), what: 'Open settings' },
     { group: 'Anywhere', keys: commandKey('B'), what: 'Show or hide the conversation list' },
+    { group: 'Anywhere', keys: commandKey('Shift+U'), what: 'Show or hide usage' },
     { group: 'Tabs', keys: commandKey('N'), what: 'New conversation' },
     { group: 'Tabs', keys: commandKey('W'), what: 'Close the conversation (asks first if that loses work)' },
     { group: 'Tabs', keys: `${commandKey('1')} … ${commandKey('9')}`, what: 'Go to tab 1 … 8, or the last' },

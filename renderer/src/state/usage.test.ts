@@ -1,0 +1,106 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { ByreApi, UsageReport } from '../../../shared/ipc';
+import { usageReport } from '../usage/fixture';
+import { createStore } from './store';
+import { userTimeZone } from './usage';
+
+/**
+ * The Usage slice against a scripted window.byre: it asks for the range and folder shown in the user's
+ * time zone, switching the grouping asks nothing, main's `usageChanged` is heard only while the view is
+ * open, and a slow answer never replaces a newer one.
+ */
+
+type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;
+
+function freshStore(calls: Calls) {
+  (globalThis as { window?: unknown }).window = { byre: calls };
+  return createStore();
+}
+
+const ok = <T>(value: T) => ({ ok: true as const, value });
+const until = (ready: () => boolean) => vi.waitFor(() => expect(ready()).toBe(true));
+
+describe('the Usage view in the store', () => {
+  it('opens on 30 days by day, asked in the user’s time zone', async () => {
+    const report = vi.fn(async () => ok(usageReport()));
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    await until(() => store.getState().usageReport !== null);
+    expect(report).toHaveBeenCalledWith({ range: '30d', folder: null, timeZone: userTimeZone() });
+    expect(store.getState().usageGrouping).toBe('day');
+    expect(store.getState().usageLoading).toBe(false);
+  });
+
+  it('asks again for a range or a folder, but not for a grouping or the metric', async () => {
+    const report = vi.fn(async () => ok(usageReport()));
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    await until(() => !store.getState().usageLoading);
+    store.getState().setUsageGrouping('model');
+    store.getState().setUsageMetric('cost');
+    expect(report).toHaveBeenCalledTimes(1);
+    await store.getState().setUsageRange('7d');
+    await store.getState().setUsageFolder('/home/ann/code/byre');
+    expect(report).toHaveBeenLastCalledWith({
+      range: '7d',
+      folder: '/home/ann/code/byre',
+      timeZone: userTimeZone(),
+    });
+  });
+
+  it('hears that usage changed only while the view is open', async () => {
+    const report = vi.fn(async () => ok(usageReport()));
+    const store = freshStore({ usageReport: report });
+    store.getState().usageChanged();
+    expect(report).not.toHaveBeenCalled();
+    store.getState().openUsage();
+    await until(() => !store.getState().usageLoading);
+    store.getState().usageChanged();
+    await until(() => report.mock.calls.length === 2);
+    store.getState().closeUsage();
+    store.getState().usageChanged();
+    expect(report).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps the answer to the latest question, and says why one failed', async () => {
+    let answerFirst: (value: ReturnType<typeof ok<UsageReport>>) => void = () => undefined;
+    const report = vi
+      .fn()
+      .mockImplementationOnce(() => new Promise((resolve) => (answerFirst = resolve)))
+      .mockImplementationOnce(async () => ok({ ...usageReport(), range: '7d' }));
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    await store.getState().setUsageRange('7d');
+    answerFirst(ok(usageReport()));
+    await until(() => report.mock.calls.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(store.getState().usageReport?.range).toBe('7d');
+
+    report.mockImplementationOnce(async () => ({
+      ok: false as const,
+      error: { name: 'NotSupported', message: 'Usage is not built yet.' },
+    }));
+    await store.getState().refreshUsage();
+    expect(store.getState().usageError).toBe('Usage is not built yet.');
+    // The figures read before stay on screen.
+    expect(store.getState().usageReport?.range).toBe('7d');
+  });
+
+  it('lists a day’s conversations, and opens one in place of the view', async () => {
+    const conversations = usageReport().totals.top;
+    const day = vi.fn(async () => ok({ conversations }));
+    const store = freshStore({
+      usageReport: vi.fn(async () => ok(usageReport())),
+      usageDayConversations: day,
+    });
+    store.getState().openUsage();
+    await store.getState().showUsageDay('2026-11-12');
+    expect(day).toHaveBeenCalledWith({ day: '2026-11-12', folder: null, timeZone: userTimeZone() });
+    expect(store.getState().usageDay?.conversations).toEqual(conversations);
+    const openSaved = vi.fn(async () => undefined);
+    store.setState({ openSaved });
+    await store.getState().openUsageConversation(conversations[0]!.sessionId);
+    expect(openSaved).toHaveBeenCalledWith(conversations[0]!.sessionId);
+    expect(store.getState().usageOpen).toBe(false);
+  });
+});
