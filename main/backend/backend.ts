@@ -99,6 +99,7 @@ export class Backend {
       workerPath: options.libraryWorker,
     });
     this.library.onChange(() => this.emit('libraryChanged', {}));
+    this.library.onUsageChange(() => this.emit('usageChanged', {}));
     const emit: EventListener = (channel, payload) => this.emit(channel, payload);
     this.worktreeStatuses = new WorktreeStatuses(worktrees, (payload) =>
       this.emit('worktreesChanged', payload),

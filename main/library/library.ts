@@ -4,6 +4,7 @@ import type { ResourceLimits, Worker } from 'node:worker_threads';
 import type { z } from 'zod';
 import type { Family } from '../../shared/branches';
 import type { LibraryRow, LibraryStatus, SearchHit } from '../../shared/library';
+import type { ConversationUsage, UsageRange, UsageReport } from '../../shared/ipc/usage';
 import {
   DEFAULT_SEARCH_LIMIT,
   FromWorker,
@@ -68,6 +69,7 @@ export class Library {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<() => void>();
+  private readonly usageListeners = new Set<() => void>();
   private restarts = 0;
   /** Why the worker last stopped, so a request made after it gave up still says why. */
   private stopped: string | undefined;
@@ -139,6 +141,26 @@ export class Library {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` when the index took in more usage (a file was read further). */
+  onUsageChange(listener: () => void): () => void {
+    this.usageListeners.add(listener);
+    return () => this.usageListeners.delete(listener);
+  }
+
+  /** The Usage view's figures for a range, in a time zone, optionally for one folder and its worktrees. */
+  usageReport(request: { range: UsageRange; folder: string | null; timeZone: string }): Promise<UsageReport> {
+    return this.request({ op: 'usageReport', ...request }, replies.usageReport);
+  }
+
+  /** The conversations with usage on one local day, most costly first. */
+  usageDayConversations(request: {
+    day: string;
+    folder: string | null;
+    timeZone: string;
+  }): Promise<ConversationUsage[]> {
+    return this.request({ op: 'usageDay', ...request }, replies.usageDay);
   }
 
   close(): Promise<void> {
@@ -242,7 +264,7 @@ export class Library {
         return;
       }
       case 'changed':
-        for (const listener of [...this.listeners]) {
+        for (const listener of [...this.listeners, ...(message.usage ? this.usageListeners : [])]) {
           try {
             listener();
           } catch (error) {

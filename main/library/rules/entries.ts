@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { isRecord, list, record, text, timestamp, type JsonRecord } from './json';
 import { cleanTitle, cutTo, promptOffer, withoutMarkers } from './titles';
 import { BYRE_LINE } from '../../../shared/saved-session';
+import { UsageState } from './usage';
 
 export type FileKind = 'cli' | 'transcript';
 
@@ -48,6 +49,8 @@ export const FileFacts = z.object({
    * ends in a leaf of its own (a read-only branch). Counted by the full read only.
    */
   rewinds: z.number().int().nonnegative(),
+  /** What the usage read left open (usage.ts); absent until the file's first usage. */
+  usage: UsageState.optional(),
 });
 export type FileFacts = z.infer<typeof FileFacts>;
 

@@ -1,6 +1,7 @@
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Family, ForkRecord } from '../../../shared/branches';
 import type { LibraryProblem, LibraryRow, LibraryStatus, SearchHit } from '../../../shared/library';
+import type { ConversationUsage, UsageReport } from '../../../shared/ipc/usage';
 import { ForkRecords } from '../../data/fork-records';
 import { LibraryChoices } from '../../data/library-choices';
 import {
@@ -20,6 +21,7 @@ import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } f
 import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest } from './search';
+import { usageDayConversations, usageReport, type UsageQuery } from './usage-report';
 import { IndexStore, type FileRow } from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, shardOf, type TextOp } from './text-store';
@@ -75,6 +77,8 @@ export class LibraryIndex {
   private scanProblems: LibraryProblem[] = [];
   private scanned = false;
   private changed = false;
+  /** The index took in usage since `takeUsageChanged` was last asked. */
+  private usageGrew = false;
   private cleanupPeriodDays = DEFAULT_CLEANUP_PERIOD_DAYS;
   /** Sessions whose row must be worked out again from their files. */
   private readonly dirty = new Set<string>();
@@ -179,6 +183,13 @@ export class LibraryIndex {
     const changed = this.changed;
     this.changed = false;
     return changed;
+  }
+
+  /** Whether the index took in usage since the last call (for the `usageChanged` event). */
+  takeUsageChanged(): boolean {
+    const grew = this.usageGrew;
+    this.usageGrew = false;
+    return grew;
   }
 
   // Finding files
@@ -315,6 +326,7 @@ export class LibraryIndex {
   /** Forgets what was read from a file, to read it again from the start. */
   private reset(row: FileRow, withSiblings: boolean): void {
     this.store.forgetUuids(row.id);
+    this.store.forgetUsage(row.id);
     this.outbox[shardOf(row.id, this.store.textShards)]?.push({ op: 'forget', fileId: row.id });
     this.store.updateFile(row.id, {
       offset: 0,
@@ -462,6 +474,11 @@ export class LibraryIndex {
       return;
     }
     this.store.updateFile(row.id, read.patch);
+    for (const used of read.usage) {
+      if (used.kind === 'message') this.store.putUsageMessage(row.id, read.sessionId, used);
+      else this.store.putUsageTurn(row.id, read.sessionId, used);
+    }
+    if (read.usage.length > 0) this.usageGrew = true;
     this.outbox[shardOf(row.id, this.store.textShards)]?.push({
       op: 'mark',
       fileId: row.id,
@@ -532,6 +549,20 @@ export class LibraryIndex {
    */
   search(request: SearchRequest): SearchHit[] {
     return searchIndex(this.store, request, this.now);
+  }
+
+  /** The Usage view's figures, from the usage sums the index keeps as it reads (usage-report.ts). */
+  usageReport(query: UsageQuery): UsageReport {
+    return usageReport(this.store, query, this.now(), !this.status().done);
+  }
+
+  /** The conversations with usage on one local day, most costly first. */
+  usageDayConversations(query: {
+    day: string;
+    folder: string | null;
+    timeZone: string;
+  }): ConversationUsage[] {
+    return usageDayConversations(this.store, query);
   }
 
   status(): LibraryStatus {

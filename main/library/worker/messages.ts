@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Family } from '../../../shared/branches';
 import { LibraryRow, LibraryStatus, SearchHit, SessionId } from '../../../shared/library';
+import { UsageRange, UsageReport, ConversationUsage } from '../../../shared/ipc/usage';
 
 /**
  * The messages between main and the library's worker thread, checked with zod on both sides: main trusts
@@ -34,6 +35,18 @@ export const LibraryRequest = z.discriminatedUnion('op', [
   z.object({ op: z.literal('hide'), sessionId: SessionId }),
   z.object({ op: z.literal('row'), sessionId: SessionId }),
   z.object({ op: z.literal('family'), sessionId: SessionId }),
+  z.object({
+    op: z.literal('usageReport'),
+    range: UsageRange,
+    folder: Folder,
+    timeZone: z.string().max(100),
+  }),
+  z.object({
+    op: z.literal('usageDay'),
+    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    folder: Folder,
+    timeZone: z.string().max(100),
+  }),
 ]);
 export type LibraryRequest = z.infer<typeof LibraryRequest>;
 export type LibraryOp = LibraryRequest['op'];
@@ -56,6 +69,8 @@ export const replies = {
   hide: z.null(),
   row: LibraryRow.nullable(),
   family: Family,
+  usageReport: UsageReport,
+  usageDay: z.array(ConversationUsage),
 } satisfies Record<LibraryOp, z.ZodType>;
 export type Reply<Op extends LibraryOp> = z.infer<(typeof replies)[Op]>;
 
@@ -78,8 +93,8 @@ export const FromWorker = z.discriminatedUnion('type', [
     id: z.number().int(),
     error: z.object({ name: z.string(), message: z.string() }),
   }),
-  /** Rows or status changed (already throttled by the worker). */
-  z.object({ type: z.literal('changed') }),
+  /** Rows or status changed (already throttled by the worker); `usage`: the index took in usage too. */
+  z.object({ type: z.literal('changed'), usage: z.boolean().optional() }),
   /** Something went wrong outside any request; the worker carries on. */
   z.object({ type: z.literal('error'), message: z.string() }),
   z.object({ type: z.literal('closed') }),

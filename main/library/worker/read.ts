@@ -11,6 +11,7 @@ import {
   readEntry,
   type MessageRead,
 } from '../rules/entries';
+import { emptyUsageState, readUsage, type UsageRead } from '../rules/usage';
 import type { Preview } from './rows';
 import type { FilePatch, FileRow } from './store';
 
@@ -93,7 +94,7 @@ function sampleLines(
 export type WindowRead =
   | { read: 'sidechain' }
   | { read: 'no-session'; eof: boolean }
-  | { read: 'read'; patch: FilePatch; end: number; sessionId: string };
+  | { read: 'read'; patch: FilePatch; end: number; sessionId: string; usage: UsageRead[] };
 
 /** The full read: a few MB from where the last step stopped, each message handed to `add` under its session. */
 export function readWindow(
@@ -109,6 +110,8 @@ export function readWindow(
   let nonUtf8Lines = row.non_utf8_lines;
   let sidechain = false;
   const held: TimedMessage[] = [];
+  const usage: UsageRead[] = [];
+  const usageState = facts.usage ?? emptyUsageState();
   const index = (message: TimedMessage) => {
     if (facts.sessionId === null) {
       held.push(message);
@@ -143,12 +146,15 @@ export function readWindow(
       }
       const read = readEntry(row.kind, value, facts);
       if (read) index({ ...read, time: read.time ?? row.mtime });
+      const used = readUsage(row.kind, value, usageState, facts.lastActive ?? row.mtime, `@${start}`);
+      if (used) usage.push(used);
       return true;
     },
   );
   if (sidechain) return { read: 'sidechain' };
   if (facts.sessionId === null) return { read: 'no-session', eof: window.eof };
   for (const earlier of held.splice(0)) add(facts.sessionId, earlier);
+  if (facts.usage || usage.length > 0) facts.usage = usageState;
   const hashLength = Math.min(HASH_BYTES, window.end);
   const patch: FilePatch = {
     offset: window.end,
@@ -163,7 +169,7 @@ export function readWindow(
       ? { head_len: hashLength, head_hash: hash(readAt(fs, fd, 0, hashLength)) }
       : {}),
   };
-  return { read: 'read', patch, end: window.end, sessionId: facts.sessionId };
+  return { read: 'read', patch, end: window.end, sessionId: facts.sessionId, usage };
 }
 
 function parseLine(line: string): unknown {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { worktreeLayout } from '../../../shared/worktrees';
 import type { FileKind } from '../rules/entries';
+import { bucketOf, type MessageUsage, type TurnCost } from '../rules/usage';
 import {
   isDamaged,
   openDatabase,
@@ -24,9 +25,14 @@ import {
  *   as `text0`, `text1`, … to search them.
  * - `uuids`: each message uuid of a session once, so a message both a transcript and the CLI's file hold is
  *   indexed once, and a summary's leaf can be checked.
+ * - `usage_messages`: each API message's tokens once per session, keyed by its message id, so the CLI's
+ *   per-content-block lines, a tail read later and a transcript holding the same message all land on one row
+ *   (the last line read holds it: its usage is the message's final one). `usage_turns`: a Byre turn's real
+ *   cost, which replaces the estimate of the messages it covers. `usage_buckets`: their sums per session,
+ *   model and 15-minute UTC bucket, kept by triggers as rows come and go, which the Usage view queries.
  */
 
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE files (
@@ -79,7 +85,87 @@ CREATE TABLE uuids (
   PRIMARY KEY (session_id, uuid)
 ) WITHOUT ROWID;
 CREATE INDEX uuids_file ON uuids(file_id);
+CREATE TABLE usage_messages (
+  session_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  file_id INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  est_usd REAL,
+  covered INTEGER NOT NULL,
+  PRIMARY KEY (session_id, key)
+) WITHOUT ROWID;
+CREATE INDEX usage_messages_file ON usage_messages(file_id);
+CREATE TABLE usage_turns (
+  file_id INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  usd REAL NOT NULL,
+  PRIMARY KEY (file_id, key)
+) WITHOUT ROWID;
+CREATE TABLE usage_buckets (
+  session_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  input INTEGER NOT NULL DEFAULT 0,
+  output INTEGER NOT NULL DEFAULT 0,
+  cache_write INTEGER NOT NULL DEFAULT 0,
+  cache_read INTEGER NOT NULL DEFAULT 0,
+  -- Estimates of the messages no turn's real cost covers, and how many of them were priced.
+  est_usd REAL NOT NULL DEFAULT 0,
+  estimated INTEGER NOT NULL DEFAULT 0,
+  -- Tokens of uncovered messages whose model has no price.
+  unpriced INTEGER NOT NULL DEFAULT 0,
+  real_usd REAL NOT NULL DEFAULT 0,
+  real_turns INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (bucket, session_id, model)
+) WITHOUT ROWID;
+CREATE INDEX usage_buckets_session ON usage_buckets(session_id);
+${usageTrigger('add_message', 'AFTER INSERT ON usage_messages', [['NEW', 1]])}
+${usageTrigger('remove_message', 'AFTER DELETE ON usage_messages', [['OLD', -1]])}
+${usageTrigger('change_message', 'AFTER UPDATE ON usage_messages', [
+  ['OLD', -1],
+  ['NEW', 1],
+])}
+CREATE TRIGGER usage_add_turn AFTER INSERT ON usage_turns BEGIN
+  INSERT INTO usage_buckets (session_id, model, bucket, real_usd, real_turns)
+    VALUES (NEW.session_id, NEW.model, NEW.bucket, NEW.usd, 1)
+  ON CONFLICT DO UPDATE SET real_usd = real_usd + excluded.real_usd, real_turns = real_turns + 1;
+END;
+CREATE TRIGGER usage_remove_turn AFTER DELETE ON usage_turns BEGIN
+  UPDATE usage_buckets SET real_usd = real_usd - OLD.usd, real_turns = real_turns - 1
+    WHERE session_id = OLD.session_id AND model = OLD.model AND bucket = OLD.bucket;
+END;
 `;
+
+/** A trigger that adds (sign 1) or takes away (-1) a message row's share of its bucket. */
+function usageTrigger(name: string, when: string, rows: [string, number][]): string {
+  const steps = rows.map(([row, sign]) => {
+    const uncovered = `(1 - ${row}.covered)`;
+    const values = [
+      `${sign} * ${row}.input`,
+      `${sign} * ${row}.output`,
+      `${sign} * ${row}.cache_write`,
+      `${sign} * ${row}.cache_read`,
+      `${sign} * ${uncovered} * COALESCE(${row}.est_usd, 0)`,
+      `${sign} * ${uncovered} * (${row}.est_usd IS NOT NULL)`,
+      `${sign} * ${uncovered} * (${row}.est_usd IS NULL) * (${row}.input + ${row}.output + ${row}.cache_write + ${row}.cache_read)`,
+    ];
+    return `INSERT INTO usage_buckets (session_id, model, bucket, input, output, cache_write, cache_read, est_usd,
+      estimated, unpriced) VALUES (${row}.session_id, ${row}.model, ${row}.bucket, ${values.join(', ')})
+    ON CONFLICT DO UPDATE SET input = input + excluded.input, output = output + excluded.output,
+      cache_write = cache_write + excluded.cache_write, cache_read = cache_read + excluded.cache_read,
+      est_usd = est_usd + excluded.est_usd, estimated = estimated + excluded.estimated,
+      unpriced = unpriced + excluded.unpriced;`;
+  });
+  return `CREATE TRIGGER usage_${name} ${when} BEGIN\n${steps.join('\n')}\nEND;`;
+}
 
 /** How far a file has been read, and whether it needs reading at all. */
 export type FileState =
@@ -147,6 +233,24 @@ export interface MessageCandidateRow {
   session_id: string;
   uuid: string | null;
   text: string;
+}
+
+/** A session's usage of one model in one 15-minute bucket, with what the report shows of its session. */
+export interface UsageBucketRow {
+  session_id: string;
+  model: string;
+  bucket: number;
+  input: number;
+  output: number;
+  cache_write: number;
+  cache_read: number;
+  est_usd: number;
+  estimated: number;
+  unpriced: number;
+  real_usd: number;
+  real_turns: number;
+  title: string;
+  cwd: string | null;
 }
 
 export interface ProblemFileRow {
@@ -236,6 +340,33 @@ export class IndexStore {
         'SELECT 1 AS one FROM uuids WHERE session_id = ? AND uuid = ?',
       ),
       deleteUuids: db.prepare('DELETE FROM uuids WHERE file_id = ?'),
+      putUsageMessage: db.prepare(
+        `INSERT INTO usage_messages (session_id, key, file_id, model, bucket, input, output, cache_write,
+           cache_read, est_usd, covered)
+         VALUES (@session_id, @key, @file_id, @model, @bucket, @input, @output, @cache_write, @cache_read,
+           @est_usd, 0)
+         ON CONFLICT DO UPDATE SET file_id = excluded.file_id, model = excluded.model, bucket = excluded.bucket,
+           input = excluded.input, output = excluded.output, cache_write = excluded.cache_write,
+           cache_read = excluded.cache_read, est_usd = excluded.est_usd`,
+      ),
+      coverUsageMessages: db.prepare(
+        `UPDATE usage_messages SET covered = 1
+         WHERE session_id = ? AND covered = 0 AND key IN (SELECT value FROM json_each(?))`,
+      ),
+      putUsageTurn: db.prepare(
+        `INSERT OR IGNORE INTO usage_turns (file_id, key, session_id, model, bucket, usd)
+         VALUES (@file_id, @key, @session_id, @model, @bucket, @usd)`,
+      ),
+      deleteUsageMessages: db.prepare('DELETE FROM usage_messages WHERE file_id = ?'),
+      deleteUsageTurns: db.prepare('DELETE FROM usage_turns WHERE file_id = ?'),
+      usageBuckets: db.prepare<[{ from: number }], UsageBucketRow>(
+        `SELECT b.*, s.title, s.cwd FROM usage_buckets b JOIN sessions s ON s.session_id = b.session_id
+         WHERE s.hidden = 0 AND b.bucket >= @from`,
+      ),
+      usageBucketsIn: db.prepare<[{ from: number; folder: string }], UsageBucketRow>(
+        `SELECT b.*, s.title, s.cwd FROM usage_buckets b JOIN sessions s ON s.session_id = b.session_id
+         WHERE s.hidden = 0 AND b.bucket >= @from AND ${IN_FOLDER('s.cwd', '@folder')}`,
+      ),
       aheadOfShards: db.prepare<[], FileRow>(
         shards
           .map(
@@ -363,6 +494,50 @@ export class IndexStore {
   /** Forgets which messages a file held (before it is read again from the start). */
   forgetUuids(fileId: number): void {
     this.statements.deleteUuids.run(fileId);
+  }
+
+  /** Files a message's usage under its session (the line read last holds the message's row). */
+  putUsageMessage(fileId: number, sessionId: string, usage: MessageUsage): void {
+    this.statements.putUsageMessage.run({
+      session_id: sessionId,
+      key: usage.key,
+      file_id: fileId,
+      model: usage.model,
+      bucket: bucketOf(usage.time),
+      input: usage.input,
+      output: usage.output,
+      cache_write: usage.cacheWrite,
+      cache_read: usage.cacheRead,
+      est_usd: usage.estUsd,
+    });
+  }
+
+  /** Files a turn's real cost, which from now on stands for the estimates of the messages it covers. */
+  putUsageTurn(fileId: number, sessionId: string, turn: TurnCost): void {
+    if (turn.covers.length > 0) {
+      this.statements.coverUsageMessages.run(sessionId, JSON.stringify(turn.covers));
+    }
+    this.statements.putUsageTurn.run({
+      file_id: fileId,
+      key: turn.key,
+      session_id: sessionId,
+      model: turn.model,
+      bucket: bucketOf(turn.time),
+      usd: turn.usd,
+    });
+  }
+
+  /** Forgets the usage a file gave (before it is read again from the start). */
+  forgetUsage(fileId: number): void {
+    this.statements.deleteUsageMessages.run(fileId);
+    this.statements.deleteUsageTurns.run(fileId);
+  }
+
+  /** The usage sums of visible sessions from bucket `from` (ms) on, optionally in a folder and its worktrees. */
+  usageBuckets(from: number, folder: string | null): UsageBucketRow[] {
+    return folder === null
+      ? this.statements.usageBuckets.all({ from })
+      : this.statements.usageBucketsIn.all({ from, folder });
   }
 
   /**

@@ -55,7 +55,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
   const live = new LiveIndex(index, {
     ...(setup.rescanMs ? { rescanMs: setup.rescanMs } : {}),
     onWork: () => idle.poke(),
-    onChange: () => post({ type: 'changed' }),
+    onChange: () => post({ type: 'changed', usage: index.takeUsageChanged() }),
     onError: (error) => post({ type: 'error', message: messageOf(error) }),
   });
   wake = () => live.wake();
@@ -82,6 +82,10 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
         return index.row(request.sessionId);
       case 'family':
         return index.family(request.sessionId);
+      case 'usageReport':
+        return index.usageReport(request);
+      case 'usageDay':
+        return index.usageDayConversations(request);
     }
   }
 

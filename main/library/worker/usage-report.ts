@@ -1,0 +1,224 @@
+import type {
+  ConversationUsage,
+  FolderUsage,
+  ModelUsage,
+  TokenCounts,
+  UsageCost,
+  UsageDay,
+  UsageRange,
+  UsageReport,
+} from '../../../shared/ipc/usage';
+import { worktreeLayout } from '../../../shared/worktrees';
+import { PRICING_CHECKED_AT } from '../rules/pricing';
+import { daysBefore, localDay } from '../rules/usage';
+import type { IndexStore, UsageBucketRow } from './store';
+
+/**
+ * The Usage view's figures: a query over the index's 15-minute usage sums (never a read of the files), each
+ * bucket put on the local day its start falls on in the asked time zone, so a DST change moves no usage.
+ */
+
+export interface UsageQuery {
+  range: UsageRange;
+  folder: string | null;
+  timeZone: string;
+}
+
+const RANGE_DAYS: Record<Exclude<UsageRange, 'all'>, number> = { today: 1, '7d': 7, '30d': 30, '90d': 90 };
+/** Buckets are asked from this far before the first day's UTC midnight: no zone is further ahead than +14h. */
+const ZONE_SLACK_MS = 15 * 60 * 60 * 1000;
+
+/** A sum of usage and cost, as the buckets hold it. */
+interface Sum {
+  tokens: TokenCounts;
+  estUsd: number;
+  estimated: number;
+  unpriced: number;
+  realUsd: number;
+  realTurns: number;
+}
+
+function emptySum(): Sum {
+  return {
+    tokens: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 },
+    estUsd: 0,
+    estimated: 0,
+    unpriced: 0,
+    realUsd: 0,
+    realTurns: 0,
+  };
+}
+
+function add(sum: Sum, row: UsageBucketRow): void {
+  sum.tokens.input += row.input;
+  sum.tokens.output += row.output;
+  sum.tokens.cacheWrite += row.cache_write;
+  sum.tokens.cacheRead += row.cache_read;
+  sum.estUsd += row.est_usd;
+  sum.estimated += row.estimated;
+  sum.unpriced += row.unpriced;
+  sum.realUsd += row.real_usd;
+  sum.realTurns += row.real_turns;
+}
+
+function costOf(sum: Sum): UsageCost {
+  const priced = sum.estimated > 0 || sum.realTurns > 0;
+  // Sums of many small floats: a removed row can leave a hair below zero.
+  const usd = Math.max(0, sum.estUsd + sum.realUsd);
+  return {
+    usd: priced ? usd : null,
+    estimated: sum.estimated > 0,
+    unpricedTokens: Math.max(0, sum.unpriced),
+  };
+}
+
+function tokensOf(sum: Sum): number {
+  const t = sum.tokens;
+  return t.input + t.output + t.cacheWrite + t.cacheRead;
+}
+
+/** Sums keyed by some part of a bucket row, in first-seen order. */
+class Groups<K> {
+  readonly sums = new Map<K, Sum>();
+  add(key: K, row: UsageBucketRow): Sum {
+    let sum = this.sums.get(key);
+    if (!sum) {
+      sum = emptySum();
+      this.sums.set(key, sum);
+    }
+    add(sum, row);
+    return sum;
+  }
+}
+
+/** The buckets of local days from `firstDay` (YYYY-MM-DD) on, or of every day; each with its local day. */
+function bucketsFrom(
+  store: IndexStore,
+  firstDay: string | null,
+  query: { folder: string | null; timeZone: string },
+): { row: UsageBucketRow; day: string }[] {
+  const from = firstDay === null ? 0 : Date.parse(`${firstDay}T00:00:00Z`) - ZONE_SLACK_MS;
+  const days = new Map<number, string>();
+  const rows: { row: UsageBucketRow; day: string }[] = [];
+  for (const row of store.usageBuckets(from, query.folder)) {
+    let day = days.get(row.bucket);
+    if (day === undefined) {
+      day = localDay(row.bucket, query.timeZone);
+      days.set(row.bucket, day);
+    }
+    if (firstDay === null || day >= firstDay) rows.push({ row, day });
+  }
+  return rows;
+}
+
+function byCost(a: { sum: Sum }, b: { sum: Sum }): number {
+  const cost = a.sum.estUsd + a.sum.realUsd - (b.sum.estUsd + b.sum.realUsd);
+  return cost !== 0 ? -cost : tokensOf(b.sum) - tokensOf(a.sum);
+}
+
+function conversations(groups: Groups<string>, info: Map<string, UsageBucketRow>): ConversationUsage[] {
+  return [...groups.sums]
+    .map(([sessionId, sum]) => ({ sessionId, sum }))
+    .sort(byCost)
+    .map(({ sessionId, sum }) => {
+      const row = info.get(sessionId);
+      return {
+        sessionId,
+        title: row?.title ?? sessionId,
+        folder: row?.cwd ?? null,
+        tokens: sum.tokens,
+        cost: costOf(sum),
+      };
+    });
+}
+
+function modelsOf(groups: Groups<string>): ModelUsage[] {
+  return [...groups.sums]
+    .map(([model, sum]) => ({ model, sum }))
+    .sort(byCost)
+    .map(({ model, sum }) => ({ model, tokens: sum.tokens, cost: costOf(sum) }));
+}
+
+/** Where a session ran, as the sidebar groups folders: a worktree under its repository. */
+function folderOf(cwd: string | null): string | null {
+  return cwd === null ? null : (worktreeLayout(cwd)?.repository ?? cwd);
+}
+
+export function usageReport(
+  store: IndexStore,
+  query: UsageQuery,
+  now: number,
+  indexing: boolean,
+): UsageReport {
+  const today = localDay(now, query.timeZone);
+  const firstDay = query.range === 'all' ? null : daysBefore(today, RANGE_DAYS[query.range] - 1);
+  const total = emptySum();
+  const days = new Map<string, Groups<string>>();
+  const folders = new Groups<string | null>();
+  const folderSessions = new Map<string | null, Set<string>>();
+  const models = new Groups<string>();
+  const sessions = new Groups<string>();
+  const info = new Map<string, UsageBucketRow>();
+  for (const { row, day } of bucketsFrom(store, firstDay, query)) {
+    add(total, row);
+    let dayModels = days.get(day);
+    if (!dayModels) {
+      dayModels = new Groups();
+      days.set(day, dayModels);
+    }
+    dayModels.add(row.model, row);
+    const folder = folderOf(row.cwd);
+    folders.add(folder, row);
+    const inFolder = folderSessions.get(folder) ?? new Set();
+    inFolder.add(row.session_id);
+    folderSessions.set(folder, inFolder);
+    models.add(row.model, row);
+    sessions.add(row.session_id, row);
+    info.set(row.session_id, row);
+  }
+  const usageDays: UsageDay[] = [...days]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([day, groups]) => ({ day, models: modelsOf(groups) }));
+  const folderRows: FolderUsage[] = [...folders.sums]
+    .map(([folder, sum]) => ({ folder, sum }))
+    .sort(byCost)
+    .map(({ folder, sum }) => ({
+      folder,
+      conversations: folderSessions.get(folder)?.size ?? 0,
+      tokens: sum.tokens,
+      cost: costOf(sum),
+    }));
+  const read = total.tokens.input + total.tokens.cacheWrite + total.tokens.cacheRead;
+  return {
+    range: query.range,
+    folder: query.folder,
+    timeZone: query.timeZone,
+    days: usageDays,
+    folders: folderRows,
+    models: modelsOf(models),
+    totals: {
+      conversations: sessions.sums.size,
+      tokens: total.tokens,
+      cost: costOf(total),
+      cacheReadShare: read === 0 ? 0 : total.tokens.cacheRead / read,
+      top: conversations(sessions, info).slice(0, 10),
+    },
+    pricingCheckedAt: PRICING_CHECKED_AT,
+    indexing,
+  };
+}
+
+/** The conversations with usage on one local day, most costly first. */
+export function usageDayConversations(
+  store: IndexStore,
+  query: { day: string; folder: string | null; timeZone: string },
+): ConversationUsage[] {
+  const sessions = new Groups<string>();
+  const info = new Map<string, UsageBucketRow>();
+  for (const { row, day } of bucketsFrom(store, query.day, query)) {
+    if (day !== query.day) continue;
+    sessions.add(row.session_id, row);
+    info.set(row.session_id, row);
+  }
+  return conversations(sessions, info);
+}
