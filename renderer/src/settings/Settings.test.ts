@@ -13,7 +13,19 @@ const form = {
   promptSuggestions: true,
   snapshotKeep: 'days' as const,
   snapshotDays: '14',
+  limitAlertPercent: '90',
 };
+
+describe('the limit notification', () => {
+  it('saves the percent typed, and refuses one above 100, saying why', () => {
+    expect(settingsOf({ ...form, limitAlertPercent: '75' })).toMatchObject({
+      values: { limitAlertPercent: 75 },
+    });
+    expect(settingsOf({ ...form, limitAlertPercent: '120' })).toEqual({
+      problem: 'The limit notification is at 100% at most.',
+    });
+  });
+});
 
 describe('keeping snapshots of changes', () => {
   it('saves a number of days', () => {

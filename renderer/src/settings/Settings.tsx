@@ -38,6 +38,8 @@ interface Form {
   /** How long the Changes panel's snapshots are kept: a number of days, or while the conversation is listed. */
   snapshotKeep: 'library' | 'days';
   snapshotDays: string;
+  /** "Notify at": a percent of a plan limit, as typed. */
+  limitAlertPercent: string;
 }
 
 /** The days offered when the user switches from "as long as it is in the library" to a number of days. */
@@ -53,6 +55,7 @@ function formOf(values: AppSettings): Form {
     // A main without the setting yet says nothing: kept as long as the conversation is, as main does then.
     snapshotKeep: snapshotRetentionDays == null ? 'library' : 'days',
     snapshotDays: String(snapshotRetentionDays ?? SUGGESTED_SNAPSHOT_DAYS),
+    limitAlertPercent: String(values.limitAlertPercent),
   };
 }
 
@@ -65,6 +68,7 @@ export function settingsOf(form: Form): { values: AppSettings } | { problem: str
     defaultModel: form.defaultModel.trim() || null,
     imageMaxLongSide: numberOf(form.imageMaxLongSide),
     snapshotRetentionDays: snapshotKeep === 'library' ? null : numberOf(snapshotDays),
+    limitAlertPercent: numberOf(form.limitAlertPercent),
   });
   if (parsed.success) return { values: parsed.data };
   return { problem: parsed.error.issues[0]?.message ?? 'A value is not valid.' };
@@ -353,6 +357,25 @@ function SettingsDialog() {
               The Changes panel and Rewind restore files, shell commands&apos; changes included, from the
               snapshots Byre takes of a conversation&apos;s folder after each turn. Removing a conversation
               from Byre removes its snapshots at once.
+            </p>
+          </fieldset>
+
+          <fieldset>
+            <legend>Plan limits</legend>
+            <label htmlFor="settings-limit-alert">Notify at (% of a limit)</label>
+            <input
+              id="settings-limit-alert"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={100}
+              value={form.limitAlertPercent}
+              onChange={(event) => change({ limitAlertPercent: event.target.value })}
+              aria-describedby="settings-limit-alert-help"
+            />
+            <p id="settings-limit-alert-help" className="settings-help">
+              A notification says so once a 5-hour or weekly limit is used this far, once per window. Only
+              accounts signed in with a subscription report their limits.
             </p>
           </fieldset>
 

@@ -242,6 +242,8 @@ const CHART_HEIGHT = 220;
 /** Room at the left for the axis's figures, and below for the days. */
 const AXIS_LEFT = 52;
 const AXIS_BOTTOM = 22;
+/** Room above, so that the top figure is not cut in half. */
+const AXIS_TOP = 8;
 
 /** The chart's width as laid out (the default before the first layout, and in tests). */
 function useWidth(initial: number): [React.RefObject<HTMLDivElement | null>, number] {
@@ -278,7 +280,7 @@ function DayChart({
   const stacks = stackDays(daysOfRange(report.range, today, report.days), report.days, metric, order);
   const max = Math.max(0, ...stacks.map((stack) => stack.total));
   const plotWidth = width - AXIS_LEFT;
-  const plotHeight = CHART_HEIGHT - AXIS_BOTTOM;
+  const plotHeight = CHART_HEIGHT - AXIS_BOTTOM - AXIS_TOP;
   const { x, y } = chartScales(
     stacks.map((stack) => stack.day),
     max,
@@ -301,7 +303,7 @@ function DayChart({
           height={CHART_HEIGHT}
           viewBox={`0 0 ${width} ${CHART_HEIGHT}`}
         >
-          <Group left={AXIS_LEFT}>
+          <Group left={AXIS_LEFT} top={AXIS_TOP}>
             {[0, 0.5, 1].map((share) => (
               <g key={share} className="usage-grid">
                 <line x1={0} x2={plotWidth} y1={y(top * share)} y2={y(top * share)} />
@@ -325,7 +327,8 @@ function DayChart({
               )),
             )}
             {stacks.map((stack, index) =>
-              index % every === 0 || index === stacks.length - 1 ? (
+              // The last day always; a regular one only where it leaves room before the last.
+              index === stacks.length - 1 || (index % every === 0 && stacks.length - 1 - index >= every) ? (
                 <text
                   key={stack.day}
                   className="usage-axis-day"
@@ -340,7 +343,7 @@ function DayChart({
           </Group>
         </svg>
         {/* Over each day with usage, a button: hover and focus show its tooltip, a click lists its day. */}
-        <div className="usage-hits" style={{ left: AXIS_LEFT, height: plotHeight }}>
+        <div className="usage-hits" style={{ left: AXIS_LEFT, top: AXIS_TOP, height: plotHeight }}>
           {stacks.map((stack) =>
             stack.total > 0 ? (
               <button
