@@ -31,6 +31,15 @@ export const LibraryRow = z.object({
   branchCount: z.number().int().positive(),
   /** The family it belongs to: the session id of the family's root. */
   familyKey: SessionId,
+  /**
+   * What it cost, all its messages (subagents' too): the CLI's own figure where Byre's transcript has it,
+   * else estimated from the pricing table; `usd` null when nothing of it could be priced. The same rules as
+   * the Usage view's, so the two never disagree.
+   */
+  cost: z.object({
+    usd: z.number().nonnegative().nullable(),
+    estimated: z.boolean(),
+  }),
 });
 export type LibraryRow = z.infer<typeof LibraryRow>;
 

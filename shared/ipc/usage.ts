@@ -152,6 +152,17 @@ export const usageChannels = {
   /** The limit windows as last reported across all conversations (they are the account's, not one's). */
   limits: { request: Empty, response: Limits },
   /**
+   * The usage since a moment (ms; a limit window's start, `resetsAt` less its length), by conversation, most
+   * tokens first: each conversation's share of the current window. `total`: all of it together.
+   */
+  windowUsage: {
+    request: z.object({ since: z.number().nonnegative() }),
+    response: z.object({
+      total: TokenCounts,
+      conversations: z.array(ConversationUsage).max(50),
+    }),
+  },
+  /**
    * Keeps a message to be sent when the conversation's reached limit resets (its `resetsAt`). Refused when no
    * limit of this conversation is reached or its reset time is not known.
    */
