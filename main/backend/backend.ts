@@ -129,7 +129,7 @@ export class Backend {
     });
     this.scheduled = new ScheduledSender(
       new ScheduledSends(options.dataDir),
-      (send) => deliverScheduled(this.open, this.library, send),
+      (send, stillWanted) => deliverScheduled(this.open, this.library, send, stillWanted),
       (sends) => this.emit('scheduledSendsChanged', { sends }),
     );
     this.tabs = new KeptTabs(

@@ -161,4 +161,28 @@ describe('ScheduledSender', () => {
     expect(delivered).toEqual([]);
     expect(sender.all()[0]?.failed).toBe(CUT_OFF);
   });
+
+  it('does not send one cancelled while its session was still being resumed', async () => {
+    const clock = new FakeClock();
+    let resumed: () => void = () => {};
+    const sent: string[] = [];
+    const sender = new ScheduledSender(
+      new ScheduledSends(dataDir),
+      async (send, stillWanted) => {
+        // As deliverScheduled: the session is found or resumed first, which takes a while.
+        await new Promise<void>((resolve) => (resumed = resolve));
+        if (stillWanted()) sent.push(send.text);
+      },
+      () => {},
+      clock,
+    );
+    sender.start();
+    sender.add(kept());
+    clock.advance(2 * HOUR);
+    expect(sender.cancel(kept().id)).toBe(true);
+    resumed();
+    await sender.stop();
+    expect(sent).toEqual([]);
+    expect(sender.all()).toEqual([]);
+  });
 });

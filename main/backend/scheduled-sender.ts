@@ -35,7 +35,11 @@ export class ScheduledSender {
 
   constructor(
     private readonly store: ScheduledSends,
-    private readonly deliver: (send: ScheduledSend) => Promise<void>,
+    /**
+     * Sends it. `stillWanted` is asked last thing before the text goes: resuming a session can take a while,
+     * and a message cancelled meanwhile must not be sent.
+     */
+    private readonly deliver: (send: ScheduledSend, stillWanted: () => boolean) => Promise<void>,
     private readonly changed: (sends: ScheduledSend[]) => void,
     private readonly clock: Clock = realClock,
   ) {}
@@ -96,7 +100,8 @@ export class ScheduledSender {
     // Read again: it may have been cancelled, or taken by another Byre on the same folder.
     const send = this.store.all().find((s) => s.id === id);
     if (!send || !this.store.take(id)) return;
-    const going = this.deliver(send).then(
+    const stillWanted = () => !this.stopped && this.store.all().some((s) => s.id === id);
+    const going = this.deliver(send, stillWanted).then(
       () => void this.store.remove(id),
       (error: unknown) => this.store.fail(id, error instanceof Error ? error.message : String(error)),
     );

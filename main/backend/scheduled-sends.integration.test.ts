@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lastUserText } from '../../e2e/fake-model/server';
 import { runInTerminal } from '../../e2e/fixtures/cli-env';
-import { Backend } from './backend';
-import { invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
+import type { Backend } from './backend';
+import { backendOver, invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
 
 /**
  * A message kept for when a limit resets, against the real CLI and the fake model: Byre was closed when its
@@ -61,15 +61,7 @@ describe('a message kept for when the limit resets', () => {
     );
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'The word was pelican.' }] });
     const sendsSeen: number[] = [];
-    restarted = new Backend({
-      host: 'browser',
-      version: 'test',
-      dataDir,
-      initialCwd: null,
-      env: world.env,
-      libraryWorker: join(import.meta.dirname, '..', 'library', 'worker', 'worker.ts'),
-      rewindDiffWorker: join(import.meta.dirname, '..', 'intake', 'rewind-diff-worker.ts'),
-    });
+    restarted = backendOver(dataDir, world.env);
     restarted.on((channel, payload) => {
       if (channel === 'scheduledSendsChanged' && 'sends' in payload) sendsSeen.push(payload.sends.length);
     });

@@ -51,6 +51,27 @@ export interface BackendHarness {
   dispose(): Promise<void>;
 }
 
+/**
+ * A backend as the browser host makes one, over a data folder and the CLI world's environment, with the
+ * workers run from source. A test that restarts Byre makes a second one over the same data folder.
+ */
+export function backendOver(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  pageLimits?: BackendOptions['pageLimits'],
+): Backend {
+  return new Backend({
+    host: 'browser',
+    version: 'test',
+    dataDir,
+    initialCwd: null,
+    env,
+    libraryWorker: join(import.meta.dirname, '..', 'library', 'worker', 'worker.ts'),
+    rewindDiffWorker: join(import.meta.dirname, '..', 'intake', 'rewind-diff-worker.ts'),
+    ...(pageLimits ? { pageLimits } : {}),
+  });
+}
+
 export async function openBackend(options: {
   dontAsk: boolean;
   /** More settings for a backend that does not ask (`dontAsk`). */
@@ -63,16 +84,7 @@ export async function openBackend(options: {
   const dataDir = mkdtempSync(join(tmpdir(), 'byre-backend-data-'));
   if (options.dontAsk) dontAskByDefault(dataDir, options.settings);
   options.prepare?.(dataDir);
-  const backend = new Backend({
-    host: 'browser',
-    version: 'test',
-    dataDir,
-    initialCwd: null,
-    env: world.env,
-    libraryWorker: join(import.meta.dirname, '..', 'library', 'worker', 'worker.ts'),
-    rewindDiffWorker: join(import.meta.dirname, '..', 'intake', 'rewind-diff-worker.ts'),
-    ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
-  });
+  const backend = backendOver(dataDir, world.env, options.pageLimits);
   const seen = new Map<string, ConversationEvent[]>();
   const notifications: EventPayload<'notification'>[] = [];
   let waiters: (() => void)[] = [];

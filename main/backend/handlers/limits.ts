@@ -50,16 +50,20 @@ export function limitsHandlers(
 
 /**
  * Sends a kept message: to the open conversation of its session if there is one, else by resuming the saved
- * session (as "Resume" in the library does), whose events then reach every window.
+ * session (as "Resume" in the library does), whose events then reach every window. Cancelled while the
+ * session was being found or resumed, it is not sent (the resumed conversation stays open, as Resume leaves it).
  */
 export async function deliverScheduled(
   open: OpenConversations,
   library: Library,
   send: ScheduledSend,
+  stillWanted: () => boolean = () => true,
 ): Promise<void> {
   const live = await open.withSessionOrResuming(send.sessionId);
-  if (!live) await untilIndexed(library, send.sessionId);
+  if (!live) await untilIndexed(library, send.sessionId, stillWanted);
+  if (!stillWanted()) return;
   const conversation = live ?? (await open.resume(send.sessionId));
+  if (!stillWanted()) return;
   conversation.send(send.text);
 }
 
@@ -70,9 +74,9 @@ const INDEX_WAIT_MS = 120_000;
  * Right after Byre starts, the library may not have read the session's files yet: a send due then waits
  * for it (until it knows the session, or has read everything and does not), rather than fail at once.
  */
-async function untilIndexed(library: Library, sessionId: string): Promise<void> {
+async function untilIndexed(library: Library, sessionId: string, stillWanted: () => boolean): Promise<void> {
   const until = Date.now() + INDEX_WAIT_MS;
-  while (Date.now() < until) {
+  while (Date.now() < until && stillWanted()) {
     if (await library.files(sessionId)) return;
     if ((await library.status()).done) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
