@@ -69,11 +69,6 @@ export function rejectedSummary(info: RateLimitInfo, now?: Date, locale?: string
   return `${info.rateLimitType ? `${limitName(info.rateLimitType)} reached` : 'Usage limit reached'} · ${when}`;
 }
 
-/** Near the limit or at it: worth telling the user about, also while they look elsewhere. */
-export function rateLimitAlarming(info: RateLimitInfo): boolean {
-  return info.status === 'allowed_warning' || info.status === 'rejected';
-}
-
 const LIMIT_SHORT_NAMES: Record<string, string> = {
   five_hour: '5h',
   seven_day: 'wk',
