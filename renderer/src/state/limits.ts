@@ -84,7 +84,7 @@ export function createLimitsSlice(set: StoreSet, get: StoreGet): LimitsSlice {
         scheduledSends: [...state.scheduledSends.filter((kept) => kept.id !== send.id), send],
       }));
       // The message now waits in main: the composer gives it up, unless something else was typed meanwhile.
-      if ((get().drafts[tabId]?.text ?? '') === text) get().setDraftText(tabId, '');
+      if ((get().drafts[tabId]?.text ?? '').trim() === text.trim()) get().setDraftText(tabId, '');
       return true;
     },
 
