@@ -69,7 +69,70 @@ export function rejectedSummary(info: RateLimitInfo, now?: Date, locale?: string
   return `${info.rateLimitType ? `${limitName(info.rateLimitType)} reached` : 'Usage limit reached'} · ${when}`;
 }
 
-/** Near the limit or at it: worth telling the user about, also while they look elsewhere. */
-export function rateLimitAlarming(info: RateLimitInfo): boolean {
-  return info.status === 'allowed_warning' || info.status === 'rejected';
+const LIMIT_SHORT_NAMES: Record<string, string> = {
+  five_hour: '5h',
+  seven_day: 'wk',
+  seven_day_opus: 'wk Opus',
+  seven_day_sonnet: 'wk Sonnet',
+};
+
+/** The header's short form at narrow widths: "5h 91%", "wk 40%"; a kind not known here keeps its full name. */
+export function limitShortSummary(info: RateLimitInfo): string {
+  const name = (info.rateLimitType && LIMIT_SHORT_NAMES[info.rateLimitType]) ?? limitName(info.rateLimitType);
+  if (info.utilization !== undefined) return `${name} ${Math.round(info.utilization * 100)}%`;
+  return info.status === 'rejected' ? `${name} reached` : name;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** How long a window of this kind lasts (ms), for the kinds whose length is known. */
+export function windowLength(rateLimitType: string | undefined): number | null {
+  if (rateLimitType === 'five_hour') return 5 * HOUR_MS;
+  if (rateLimitType?.startsWith('seven_day')) return 7 * 24 * HOUR_MS;
+  return null;
+}
+
+/** A limit window as it was last reported: its line, and when it came (ms). */
+export interface ReportedWindow {
+  info: RateLimitInfo;
+  at: number;
+}
+
+/**
+ * The pacing line: when the limit would be reached if use went on at the rate it had from the window's start
+ * to the moment it was reported. "At this rate the 5-hour limit is reached at 15:40", or "… is not reached
+ * before it resets (14:00)". Null where there is nothing true to say: use not known or none yet, a kind
+ * whose length is not known, no reset time, or a window that has already reset.
+ */
+export function pacing(window: ReportedWindow, now: number, locale?: string): string | null {
+  const { info, at } = window;
+  const used = info.utilization;
+  const length = windowLength(info.rateLimitType);
+  if (used === undefined || used <= 0 || length === null || info.resetsAt === undefined) return null;
+  const resetsAt = info.resetsAt * 1000;
+  if (resetsAt <= now) return null;
+  const name = limitName(info.rateLimitType);
+  // Inside a sentence: "the weekly limit", but "the 5-hour limit".
+  const limit = /^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name;
+  const clock = new Date(now);
+  if (used >= 1) return `The ${limit} is reached; it resets ${resetTime(info.resetsAt, clock, locale)}`;
+  const elapsed = at - (resetsAt - length);
+  // Reported before the window began (a clock moved): no rate can be read from it.
+  if (elapsed <= 0) return null;
+  const reachedAt = resetsAt - length + elapsed / used;
+  if (reachedAt >= resetsAt) {
+    return `At this rate the ${limit} is not reached before it resets (${resetTime(info.resetsAt, clock, locale)})`;
+  }
+  return `At this rate the ${limit} is reached at ${resetTime(reachedAt / 1000, clock, locale)}`;
+}
+
+/** How long until a moment, as a countdown reads: "in 1 h 12 min", "in 5 min", "in 40 s", "now". */
+export function waitWords(ms: number): string {
+  if (ms <= 0) return 'now';
+  if (ms < 60_000) return `in ${Math.ceil(ms / 1000)} s`;
+  const minutes = Math.ceil(ms / 60_000);
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? `in ${hours} h` : `in ${hours} h ${rest} min`;
 }

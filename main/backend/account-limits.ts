@@ -1,6 +1,6 @@
 import type { Limits } from '../../shared/ipc';
 import type { RateLimitInfo } from '../../shared/protocol';
-import { limitName, resetTime } from '../../shared/rate-limit';
+import { limitName, rejectedSummary, resetTime } from '../../shared/rate-limit';
 import type { LimitWindows } from '../data/limit-windows';
 
 /**
@@ -8,9 +8,14 @@ import type { LimitWindows } from '../data/limit-windows';
  * window of its kind (limits.json) and tells the windows (`limitsChanged`); past the user's threshold, a
  * notification says so, once per window per reset. Each conversation's own last line is kept too: "Send when
  * the limit resets" is only for a conversation whose limit is reached.
+ *
+ * The notifications are all main's (the window shows them while it is in the background): one when a window
+ * crosses the threshold, one when a limit is reached, and a line that does both says it once, as reached.
  */
 export class AccountLimits {
   private readonly lastOf = new Map<string, RateLimitInfo>();
+  /** The reset time (0: not known) of each kind's window last said to be reached. */
+  private readonly reached = new Map<string, number>();
 
   constructor(
     private readonly windows: LimitWindows,
@@ -31,7 +36,9 @@ export class AccountLimits {
     const alertAt = this.alertAt();
     const noted = this.windows.note(info, alertAt);
     if (noted.changed) this.tell.changed(this.current());
-    if (noted.alert && info.utilization !== undefined) {
+    if (info.status === 'rejected' && this.firstReached(info)) {
+      this.tell.notify(conversationId, 'Usage limit reached', rejectedSummary(info));
+    } else if (noted.alert && info.utilization !== undefined) {
       const resets = info.resetsAt !== undefined ? ` It resets ${resetTime(info.resetsAt)}.` : '';
       this.tell.notify(
         conversationId,
@@ -39,6 +46,15 @@ export class AccountLimits {
         `You have used ${Math.round(info.utilization * 100)}% of it.${resets}`,
       );
     }
+  }
+
+  /** Whether this is the first line to say this window is reached (every conversation hits the same one). */
+  private firstReached(info: RateLimitInfo): boolean {
+    const kind = info.rateLimitType ?? '';
+    const reset = info.resetsAt ?? 0;
+    if (this.reached.get(kind) === reset) return false;
+    this.reached.set(kind, reset);
+    return true;
   }
 
   /** The conversation's last limit line, if one came. */

@@ -117,6 +117,20 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
       }
     },
 
+    async adoptOpenConversations() {
+      let open: InvokeResponse<'listConversations'>;
+      try {
+        open = await call('listConversations', {});
+      } catch {
+        // The conversation runs in main all the same; the next reload shows it.
+        return;
+      }
+      get().draftsHeard(
+        open.conversations.map(({ snapshot, draft }) => ({ conversationId: snapshot.conversationId, draft })),
+      );
+      set((state) => withOpenConversations(state, open.conversations, false));
+    },
+
     async resync() {
       let open: InvokeResponse<'listConversations'>;
       try {
@@ -129,6 +143,7 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
       get().tellDrafts();
       // Worktrees' changes said meanwhile were not heard.
       void get().loadWorktrees();
+      void get().loadLimits();
     },
 
     showNewConversation() {

@@ -119,6 +119,12 @@ export function connectEvents(store: StoreApi<Store>): () => void {
   void store.getState().loadWorktrees();
   // The index took in more usage: an open Usage view reads its report again.
   const offUsage = window.byre.on('usageChanged', () => store.getState().usageChanged());
+  // The account's limit windows and the messages kept for their reset: each change says them all.
+  const offLimits = window.byre.on('limitsChanged', (limits) => store.getState().limitsArrived(limits));
+  const offScheduled = window.byre.on('scheduledSendsChanged', ({ sends }) =>
+    store.getState().scheduledSendsArrived(sends),
+  );
+  void store.getState().loadLimits();
   // As `npm start -- <dir>` does at startup, in the window already open.
   const offSecondLaunch = window.byre.on('secondLaunch', ({ folder }) => {
     void store.getState().startConversation(folder);
@@ -129,6 +135,8 @@ export function connectEvents(store: StoreApi<Store>): () => void {
     offLibrary();
     offWorktrees();
     offUsage();
+    offLimits();
+    offScheduled();
     offSecondLaunch();
   };
 }

@@ -1,12 +1,11 @@
 import type { PermissionRequest } from '../../../shared/conversation';
 import type { ConversationEvent } from '../../../shared/ipc';
-import { rateLimitAlarming, rateLimitSummary, rejectedSummary } from '../../../shared/rate-limit';
 
 /**
  * System notifications while the window is in the background: when Claude asks for permission, asks a
  * question or has a plan to approve, or an MCP server asks for a form's answer (each stops the work until
- * someone answers), when a reply ends, and what main
- * reports (a "Done when" loop that ended). A click brings the window and the conversation to the front.
+ * someone answers), when a reply ends, and what main reports (a "Done when" loop that ended, a usage limit
+ * past the user's threshold or reached: main says those once per window, whichever conversation heard it). A click brings the window and the conversation to the front.
  * The browser's Notification API (Electron's renderer has the same), asked for permission the first time it
  * is needed; the settings can switch them all off.
  */
@@ -67,14 +66,8 @@ export function permissionAlerts(host: PermissionAlertHost) {
       const requests = events.filter((event) => event.kind === 'permission_request');
       const last = requests[requests.length - 1];
       const ended = events.findLast((event) => event.kind === 'message' && event.message.type === 'result');
-      const limit = events.findLast(
-        (event) =>
-          event.kind === 'message' &&
-          event.message.type === 'rate_limit_event' &&
-          rateLimitAlarming(event.message.rate_limit_info),
-      );
       const asked = events.findLast((event) => event.kind === 'elicitation_request');
-      if (!last && !ended && !limit && !asked) return queue;
+      if (!last && !ended && !asked) return queue;
       return enqueue((api) => {
         const name = host.conversationName(conversationId);
         if (last) {
@@ -95,18 +88,6 @@ export function permissionAlerts(host: PermissionAlertHost) {
             failed ? 'Claude stopped with an error' : 'Claude has replied',
             name ?? 'A conversation',
             'turn',
-          );
-        }
-        // Near or at a usage limit: the user may want to pace the work, or know when it can go on.
-        if (limit?.kind === 'message' && limit.message.type === 'rate_limit_event') {
-          const info = limit.message.rate_limit_info;
-          const reached = info.status === 'rejected';
-          show(
-            api,
-            conversationId,
-            reached ? 'Usage limit reached' : 'Usage limit nearly reached',
-            reached ? rejectedSummary(info) : rateLimitSummary(info),
-            'rate-limit',
           );
         }
       });

@@ -2,7 +2,10 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ConversationEvent } from '../../../shared/ipc';
 import { permissionAlerts, type NotificationApi } from './permission-alerts';
 
-/** A notification when a usage limit is near or reached, while the window is in the background. */
+/**
+ * A usage limit near or reached is told once per window, by main (its `notification`, shown here as a
+ * notice); the window does not tell it again for each conversation's line.
+ */
 
 function fakeNotifications() {
   const shown: { title: string; body: string | undefined }[] = [];
@@ -36,21 +39,16 @@ function alerts(api: NotificationApi) {
 }
 
 describe('rate-limit notifications', () => {
-  it('says when a limit is near and when it is reached, and nothing while it is far', async () => {
+  it('shows main’s notice of a limit, and nothing more for the lines that come in conversations', async () => {
     const fake = fakeNotifications();
     const alert = alerts(fake.api);
-    await alert.events('c1', [
-      rateLimit({ status: 'allowed', rateLimitType: 'five_hour', utilization: 0.3 }),
-    ]);
-    expect(fake.shown).toEqual([]);
     await alert.events('c1', [
       rateLimit({ status: 'allowed_warning', rateLimitType: 'five_hour', utilization: 0.91 }),
     ]);
     const resetsAt = new Date(2026, 11, 2, 14, 0).getTime() / 1000;
-    await alert.events('c1', [rateLimit({ status: 'rejected', rateLimitType: 'seven_day', resetsAt })]);
-    expect(fake.shown[0]).toEqual({ title: 'Usage limit nearly reached', body: '5-hour limit: 91%' });
-    expect(fake.shown[1]?.title).toBe('Usage limit reached');
-    expect(fake.shown[1]?.body).toMatch(/^Weekly limit reached · you can continue at .*(14|2):00/);
-    expect(fake.shown).toHaveLength(2);
+    await alert.events('c2', [rateLimit({ status: 'rejected', rateLimitType: 'seven_day', resetsAt })]);
+    expect(fake.shown).toEqual([]);
+    await alert.notice('c1', '5-hour limit at 91%', 'You have used 91% of it.');
+    expect(fake.shown).toEqual([{ title: '5-hour limit at 91%', body: 'You have used 91% of it.' }]);
   });
 });

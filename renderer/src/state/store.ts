@@ -8,6 +8,7 @@ import { createFindSlice } from './find';
 import { createKeptTabsSlice } from './kept-tabs';
 import { notifiedInFrame } from './frame';
 import { createLibrarySlice } from './library';
+import { createLimitsSlice } from './limits';
 import { trustSlice } from './trust';
 import type { Store } from './types';
 import { createUsageSlice } from './usage';
@@ -15,7 +16,7 @@ import { createWorktreesSlice } from './worktrees';
 
 /**
  * The renderer's one store, made of its slices (app, conversations, drafts, kept tabs, find, library,
- * branches, trust, changes, worktrees, usage): each owns its part of the state and reaches the others through `get()`. What a slice keeps
+ * branches, trust, changes, worktrees, usage, limits): each owns its part of the state and reaches the others through `get()`. What a slice keeps
  * besides its state (counters, requests in flight, timers) lives in the store it was made for, so a test
  * can make a fresh store with `createStore()`. Updates from main are merged per frame (frame.ts).
  */
@@ -32,6 +33,7 @@ const storeState: StateCreator<Store> = (set, get) => ({
   ...createChangesSlice(set, get),
   ...createWorktreesSlice(set, get),
   ...createUsageSlice(set, get),
+  ...createLimitsSlice(set, get),
 });
 
 /** A store of its own, as the app makes one: which tab is open is remembered for the next reload. */

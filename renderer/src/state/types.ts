@@ -21,11 +21,13 @@ import type {
   InvokeRequest,
   InvokeResponse,
   IpcError,
+  LimitWindow,
   PermissionModeChoice,
   PreparedImage,
   RevertPreview,
   RevertTarget,
   SavedDraft,
+  ScheduledSend,
   TrustedFolder,
   TurnImage,
   UsageGrouping,
@@ -162,6 +164,11 @@ export interface AppSlice {
    * conversation rebuilt from main's window of it, and drafts typed meanwhile are told to main.
    */
   resync(): Promise<void>;
+  /**
+   * A tab for each conversation open in main that this window does not show, as at startup: one main
+   * opened itself (a kept message sent to a session no tab had).
+   */
+  adoptOpenConversations(): Promise<void>;
   showNewConversation(): void;
   activate(tabId: string): void;
   /** Reads the host's info again (after the settings changed); throws if it could not be read. */
@@ -318,7 +325,8 @@ export type Store = AppSlice &
   TrustSlice &
   ChangesSlice &
   WorktreesSlice &
-  UsageSlice;
+  UsageSlice &
+  LimitsSlice;
 
 /** How slices change and read the store (zustand's `set` and `get`). */
 export type StoreSet = StoreApi<Store>['setState'];
@@ -585,4 +593,38 @@ export interface UsageSlice {
   openUsageConversation(sessionId: string): Promise<void>;
   /** Main's `usageChanged`: an open view asks again. */
   usageChanged(): void;
+}
+
+/** The current 5-hour window's usage by conversation, as last read; `since`: the window's start (ms). */
+export interface WindowUsageReading {
+  since: number;
+  usage: InvokeResponse<'windowUsage'> | null;
+  error: string | null;
+}
+
+/** The plan's limits (limits.ts): the account's windows, and the messages kept for when a limit resets. */
+export interface LimitsSlice {
+  /** The account's windows as last reported, by kind; empty for an API key account. */
+  limitWindows: LimitWindow[];
+  /** The share of a window at which the user is told (Settings). */
+  limitAlertAt: number;
+  /** Every message kept to be sent when a limit resets, as main last said. */
+  scheduledSends: ScheduledSend[];
+  /** Why keeping or cancelling a message failed, by tab, until the next try. */
+  scheduleErrors: Record<string, string>;
+  windowUsage: WindowUsageReading | null;
+  /** Reads the windows and the kept messages (at start, and after the connection came back). */
+  loadLimits(): Promise<void>;
+  /** Main's `limitsChanged`. */
+  limitsArrived(limits: InvokeResponse<'limits'>): void;
+  /** Main's `scheduledSendsChanged`: a kept message sent to a session no tab shows brings its tab. */
+  scheduledSendsArrived(sends: readonly ScheduledSend[]): void;
+  /** Keeps `text` to be sent when the tab's reached limit resets; the draft gives it up. False on failure. */
+  sendWhenLimitResets(tabId: string, text: string): Promise<boolean>;
+  /** Cancels a kept message; its text goes back into its tab's composer if that is empty. */
+  cancelScheduledSend(id: string): Promise<void>;
+  /** A kept message that failed: sent now in its tab, and no longer kept. */
+  retryScheduledSend(id: string): Promise<void>;
+  /** Reads the usage since `since` (a window's start), by conversation. */
+  readWindowUsage(since: number): Promise<void>;
 }

@@ -41,6 +41,7 @@ import {
   type FolderColumn,
   type SortDirection,
 } from './figures';
+import { LimitsSection } from './LimitsSection';
 
 export interface UsagePanelProps {
   range: UsageRange;
@@ -182,11 +183,7 @@ export function UsagePanel(props: UsagePanelProps) {
               <DayConversations list={props.day} onOpen={props.onOpen} onClose={() => props.onDay(null)} />
             )}
             <Totals report={report} />
-            {/*
-              Limits (h2 builds renderer/src/usage/LimitsSection.tsx): the 5-hour and weekly windows, each
-              conversation's share of the current window and the pacing line go here, as
-              <LimitsSection />, between the totals and the top conversations.
-            */}
+            <LimitsSection onOpen={props.onOpen} />
             <TopConversations top={report.totals.top} onOpen={props.onOpen} />
           </div>
           <FolderTable rows={report.folders} onFolder={props.onFolder} />
