@@ -1,21 +1,17 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, stopProcess, waitForAddress } from '../e2e/fixtures/host-process';
+import type { Page } from '@playwright/test';
 import type { CorpusManifest } from './library-corpus';
 import {
   buildNote,
-  ensureBuilt,
-  hostEnv,
   median,
-  REPO_ROOT,
+  openHostPage,
   round,
-  WEB_HOST_ENTRY,
-  withTimeout,
+  waitForIndex,
   type Figures,
+  type HostPage,
 } from './ui-harness';
 
 /**
@@ -87,15 +83,6 @@ function installOpenTimer(): void {
   new MutationObserver(check).observe(document, { childList: true, subtree: true });
 }
 
-async function libraryStatus(page: Page): Promise<{ done: boolean; indexed: number; total: number } | null> {
-  return page.evaluate(async () => {
-    const result = await window.byre.libraryStatus({});
-    return result.ok
-      ? { done: result.value.done, indexed: result.value.indexed, total: result.value.total }
-      : null;
-  });
-}
-
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -122,45 +109,20 @@ async function openOnce(page: Page, title: string): Promise<OpenTiming> {
 }
 
 export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Figures> {
-  ensureBuilt();
   const figures: Figures = {};
   const note = buildNote();
   if (note) figures.library_ui_build_note = note;
   const root = mkdtempSync(join(tmpdir(), 'byre-bench-library-ui-'));
-  const dataDir = join(root, 'data');
-  const host = spawn(process.execPath, [WEB_HOST_ENTRY, '--port', '0'], {
-    cwd: REPO_ROOT,
-    env: hostEnv(manifest.uiHome, dataDir),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  host.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  host.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  let browser: Browser | undefined;
+  let run: HostPage | undefined;
   try {
-    const url = await waitForAddress(host, () => output, STARTUP_TIMEOUT_MS);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions handed to the page
-    // carry those calls with them.
-    await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
-    await page.addInitScript(installOpenTimer);
-    await page.goto(url);
-    await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+    run = await openHostPage(manifest.uiHome, join(root, 'data'), [installOpenTimer]);
+    const { page } = run;
 
     // While the host indexes the corpus (the 100 MB file takes a while).
     const first = await openOnce(page, manifest.big.title);
     figures.library_open_100mb_first_paint_indexing_ms = round(first.paintedAt - first.clickAt);
 
-    const indexStart = performance.now();
-    for (;;) {
-      const status = await libraryStatus(page);
-      if (status?.done) break;
-      if (performance.now() - indexStart > INDEX_TIMEOUT_MS)
-        throw new Error(`the host's index was not done after ${INDEX_TIMEOUT_MS / 1000} s`);
-      await page.waitForTimeout(250);
-    }
+    await waitForIndex(page, INDEX_TIMEOUT_MS);
 
     const runs: OpenTiming[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -180,8 +142,7 @@ export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Fi
   } catch (error) {
     figures.library_ui_error = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   } finally {
-    if (browser) await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
-    await stopProcess(host, 5_000);
+    await run?.close();
     rmSync(root, { recursive: true, force: true });
   }
   return figures;
