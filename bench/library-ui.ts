@@ -12,6 +12,7 @@ import {
   waitForIndex,
   type Figures,
   type HostPage,
+  type PageClock,
 } from './ui-harness';
 
 /**
@@ -40,45 +41,27 @@ interface OpenTiming {
   replyBytes: number;
 }
 
-/** Installed before the app's scripts on every load. Self-contained: it is serialized into the page. */
+/** Installed after installPageClock, before the app's scripts on every load. Self-contained: it is serialized. */
 function installOpenTimer(): void {
-  const timing = { clickAt: NaN, articleAt: NaN, paintedAt: NaN, replyAt: NaN, replyBytes: 0 };
+  const clock = (window as unknown as { __benchClock: PageClock }).__benchClock;
+  const timing = { clickAt: NaN, articleAt: NaN, paintedAt: NaN };
   Object.defineProperty(window, '__benchOpen', { value: timing });
   document.addEventListener(
     'click',
     (event) => {
       const target = event.target;
       if (!Number.isNaN(timing.clickAt) || !(target instanceof Element)) return;
-      if (target.closest('nav[aria-label="Conversations"]')) timing.clickAt = performance.now();
+      if (!target.closest('nav[aria-label="Conversations"]')) return;
+      timing.clickAt = performance.now();
+      clock.mark();
     },
     true,
   );
-  const Native = window.WebSocket;
-  class TimedWebSocket extends Native {
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super(url, protocols);
-      this.addEventListener('message', (message: MessageEvent<unknown>) => {
-        const data = message.data;
-        if (Number.isNaN(timing.clickAt) || typeof data !== 'string' || !data.startsWith('{"id":')) return;
-        if (data.length > timing.replyBytes) {
-          timing.replyBytes = data.length;
-          timing.replyAt = performance.now();
-        }
-      });
-    }
-  }
-  window.WebSocket = TimedWebSocket;
   const check = () => {
     if (Number.isNaN(timing.clickAt) || !Number.isNaN(timing.articleAt)) return;
     if (!document.querySelector('[role="log"][aria-label="Conversation"] article')) return;
     timing.articleAt = performance.now();
-    requestAnimationFrame(() => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => {
-        timing.paintedAt = performance.now();
-      };
-      channel.port2.postMessage(null);
-    });
+    clock.afterPaint((at) => (timing.paintedAt = at));
   };
   new MutationObserver(check).observe(document, { childList: true, subtree: true });
 }
@@ -99,9 +82,11 @@ async function openOnce(page: Page, title: string): Promise<OpenTiming> {
   await log.locator('article').first().waitFor({ state: 'visible', timeout: OPEN_TIMEOUT_MS });
   const deadline = performance.now() + 5_000;
   for (;;) {
-    const timing = await page.evaluate(() => ({
-      ...(window as unknown as { __benchOpen: OpenTiming }).__benchOpen,
-    }));
+    const timing = await page.evaluate(() => {
+      const page = window as unknown as { __benchOpen: OpenTiming; __benchClock: PageClock };
+      const { at, bytes } = page.__benchClock.reply;
+      return { ...page.__benchOpen, replyAt: at, replyBytes: bytes };
+    });
     if (!Number.isNaN(timing.paintedAt)) return timing;
     if (performance.now() > deadline) throw new Error('the first message was never painted');
     await page.waitForTimeout(20);

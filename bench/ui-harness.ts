@@ -194,6 +194,48 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
   }
 }
 
+/** What installPageClock gives the benchmarks' own timers in the page, as `window.__benchClock`. */
+export interface PageClock {
+  /** Forgets the reply noted so far; from now on the largest WebSocket reply (`{"id":…`) is noted. */
+  mark(): void;
+  /** The largest reply since the mark: when it came (performance.now()) and its length; NaN and 0 if none. */
+  reply: { at: number; bytes: number };
+  /** Calls `done` with the time of a task queued from the next animation frame: after that frame is painted. */
+  afterPaint(done: (at: number) => void): void;
+}
+
+/** Installed before the app's scripts, and before the benchmarks' timers. Self-contained: it is serialized. */
+export function installPageClock(): void {
+  let marked = false;
+  const clock: PageClock = {
+    reply: { at: NaN, bytes: 0 },
+    mark() {
+      marked = true;
+      clock.reply = { at: NaN, bytes: 0 };
+    },
+    afterPaint(done) {
+      requestAnimationFrame(() => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => done(performance.now());
+        channel.port2.postMessage(null);
+      });
+    },
+  };
+  Object.defineProperty(window, '__benchClock', { value: clock });
+  const Native = window.WebSocket;
+  class TimedWebSocket extends Native {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (message: MessageEvent<unknown>) => {
+        const data = message.data;
+        if (!marked || typeof data !== 'string' || !data.startsWith('{"id":')) return;
+        if (data.length > clock.reply.bytes) clock.reply = { at: performance.now(), bytes: data.length };
+      });
+    }
+  }
+  window.WebSocket = TimedWebSocket;
+}
+
 export interface HostPage {
   page: Page;
   browser: Browser;
@@ -205,7 +247,8 @@ export interface HostPage {
 
 /**
  * The browser host over folders already on disk (HOME with its `.claude`, Byre's data folder), no working
- * folder, and Chromium on its page, with `initScripts` run before the app's own on every load. On any failure
+ * folder, and Chromium on its page, with installPageClock and then `initScripts` run before the app's own on
+ * every load. On any failure
  * everything started so far is stopped again.
  */
 export async function openHostPage(
@@ -235,7 +278,7 @@ export async function openHostPage(
     // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions handed to the page
     // carry those calls with them.
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
-    for (const script of initScripts) await page.addInitScript(script);
+    for (const script of [installPageClock, ...initScripts]) await page.addInitScript(script);
     await page.goto(url);
     await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
     const started = browser;

@@ -12,6 +12,7 @@ import {
   type Figure,
   type Figures,
   type HostPage,
+  type PageClock,
 } from './ui-harness';
 
 /**
@@ -91,31 +92,26 @@ interface Timing {
   startAt: number;
   shownAt: number;
   paintedAt: number;
-  /** The largest WebSocket reply after the action (the report), when it came and its size. */
+}
+
+/** A Timing as read back, with the largest WebSocket reply after the action (the report): when, and its size. */
+interface Timed extends Timing {
   replyAt: number;
   replyBytes: number;
 }
 
-/** Installed before the app's scripts on every load. Self-contained: it is serialized into the page. */
+/** Installed after installPageClock, before the app's scripts on every load. Self-contained: it is serialized. */
 function installUsageTimer(): void {
-  const timing: Timing = {
-    wanted: null,
-    startAt: NaN,
-    shownAt: NaN,
-    paintedAt: NaN,
-    replyAt: NaN,
-    replyBytes: 0,
-  };
+  const clock = (window as unknown as { __benchClock: PageClock }).__benchClock;
+  const timing: Timing = { wanted: null, startAt: NaN, shownAt: NaN, paintedAt: NaN };
   Object.defineProperty(window, '__benchUsage', { value: timing });
+  const start = () => {
+    timing.startAt = performance.now();
+    clock.mark();
+  };
   const paintAfter = () => {
     timing.shownAt = performance.now();
-    requestAnimationFrame(() => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => {
-        timing.paintedAt = performance.now();
-      };
-      channel.port2.postMessage(null);
-    });
+    clock.afterPaint((at) => (timing.paintedAt = at));
   };
   const started = () => timing.wanted !== null && !Number.isNaN(timing.startAt);
   document.addEventListener(
@@ -124,9 +120,9 @@ function installUsageTimer(): void {
       const target = event.target;
       if (!timing.wanted || started() || !(target instanceof Element)) return;
       if (timing.wanted.kind === 'open' && target.closest('button.sidebar-usage')) {
-        timing.startAt = performance.now();
+        start();
       } else if (timing.wanted.kind === 'floor' && target.closest('.usage-header h2')) {
-        timing.startAt = performance.now();
+        start();
         paintAfter();
       }
     },
@@ -138,27 +134,11 @@ function installUsageTimer(): void {
       type,
       (event) => {
         if (!timing.wanted || started() || !(event.target instanceof HTMLSelectElement)) return;
-        if (timing.wanted.kind === 'range' || timing.wanted.kind === 'grouping')
-          timing.startAt = performance.now();
+        if (timing.wanted.kind === 'range' || timing.wanted.kind === 'grouping') start();
       },
       true,
     );
   }
-  const Native = window.WebSocket;
-  class TimedWebSocket extends Native {
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super(url, protocols);
-      this.addEventListener('message', (message: MessageEvent<unknown>) => {
-        const data = message.data;
-        if (!started() || typeof data !== 'string' || !data.startsWith('{"id":')) return;
-        if (data.length > timing.replyBytes) {
-          timing.replyBytes = data.length;
-          timing.replyAt = performance.now();
-        }
-      });
-    }
-  }
-  window.WebSocket = TimedWebSocket;
   const region = () => document.querySelector('section.usage[role="region"]');
   const shown = (wanted: Wanted): boolean => {
     const view = region();
@@ -193,18 +173,11 @@ function installUsageTimer(): void {
 async function expect(page: Page, wanted: Wanted): Promise<void> {
   await page.evaluate((next) => {
     const timing = (window as unknown as { __benchUsage: Timing }).__benchUsage;
-    Object.assign(timing, {
-      wanted: next,
-      startAt: NaN,
-      shownAt: NaN,
-      paintedAt: NaN,
-      replyAt: NaN,
-      replyBytes: 0,
-    });
+    Object.assign(timing, { wanted: next, startAt: NaN, shownAt: NaN, paintedAt: NaN });
   }, wanted);
 }
 
-async function painted(page: Page, what: string): Promise<Timing> {
+async function painted(page: Page, what: string): Promise<Timed> {
   await page
     .waitForFunction(
       () => !Number.isNaN((window as unknown as { __benchUsage: Timing }).__benchUsage.paintedAt),
@@ -214,11 +187,15 @@ async function painted(page: Page, what: string): Promise<Timing> {
     .catch(() => {
       throw new Error(`${what} was not painted within ${SHOWN_TIMEOUT_MS / 1000} s`);
     });
-  return page.evaluate(() => ({ ...(window as unknown as { __benchUsage: Timing }).__benchUsage }));
+  return page.evaluate(() => {
+    const page = window as unknown as { __benchUsage: Timing; __benchClock: PageClock };
+    const { at, bytes } = page.__benchClock.reply;
+    return { ...page.__benchUsage, replyAt: at, replyBytes: bytes };
+  });
 }
 
 /** Clicks "Usage" in the sidebar and waits for the chart and the table to be painted. */
-async function openView(page: Page): Promise<Timing> {
+async function openView(page: Page): Promise<Timed> {
   if ((await page.getByRole('region', { name: 'Usage' }).count()) > 0)
     throw new Error('the Usage view was already open before the click');
   await expect(page, { kind: 'open' });
@@ -243,14 +220,14 @@ async function roundTrip(page: Page): Promise<number> {
   });
 }
 
-const paintMs = (timing: Timing) => timing.paintedAt - timing.startAt;
-const replyMs = (timing: Timing) => timing.replyAt - timing.startAt;
+const paintMs = (timing: Timed) => timing.paintedAt - timing.startAt;
+const replyMs = (timing: Timed) => timing.replyAt - timing.startAt;
 const list = (values: number[]) => values.map((value) => round(value)).join(', ');
 
 /** Each switch of the range and of the grouping, SWITCH_ROUNDS times, into `figures`. */
 async function measureSwitches(page: Page, figures: Figures): Promise<void> {
-  const ranges = new Map<string, Timing[]>();
-  const groupings = new Map<string, Timing[]>();
+  const ranges = new Map<string, Timed[]>();
+  const groupings = new Map<string, Timed[]>();
   for (let round = 0; round < SWITCH_ROUNDS; round++) {
     for (const [range, words] of RANGES) {
       await expect(page, { kind: 'range', words });
@@ -266,7 +243,7 @@ async function measureSwitches(page: Page, figures: Figures): Promise<void> {
       ]);
     }
   }
-  const slowest = (prefix: string, runs: Map<string, Timing[]>) => {
+  const slowest = (prefix: string, runs: Map<string, Timed[]>) => {
     let worst = 0;
     for (const [target, timings] of runs) {
       const ms = median(timings.map(paintMs));
@@ -342,8 +319,8 @@ export async function measureUsageView(): Promise<Figures> {
   const dataDir = join(root, 'data');
   let run: HostPage | undefined;
   try {
-    const cold: Timing[] = [];
-    const warm: Timing[] = [];
+    const cold: Timed[] = [];
+    const warm: Timed[] = [];
     const floors: number[] = [];
     const trips: number[] = [];
     for (let start = 0; start < COLD_RUNS; start++) {
