@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -29,14 +30,22 @@ import { performance } from 'node:perf_hooks';
  * - images (base64, in prompts with their api-request-blob copy, and in Read results), which the index must
  *   leave out; Bash outputs of several MB on one line in the largest sessions;
  * - subagents' files under `<session>/subagents/agent-*.jsonl` (isSidechain: true);
+ * - sessions started over the last year (more of them lately), each on one of five models (one the pricing
+ *   table does not know; a subagent often on Haiku), each API message with its own usage, repeated with its
+ *   id and request id on every content block's line as the CLI writes it, for the Usage view's figures;
  * - plus one session of 10^8 bytes, the newest of all, titled BIG_SESSION_TITLE.
  *
- * It is written once into a cache folder (os.tmpdir()/byre-bench-library-v<CORPUS_VERSION>, or
- * $BENCH_LIBRARY_CORPUS) and reused while its manifest says the same version. A second, small config folder
+ * It is written once into a cache folder (os.tmpdir()/byre-bench-library, or $BENCH_LIBRARY_CORPUS) and
+ * reused while its manifest names the same generator: a digest of this file's text, so that any change to
+ * how the corpus is made writes it again, without anyone having to remember a version. A second, small config folder
  * (`ui/`) holds the big session (hard-linked) and a few small ones, for the browser-host measurement.
  */
 
-export const CORPUS_VERSION = 2;
+/** This file's text, digested: the corpus in the cache is reused only if the same generator wrote it. */
+export const CORPUS_GENERATOR = createHash('sha256')
+  .update(readFileSync(import.meta.filename))
+  .digest('hex')
+  .slice(0, 16);
 export const BIG_SESSION_TITLE = 'Bench: the 100 MB session';
 
 /** BENCH_LIBRARY_SCALE (e.g. 0.05) makes a smaller corpus, for trying the benchmark out; figures then say so. */
@@ -46,9 +55,15 @@ const TOTAL_BYTES = 1e9 * CORPUS_SCALE;
 const BIG_SESSION_BYTES = 1e8 * CORPUS_SCALE;
 const UI_SMALL_SESSIONS = 15;
 const SEED = 0x5eed_b1e;
+/** The seed of the messages' models and usage (class Tokens), apart from the one of the words and sizes. */
+const TOKENS_SEED = 0x70c3_5eed;
+/** How old a session's start is: between two hours and a year. */
+const SESSION_AGE_MIN_MS = 2 * 3600_000;
+const SESSION_AGE_MAX_MS = 365 * 24 * 3600_000;
 
 export interface CorpusManifest {
-  version: number;
+  /** CORPUS_GENERATOR of the code that wrote it. */
+  generator: string;
   scale: number;
   /** ISO time the corpus was written. */
   createdAt: string;
@@ -84,10 +99,10 @@ export interface CorpusManifest {
 
 export function corpusRoot(): string {
   const scaled = CORPUS_SCALE === 1 ? '' : `-scale${CORPUS_SCALE}`;
-  return process.env.BENCH_LIBRARY_CORPUS ?? join(tmpdir(), `byre-bench-library-v${CORPUS_VERSION}${scaled}`);
+  return process.env.BENCH_LIBRARY_CORPUS ?? join(tmpdir(), `byre-bench-library${scaled}`);
 }
 
-/** The corpus, generated first if the cache folder does not hold a complete one of this version. */
+/** The corpus, generated first if the cache folder does not hold a complete one by this generator. */
 export function ensureCorpus(log: (line: string) => void): { manifest: CorpusManifest; generated: boolean } {
   const root = corpusRoot();
   const manifestPath = join(root, 'manifest.json');
@@ -95,7 +110,7 @@ export function ensureCorpus(log: (line: string) => void): { manifest: CorpusMan
     try {
       const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as CorpusManifest;
       if (
-        manifest.version === CORPUS_VERSION &&
+        manifest.generator === CORPUS_GENERATOR &&
         manifest.scale === CORPUS_SCALE &&
         existsSync(manifest.big.path)
       ) {
@@ -453,20 +468,79 @@ interface Stats {
   subagentBytes: number;
 }
 
-const USAGE = {
-  input_tokens: 10,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 14_208,
-  output_tokens: 310,
-  output_tokens_details: { thinking_tokens: 0 },
-  server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
-  service_tier: 'standard',
-  cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 0 },
-  inference_geo: '',
-  iterations: [],
-  speed: 'standard',
-  fallback_credit: null,
-};
+/**
+ * Models a session runs on, with their shares: four the pricing table knows, and the recording's own, which it
+ * does not (its tokens are counted "unpriced").
+ */
+const MODELS: [string, number][] = [
+  ['claude-opus-4-5-20251101', 0.34],
+  ['claude-sonnet-4-5-20250929', 0.34],
+  ['claude-opus-4-1-20250805', 0.08],
+  ['claude-haiku-4-5-20251001', 0.08],
+  ['claude-opus-5-5', 0.16],
+];
+const SUBAGENT_MODEL = 'claude-haiku-4-5-20251001';
+/** The CLI's system prompt and tools, read from the cache by every request after a session's first. */
+const SYSTEM_TOKENS = 14_208;
+/** Roughly how many bytes of a session file one token of its context takes (JSON and repeated results). */
+const BYTES_PER_TOKEN = 6;
+const CONTEXT_TOKENS = 190_000;
+
+/**
+ * Each API message's model and `usage`, from a generator of its own, so that the words, sizes and times of
+ * the corpus are drawn as they were before messages had varied usage. The figures follow a session's
+ * growing context: what was read before comes from the cache, what was added since is written to it.
+ */
+class Tokens {
+  constructor(private readonly random: Random) {}
+
+  model(): string {
+    let roll = this.random.next();
+    for (const [model, share] of MODELS) {
+      roll -= share;
+      if (roll <= 0) return model;
+    }
+    return MODELS[0]?.[0] ?? 'claude-opus-4-5-20251101';
+  }
+
+  subagentModel(parent: string): string {
+    return this.random.chance(0.5) ? SUBAGENT_MODEL : parent;
+  }
+
+  /** Most sessions cache for 5 minutes; some for an hour. */
+  hourCache(): boolean {
+    return this.random.chance(0.15);
+  }
+
+  requestId(): string {
+    return `req_${this.random.hex(24)}`;
+  }
+
+  /** A message's usage: `cached` tokens of context read, `added` new ones since the last request written. */
+  usage(cached: number, added: number, hourCache: boolean): Record<string, unknown> {
+    const r = this.random;
+    const write = Math.round(added * (0.8 + 0.4 * r.next()));
+    const input = r.chance(0.05) ? r.int(100, 6000) : r.int(1, 12);
+    const output = r.logUniform(30, 4000);
+    return {
+      input_tokens: input,
+      cache_creation_input_tokens: write,
+      cache_read_input_tokens: cached,
+      output_tokens: output,
+      output_tokens_details: { thinking_tokens: r.chance(0.4) ? Math.round(output * r.next() * 0.6) : 0 },
+      server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+      service_tier: 'standard',
+      cache_creation: {
+        ephemeral_1h_input_tokens: hourCache ? write : 0,
+        ephemeral_5m_input_tokens: hourCache ? 0 : write,
+      },
+      inference_geo: '',
+      iterations: [],
+      speed: 'standard',
+      fallback_credit: null,
+    };
+  }
+}
 
 const BETAS = [
   'claude-code-20250219',
@@ -484,6 +558,10 @@ interface SessionPlan {
   sessionId: string;
   project: Project;
   branch: string;
+  /** The model its messages (and its requests) name. */
+  model: string;
+  /** Its cache writes last an hour rather than 5 minutes. */
+  hourCache: boolean;
   start: number;
   target: number;
   customTitle: string | null;
@@ -502,12 +580,15 @@ class SessionWriter {
   private readonly out: LineWriter;
   private pendingHuge: number[];
   private needle: { word: string; at: number } | null;
+  /** The file's size at the last request: what was written since is the next request's new context. */
+  private bytesAtRequest = 0;
 
   constructor(
     private readonly plan: SessionPlan,
     private readonly random: Random,
     private readonly words: Words,
     private readonly pools: Pools,
+    private readonly tokens: Tokens,
     private readonly stats: Stats,
     path: string,
     private readonly sidechain: { agentId: string } | null = null,
@@ -712,7 +793,7 @@ class SessionWriter {
       querySource: this.sidechain ? 'agent:custom' : 'repl_main_thread',
       shapeHash: r.hex(64),
       params: {
-        model: 'claude-opus-5-5',
+        model: this.plan.model,
         betas: BETAS,
         max_tokens: 128000,
         thinking: { type: 'adaptive', display: 'updates' },
@@ -736,6 +817,13 @@ class SessionWriter {
     this.request += 1;
     const requestRef = this.apiRequest();
     const messageId = `msg_${this.random.hex(24)}`;
+    // One response: every block's line repeats its usage and its request id, as the CLI writes them.
+    const requestId = this.tokens.requestId();
+    const context = Math.min(CONTEXT_TOKENS, SYSTEM_TOKENS + this.out.bytes / BYTES_PER_TOKEN);
+    const added = Math.min(CONTEXT_TOKENS, (this.out.bytes - this.bytesAtRequest) / BYTES_PER_TOKEN);
+    const cached = this.bytesAtRequest === 0 ? SYSTEM_TOKENS : Math.round(Math.max(0, context - added));
+    this.bytesAtRequest = this.out.bytes;
+    const usage = this.tokens.usage(cached, added, this.plan.hourCache);
     blocks.forEach((block, index) => {
       this.chain(
         {
@@ -744,17 +832,17 @@ class SessionWriter {
             id: messageId,
             type: 'message',
             role: 'assistant',
-            model: 'claude-opus-5-5',
+            model: this.plan.model,
             content: [block],
             stop_reason: stop,
             stop_sequence: null,
-            usage: USAGE,
+            usage,
             stop_details: null,
           },
           apiBlockIndex: index,
-          requestId: `req_${this.random.hex(24)}`,
+          requestId,
           requestRef,
-          requestedModel: 'claude-opus-5-5',
+          requestedModel: this.plan.model,
           promptCacheRequested: '5m',
           effort: 'medium',
           perTurnEffort: 'medium',
@@ -986,6 +1074,7 @@ class SessionWriter {
         const sub = new SessionWriter(
           {
             ...this.plan,
+            model: this.tokens.subagentModel(this.plan.model),
             start: this.clock,
             target: 0,
             hugeLinesAt: [],
@@ -996,6 +1085,7 @@ class SessionWriter {
           this.random,
           this.words,
           this.pools,
+          this.tokens,
           this.stats,
           path,
           { agentId },
@@ -1124,6 +1214,7 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
   const random = new Random(SEED);
   const words = new Words(random);
   const pools = new Pools(random, words);
+  const tokens = new Tokens(new Random(TOKENS_SEED));
   const home = join(root, 'full');
   const configDir = join(home, '.claude');
   const projectsDir = join(configDir, 'projects');
@@ -1206,7 +1297,11 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
       sessionId: random.uuid(),
       project,
       branch,
-      start: now - random.int(2 * 3600_000, 28 * 24 * 3600_000),
+      model: tokens.model(),
+      hourCache: tokens.hourCache(),
+      // Over a year, more of them lately (the square of a uniform draw): "all time" has a year of days, the
+      // last 30 days about 30% of the sessions, today a few.
+      start: now - SESSION_AGE_MIN_MS - (SESSION_AGE_MAX_MS - SESSION_AGE_MIN_MS) * random.next() ** 2,
       target,
       customTitle,
       aiTitle: random.chance(0.1),
@@ -1216,7 +1311,7 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
         : null,
     };
     const path = join(project.folderPath, `${plan.sessionId}.jsonl`);
-    const writer = new SessionWriter(plan, random, words, pools, stats, path);
+    const writer = new SessionWriter(plan, random, words, pools, tokens, stats, path);
     writer.writeSession();
     sessionBytes += writer.bytes;
     writer.close();
@@ -1235,6 +1330,8 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
     sessionId: random.uuid(),
     project: bigProject,
     branch: 'main',
+    model: MODELS[0]?.[0] ?? 'claude-opus-4-5-20251101',
+    hourCache: false,
     start: now - 6 * 24 * 3600_000,
     target: BIG_SESSION_BYTES,
     customTitle: BIG_SESSION_TITLE,
@@ -1243,7 +1340,7 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
     needle: { word: 'pelicanBudgetLattice', at: 0.1 },
   };
   const bigPath = join(bigProject.folderPath, `${bigPlan.sessionId}.jsonl`);
-  const bigWriter = new SessionWriter(bigPlan, random, words, pools, stats, bigPath);
+  const bigWriter = new SessionWriter(bigPlan, random, words, pools, tokens, stats, bigPath);
   bigWriter.writeSession();
   const bigBytes = bigWriter.bytes;
   bigWriter.close();
@@ -1274,7 +1371,7 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
   const queries = makeQueries(random, words, [...needles, 'pelicanBudgetLattice']);
   const warmupQueries = ['checksum', 'render sidebar', 'flushQueue', 'latency', 'parse header token'];
   const manifest: CorpusManifest = {
-    version: CORPUS_VERSION,
+    generator: CORPUS_GENERATOR,
     scale: CORPUS_SCALE,
     createdAt: new Date().toISOString(),
     generateSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),

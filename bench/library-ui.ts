@@ -1,21 +1,18 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, stopProcess, waitForAddress } from '../e2e/fixtures/host-process';
+import type { Page } from '@playwright/test';
 import type { CorpusManifest } from './library-corpus';
 import {
   buildNote,
-  ensureBuilt,
-  hostEnv,
   median,
-  REPO_ROOT,
+  openHostPage,
   round,
-  WEB_HOST_ENTRY,
-  withTimeout,
+  waitForIndex,
   type Figures,
+  type HostPage,
+  type PageClock,
 } from './ui-harness';
 
 /**
@@ -44,56 +41,29 @@ interface OpenTiming {
   replyBytes: number;
 }
 
-/** Installed before the app's scripts on every load. Self-contained: it is serialized into the page. */
+/** Installed after installPageClock, before the app's scripts on every load. Self-contained: it is serialized. */
 function installOpenTimer(): void {
-  const timing = { clickAt: NaN, articleAt: NaN, paintedAt: NaN, replyAt: NaN, replyBytes: 0 };
+  const clock = (window as unknown as { __benchClock: PageClock }).__benchClock;
+  const timing = { clickAt: NaN, articleAt: NaN, paintedAt: NaN };
   Object.defineProperty(window, '__benchOpen', { value: timing });
   document.addEventListener(
     'click',
     (event) => {
       const target = event.target;
       if (!Number.isNaN(timing.clickAt) || !(target instanceof Element)) return;
-      if (target.closest('nav[aria-label="Conversations"]')) timing.clickAt = performance.now();
+      if (!target.closest('nav[aria-label="Conversations"]')) return;
+      timing.clickAt = performance.now();
+      clock.mark();
     },
     true,
   );
-  const Native = window.WebSocket;
-  class TimedWebSocket extends Native {
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super(url, protocols);
-      this.addEventListener('message', (message: MessageEvent<unknown>) => {
-        const data = message.data;
-        if (Number.isNaN(timing.clickAt) || typeof data !== 'string' || !data.startsWith('{"id":')) return;
-        if (data.length > timing.replyBytes) {
-          timing.replyBytes = data.length;
-          timing.replyAt = performance.now();
-        }
-      });
-    }
-  }
-  window.WebSocket = TimedWebSocket;
   const check = () => {
     if (Number.isNaN(timing.clickAt) || !Number.isNaN(timing.articleAt)) return;
     if (!document.querySelector('[role="log"][aria-label="Conversation"] article')) return;
     timing.articleAt = performance.now();
-    requestAnimationFrame(() => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => {
-        timing.paintedAt = performance.now();
-      };
-      channel.port2.postMessage(null);
-    });
+    clock.afterPaint((at) => (timing.paintedAt = at));
   };
   new MutationObserver(check).observe(document, { childList: true, subtree: true });
-}
-
-async function libraryStatus(page: Page): Promise<{ done: boolean; indexed: number; total: number } | null> {
-  return page.evaluate(async () => {
-    const result = await window.byre.libraryStatus({});
-    return result.ok
-      ? { done: result.value.done, indexed: result.value.indexed, total: result.value.total }
-      : null;
-  });
 }
 
 function escapeRegExp(text: string): string {
@@ -112,9 +82,11 @@ async function openOnce(page: Page, title: string): Promise<OpenTiming> {
   await log.locator('article').first().waitFor({ state: 'visible', timeout: OPEN_TIMEOUT_MS });
   const deadline = performance.now() + 5_000;
   for (;;) {
-    const timing = await page.evaluate(() => ({
-      ...(window as unknown as { __benchOpen: OpenTiming }).__benchOpen,
-    }));
+    const timing = await page.evaluate(() => {
+      const page = window as unknown as { __benchOpen: OpenTiming; __benchClock: PageClock };
+      const { at, bytes } = page.__benchClock.reply;
+      return { ...page.__benchOpen, replyAt: at, replyBytes: bytes };
+    });
     if (!Number.isNaN(timing.paintedAt)) return timing;
     if (performance.now() > deadline) throw new Error('the first message was never painted');
     await page.waitForTimeout(20);
@@ -122,45 +94,20 @@ async function openOnce(page: Page, title: string): Promise<OpenTiming> {
 }
 
 export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Figures> {
-  ensureBuilt();
   const figures: Figures = {};
   const note = buildNote();
   if (note) figures.library_ui_build_note = note;
   const root = mkdtempSync(join(tmpdir(), 'byre-bench-library-ui-'));
-  const dataDir = join(root, 'data');
-  const host = spawn(process.execPath, [WEB_HOST_ENTRY, '--port', '0'], {
-    cwd: REPO_ROOT,
-    env: hostEnv(manifest.uiHome, dataDir),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  host.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  host.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  let browser: Browser | undefined;
+  let run: HostPage | undefined;
   try {
-    const url = await waitForAddress(host, () => output, STARTUP_TIMEOUT_MS);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions handed to the page
-    // carry those calls with them.
-    await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
-    await page.addInitScript(installOpenTimer);
-    await page.goto(url);
-    await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+    run = await openHostPage(manifest.uiHome, join(root, 'data'), [installOpenTimer]);
+    const { page } = run;
 
     // While the host indexes the corpus (the 100 MB file takes a while).
     const first = await openOnce(page, manifest.big.title);
     figures.library_open_100mb_first_paint_indexing_ms = round(first.paintedAt - first.clickAt);
 
-    const indexStart = performance.now();
-    for (;;) {
-      const status = await libraryStatus(page);
-      if (status?.done) break;
-      if (performance.now() - indexStart > INDEX_TIMEOUT_MS)
-        throw new Error(`the host's index was not done after ${INDEX_TIMEOUT_MS / 1000} s`);
-      await page.waitForTimeout(250);
-    }
+    await waitForIndex(page, INDEX_TIMEOUT_MS);
 
     const runs: OpenTiming[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -180,8 +127,7 @@ export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Fi
   } catch (error) {
     figures.library_ui_error = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   } finally {
-    if (browser) await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
-    await stopProcess(host, 5_000);
+    await run?.close();
     rmSync(root, { recursive: true, force: true });
   }
   return figures;

@@ -20,12 +20,14 @@ import { median } from './ui-harness';
 import { measureUiLongConversation } from './ui-long-conversation';
 import { measureReopen100mb } from './ui-reopen';
 import { measureUiStreaming } from './ui-streaming';
+import { measureUsageView, usageVerdicts } from './usage-ui';
 import { measureWorktrees } from './worktrees';
 
 /**
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
  * CLI's stdout, then the UI in Chromium through the browser host (a fast streamed reply; a 10,000-message
- * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts), then switching
+ * conversation), then the library over a 1.1 GB corpus of session files (bench/library.ts) and the Usage view
+ * over it (bench/usage-ui.ts), then switching
  * branches in a conversation of 20 (bench/rewind.ts), and main's event loop while the Rewind dialog's preview
  * is worked out (bench/rewind-preview.ts), and making a worktree of a 10,000-file repository
  * (bench/worktrees.ts). Each
@@ -579,7 +581,14 @@ const library: Measurement = {
   verdicts: libraryVerdicts,
 };
 
-/** "Next branch" in a conversation of 1,000 messages and 20 branches (bench/rewind.ts). */
+/** The Usage view over the same corpus, in Chromium: first paint cold and warm, range and grouping (bench/usage-ui.ts). */
+const usageView: Measurement = {
+  name: 'usage_view',
+  standalone: true,
+  run: () => uiFigures('usage_view', measureUsageView),
+  verdicts: usageVerdicts,
+};
+
 /** A conversation built from a 100 MB transcript, reopened by a page reload (bench/ui-reopen.ts). */
 const uiReopen: Measurement = {
   name: 'ui_reopen',
@@ -599,6 +608,7 @@ const uiReopen: Measurement = {
   ],
 };
 
+/** "Next branch" in a conversation of 1,000 messages and 20 branches (bench/rewind.ts). */
 const rewind: Measurement = {
   name: 'rewind',
   standalone: true,
@@ -699,6 +709,7 @@ const measurements: Measurement[] = [
   uiStreaming,
   uiLongConversation,
   library,
+  usageView,
   uiReopen,
   rewind,
   rewindPreview,

@@ -194,6 +194,115 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
   }
 }
 
+/** What installPageClock gives the benchmarks' own timers in the page, as `window.__benchClock`. */
+export interface PageClock {
+  /** Forgets the reply noted so far; from now on the largest WebSocket reply (`{"id":…`) is noted. */
+  mark(): void;
+  /** The largest reply since the mark: when it came (performance.now()) and its length; NaN and 0 if none. */
+  reply: { at: number; bytes: number };
+  /** Calls `done` with the time of a task queued from the next animation frame: after that frame is painted. */
+  afterPaint(done: (at: number) => void): void;
+}
+
+/** Installed before the app's scripts, and before the benchmarks' timers. Self-contained: it is serialized. */
+export function installPageClock(): void {
+  let marked = false;
+  const clock: PageClock = {
+    reply: { at: NaN, bytes: 0 },
+    mark() {
+      marked = true;
+      clock.reply = { at: NaN, bytes: 0 };
+    },
+    afterPaint(done) {
+      requestAnimationFrame(() => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => done(performance.now());
+        channel.port2.postMessage(null);
+      });
+    },
+  };
+  Object.defineProperty(window, '__benchClock', { value: clock });
+  const Native = window.WebSocket;
+  class TimedWebSocket extends Native {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (message: MessageEvent<unknown>) => {
+        const data = message.data;
+        if (!marked || typeof data !== 'string' || !data.startsWith('{"id":')) return;
+        if (data.length > clock.reply.bytes) clock.reply = { at: performance.now(), bytes: data.length };
+      });
+    }
+  }
+  window.WebSocket = TimedWebSocket;
+}
+
+export interface HostPage {
+  page: Page;
+  browser: Browser;
+  host: ChildProcess;
+  output(): string;
+  /** Closes Chromium and stops the host (its folders are the caller's). */
+  close(): Promise<void>;
+}
+
+/**
+ * The browser host over folders already on disk (HOME with its `.claude`, Byre's data folder), no working
+ * folder, and Chromium on its page, with installPageClock and then `initScripts` run before the app's own on
+ * every load. On any failure
+ * everything started so far is stopped again.
+ */
+export async function openHostPage(
+  home: string,
+  dataDir: string,
+  initScripts: (() => void)[] = [],
+): Promise<HostPage> {
+  ensureBuilt();
+  const host = spawn(process.execPath, [WEB_HOST_ENTRY, '--port', '0'], {
+    cwd: REPO_ROOT,
+    env: hostEnv(home, dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  host.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  host.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  let browser: Browser | undefined;
+  const close = async (): Promise<void> => {
+    if (browser) await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
+    await stopProcess(host, STOP_GRACE_MS);
+  };
+  try {
+    const url = await waitForAddress(host, () => output, STARTUP_TIMEOUT_MS);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions handed to the page
+    // carry those calls with them.
+    await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+    for (const script of [installPageClock, ...initScripts]) await page.addInitScript(script);
+    await page.goto(url);
+    await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+    const started = browser;
+    return { page, browser: started, host, output: () => output, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Waits until the host's library has read every session file (its status says done), asking every 250 ms. */
+export async function waitForIndex(page: Page, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const done = await page.evaluate(async () => {
+      const result = await window.byre.libraryStatus({});
+      return result.ok && result.value.done;
+    });
+    if (done) return;
+    if (Date.now() > deadline) throw new Error(`the host's index was not done after ${timeoutMs / 1000} s`);
+    await page.waitForTimeout(250);
+  }
+}
+
 /** Newest modification time under a folder (files only), ms. */
 function newestMtime(dir: string): number {
   let newest = 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { append, cli, createSessionWorld, indexAll, type SessionWorld } from '../../test-support/library';
+import { localDay } from '../rules/usage';
 
 let world: SessionWorld;
 beforeEach(() => {
@@ -11,12 +12,12 @@ afterEach(() => {
 });
 
 /** One content block's line of an API message: each repeats the message's usage, as the CLI writes them. */
-function block(id: string, messageId: string, usage: Record<string, number>) {
+function block(id: string, messageId: string, usage: Record<string, number>, at = '2026-03-01T10:00:00Z') {
   return {
     type: 'assistant',
     sessionId: id,
     uuid: randomUUID(),
-    timestamp: '2026-03-01T10:00:00Z',
+    timestamp: at,
     message: { id: messageId, role: 'assistant', model: 'claude-sonnet-4-5-20250929', usage, content: [] },
   };
 }
@@ -43,4 +44,39 @@ it('counts each message once, across content-block lines and an appended tail, a
   expect(report.days.map((day) => day.day)).toEqual(['2026-03-01']);
   expect(report.totals.top.map((row) => row.sessionId)).toEqual([id]);
   expect(index.usageDayConversations({ day: '2026-03-01', folder: null, timeZone: 'UTC' })).toHaveLength(1);
+});
+
+it('puts every quarter hour on its local day around DST changes, midnight ones and half-hour zones too', () => {
+  // Paris (02:00 → 03:00), Santiago (DST ends at local midnight), St John's (−3:30, changes at 05:30 UTC),
+  // Lord Howe (a half-hour change at 15:00 UTC): a day either side of each change, one message a quarter hour.
+  const changes: [string, string][] = [
+    ['Europe/Paris', '2026-03-29T01:00:00Z'],
+    ['America/Santiago', '2026-04-05T03:00:00Z'],
+    ['America/St_Johns', '2026-03-08T05:30:00Z'],
+    ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'],
+  ];
+  const quarter = 15 * 60 * 1000;
+  const instants = changes.flatMap(([, at]) =>
+    Array.from({ length: 4 * 48 }, (_, i) => Date.parse(at) - 24 * 4 * quarter + i * quarter),
+  );
+  const id = randomUUID();
+  world.writeCli(id, [
+    cli.user(id, 'hello'),
+    ...instants.map((ms, i) => block(id, `msg_${i}`, { output_tokens: 1 }, new Date(ms).toISOString())),
+  ]);
+  const index = world.open();
+  indexAll(index);
+  for (const [timeZone] of changes) {
+    // By hand: each instant's day as Intl says it, one token each.
+    const expected = new Map<string, number>();
+    for (const ms of instants) {
+      const day = localDay(ms, timeZone);
+      expected.set(day, (expected.get(day) ?? 0) + 1);
+    }
+    const report = index.usageReport({ range: 'all', folder: null, timeZone });
+    const got = new Map(
+      report.days.map((day) => [day.day, day.models.reduce((sum, model) => sum + model.tokens.output, 0)]),
+    );
+    expect(got).toEqual(expected);
+  }
 });

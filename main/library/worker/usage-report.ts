@@ -10,7 +10,7 @@ import type {
 } from '../../../shared/ipc/usage';
 import { worktreeLayout } from '../../../shared/worktrees';
 import { PRICING_CHECKED_AT } from '../rules/pricing';
-import { daysBefore, localDay } from '../rules/usage';
+import { BUCKET_MS, daysBefore, localDay } from '../rules/usage';
 import type { IndexStore, UsageBucketRow } from './store';
 
 /**
@@ -91,6 +91,71 @@ class Groups<K> {
   }
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The local day of each bucket in a time zone, found cheaply: asking Intl is slow, and all time can hold tens
+ * of thousands of buckets. So the zone's offset is asked at both ends of each UTC day, and where it is the same
+ * (every day but one with a DST change) that day's buckets are placed by arithmetic; on a day whose offset
+ * changes, each bucket is asked of Intl itself. No zone changes its offset twice in one day.
+ */
+class LocalDays {
+  private readonly offsets = new Map<number, number | null>();
+  private readonly days = new Map<number, string>();
+  private readonly clock: Intl.DateTimeFormat;
+
+  constructor(private readonly timeZone: string) {
+    this.clock = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+  }
+
+  of(bucket: number): string {
+    let day = this.days.get(bucket);
+    if (day === undefined) {
+      const offset = this.offsetOfUtcDay(Math.floor(bucket / DAY_MS));
+      day =
+        offset === null
+          ? localDay(bucket, this.timeZone)
+          : new Date(bucket + offset).toISOString().slice(0, 10);
+      this.days.set(bucket, day);
+    }
+    return day;
+  }
+
+  /** The zone's offset (ms) all through a UTC day, or null when it changes during it. */
+  private offsetOfUtcDay(utcDay: number): number | null {
+    let offset = this.offsets.get(utcDay);
+    if (offset === undefined) {
+      const start = utcDay * DAY_MS;
+      const first = this.offsetAt(start);
+      offset = first === this.offsetAt(start + DAY_MS - BUCKET_MS) ? first : null;
+      this.offsets.set(utcDay, offset);
+    }
+    return offset;
+  }
+
+  /** The zone's offset at an instant on a whole minute: its wall clock read as UTC, less the instant. */
+  private offsetAt(ms: number): number {
+    const parts: Record<string, number> = {};
+    for (const part of this.clock.formatToParts(ms)) parts[part.type] = Number(part.value);
+    const wall = Date.UTC(
+      parts.year ?? 1970,
+      (parts.month ?? 1) - 1,
+      parts.day ?? 1,
+      parts.hour ?? 0,
+      parts.minute ?? 0,
+    );
+    return wall - ms;
+  }
+}
+
 /** The buckets of local days from `firstDay` (YYYY-MM-DD) on, or of every day; each with its local day. */
 function bucketsFrom(
   store: IndexStore,
@@ -98,14 +163,10 @@ function bucketsFrom(
   query: { folder: string | null; timeZone: string },
 ): { row: UsageBucketRow; day: string }[] {
   const from = firstDay === null ? 0 : Date.parse(`${firstDay}T00:00:00Z`) - ZONE_SLACK_MS;
-  const days = new Map<number, string>();
+  const days = new LocalDays(query.timeZone);
   const rows: { row: UsageBucketRow; day: string }[] = [];
   for (const row of store.usageBuckets(from, query.folder)) {
-    let day = days.get(row.bucket);
-    if (day === undefined) {
-      day = localDay(row.bucket, query.timeZone);
-      days.set(row.bucket, day);
-    }
+    const day = days.of(row.bucket);
     if (firstDay === null || day >= firstDay) rows.push({ row, day });
   }
   return rows;

@@ -75,12 +75,21 @@ export function formatMetric(metric: UsageMetric, value: number): string {
   return metric === 'tokens' ? formatTokens(value) : formatUsd(value);
 }
 
+/**
+ * The day labels' formatters, one per locale: making one costs far more than using it, and a year's chart
+ * labels every one of its days (each bar's button is named by its day).
+ */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** "12 Nov" (in the locale's order) for a YYYY-MM-DD day, which is already the user's local day. */
 export function dayLabel(day: string, locale?: string): string {
+  let format = dayFormats.get(locale ?? '');
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+    dayFormats.set(locale ?? '', format);
+  }
   const [year, month, date] = day.split('-').map(Number);
-  return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(
-    Date.UTC(year ?? 1970, (month ?? 1) - 1, date ?? 1),
-  );
+  return format.format(Date.UTC(year ?? 1970, (month ?? 1) - 1, date ?? 1));
 }
 
 /** Today in a time zone, as YYYY-MM-DD (the form the report's days take). */
