@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ByreApi, UsageReport } from '../../../shared/ipc';
+import type { ByreApi, UsageRange, UsageReport } from '../../../shared/ipc';
 import { usageReport } from '../usage/fixture';
 import { createStore } from './store';
 import { userTimeZone } from './usage';
@@ -18,6 +18,11 @@ function freshStore(calls: Calls) {
 }
 
 const ok = <T>(value: T) => ({ ok: true as const, value });
+/**
+ * A report while the index still reads files: nothing is read behind it, so a test of what the view asks
+ * sees only that.
+ */
+const reading = (): UsageReport => ({ ...usageReport(), indexing: true });
 const until = (ready: () => boolean) => vi.waitFor(() => expect(ready()).toBe(true));
 
 describe('the Usage view in the store', () => {
@@ -32,7 +37,7 @@ describe('the Usage view in the store', () => {
   });
 
   it('asks again for a range or a folder, but not for a grouping or the metric', async () => {
-    const report = vi.fn(async () => ok(usageReport()));
+    const report = vi.fn(async () => ok(reading()));
     const store = freshStore({ usageReport: report });
     store.getState().openUsage();
     await until(() => !store.getState().usageLoading);
@@ -49,7 +54,7 @@ describe('the Usage view in the store', () => {
   });
 
   it('hears that usage changed only while the view is open', async () => {
-    const report = vi.fn(async () => ok(usageReport()));
+    const report = vi.fn(async () => ok(reading()));
     const store = freshStore({ usageReport: report });
     store.getState().usageChanged();
     expect(report).not.toHaveBeenCalled();
@@ -67,11 +72,11 @@ describe('the Usage view in the store', () => {
     const report = vi
       .fn()
       .mockImplementationOnce(() => new Promise((resolve) => (answerFirst = resolve)))
-      .mockImplementationOnce(async () => ok({ ...usageReport(), range: '7d' }));
+      .mockImplementationOnce(async () => ok({ ...reading(), range: '7d' }));
     const store = freshStore({ usageReport: report });
     store.getState().openUsage();
     await store.getState().setUsageRange('7d');
-    answerFirst(ok(usageReport()));
+    answerFirst(ok(reading()));
     await until(() => report.mock.calls.length === 2);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(store.getState().usageReport?.range).toBe('7d');
@@ -102,5 +107,35 @@ describe('the Usage view in the store', () => {
     await store.getState().openUsageConversation(conversations[0]!.sessionId);
     expect(openSaved).toHaveBeenCalledWith(conversations[0]!.sessionId);
     expect(store.getState().usageOpen).toBe(false);
+  });
+
+  it('reads the other ranges behind the one shown, so that switching shows them without asking', async () => {
+    const report = vi.fn(async ({ range }: { range: UsageRange }) => ok({ ...usageReport(), range }));
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    // 30 days first, for the view; then the four others, one at a time.
+    await until(() => report.mock.calls.length === 5);
+    expect(report.mock.calls.map(([request]) => request.range)).toEqual(['30d', 'today', '7d', '90d', 'all']);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const switched = store.getState().setUsageRange('all');
+    // Shown at once, before any answer could come.
+    expect(store.getState().usageReport?.range).toBe('all');
+    expect(store.getState().usageLoading).toBe(false);
+    await switched;
+    expect(report).toHaveBeenCalledTimes(5);
+
+    // Once usage changed, what was read is stale: the range shown is read again, and a switch asks.
+    store.getState().usageChanged();
+    await until(() => report.mock.calls.length >= 6);
+    expect(report.mock.calls[5]?.[0].range).toBe('all');
+  });
+
+  it('reads nothing behind a report while the index is still reading files', async () => {
+    const report = vi.fn(async () => ok({ ...usageReport(), indexing: true }));
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    await until(() => store.getState().usageReport !== null);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(report).toHaveBeenCalledTimes(1);
   });
 });

@@ -4,8 +4,11 @@
  * are their days. Only the answer to the latest question is kept, so a slow answer never replaces a newer
  * one; while the view is open, main's `usageChanged` asks again.
  */
+import type { UsageRange, UsageReport } from '../../../shared/ipc';
 import { call } from '../host/api';
 import type { StoreGet, StoreSet, UsageSlice } from './types';
+
+const RANGES: UsageRange[] = ['today', '7d', '30d', '90d', 'all'];
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -19,6 +22,58 @@ export function userTimeZone(): string {
 export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
   let reportAsked = 0;
   let dayAsked = 0;
+  /**
+   * The reports read since usage last changed, by range and folder: once one range is shown the others are
+   * read behind it, so that switching the range shows its figures at once instead of waiting on the index
+   * (a year of days takes the worker longer than a frame). Usage changing empties it: they would be stale.
+   */
+  let reports = new Map<string, UsageReport>();
+  const keyOf = (range: UsageRange, folder: string | null) => `${range}\u0000${folder ?? ''}`;
+  let prefetching: Promise<void> | null = null;
+
+  /** Reads, one at a time, the other ranges of the folder shown, for as long as nothing changed. */
+  const prefetch = (folder: string | null, cache: Map<string, UsageReport>) => {
+    if (prefetching) return;
+    prefetching = (async () => {
+      for (const range of RANGES) {
+        if (cache !== reports || !get().usageOpen || get().usageFolder !== folder) break;
+        if (cache.has(keyOf(range, folder))) continue;
+        try {
+          const report = await call('usageReport', { range, folder, timeZone: userTimeZone() });
+          if (cache === reports) cache.set(keyOf(range, folder), report);
+        } catch {
+          // Read again when it is asked for; that answer says why if it fails again.
+          break;
+        }
+      }
+    })().finally(() => {
+      prefetching = null;
+    });
+  };
+
+  /** Shows the report for the range and folder now chosen: read before, or asked of main. */
+  const show = async () => {
+    const number = ++reportAsked;
+    const { usageRange: range, usageFolder: folder } = get();
+    const cache = reports;
+    const known = cache.get(keyOf(range, folder));
+    if (known) {
+      set({ usageReport: known, usageLoading: false, usageError: null });
+      return;
+    }
+    set({ usageLoading: true });
+    try {
+      const report = await call('usageReport', { range, folder, timeZone: userTimeZone() });
+      if (cache === reports) cache.set(keyOf(range, folder), report);
+      if (number === reportAsked) {
+        set({ usageReport: report, usageLoading: false, usageError: null });
+        // The index was still reading: its figures will grow, so the others are not worth reading yet.
+        if (!report.indexing) prefetch(folder, cache);
+      }
+    } catch (error) {
+      if (number === reportAsked) set({ usageLoading: false, usageError: messageOf(error) });
+    }
+  };
 
   const slice: UsageSlice = {
     usageOpen: false,
@@ -33,6 +88,8 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
 
     openUsage() {
       if (get().usageOpen) return;
+      // What was read while it was open last may be hours old.
+      reports = new Map();
       set({ usageOpen: true });
       void get().refreshUsage();
     },
@@ -48,7 +105,7 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
 
     async setUsageRange(range) {
       set({ usageRange: range, usageDay: null });
-      await get().refreshUsage();
+      await show();
     },
 
     setUsageGrouping(grouping) {
@@ -58,7 +115,7 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
 
     async setUsageFolder(folder) {
       set({ usageFolder: folder, usageDay: null });
-      await get().refreshUsage();
+      await show();
     },
 
     setUsageMetric(metric) {
@@ -66,15 +123,8 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
     },
 
     async refreshUsage() {
-      const number = ++reportAsked;
-      const { usageRange: range, usageFolder: folder } = get();
-      set({ usageLoading: true });
-      try {
-        const report = await call('usageReport', { range, folder, timeZone: userTimeZone() });
-        if (number === reportAsked) set({ usageReport: report, usageLoading: false, usageError: null });
-      } catch (error) {
-        if (number === reportAsked) set({ usageLoading: false, usageError: messageOf(error) });
-      }
+      reports.delete(keyOf(get().usageRange, get().usageFolder));
+      await show();
     },
 
     async showUsageDay(day) {
@@ -103,6 +153,7 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
     },
 
     usageChanged() {
+      reports = new Map();
       if (!get().usageOpen) return;
       void get().refreshUsage();
       const day = get().usageDay;
