@@ -16,12 +16,12 @@ import {
 import { readFamily } from '../family';
 import { emptyFacts, type FileKind } from '../rules/entries';
 import { familiesOf, familySource, toLibraryRow } from './families';
-import type { SessionFiles } from './messages';
+import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
 import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest } from './search';
-import { usageDayConversations, usageReport, type UsageQuery } from './usage-report';
+import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
 import { IndexStore, type FileRow } from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, shardOf, type TextOp } from './text-store';
@@ -533,7 +533,7 @@ export class LibraryIndex {
 
   /** One session's row, whichever branch of its family it is (the list shows only the newest). */
   row(sessionId: string): LibraryRow | null {
-    const session = this.store.session(sessionId);
+    const session = this.store.listedSession(sessionId);
     return session ? toLibraryRow(session, familiesOf(this.store, this.forkRecords)) : null;
   }
 
@@ -563,6 +563,11 @@ export class LibraryIndex {
     timeZone: string;
   }): ConversationUsage[] {
     return usageDayConversations(this.store, query);
+  }
+
+  /** The usage since `since` (ms), by conversation, most tokens first (usage-report.ts). */
+  windowUsage(since: number): WindowUsage {
+    return windowUsage(this.store, since);
   }
 
   status(): LibraryStatus {

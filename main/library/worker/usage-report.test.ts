@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { append, cli, createSessionWorld, indexAll, type SessionWorld } from '../../test-support/library';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  append,
+  byre,
+  cli,
+  createSessionWorld,
+  indexAll,
+  type SessionWorld,
+} from '../../test-support/library';
 
 let world: SessionWorld;
 beforeEach(() => {
@@ -43,4 +50,94 @@ it('counts each message once, across content-block lines and an appended tail, a
   expect(report.days.map((day) => day.day)).toEqual(['2026-03-01']);
   expect(report.totals.top.map((row) => row.sessionId)).toEqual([id]);
   expect(index.usageDayConversations({ day: '2026-03-01', folder: null, timeZone: 'UTC' })).toHaveLength(1);
+});
+
+describe("a library row's cost", () => {
+  it('is the estimate where the CLI did not say, as the report has it, and nothing for an unpriced model', () => {
+    const priced = randomUUID();
+    const unpriced = randomUUID();
+    world.writeCli(priced, [
+      cli.user(priced, 'hello'),
+      block(priced, 'msg_1', { input_tokens: 1000, output_tokens: 100 }),
+      block(priced, 'msg_1', { input_tokens: 1000, output_tokens: 100 }),
+    ]);
+    const unknown = block(unpriced, 'msg_9', { input_tokens: 50, output_tokens: 5 });
+    unknown.message.model = 'claude-future-9';
+    world.writeCli(unpriced, [cli.user(unpriced, 'hi'), unknown]);
+    const index = world.open();
+    indexAll(index);
+    const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    const costs = new Map(index.list().map((row) => [row.sessionId, row.cost]));
+    expect(costs.get(priced)).toEqual({ usd: report.totals.cost.usd, estimated: true });
+    expect(costs.get(priced)?.usd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 10);
+    expect(costs.get(unpriced)).toEqual({ usd: null, estimated: false });
+    expect(index.row(priced)?.cost).toEqual(costs.get(priced));
+  });
+
+  it("is a Byre turn's own cost where its transcript has it, not an estimate, and grows as it is appended", () => {
+    const id = randomUUID();
+    const answer = (messageId: string) => {
+      const line = byre.assistant(id, 'hi');
+      const msg = line.msg as { message: Record<string, unknown> };
+      msg.message = {
+        ...msg.message,
+        id: messageId,
+        model: 'claude-sonnet-4-5-20250929',
+        usage: { input_tokens: 1000, output_tokens: 100 },
+      };
+      return line;
+    };
+    const result = (total: number) => ({ dir: 'recv', msg: { type: 'result', total_cost_usd: total } });
+    const path = world.writeTranscript('run-1', [
+      byre.initialize(),
+      byre.send(id, 'hello'),
+      byre.init(id),
+      answer('msg_a'),
+      result(0.42),
+    ]);
+    const index = world.open();
+    indexAll(index);
+    expect(index.list()[0]?.cost).toEqual({ usd: 0.42, estimated: false });
+    append(path, [byre.send(id, 'again'), answer('msg_b'), result(0.5)]);
+    index.notice([path]);
+    indexAll(index);
+    expect(index.list()[0]?.cost.usd).toBeCloseTo(0.5, 10);
+  });
+});
+
+describe('the usage since a limit window began', () => {
+  it("counts each conversation's messages from that moment on, most tokens first, and all of them together", () => {
+    const small = randomUUID();
+    const big = randomUUID();
+    const at = (line: ReturnType<typeof block>, time: string) => ({ ...line, timestamp: time });
+    world.writeCli(small, [
+      cli.user(small, 'hello'),
+      // Before the window, in the same 15-minute bucket as its start: left out all the same.
+      at(block(small, 'msg_old', { input_tokens: 9000, output_tokens: 900 }), '2026-03-01T10:01:00Z'),
+      at(block(small, 'msg_s', { input_tokens: 100, output_tokens: 10 }), '2026-03-01T10:06:00Z'),
+    ]);
+    world.writeCli(big, [
+      cli.user(big, 'hi'),
+      at(block(big, 'msg_b', { input_tokens: 1000, output_tokens: 100 }), '2026-03-01T10:07:00Z'),
+      at(block(big, 'msg_b', { input_tokens: 1000, output_tokens: 100 }), '2026-03-01T10:07:00Z'),
+    ]);
+    const index = world.open();
+    indexAll(index);
+    const usage = index.windowUsage(Date.parse('2026-03-01T10:05:00Z'));
+    expect(usage.total).toEqual({ input: 1100, output: 110, cacheWrite: 0, cacheRead: 0 });
+    expect(usage.conversations.map((row) => [row.sessionId, row.tokens.input])).toEqual([
+      [big, 1000],
+      [small, 100],
+    ]);
+    expect(usage.conversations[0]?.cost).toEqual({
+      usd: (1000 * 3 + 100 * 15) / 1e6,
+      estimated: true,
+      unpricedTokens: 0,
+    });
+    expect(usage.conversations[0]?.title).toBe('hi');
+    expect(index.windowUsage(Date.parse('2026-03-01T11:00:00Z'))).toEqual({
+      total: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 },
+      conversations: [],
+    });
+  });
 });

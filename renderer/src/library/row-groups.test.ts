@@ -20,6 +20,7 @@ const row = (sessionId: string, cwd: string | null, lastActive: number): Library
   hasTranscript: true,
   branchCount: 1,
   familyKey: sessionId,
+  cost: { usd: null, estimated: false },
 });
 
 const status: WorktreeStatus = {
