@@ -111,7 +111,7 @@ CREATE TABLE usage_turns (
   bucket INTEGER NOT NULL,
   time REAL NOT NULL,
   usd REAL NOT NULL,
-  PRIMARY KEY (file_id, key)
+  PRIMARY KEY (file_id, key, model)
 ) WITHOUT ROWID;
 CREATE INDEX usage_turns_time ON usage_turns(time);
 CREATE TABLE usage_buckets (
@@ -578,20 +578,22 @@ export class IndexStore {
     });
   }
 
-  /** Files a turn's real cost, which from now on stands for the estimates of the messages it covers. */
+  /** Files a turn's real cost (a row per model it used), which from now on stands for the estimates of the messages it covers. */
   putUsageTurn(fileId: number, sessionId: string, turn: TurnCost): void {
     if (turn.covers.length > 0) {
       this.statements.coverUsageMessages.run(sessionId, JSON.stringify(turn.covers));
     }
-    this.statements.putUsageTurn.run({
-      file_id: fileId,
-      key: turn.key,
-      session_id: sessionId,
-      model: turn.model,
-      bucket: bucketOf(turn.time),
-      time: turn.time,
-      usd: turn.usd,
-    });
+    for (const part of turn.parts) {
+      this.statements.putUsageTurn.run({
+        file_id: fileId,
+        key: turn.key,
+        session_id: sessionId,
+        model: part.model,
+        bucket: bucketOf(turn.time),
+        time: turn.time,
+        usd: part.usd,
+      });
+    }
   }
 
   /** Forgets the usage a file gave (before it is read again from the start). */

@@ -141,3 +141,38 @@ describe('the usage since a limit window began', () => {
     });
   });
 });
+
+describe('a Byre turn that used two models', () => {
+  it("files each model's share of the turn's real cost under that model", () => {
+    const id = randomUUID();
+    const result = {
+      dir: 'recv',
+      msg: {
+        type: 'result',
+        uuid: 'r1',
+        total_cost_usd: 0.4,
+        timestamp: '2026-03-01T10:00:00Z',
+        modelUsage: {
+          'claude-opus-4-1': { costUSD: 0.3, inputTokens: 10 },
+          'claude-haiku-4-5': { costUSD: 0.1, inputTokens: 10 },
+        },
+      },
+    };
+    world.writeTranscript('run-1', [
+      byre.initialize(),
+      byre.send(id, 'hello'),
+      byre.init(id),
+      byre.assistant(id, 'hi'),
+      result,
+    ]);
+    const index = world.open();
+    indexAll(index);
+    const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    const byModel = new Map(report.models.map((model) => [model.model, model.cost]));
+    expect(byModel.get('claude-opus-4-1')?.usd).toBeCloseTo(0.3, 10);
+    expect(byModel.get('claude-haiku-4-5')?.usd).toBeCloseTo(0.1, 10);
+    expect(report.totals.cost).toMatchObject({ estimated: false });
+    expect(report.totals.cost.usd).toBeCloseTo(0.4, 10);
+    expect(index.list()[0]?.cost.usd).toBeCloseTo(0.4, 10);
+  });
+});
