@@ -2,6 +2,12 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { worktreeLayout } from '../../../shared/worktrees';
 import type { FileKind } from '../rules/entries';
+
+/**
+ * The kinds of file the index reads: the two kinds of session file, and a subagent's transcript (the CLI's
+ * `<session>/subagents/*.jsonl`), read only for its usage, which counts toward its parent session.
+ */
+export type IndexedKind = FileKind | 'subagent';
 import { bucketOf, type MessageUsage, type TurnCost } from '../rules/usage';
 import {
   isDamaged,
@@ -218,7 +224,7 @@ export type FileState =
 export interface FileRow {
   id: number;
   path: string;
-  kind: FileKind;
+  kind: IndexedKind;
   session_id: string | null;
   present: number;
   size: number;
@@ -503,7 +509,7 @@ export class IndexStore {
 
   insertFile(file: {
     path: string;
-    kind: FileKind;
+    kind: IndexedKind;
     session_id: string | null;
     size: number;
     mtime: number;

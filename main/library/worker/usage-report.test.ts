@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   append,
@@ -6,6 +8,7 @@ import {
   cli,
   createSessionWorld,
   indexAll,
+  jsonl,
   type SessionWorld,
 } from '../../test-support/library';
 
@@ -174,5 +177,51 @@ describe('a Byre turn that used two models', () => {
     expect(report.totals.cost).toMatchObject({ estimated: false });
     expect(report.totals.cost.usd).toBeCloseTo(0.4, 10);
     expect(index.list()[0]?.cost.usd).toBeCloseTo(0.4, 10);
+  });
+});
+
+describe("a subagent's transcript", () => {
+  it('counts toward its parent session, each message once, and adds no conversation or message of its own', () => {
+    const id = randomUUID();
+    const usage = { input_tokens: 1000, output_tokens: 100 };
+    const path = world.writeCli(id, [cli.user(id, 'hello'), block(id, 'msg_1', usage)]);
+    const subagent = (messageId: string, text: string) => ({
+      ...block(id, messageId, usage),
+      isSidechain: true,
+      agentId: 'a1b2c3',
+      message: {
+        id: messageId,
+        role: 'assistant',
+        model: 'claude-haiku-4-5-20251001',
+        usage,
+        content: [{ type: 'text', text }],
+      },
+    });
+    const folder = join(dirname(path), id, 'subagents');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'agent-a1b2c3.jsonl'),
+      jsonl([
+        { ...cli.user(id, 'look around'), isSidechain: true, agentId: 'a1b2c3' },
+        subagent('msg_sub', 'zanzibar'),
+        subagent('msg_sub', 'zanzibar'),
+      ]),
+    );
+    const index = world.open();
+    indexAll(index);
+    const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    expect(report.totals.tokens).toMatchObject({ input: 2000, output: 200 });
+    expect(report.totals.conversations).toBe(1);
+    expect(report.models.map((model) => model.model).sort()).toEqual([
+      'claude-haiku-4-5-20251001',
+      'claude-sonnet-4-5-20250929',
+    ]);
+    const sonnet = (1000 * 3 + 100 * 15) / 1e6;
+    const haiku = (1000 * 1 + 100 * 5) / 1e6;
+    const [row] = index.list();
+    expect(index.list()).toHaveLength(1);
+    expect(row?.cost.usd).toBeCloseTo(sonnet + haiku, 10);
+    expect(row?.messageCount).toBe(2);
+    expect(index.search({ query: 'zanzibar' })).toEqual([]);
   });
 });
