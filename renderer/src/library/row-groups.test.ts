@@ -126,7 +126,8 @@ describe('the sidebar sorted by cost', () => {
   it('labels a cost in dollars, marks an estimate, and shows nothing it could not price', () => {
     expect(costLabel({ usd: 0.4249, estimated: false })).toBe('$0.42');
     expect(costLabel({ usd: 0.42, estimated: true })).toBe('~$0.42');
-    expect(costLabel({ usd: 0.001, estimated: true })).toBe('~<$0.01');
+    expect(costLabel({ usd: 0.001, estimated: true })).toBe('<$0.01');
+    expect(costLabel({ usd: 0.006, estimated: true })).toBe('~$0.01');
     expect(costLabel({ usd: 0, estimated: false })).toBe('$0.00');
     expect(costLabel({ usd: null, estimated: false })).toBeNull();
   });

@@ -74,12 +74,14 @@ export function folderList(rows: readonly LibraryRow[]): string[] {
 }
 
 /**
- * A row's cost as the sidebar shows it: "$0.42", "~$0.42" when some of it is estimated, null when nothing of
- * it could be priced (no figure is better than a wrong one).
+ * A row's cost as the sidebar shows it: "$0.42", "~$0.42" when some of it is estimated, "<$0.01" for less
+ * than a cent, null when nothing of it could be priced (no figure is better than a wrong one).
  */
 export function costLabel(cost: LibraryRow['cost']): string | null {
   if (cost.usd === null) return null;
-  const usd = cost.usd > 0 && cost.usd < 0.01 ? '<$0.01' : `$${cost.usd.toFixed(2)}`;
+  // Under a cent says "some" without a tilde: "~<$0.01" reads as noise.
+  if (cost.usd > 0 && cost.usd < 0.005) return '<$0.01';
+  const usd = `$${cost.usd.toFixed(2)}`;
   return cost.estimated ? `~${usd}` : usd;
 }
 
