@@ -13,6 +13,7 @@ import {
   type LibraryRequest,
   type SessionFiles,
   type ToWorker,
+  type WindowUsage,
   type WorkerSetup,
 } from './worker/messages';
 import { startWorker } from './start-worker';
@@ -161,6 +162,11 @@ export class Library {
     timeZone: string;
   }): Promise<ConversationUsage[]> {
     return this.request({ op: 'usageDay', ...request }, replies.usageDay);
+  }
+
+  /** The usage since `since` (ms; a limit window's start) by conversation, most tokens first, and in all. */
+  windowUsage(since: number): Promise<WindowUsage> {
+    return this.request({ op: 'windowUsage', since }, replies.windowUsage);
   }
 
   close(): Promise<void> {

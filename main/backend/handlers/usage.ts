@@ -3,9 +3,12 @@ import { NotSupported } from '../errors';
 
 /**
  * The Usage view's figures, from the library's index (issue 29): the worker answers from the usage sums it
- * keeps as it indexes, so these are queries, never a read of the session files.
+ * keeps as it indexes, so these are queries, never a read of the session files. The usage since a limit
+ * window began is the same kind of query, by the messages' own times.
  */
-export function usageHandlers(parts: Parts): HandlersOf<'usageReport' | 'usageDayConversations'> {
+export function usageHandlers(
+  parts: Parts,
+): HandlersOf<'usageReport' | 'usageDayConversations' | 'windowUsage'> {
   return {
     usageReport: async (request) => {
       checkTimeZone(request.timeZone);
@@ -15,6 +18,7 @@ export function usageHandlers(parts: Parts): HandlersOf<'usageReport' | 'usageDa
       checkTimeZone(request.timeZone);
       return { conversations: await parts.library.usageDayConversations(request) };
     },
+    windowUsage: (request) => parts.library.windowUsage(request.since),
   };
 }
 

@@ -66,10 +66,39 @@ describe('usage of a session file', () => {
       recv({ type: 'result', uuid: 'r2', total_cost_usd: 0.75 }),
     ]);
     const turns = reads.filter((read) => read.kind === 'turn');
-    expect(turns.map((turn) => [turn.usd, turn.covers, turn.model])).toEqual([
-      [0.5, ['msg_a'], 'claude-opus-4-1'],
-      [0.25, ['msg_b'], 'claude-opus-4-1'],
+    expect(turns.map((turn) => [turn.parts, turn.covers])).toEqual([
+      [[{ model: 'claude-opus-4-1', usd: 0.5 }], ['msg_a']],
+      [[{ model: 'claude-opus-4-1', usd: 0.25 }], ['msg_b']],
     ]);
+  });
+
+  it('splits a turn’s real cost by model from the growth of its result’s running modelUsage', () => {
+    const recv = (msg: Record<string, unknown>) => ({ dir: 'recv', msg });
+    const opus = 'claude-opus-4-1';
+    const haiku = 'claude-haiku-4-5';
+    const usage = (costs: Record<string, number>) =>
+      Object.fromEntries(
+        Object.entries(costs).map(([model, costUSD]) => [
+          model,
+          { costUSD, inputTokens: 1, outputTokens: 1 },
+        ]),
+      );
+    const reads = readAll('transcript', [
+      recv({ type: 'result', uuid: 'r1', total_cost_usd: 0.5, modelUsage: usage({ [opus]: 0.5 }) }),
+      // The second turn used both: opus grew by 0.3, haiku by 0.1.
+      recv({
+        type: 'result',
+        uuid: 'r2',
+        total_cost_usd: 0.9,
+        modelUsage: usage({ [opus]: 0.8, [haiku]: 0.1 }),
+      }),
+    ]);
+    const turns = reads.filter((read) => read.kind === 'turn');
+    expect(turns[0]?.parts).toEqual([{ model: opus, usd: 0.5 }]);
+    const second = turns[1]?.parts ?? [];
+    expect(second.map((part) => part.model)).toEqual([opus, haiku]);
+    expect(second[0]?.usd).toBeCloseTo(0.3, 10);
+    expect(second[1]?.usd).toBeCloseTo(0.1, 10);
   });
 });
 

@@ -18,11 +18,13 @@ export const UsageState = z.object({
   pendingModel: z.string().nullable(),
   /** The CLI process's running `total_cost_usd` at the last result (a transcript is one process). */
   processCost: z.number(),
+  /** Its running `modelUsage[model].costUSD` at the last result, by model (absent in older facts). */
+  processModelCosts: z.record(z.string(), z.number()).optional(),
 });
 export type UsageState = z.infer<typeof UsageState>;
 
 export function emptyUsageState(): UsageState {
-  return { pending: [], pendingModel: null, processCost: 0 };
+  return { pending: [], pendingModel: null, processCost: 0, processModelCosts: {} };
 }
 
 /** One API message's usage. `estUsd` null: its model has no price. */
@@ -38,14 +40,14 @@ export interface MessageUsage {
   estUsd: number | null;
 }
 
-/** A turn of a Byre transcript ended: what it really cost, and the messages that cost covers. */
+/** A turn of a Byre transcript ended: what it really cost, by model, and the messages that cost covers. */
 export interface TurnCost {
   kind: 'turn';
   /** The result line's uuid, else its place in the file. */
   key: string;
-  model: string;
   time: number;
-  usd: number;
+  /** The turn's cost split by model (one part when the result does not say how it was split). */
+  parts: { model: string; usd: number }[];
   covers: string[];
 }
 
@@ -86,19 +88,49 @@ export function readUsage(
   if (msg.type !== 'result' || typeof msg.total_cost_usd !== 'number') return null;
   const total = msg.total_cost_usd;
   // The running total of the process; a smaller one means the CLI started again.
-  const usd = total >= state.processCost ? total - state.processCost : total;
+  const restarted = total < state.processCost;
+  const usd = Math.max(0, restarted ? total : total - state.processCost);
+  const modelCosts = costsByModel(msg.modelUsage);
+  const split = splitByModel(usd, modelCosts, restarted ? {} : (state.processModelCosts ?? {}));
   const turn: TurnCost = {
     kind: 'turn',
     key: text(msg.uuid) ?? place,
-    model: state.pendingModel ?? firstModel(msg.modelUsage) ?? 'unknown',
     time: timestamp(msg.timestamp) ?? fallbackTime,
-    usd: Math.max(0, usd),
+    parts: split ?? [{ model: state.pendingModel ?? firstModel(msg.modelUsage) ?? 'unknown', usd }],
     covers: state.pending,
   };
   state.pending = [];
   state.pendingModel = null;
   state.processCost = total;
+  state.processModelCosts = modelCosts;
   return turn;
+}
+
+/** A result's running `costUSD` by model, from its `modelUsage` ({model: {costUSD, inputTokens, …}}). */
+function costsByModel(value: unknown): Record<string, number> {
+  const costs: Record<string, number> = {};
+  for (const [model, usage] of Object.entries(record(value) ?? {})) {
+    const cost = record(usage)?.costUSD;
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) costs[model] = cost;
+  }
+  return costs;
+}
+
+/**
+ * A turn's cost split by what each model's running cost grew by since the last result, scaled so the parts
+ * add up to the turn's own `total_cost_usd` figure; null when the result does not say (no model grew).
+ */
+function splitByModel(
+  usd: number,
+  now: Record<string, number>,
+  before: Record<string, number>,
+): { model: string; usd: number }[] | null {
+  const grew = Object.entries(now)
+    .map(([model, cost]) => ({ model, usd: cost - (before[model] ?? 0) }))
+    .filter((part) => part.usd > 0);
+  const sum = grew.reduce((total, part) => total + part.usd, 0);
+  if (sum <= 0) return null;
+  return grew.map((part) => ({ model: part.model, usd: (part.usd / sum) * usd }));
 }
 
 function messageUsage(entry: JsonRecord, fallbackTime: number): MessageUsage | null {

@@ -4,7 +4,8 @@ import type { LibraryRow } from '../../../shared/library';
 import type { FamilySource } from '../family';
 import { NoSuchSession } from './messages';
 import { sessionFiles } from './rows';
-import type { IndexStore, SessionRow } from './store';
+import type { IndexStore, ListedSessionRow } from './store';
+import { costOf } from './usage-report';
 
 /**
  * Families of branches: which session each belongs to (by its root's session id), from Byre's records of
@@ -59,8 +60,15 @@ export function familiesOf(store: IndexStore, forkRecords: ForkRecord[]): Famili
   return { rootOf, branchCount };
 }
 
-export function toLibraryRow(row: SessionRow, families: Families): LibraryRow {
+export function toLibraryRow(row: ListedSessionRow, families: Families): LibraryRow {
   const familyKey = families.rootOf.get(row.session_id) ?? row.session_id;
+  const cost = costOf({
+    estUsd: row.est_usd,
+    estimated: row.estimated,
+    unpriced: row.unpriced,
+    realUsd: row.real_usd,
+    realTurns: row.real_turns,
+  });
   return {
     sessionId: row.session_id,
     title: row.title,
@@ -73,5 +81,6 @@ export function toLibraryRow(row: SessionRow, families: Families): LibraryRow {
     hasTranscript: row.has_transcript === 1,
     branchCount: families.branchCount.get(familyKey) ?? 1,
     familyKey,
+    cost: { usd: cost.usd, estimated: cost.estimated },
   };
 }

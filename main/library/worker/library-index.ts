@@ -14,15 +14,15 @@ import {
   type LibraryFs,
 } from '../../disk/files';
 import { readFamily } from '../family';
-import { emptyFacts, type FileKind } from '../rules/entries';
+import { emptyFacts } from '../rules/entries';
 import { familiesOf, familySource, toLibraryRow } from './families';
-import type { SessionFiles } from './messages';
+import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
 import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest } from './search';
-import { usageDayConversations, usageReport, type UsageQuery } from './usage-report';
-import { IndexStore, type FileRow } from './store';
+import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
+import { IndexStore, type FileRow, type IndexedKind } from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, shardOf, type TextOp } from './text-store';
 
@@ -197,7 +197,7 @@ export class LibraryIndex {
   /** Lists both folders and stats every file: new and changed files are queued, gone ones marked. */
   scan(): void {
     const problems: LibraryProblem[] = [];
-    const found = new Map<string, FileKind>();
+    const found = new Map<string, IndexedKind>();
     for (const entry of this.listFolder(this.transcriptsDir, problems)) {
       if (entry.isFile() && entry.name.endsWith('.jsonl'))
         found.set(join(this.transcriptsDir, entry.name), 'transcript');
@@ -205,9 +205,12 @@ export class LibraryIndex {
     for (const project of this.listFolder(this.projectsDir, problems)) {
       if (!project.isDirectory()) continue;
       const folder = join(this.projectsDir, project.name);
-      // Only the top level: subagents' files live in <session>/subagents/ below it.
+      // Sessions at the top level; subagents' files in <session>/subagents/, read for their usage only.
       for (const entry of this.listFolder(folder, problems)) {
         if (entry.isFile() && entry.name.endsWith('.jsonl')) found.set(join(folder, entry.name), 'cli');
+        if (!entry.isDirectory()) continue;
+        for (const path of this.subagentFiles(join(folder, entry.name), problems))
+          found.set(path, 'subagent');
       }
     }
     this.cleanupPeriodDays = readCleanupPeriodDays(this.options.configDir);
@@ -228,12 +231,19 @@ export class LibraryIndex {
     this.scanned = true;
   }
 
-  /** Stats just these paths (a watcher saw them change); paths that are not session files are ignored. */
+  /**
+   * Stats just these paths (a watcher saw them change); paths that are not session files are ignored. A
+   * session file's subagents are looked at with it: they are not watched (one watch each would be too many),
+   * and the session's file grows when one of them hands back.
+   */
   notice(paths: Iterable<string>): void {
     this.transaction(() => {
       for (const path of paths) {
         const kind = this.kindOf(path);
         if (kind) this.noticeFile(path, kind);
+        if (kind !== 'cli') continue;
+        const sessionFolder = join(dirname(path), basename(path, '.jsonl'));
+        for (const subagent of this.subagentFiles(sessionFolder, [])) this.noticeFile(subagent, 'subagent');
       }
       this.recomputeDirty();
     });
@@ -248,11 +258,21 @@ export class LibraryIndex {
     }
   }
 
-  private kindOf(path: string): FileKind | null {
+  private kindOf(path: string): IndexedKind | null {
     if (!path.endsWith('.jsonl')) return null;
     if (dirname(path) === this.transcriptsDir) return 'transcript';
     const inProjects = relative(this.projectsDir, path).split(sep);
-    return inProjects.length === 2 && inProjects[0] !== '..' ? 'cli' : null;
+    if (inProjects[0] === '..') return null;
+    if (inProjects.length === 4 && inProjects[2] === SUBAGENTS) return 'subagent';
+    return inProjects.length === 2 ? 'cli' : null;
+  }
+
+  /** The subagents' transcripts in a session's own folder (`<session>/subagents/*.jsonl`). */
+  private subagentFiles(sessionFolder: string, problems: LibraryProblem[]): string[] {
+    const folder = join(sessionFolder, SUBAGENTS);
+    return this.listFolder(folder, problems)
+      .filter((file) => file.isFile() && file.name.endsWith('.jsonl'))
+      .map((file) => join(folder, file.name));
   }
 
   private listFolder(folder: string, problems: LibraryProblem[]) {
@@ -267,7 +287,7 @@ export class LibraryIndex {
     }
   }
 
-  private noticeFile(path: string, kind: FileKind): void {
+  private noticeFile(path: string, kind: IndexedKind): void {
     const row = this.store.file(path);
     let stat: FileStat;
     try {
@@ -281,7 +301,7 @@ export class LibraryIndex {
       return;
     }
     if (!row) {
-      const sessionId = kind === 'cli' ? basename(path, '.jsonl') : null;
+      const sessionId = sessionOfPath(path, kind);
       this.store.insertFile({
         path,
         kind,
@@ -289,7 +309,8 @@ export class LibraryIndex {
         size: stat.size,
         mtime: stat.mtimeMs,
         state: stat.size === 0 ? 'empty' : 'reading',
-        needs_preview: stat.size === 0 ? 0 : 1,
+        // A subagent's file gives its session no title or folder: there is nothing to preview.
+        needs_preview: stat.size === 0 || kind === 'subagent' ? 0 : 1,
         facts: JSON.stringify(emptyFacts(sessionId)),
       });
       this.changed = true;
@@ -318,7 +339,10 @@ export class LibraryIndex {
       mtime: stat.mtimeMs,
       problem: null,
       state: stat.size === 0 ? 'empty' : rewritten || row.state === 'tail' ? 'reading' : row.state,
-      needs_preview: stat.size > 0 && (offset === 0 || stat.size - offset > SMALL_REMAINDER) ? 1 : 0,
+      needs_preview:
+        row.kind !== 'subagent' && stat.size > 0 && (offset === 0 || stat.size - offset > SMALL_REMAINDER)
+          ? 1
+          : 0,
     });
     this.touch(row.session_id);
   }
@@ -333,8 +357,8 @@ export class LibraryIndex {
       head_len: 0,
       head_hash: '',
       state: 'reading',
-      needs_preview: 1,
-      facts: JSON.stringify(emptyFacts(row.kind === 'cli' ? row.session_id : null)),
+      needs_preview: row.kind === 'subagent' ? 0 : 1,
+      facts: JSON.stringify(emptyFacts(row.kind === 'transcript' ? null : row.session_id)),
       preview: null,
       problem: null,
       bad_lines: 0,
@@ -416,8 +440,13 @@ export class LibraryIndex {
    * activity, and a message count estimated from their density. The full read replaces it.
    */
   private preview(row: FileRow): void {
+    const kind = row.kind;
+    if (kind === 'subagent') {
+      this.store.updateFile(row.id, { needs_preview: 0 });
+      return;
+    }
     this.withFile(row, (fd) => {
-      const { preview, sessionId, sidechain } = readPreview(this.fs, fd, row);
+      const { preview, sessionId, sidechain } = readPreview(this.fs, fd, { ...row, kind });
       this.transaction(() => {
         this.store.updateFile(row.id, {
           needs_preview: 0,
@@ -533,7 +562,7 @@ export class LibraryIndex {
 
   /** One session's row, whichever branch of its family it is (the list shows only the newest). */
   row(sessionId: string): LibraryRow | null {
-    const session = this.store.session(sessionId);
+    const session = this.store.listedSession(sessionId);
     return session ? toLibraryRow(session, familiesOf(this.store, this.forkRecords)) : null;
   }
 
@@ -563,6 +592,11 @@ export class LibraryIndex {
     timeZone: string;
   }): ConversationUsage[] {
     return usageDayConversations(this.store, query);
+  }
+
+  /** The usage since `since` (ms), by conversation, most tokens first (usage-report.ts). */
+  windowUsage(since: number): WindowUsage {
+    return windowUsage(this.store, since);
   }
 
   status(): LibraryStatus {
@@ -603,6 +637,19 @@ export class LibraryIndex {
     this.touch(sessionId);
     this.transaction(() => this.recomputeDirty());
   }
+}
+
+/** The folder under a session's own folder where the CLI writes its subagents' transcripts. */
+const SUBAGENTS = 'subagents';
+
+/**
+ * The session a file is of, by its path where the path says: a CLI file is named by its session id, and a
+ * subagent's file lives in `<session id>/subagents/`. A transcript says its session id inside.
+ */
+function sessionOfPath(path: string, kind: IndexedKind): string | null {
+  if (kind === 'cli') return basename(path, '.jsonl');
+  if (kind === 'subagent') return basename(dirname(dirname(path)));
+  return null;
 }
 
 /** Text gathered for the shards before it is sent (a few thousand messages). */

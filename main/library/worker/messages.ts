@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Family } from '../../../shared/branches';
 import { LibraryRow, LibraryStatus, SearchHit, SessionId } from '../../../shared/library';
-import { UsageRange, UsageReport, ConversationUsage } from '../../../shared/ipc/usage';
+import { UsageRange, UsageReport, ConversationUsage, usageChannels } from '../../../shared/ipc/usage';
 
 /**
  * The messages between main and the library's worker thread, checked with zod on both sides: main trusts
@@ -47,6 +47,7 @@ export const LibraryRequest = z.discriminatedUnion('op', [
     folder: Folder,
     timeZone: z.string().max(100),
   }),
+  z.object({ op: z.literal('windowUsage'), since: z.number().nonnegative() }),
 ]);
 export type LibraryRequest = z.infer<typeof LibraryRequest>;
 export type LibraryOp = LibraryRequest['op'];
@@ -58,6 +59,10 @@ export const SessionFiles = z.object({
   title: z.string(),
 });
 export type SessionFiles = z.infer<typeof SessionFiles>;
+
+/** The usage since a limit window began, as the channel answers it. */
+const WindowUsage = usageChannels.windowUsage.response;
+export type WindowUsage = z.infer<typeof WindowUsage>;
 
 /** What each request answers. */
 export const replies = {
@@ -71,6 +76,7 @@ export const replies = {
   family: Family,
   usageReport: UsageReport,
   usageDay: z.array(ConversationUsage),
+  windowUsage: WindowUsage,
 } satisfies Record<LibraryOp, z.ZodType>;
 export type Reply<Op extends LibraryOp> = z.infer<(typeof replies)[Op]>;
 

@@ -6,6 +6,7 @@ import { CHUNK_BYTES, readAt, readLines, type LibraryFs } from '../../disk/files
 import {
   emptyFacts,
   FileFacts,
+  type FileKind,
   isSidechainStart,
   MESSAGE_TEXT_CHARS,
   readEntry,
@@ -42,7 +43,7 @@ export type TimedMessage = MessageRead & { time: number };
 export function readPreview(
   fs: LibraryFs,
   fd: number,
-  row: FileRow,
+  row: FileRow & { kind: FileKind },
 ): { preview: Preview; sessionId: string | null; sidechain: boolean } {
   const lines = sampleLines(fs, fd, row);
   const facts = emptyFacts(row.kind === 'cli' ? row.session_id : null);
@@ -112,6 +113,8 @@ export function readWindow(
   const held: TimedMessage[] = [];
   const usage: UsageRead[] = [];
   const usageState = facts.usage ?? emptyUsageState();
+  // A subagent's transcript is read for its usage only: its messages are not its parent conversation's.
+  const kind = row.kind === 'subagent' ? null : row.kind;
   const index = (message: TimedMessage) => {
     if (facts.sessionId === null) {
       held.push(message);
@@ -140,13 +143,15 @@ export function readWindow(
         badLines += 1;
         return true;
       }
-      if (start === 0 && isSidechainStart(row.kind, value)) {
-        sidechain = true;
-        return false;
+      if (kind !== null) {
+        if (start === 0 && isSidechainStart(kind, value)) {
+          sidechain = true;
+          return false;
+        }
+        const read = readEntry(kind, value, facts);
+        if (read) index({ ...read, time: read.time ?? row.mtime });
       }
-      const read = readEntry(row.kind, value, facts);
-      if (read) index({ ...read, time: read.time ?? row.mtime });
-      const used = readUsage(row.kind, value, usageState, facts.lastActive ?? row.mtime, `@${start}`);
+      const used = readUsage(kind ?? 'cli', value, usageState, facts.lastActive ?? row.mtime, `@${start}`);
       if (used) usage.push(used);
       return true;
     },

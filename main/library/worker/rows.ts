@@ -76,12 +76,12 @@ export function sessionRow(store: IndexStore, choices: LibraryChoices, sessionId
 
 /**
  * A session's files with what each says so far: CLI files first (the one in use first: present, newest),
- * then transcripts, oldest first. Subagents' files are not the session's.
+ * then transcripts, oldest first. Subagents' files are not the session's (only their usage counts for it).
  */
 export function sessionFiles(store: IndexStore, sessionId: string): SessionFile[] {
   const files = store
     .filesOfSession(sessionId)
-    .filter((row) => row.state !== 'sidechain')
+    .filter((row) => row.state !== 'sidechain' && row.kind !== 'subagent')
     .map((row) => ({ row, facts: effectiveFacts(row) }));
   const order = (a: SessionFile, b: SessionFile) => {
     if (a.row.kind !== b.row.kind) return a.row.kind === 'cli' ? -1 : 1;

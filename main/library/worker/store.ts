@@ -2,6 +2,12 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { worktreeLayout } from '../../../shared/worktrees';
 import type { FileKind } from '../rules/entries';
+
+/**
+ * The kinds of file the index reads: the two kinds of session file, and a subagent's transcript (the CLI's
+ * `<session>/subagents/*.jsonl`), read only for its usage, which counts toward its parent session.
+ */
+export type IndexedKind = FileKind | 'subagent';
 import { bucketOf, type MessageUsage, type TurnCost } from '../rules/usage';
 import {
   isDamaged,
@@ -32,7 +38,7 @@ import {
  *   model and 15-minute UTC bucket, kept by triggers as rows come and go, which the Usage view queries.
  */
 
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 const SCHEMA = `
 CREATE TABLE files (
@@ -91,6 +97,7 @@ CREATE TABLE usage_messages (
   file_id INTEGER NOT NULL,
   model TEXT NOT NULL,
   bucket INTEGER NOT NULL,
+  time REAL NOT NULL,
   input INTEGER NOT NULL,
   output INTEGER NOT NULL,
   cache_write INTEGER NOT NULL,
@@ -100,15 +107,19 @@ CREATE TABLE usage_messages (
   PRIMARY KEY (session_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX usage_messages_file ON usage_messages(file_id);
+-- The usage since a limit window began (windowUsage) asks for the last few hours' messages only.
+CREATE INDEX usage_messages_time ON usage_messages(time);
 CREATE TABLE usage_turns (
   file_id INTEGER NOT NULL,
   key TEXT NOT NULL,
   session_id TEXT NOT NULL,
   model TEXT NOT NULL,
   bucket INTEGER NOT NULL,
+  time REAL NOT NULL,
   usd REAL NOT NULL,
-  PRIMARY KEY (file_id, key)
+  PRIMARY KEY (file_id, key, model)
 ) WITHOUT ROWID;
+CREATE INDEX usage_turns_time ON usage_turns(time);
 CREATE TABLE usage_buckets (
   session_id TEXT NOT NULL,
   model TEXT NOT NULL,
@@ -127,6 +138,20 @@ CREATE TABLE usage_buckets (
   PRIMARY KEY (bucket, session_id, model)
 ) WITHOUT ROWID;
 CREATE INDEX usage_buckets_session ON usage_buckets(session_id);
+-- The buckets' cost summed per session, kept by triggers on them, so the list reads a row's cost by its key.
+CREATE TABLE usage_sessions (
+  session_id TEXT PRIMARY KEY,
+  est_usd REAL NOT NULL DEFAULT 0,
+  estimated INTEGER NOT NULL DEFAULT 0,
+  unpriced INTEGER NOT NULL DEFAULT 0,
+  real_usd REAL NOT NULL DEFAULT 0,
+  real_turns INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+${sessionCostTrigger('add', 'AFTER INSERT ON usage_buckets', [['NEW', 1]])}
+${sessionCostTrigger('change', 'AFTER UPDATE ON usage_buckets', [
+  ['OLD', -1],
+  ['NEW', 1],
+])}
 ${usageTrigger('add_message', 'AFTER INSERT ON usage_messages', [['NEW', 1]])}
 ${usageTrigger('remove_message', 'AFTER DELETE ON usage_messages', [['OLD', -1]])}
 ${usageTrigger('change_message', 'AFTER UPDATE ON usage_messages', [
@@ -167,6 +192,19 @@ function usageTrigger(name: string, when: string, rows: [string, number][]): str
   return `CREATE TRIGGER usage_${name} ${when} BEGIN\n${steps.join('\n')}\nEND;`;
 }
 
+/** A trigger that adds (sign 1) or takes away (-1) a bucket row's cost from its session's sum. */
+function sessionCostTrigger(name: string, when: string, rows: [string, number][]): string {
+  const columns = ['est_usd', 'estimated', 'unpriced', 'real_usd', 'real_turns'];
+  const steps = rows.map(([row, sign]) => {
+    const values = columns.map((column) => `${sign} * ${row}.${column}`);
+    const sums = columns.map((column) => `${column} = ${column} + excluded.${column}`);
+    return `INSERT INTO usage_sessions (session_id, ${columns.join(', ')})
+      VALUES (${row}.session_id, ${values.join(', ')})
+    ON CONFLICT DO UPDATE SET ${sums.join(', ')};`;
+  });
+  return `CREATE TRIGGER usage_session_${name} ${when} BEGIN\n${steps.join('\n')}\nEND;`;
+}
+
 /** How far a file has been read, and whether it needs reading at all. */
 export type FileState =
   /** Read up to `offset`, the end of a complete line; the rest (if any) is still to read. */
@@ -186,7 +224,7 @@ export type FileState =
 export interface FileRow {
   id: number;
   path: string;
-  kind: FileKind;
+  kind: IndexedKind;
   session_id: string | null;
   present: number;
   size: number;
@@ -225,6 +263,17 @@ export interface SessionRow {
   rewinds: number;
 }
 
+/** A session's cost as its usage buckets sum it (usage_sessions), in the buckets' terms. */
+export interface SessionCostRow {
+  est_usd: number;
+  estimated: number;
+  unpriced: number;
+  real_usd: number;
+  real_turns: number;
+}
+
+export type ListedSessionRow = SessionRow & SessionCostRow;
+
 /** What the list needs to put a session in its family. */
 export type FamilyLinkRow = Pick<SessionRow, 'session_id' | 'forked_from' | 'rewinds'>;
 
@@ -252,6 +301,9 @@ export interface UsageBucketRow {
   title: string;
   cwd: string | null;
 }
+
+/** A session's usage over some span, in the buckets' terms, with what the report shows of its session. */
+export type WindowUsageRow = Omit<UsageBucketRow, 'model' | 'bucket'>;
 
 export interface ProblemFileRow {
   path: string;
@@ -341,11 +393,12 @@ export class IndexStore {
       ),
       deleteUuids: db.prepare('DELETE FROM uuids WHERE file_id = ?'),
       putUsageMessage: db.prepare(
-        `INSERT INTO usage_messages (session_id, key, file_id, model, bucket, input, output, cache_write,
+        `INSERT INTO usage_messages (session_id, key, file_id, model, bucket, time, input, output, cache_write,
            cache_read, est_usd, covered)
-         VALUES (@session_id, @key, @file_id, @model, @bucket, @input, @output, @cache_write, @cache_read,
+         VALUES (@session_id, @key, @file_id, @model, @bucket, @time, @input, @output, @cache_write, @cache_read,
            @est_usd, 0)
          ON CONFLICT DO UPDATE SET file_id = excluded.file_id, model = excluded.model, bucket = excluded.bucket,
+           time = excluded.time,
            input = excluded.input, output = excluded.output, cache_write = excluded.cache_write,
            cache_read = excluded.cache_read, est_usd = excluded.est_usd`,
       ),
@@ -354,8 +407,8 @@ export class IndexStore {
          WHERE session_id = ? AND covered = 0 AND key IN (SELECT value FROM json_each(?))`,
       ),
       putUsageTurn: db.prepare(
-        `INSERT OR IGNORE INTO usage_turns (file_id, key, session_id, model, bucket, usd)
-         VALUES (@file_id, @key, @session_id, @model, @bucket, @usd)`,
+        `INSERT OR IGNORE INTO usage_turns (file_id, key, session_id, model, bucket, time, usd)
+         VALUES (@file_id, @key, @session_id, @model, @bucket, @time, @usd)`,
       ),
       deleteUsageMessages: db.prepare('DELETE FROM usage_messages WHERE file_id = ?'),
       deleteUsageTurns: db.prepare('DELETE FROM usage_turns WHERE file_id = ?'),
@@ -366,6 +419,23 @@ export class IndexStore {
       usageBucketsIn: db.prepare<[{ from: number; folder: string }], UsageBucketRow>(
         `SELECT b.*, s.title, s.cwd FROM usage_buckets b JOIN sessions s ON s.session_id = b.session_id
          WHERE s.hidden = 0 AND b.bucket >= @from AND ${IN_FOLDER('s.cwd', '@folder')}`,
+      ),
+      windowMessages: db.prepare<[{ since: number }], WindowUsageRow>(
+        `SELECT m.session_id, s.title, s.cwd, SUM(m.input) AS input, SUM(m.output) AS output,
+           SUM(m.cache_write) AS cache_write, SUM(m.cache_read) AS cache_read,
+           SUM((1 - m.covered) * COALESCE(m.est_usd, 0)) AS est_usd,
+           SUM((1 - m.covered) * (m.est_usd IS NOT NULL)) AS estimated,
+           SUM((1 - m.covered) * (m.est_usd IS NULL) * (m.input + m.output + m.cache_write + m.cache_read))
+             AS unpriced,
+           0 AS real_usd, 0 AS real_turns
+         FROM usage_messages m JOIN sessions s ON s.session_id = m.session_id
+         WHERE m.time >= @since AND s.hidden = 0 GROUP BY m.session_id`,
+      ),
+      windowTurns: db.prepare<[{ since: number }], WindowUsageRow>(
+        `SELECT t.session_id, s.title, s.cwd, 0 AS input, 0 AS output, 0 AS cache_write, 0 AS cache_read,
+           0 AS est_usd, 0 AS estimated, 0 AS unpriced, SUM(t.usd) AS real_usd, COUNT(*) AS real_turns
+         FROM usage_turns t JOIN sessions s ON s.session_id = t.session_id
+         WHERE t.time >= @since AND s.hidden = 0 GROUP BY t.session_id`,
       ),
       aheadOfShards: db.prepare<[], FileRow>(
         shards
@@ -384,11 +454,12 @@ export class IndexStore {
            @has_transcript, @indexed, @hidden, @renamed, @forked_from, @rewinds)`,
       ),
       deleteSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
-      visibleSessions: db.prepare<[], SessionRow>(
-        'SELECT * FROM sessions WHERE hidden = 0 ORDER BY last_active DESC',
+      listedSession: db.prepare<[string], ListedSessionRow>(`${LISTED} WHERE s.session_id = ?`),
+      visibleSessions: db.prepare<[], ListedSessionRow>(
+        `${LISTED} WHERE s.hidden = 0 ORDER BY s.last_active DESC`,
       ),
-      visibleSessionsIn: db.prepare<[{ folder: string }], SessionRow>(
-        `SELECT * FROM sessions WHERE hidden = 0 AND ${IN_FOLDER('cwd', '@folder')} ORDER BY last_active DESC`,
+      visibleSessionsIn: db.prepare<[{ folder: string }], ListedSessionRow>(
+        `${LISTED} WHERE s.hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY s.last_active DESC`,
       ),
       familyLinks: db.prepare<[], FamilyLinkRow>('SELECT session_id, forked_from, rewinds FROM sessions'),
       customizedSessions: db.prepare<[], { session_id: string }>(
@@ -438,7 +509,7 @@ export class IndexStore {
 
   insertFile(file: {
     path: string;
-    kind: FileKind;
+    kind: IndexedKind;
     session_id: string | null;
     size: number;
     mtime: number;
@@ -504,6 +575,7 @@ export class IndexStore {
       file_id: fileId,
       model: usage.model,
       bucket: bucketOf(usage.time),
+      time: usage.time,
       input: usage.input,
       output: usage.output,
       cache_write: usage.cacheWrite,
@@ -512,19 +584,22 @@ export class IndexStore {
     });
   }
 
-  /** Files a turn's real cost, which from now on stands for the estimates of the messages it covers. */
+  /** Files a turn's real cost (a row per model it used), which from now on stands for the estimates of the messages it covers. */
   putUsageTurn(fileId: number, sessionId: string, turn: TurnCost): void {
     if (turn.covers.length > 0) {
       this.statements.coverUsageMessages.run(sessionId, JSON.stringify(turn.covers));
     }
-    this.statements.putUsageTurn.run({
-      file_id: fileId,
-      key: turn.key,
-      session_id: sessionId,
-      model: turn.model,
-      bucket: bucketOf(turn.time),
-      usd: turn.usd,
-    });
+    for (const part of turn.parts) {
+      this.statements.putUsageTurn.run({
+        file_id: fileId,
+        key: turn.key,
+        session_id: sessionId,
+        model: part.model,
+        bucket: bucketOf(turn.time),
+        time: turn.time,
+        usd: part.usd,
+      });
+    }
   }
 
   /** Forgets the usage a file gave (before it is read again from the start). */
@@ -538,6 +613,17 @@ export class IndexStore {
     return folder === null
       ? this.statements.usageBuckets.all({ from })
       : this.statements.usageBucketsIn.all({ from, folder });
+  }
+
+  /**
+   * Each visible session's usage since `since` (ms), by the messages' own times: its messages' tokens and
+   * estimates, and separately the real costs of its turns that ended since then (to be summed by session).
+   */
+  windowUsage(since: number): { messages: WindowUsageRow[]; turns: WindowUsageRow[] } {
+    return {
+      messages: this.statements.windowMessages.all({ since }),
+      turns: this.statements.windowTurns.all({ since }),
+    };
   }
 
   /**
@@ -564,7 +650,13 @@ export class IndexStore {
     this.statements.deleteSession.run(sessionId);
   }
 
-  visibleSessions(folder: string | null): SessionRow[] {
+  /** A session's row with its cost, as the list shows it. */
+  listedSession(sessionId: string): ListedSessionRow | undefined {
+    return this.statements.listedSession.get(sessionId);
+  }
+
+  /** Visible sessions with their cost, most recently active first. */
+  visibleSessions(folder: string | null): ListedSessionRow[] {
     return folder === null
       ? this.statements.visibleSessions.all()
       : this.statements.visibleSessionsIn.all({ folder });
@@ -666,6 +758,11 @@ export class IndexStore {
     return statement;
   }
 }
+
+/** Sessions with their cost; a session with no usage yet costs nothing known. */
+const LISTED = `SELECT s.*, COALESCE(u.est_usd, 0) AS est_usd, COALESCE(u.estimated, 0) AS estimated,
+  COALESCE(u.unpriced, 0) AS unpriced, COALESCE(u.real_usd, 0) AS real_usd, COALESCE(u.real_turns, 0) AS real_turns
+  FROM sessions s LEFT JOIN usage_sessions u ON u.session_id = s.session_id`;
 
 /**
  * SQL for "`cwd` is in `folder`": the folder itself, or one of the repository's worktrees there

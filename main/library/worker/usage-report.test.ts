@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { append, cli, createSessionWorld, indexAll, type SessionWorld } from '../../test-support/library';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  append,
+  byre,
+  cli,
+  createSessionWorld,
+  indexAll,
+  jsonl,
+  type SessionWorld,
+} from '../../test-support/library';
 import { localDay } from '../rules/usage';
 
 let world: SessionWorld;
@@ -79,4 +89,175 @@ it('puts every quarter hour on its local day around DST changes, midnight ones a
     );
     expect(got).toEqual(expected);
   }
+});
+
+describe("a library row's cost", () => {
+  it('is the estimate where the CLI did not say, as the report has it, and nothing for an unpriced model', () => {
+    const priced = randomUUID();
+    const unpriced = randomUUID();
+    world.writeCli(priced, [
+      cli.user(priced, 'hello'),
+      block(priced, 'msg_1', { input_tokens: 1000, output_tokens: 100 }),
+      block(priced, 'msg_1', { input_tokens: 1000, output_tokens: 100 }),
+    ]);
+    const unknown = block(unpriced, 'msg_9', { input_tokens: 50, output_tokens: 5 });
+    unknown.message.model = 'claude-future-9';
+    world.writeCli(unpriced, [cli.user(unpriced, 'hi'), unknown]);
+    const index = world.open();
+    indexAll(index);
+    const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    const costs = new Map(index.list().map((row) => [row.sessionId, row.cost]));
+    expect(costs.get(priced)).toEqual({ usd: report.totals.cost.usd, estimated: true });
+    expect(costs.get(priced)?.usd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 10);
+    expect(costs.get(unpriced)).toEqual({ usd: null, estimated: false });
+    expect(index.row(priced)?.cost).toEqual(costs.get(priced));
+  });
+
+  it("is a Byre turn's own cost where its transcript has it, not an estimate, and grows as it is appended", () => {
+    const id = randomUUID();
+    const answer = (messageId: string) => {
+      const line = byre.assistant(id, 'hi');
+      const msg = line.msg as { message: Record<string, unknown> };
+      msg.message = {
+        ...msg.message,
+        id: messageId,
+        model: 'claude-sonnet-4-5-20250929',
+        usage: { input_tokens: 1000, output_tokens: 100 },
+      };
+      return line;
+    };
+    const result = (total: number) => ({ dir: 'recv', msg: { type: 'result', total_cost_usd: total } });
+    const path = world.writeTranscript('run-1', [
+      byre.initialize(),
+      byre.send(id, 'hello'),
+      byre.init(id),
+      answer('msg_a'),
+      result(0.42),
+    ]);
+    const index = world.open();
+    indexAll(index);
+    expect(index.list()[0]?.cost).toEqual({ usd: 0.42, estimated: false });
+    append(path, [byre.send(id, 'again'), answer('msg_b'), result(0.5)]);
+    index.notice([path]);
+    indexAll(index);
+    expect(index.list()[0]?.cost.usd).toBeCloseTo(0.5, 10);
+  });
+});
+
+describe('the usage since a limit window began', () => {
+  it("counts each conversation's messages from that moment on, most tokens first, and all of them together", () => {
+    const small = randomUUID();
+    const big = randomUUID();
+    const at = (line: ReturnType<typeof block>, time: string) => ({ ...line, timestamp: time });
+    world.writeCli(small, [
+      cli.user(small, 'hello'),
+      // Before the window, in the same 15-minute bucket as its start: left out all the same.
+      at(block(small, 'msg_old', { input_tokens: 9000, output_tokens: 900 }), '2026-03-01T10:01:00Z'),
+      at(block(small, 'msg_s', { input_tokens: 100, output_tokens: 10 }), '2026-03-01T10:06:00Z'),
+    ]);
+    world.writeCli(big, [
+      cli.user(big, 'hi'),
+      at(block(big, 'msg_b', { input_tokens: 1000, output_tokens: 100 }), '2026-03-01T10:07:00Z'),
+      at(block(big, 'msg_b', { input_tokens: 1000, output_tokens: 100 }), '2026-03-01T10:07:00Z'),
+    ]);
+    const index = world.open();
+    indexAll(index);
+    const usage = index.windowUsage(Date.parse('2026-03-01T10:05:00Z'));
+    expect(usage.total).toEqual({ input: 1100, output: 110, cacheWrite: 0, cacheRead: 0 });
+    expect(usage.conversations.map((row) => [row.sessionId, row.tokens.input])).toEqual([
+      [big, 1000],
+      [small, 100],
+    ]);
+    expect(usage.conversations[0]?.cost).toEqual({
+      usd: (1000 * 3 + 100 * 15) / 1e6,
+      estimated: true,
+      unpricedTokens: 0,
+    });
+    expect(usage.conversations[0]?.title).toBe('hi');
+    expect(index.windowUsage(Date.parse('2026-03-01T11:00:00Z'))).toEqual({
+      total: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 },
+      conversations: [],
+    });
+  });
+});
+
+describe('a Byre turn that used two models', () => {
+  it("files each model's share of the turn's real cost under that model", () => {
+    const id = randomUUID();
+    const result = {
+      dir: 'recv',
+      msg: {
+        type: 'result',
+        uuid: 'r1',
+        total_cost_usd: 0.4,
+        timestamp: '2026-03-01T10:00:00Z',
+        modelUsage: {
+          'claude-opus-4-1': { costUSD: 0.3, inputTokens: 10 },
+          'claude-haiku-4-5': { costUSD: 0.1, inputTokens: 10 },
+        },
+      },
+    };
+    world.writeTranscript('run-1', [
+      byre.initialize(),
+      byre.send(id, 'hello'),
+      byre.init(id),
+      byre.assistant(id, 'hi'),
+      result,
+    ]);
+    const index = world.open();
+    indexAll(index);
+    const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    const byModel = new Map(report.models.map((model) => [model.model, model.cost]));
+    expect(byModel.get('claude-opus-4-1')?.usd).toBeCloseTo(0.3, 10);
+    expect(byModel.get('claude-haiku-4-5')?.usd).toBeCloseTo(0.1, 10);
+    expect(report.totals.cost).toMatchObject({ estimated: false });
+    expect(report.totals.cost.usd).toBeCloseTo(0.4, 10);
+    expect(index.list()[0]?.cost.usd).toBeCloseTo(0.4, 10);
+  });
+});
+
+describe("a subagent's transcript", () => {
+  it('counts toward its parent session, each message once, and adds no conversation or message of its own', () => {
+    const id = randomUUID();
+    const usage = { input_tokens: 1000, output_tokens: 100 };
+    const path = world.writeCli(id, [cli.user(id, 'hello'), block(id, 'msg_1', usage)]);
+    const subagent = (messageId: string, text: string) => ({
+      ...block(id, messageId, usage),
+      isSidechain: true,
+      agentId: 'a1b2c3',
+      message: {
+        id: messageId,
+        role: 'assistant',
+        model: 'claude-haiku-4-5-20251001',
+        usage,
+        content: [{ type: 'text', text }],
+      },
+    });
+    const folder = join(dirname(path), id, 'subagents');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'agent-a1b2c3.jsonl'),
+      jsonl([
+        { ...cli.user(id, 'look around'), isSidechain: true, agentId: 'a1b2c3' },
+        subagent('msg_sub', 'zanzibar'),
+        subagent('msg_sub', 'zanzibar'),
+      ]),
+    );
+    const index = world.open();
+    indexAll(index);
+    const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    expect(report.totals.tokens).toMatchObject({ input: 2000, output: 200 });
+    expect(report.totals.conversations).toBe(1);
+    expect(report.models.map((model) => model.model).sort()).toEqual([
+      'claude-haiku-4-5-20251001',
+      'claude-sonnet-4-5-20250929',
+    ]);
+    const sonnet = (1000 * 3 + 100 * 15) / 1e6;
+    const haiku = (1000 * 1 + 100 * 5) / 1e6;
+    const [row] = index.list();
+    expect(index.list()).toHaveLength(1);
+    expect(row?.cost.usd).toBeCloseTo(sonnet + haiku, 10);
+    expect(row?.messageCount).toBe(2);
+    expect(index.search({ query: 'zanzibar' })).toEqual([]);
+  });
 });

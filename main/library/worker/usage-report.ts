@@ -11,7 +11,7 @@ import type {
 import { worktreeLayout } from '../../../shared/worktrees';
 import { PRICING_CHECKED_AT } from '../rules/pricing';
 import { BUCKET_MS, daysBefore, localDay } from '../rules/usage';
-import type { IndexStore, UsageBucketRow } from './store';
+import type { IndexStore, UsageBucketRow, WindowUsageRow } from './store';
 
 /**
  * The Usage view's figures: a query over the index's 15-minute usage sums (never a read of the files), each
@@ -28,14 +28,18 @@ const RANGE_DAYS: Record<Exclude<UsageRange, 'all'>, number> = { today: 1, '7d':
 /** Buckets are asked from this far before the first day's UTC midnight: no zone is further ahead than +14h. */
 const ZONE_SLACK_MS = 15 * 60 * 60 * 1000;
 
-/** A sum of usage and cost, as the buckets hold it. */
-interface Sum {
-  tokens: TokenCounts;
+/** What some usage cost, in the buckets' terms: estimates, how many were priced, and real turns' costs. */
+export interface CostSum {
   estUsd: number;
   estimated: number;
   unpriced: number;
   realUsd: number;
   realTurns: number;
+}
+
+/** A sum of usage and cost, as the buckets hold it. */
+interface Sum extends CostSum {
+  tokens: TokenCounts;
 }
 
 function emptySum(): Sum {
@@ -49,7 +53,7 @@ function emptySum(): Sum {
   };
 }
 
-function add(sum: Sum, row: UsageBucketRow): void {
+function add(sum: Sum, row: WindowUsageRow): void {
   sum.tokens.input += row.input;
   sum.tokens.output += row.output;
   sum.tokens.cacheWrite += row.cache_write;
@@ -61,7 +65,8 @@ function add(sum: Sum, row: UsageBucketRow): void {
   sum.realTurns += row.real_turns;
 }
 
-function costOf(sum: Sum): UsageCost {
+/** The one rule for what a sum cost, which the Usage view and the library's rows both follow. */
+export function costOf(sum: CostSum): UsageCost {
   const priced = sum.estimated > 0 || sum.realTurns > 0;
   // Sums of many small floats: a removed row can leave a hair below zero.
   const usd = Math.max(0, sum.estUsd + sum.realUsd);
@@ -80,7 +85,7 @@ function tokensOf(sum: Sum): number {
 /** Sums keyed by some part of a bucket row, in first-seen order. */
 class Groups<K> {
   readonly sums = new Map<K, Sum>();
-  add(key: K, row: UsageBucketRow): Sum {
+  add(key: K, row: WindowUsageRow): Sum {
     let sum = this.sums.get(key);
     if (!sum) {
       sum = emptySum();
@@ -177,20 +182,26 @@ function byCost(a: { sum: Sum }, b: { sum: Sum }): number {
   return cost !== 0 ? -cost : tokensOf(b.sum) - tokensOf(a.sum);
 }
 
-function conversations(groups: Groups<string>, info: Map<string, UsageBucketRow>): ConversationUsage[] {
+function conversations(groups: Groups<string>, info: Map<string, WindowUsageRow>): ConversationUsage[] {
   return [...groups.sums]
     .map(([sessionId, sum]) => ({ sessionId, sum }))
     .sort(byCost)
-    .map(({ sessionId, sum }) => {
-      const row = info.get(sessionId);
-      return {
-        sessionId,
-        title: row?.title ?? sessionId,
-        folder: row?.cwd ?? null,
-        tokens: sum.tokens,
-        cost: costOf(sum),
-      };
-    });
+    .map(({ sessionId, sum }) => conversationUsage(sessionId, sum, info));
+}
+
+function conversationUsage(
+  sessionId: string,
+  sum: Sum,
+  info: Map<string, WindowUsageRow>,
+): ConversationUsage {
+  const row = info.get(sessionId);
+  return {
+    sessionId,
+    title: row?.title ?? sessionId,
+    folder: row?.cwd ?? null,
+    tokens: sum.tokens,
+    cost: costOf(sum),
+  };
 }
 
 function modelsOf(groups: Groups<string>): ModelUsage[] {
@@ -282,4 +293,32 @@ export function usageDayConversations(
     info.set(row.session_id, row);
   }
   return conversations(sessions, info);
+}
+
+/** The conversations the limit window's share list shows at most. */
+const WINDOW_CONVERSATIONS = 50;
+
+/**
+ * The usage since a moment (a limit window's start), by the messages' own times rather than their buckets,
+ * so a window that starts mid-bucket takes nothing from before it: each conversation's share, most tokens
+ * first, and all of it together.
+ */
+export function windowUsage(
+  store: IndexStore,
+  since: number,
+): { total: TokenCounts; conversations: ConversationUsage[] } {
+  const { messages, turns } = store.windowUsage(since);
+  const total = emptySum();
+  const sessions = new Groups<string>();
+  const info = new Map<string, WindowUsageRow>();
+  for (const row of [...messages, ...turns]) {
+    add(total, row);
+    sessions.add(row.session_id, row);
+    info.set(row.session_id, row);
+  }
+  const conversations = [...sessions.sums]
+    .sort(([, a], [, b]) => tokensOf(b) - tokensOf(a))
+    .slice(0, WINDOW_CONVERSATIONS)
+    .map(([sessionId, sum]) => conversationUsage(sessionId, sum, info));
+  return { total: total.tokens, conversations };
 }

@@ -86,6 +86,8 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
         return index.usageReport(request);
       case 'usageDay':
         return index.usageDayConversations(request);
+      case 'windowUsage':
+        return index.windowUsage(request.since);
     }
   }
 

@@ -2,9 +2,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
 import { conversationActivity, folderName, type Activity } from '../state/selectors';
-import { aheadBehind, folderList, groupRows, homeFolder, type RowWorktree } from './row-groups';
+import { aheadBehind, costLabel, folderList, groupRows, homeFolder, type RowWorktree } from './row-groups';
 import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { useStore } from '../state/store';
+import type { LibrarySort } from '../state/types';
 
 /**
  * The library: every past conversation, grouped by folder (a repository's worktrees under it), newest first; a search across all of them; and
@@ -31,6 +32,7 @@ export function Sidebar() {
     <nav className="sidebar" aria-label="Conversations">
       <SearchBox />
       <FolderFilter folders={folders} />
+      <LibrarySortControl />
       <UsageButton />
       <IndexingStatus />
       {error && (
@@ -104,6 +106,48 @@ function FolderFilter({ folders }: { folders: string[] }) {
   );
 }
 
+function LibrarySortControl() {
+  const sort = useStore((state) => state.librarySort);
+  const setSort = useStore((state) => state.setLibrarySort);
+  return <SortControl sort={sort} onSort={setSort} />;
+}
+
+const SORTS: Record<LibrarySort, string> = { recent: 'Recent', cost: 'Cost' };
+
+/** The list's order: by last activity, or by what each conversation cost, most first. */
+export function SortControl({ sort, onSort }: { sort: LibrarySort; onSort: (sort: LibrarySort) => void }) {
+  return (
+    <label className="sidebar-sort">
+      <span>Sort by</span>
+      <select
+        aria-label="Sort by"
+        value={sort}
+        onChange={(event) => onSort(event.target.value === 'cost' ? 'cost' : 'recent')}
+      >
+        {(Object.keys(SORTS) as LibrarySort[]).map((key) => (
+          <option key={key} value={key}>
+            {SORTS[key]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** What a conversation cost, marked when estimated; nothing when it could not be priced. */
+export function CostLabel({ cost }: { cost: LibraryRow['cost'] }) {
+  const label = costLabel(cost);
+  if (label === null) return null;
+  return (
+    <span
+      className="library-row-cost"
+      title={cost.estimated ? 'Estimated from the pricing table' : 'What Claude Code said it cost'}
+    >
+      {label}
+    </span>
+  );
+}
+
 function IndexingStatus() {
   const status = useStore((state) => state.libraryStatus);
   if (!status) return null;
@@ -159,7 +203,8 @@ function CleanupNote() {
 
 function RowList({ rows }: { rows: LibraryRow[] }) {
   const worktrees = useStore((state) => state.worktrees);
-  const items = useMemo(() => groupRows(rows, worktrees), [rows, worktrees]);
+  const sort = useStore((state) => state.librarySort);
+  const items = useMemo(() => groupRows(rows, worktrees, sort), [rows, worktrees, sort]);
   const scroller = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLUListElement>(null);
   const estimateSize = useCallback((index: number) => (items[index]?.kind === 'folder' ? 30 : 58), [items]);
@@ -252,6 +297,7 @@ function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree |
           {row.messageCount.toLocaleString()} {row.messageCount === 1 ? 'message' : 'messages'}
         </span>
         <span>{formatSize(row.sizeBytes)}</span>
+        <CostLabel cost={row.cost} />
         {row.branchCount > 1 && <span className="badge">{row.branchCount} branches</span>}
         {!row.resumable && (
           <span className="badge badge-muted">{row.hasTranscript ? 'saved by Byre' : 'files deleted'}</span>

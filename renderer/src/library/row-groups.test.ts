@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WorktreeStatus } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
-import { aheadBehind, folderList, groupRows, homeFolder, type SidebarItem } from './row-groups';
+import { aheadBehind, costLabel, folderList, groupRows, homeFolder, type SidebarItem } from './row-groups';
 
 /**
  * The sidebar's grouping: a repository's worktree conversations (Byre's, and the CLI's made in a terminal)
@@ -20,6 +20,7 @@ const row = (sessionId: string, cwd: string | null, lastActive: number): Library
   hasTranscript: true,
   branchCount: 1,
   familyKey: sessionId,
+  cost: { usd: null, estimated: false },
 });
 
 const status: WorktreeStatus = {
@@ -88,5 +89,46 @@ describe('the sidebar groups', () => {
     expect(aheadBehind(status)).toEqual({ shown: '↑2 ↓1', words: '2 ahead of main, 1 behind' });
     expect(aheadBehind({ ...status, ahead: null })).toBeNull();
     expect(aheadBehind({ ...status, base: null })?.words).toBe('2 ahead of its base, 1 behind');
+  });
+});
+
+describe('the sidebar sorted by cost', () => {
+  const costing = (sessionId: string, cwd: string, lastActive: number, usd: number | null): LibraryRow => ({
+    ...row(sessionId, cwd, lastActive),
+    cost: { usd, estimated: true },
+  });
+
+  it('lists the costliest first, folders by their costliest conversation, the unpriced last', () => {
+    const rows = [
+      costing('new-cheap', '/a', 40, 0.1),
+      costing('old-dear', '/b', 10, 3),
+      costing('unpriced', '/b', 50, null),
+      costing('mid', '/a', 20, 1),
+    ];
+    expect(names(groupRows(rows, {}, 'cost'))).toEqual([
+      '# /b (2)',
+      'old-dear',
+      'unpriced',
+      '# /a (2)',
+      'mid',
+      'new-cheap',
+    ]);
+    expect(names(groupRows(rows, {}, 'recent'))).toEqual([
+      '# /b (2)',
+      'unpriced',
+      'old-dear',
+      '# /a (2)',
+      'new-cheap',
+      'mid',
+    ]);
+  });
+
+  it('labels a cost in dollars, marks an estimate, and shows nothing it could not price', () => {
+    expect(costLabel({ usd: 0.4249, estimated: false })).toBe('$0.42');
+    expect(costLabel({ usd: 0.42, estimated: true })).toBe('~$0.42');
+    expect(costLabel({ usd: 0.001, estimated: true })).toBe('<$0.01');
+    expect(costLabel({ usd: 0.006, estimated: true })).toBe('~$0.01');
+    expect(costLabel({ usd: 0, estimated: false })).toBe('$0.00');
+    expect(costLabel({ usd: null, estimated: false })).toBeNull();
   });
 });

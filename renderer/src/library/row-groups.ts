@@ -1,13 +1,15 @@
 /**
  * How the sidebar lists the library (issue 28): by folder, the folder of the newest conversation first, and
  * a repository's worktree conversations (Byre's, and the CLI's `--worktree` ones made in a terminal) under
- * the repository's own heading, after its own rows, so one repository reads as one place. Pure: the list
- * is virtualized over what this returns.
+ * the repository's own heading, after its own rows, so one repository reads as one place. Sorted by cost
+ * (issue 29), the same shape with the costliest first: folders by their costliest conversation. Pure: the
+ * list is virtualized over what this returns.
  */
 import { worktreeLayout } from '../../../shared/worktrees';
 import type { WorktreeStatus } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
 import { folderName } from '../state/selectors';
+import type { LibrarySort } from '../state/types';
 
 export type SidebarItem =
   | { kind: 'folder'; folder: string | null; count: number }
@@ -24,13 +26,23 @@ export function homeFolder(cwd: string | null): string | null {
   return worktreeLayout(cwd)?.repository ?? cwd;
 }
 
-/** Folders by their newest conversation; in each, its own rows, then its worktrees', newest first. */
+const ORDERS: Record<LibrarySort, (a: LibraryRow, b: LibraryRow) => number> = {
+  recent: (a, b) => b.lastActive - a.lastActive,
+  // What could not be priced goes after every priced row, newest first among the equal.
+  cost: (a, b) => (b.cost.usd ?? -1) - (a.cost.usd ?? -1) || b.lastActive - a.lastActive,
+};
+
+/**
+ * Folders by their first conversation in the order asked (newest, or costliest); in each, its own rows, then
+ * its worktrees', in that order.
+ */
 export function groupRows(
   rows: readonly LibraryRow[],
   worktrees: Readonly<Record<string, WorktreeStatus>>,
+  sort: LibrarySort = 'recent',
 ): SidebarItem[] {
   const groups = new Map<string | null, { own: SidebarItem[]; worktree: SidebarItem[] }>();
-  for (const row of [...rows].sort((a, b) => b.lastActive - a.lastActive)) {
+  for (const row of [...rows].sort(ORDERS[sort])) {
     const layout = worktreeLayout(row.cwd);
     const home = layout?.repository ?? row.cwd;
     let group = groups.get(home);
@@ -59,6 +71,18 @@ export function folderList(rows: readonly LibraryRow[]): string[] {
     if (home) folders.add(home);
   }
   return [...folders].sort((a, b) => folderName(a).localeCompare(folderName(b)) || a.localeCompare(b));
+}
+
+/**
+ * A row's cost as the sidebar shows it: "$0.42", "~$0.42" when some of it is estimated, "<$0.01" for less
+ * than a cent, null when nothing of it could be priced (no figure is better than a wrong one).
+ */
+export function costLabel(cost: LibraryRow['cost']): string | null {
+  if (cost.usd === null) return null;
+  // Under a cent says "some" without a tilde: "~<$0.01" reads as noise.
+  if (cost.usd > 0 && cost.usd < 0.005) return '<$0.01';
+  const usd = `$${cost.usd.toFixed(2)}`;
+  return cost.estimated ? `~${usd}` : usd;
 }
 
 /** "↑2 ↓1" and its words for a screen reader ("2 ahead of main, 1 behind"); null when not counted. */

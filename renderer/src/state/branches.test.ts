@@ -268,6 +268,7 @@ describe('a saved family', () => {
       hasTranscript: false,
       branchCount: 2,
       familyKey: 's1',
+      cost: { usd: null, estimated: false },
     };
     const info = (key: string, leafUuid: string | null, parentKey: string | null) => ({
       key,
@@ -319,6 +320,7 @@ describe('a lone saved conversation', () => {
       hasTranscript: false,
       branchCount: 1,
       familyKey: 's1',
+      cost: { usd: null, estimated: false },
     };
     const libraryFamily = vi.fn();
     const { store } = await storeWithConversation({

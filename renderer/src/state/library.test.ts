@@ -18,6 +18,7 @@ const row: LibraryRow = {
   hasTranscript: false,
   branchCount: 1,
   familyKey: 's1',
+  cost: { usd: null, estimated: false },
 };
 
 type Calls = Partial<Record<keyof ByreApi, ReturnType<typeof vi.fn>>>;

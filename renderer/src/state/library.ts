@@ -103,6 +103,8 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
     libraryError: null,
     libraryLoaded: false,
     libraryFolder: null,
+    // Like the folder filter, the order lasts until the window reloads.
+    librarySort: 'recent',
     libraryQuery: '',
     searchHits: null,
 
@@ -154,6 +156,10 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
       set({ libraryFolder: folder });
       const query = get().libraryQuery;
       if (query.trim()) void get().searchLibrary(query);
+    },
+
+    setLibrarySort(sort) {
+      set({ librarySort: sort });
     },
 
     async searchLibrary(query) {

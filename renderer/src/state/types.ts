@@ -361,6 +361,9 @@ export interface SavedView {
   leafUuid?: string;
 }
 
+/** The order of the sidebar's list: by last activity, or by what each conversation cost, most first. */
+export type LibrarySort = 'recent' | 'cost';
+
 export interface LibrarySlice {
   sidebarOpen: boolean;
   libraryRows: LibraryRow[];
@@ -370,12 +373,14 @@ export interface LibrarySlice {
   libraryLoaded: boolean;
   /** Only this folder's conversations are listed (and searched). */
   libraryFolder: string | null;
+  librarySort: LibrarySort;
   libraryQuery: string;
   /** Search results for libraryQuery; null while there is no query. */
   searchHits: SearchHit[] | null;
   toggleSidebar(): void;
   refreshLibrary(): Promise<void>;
   setLibraryFolder(folder: string | null): void;
+  setLibrarySort(sort: LibrarySort): void;
   searchLibrary(query: string): Promise<void>;
   /** Opens a saved conversation (or switches to its tab), optionally at a search hit's message. */
   openSaved(sessionId: string, jumpTo?: { messageUuid: string | null; text: string }): Promise<void>;

@@ -139,6 +139,7 @@ describe('worktrees in the store', () => {
       hasTranscript: true,
       branchCount: 1,
       familyKey: 's1',
+      cost: { usd: null, estimated: false },
     };
     const other = { ...snapshot, conversationId: 'c2', sessionId: 's2', worktree: null, cwd: '/else' };
     const removeWorktree = vi.fn(async () => ok({ sessionId: 's1' }));
