@@ -127,6 +127,9 @@ export function connectEvents(store: StoreApi<Store>): () => void {
   void store.getState().loadLimits();
   // As `npm start -- <dir>` does at startup, in the window already open.
   const offSecondLaunch = window.byre.on('secondLaunch', ({ folder }) => {
+    // Asked for from outside, it takes the main area; a conversation started on its own (the launch folder's,
+    // a kept tab's) does not close a view the user opened meanwhile.
+    store.getState().closeUsage();
     void store.getState().startConversation(folder);
   });
   return () => {

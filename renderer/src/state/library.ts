@@ -192,6 +192,8 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
         tabOrder: [...state.tabOrder, tabId],
         activeTab: tabId,
         composingNew: false,
+        // Opened from the list or the Usage view, it takes the main area as activating a tab does.
+        usageOpen: false,
       }));
       try {
         const page = await call('openSaved', { sessionId });

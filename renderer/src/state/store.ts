@@ -43,8 +43,6 @@ export function createStore() {
     if (state.activeTab && state.activeTab !== previous.activeTab) rememberTab(state.activeTab);
     const tabsChanged = state.tabs !== previous.tabs || state.tabOrder !== previous.tabOrder;
     if (tabsChanged || state.activeTab !== previous.activeTab) state.tellTabs();
-    // A conversation brought to the front (opened from the list, started) takes the Usage view's place.
-    if (state.usageOpen && state.activeTab && state.activeTab !== previous.activeTab) state.closeUsage();
   });
   return store;
 }

@@ -138,4 +138,18 @@ describe('the Usage view in the store', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(report).toHaveBeenCalledTimes(1);
   });
+
+  it('stays open while a conversation comes to the front on its own, and gives way to one opened', async () => {
+    const store = freshStore({
+      usageReport: vi.fn(async () => ok(reading())),
+      openSaved: vi.fn(() => new Promise(() => undefined)),
+    });
+    store.getState().openUsage();
+    // The launch folder's conversation (or a kept tab) started after the user opened the view.
+    store.setState({ activeTab: 'starting-1' });
+    expect(store.getState().usageOpen).toBe(true);
+    // A conversation opened from the list takes its place.
+    void store.getState().openSaved('c2f7a0b4-8d5e-4f1a-9b3c-2d4e5f6a7b8c');
+    expect(store.getState().usageOpen).toBe(false);
+  });
 });
