@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { Gate } from './fake-model/server';
 import { claude, finished, log, send } from './fixtures/chat-page';
-import { expect, test } from './fixtures/web-host';
+import { cliAddingLines, expect, test } from './fixtures/web-host';
 
 /**
  * What the CLI says beside the chat, in Chromium against the real CLI: the next prompt it suggests, in the
@@ -106,8 +105,7 @@ test.describe('with a subscription account near and then at its limit', () => {
   const inThreeHours = Math.round(Date.now() / 1000) + 3 * 3600;
   test.use({
     hostEnv: {
-      BYRE_CLAUDE_PATH: join(import.meta.dirname, 'fixtures', 'claude-adding-lines.mjs'),
-      BYRE_TEST_LINES_AFTER_RESULT: JSON.stringify([
+      ...cliAddingLines([
         {
           type: 'rate_limit_event',
           rate_limit_info: {
@@ -130,8 +128,10 @@ test.describe('with a subscription account near and then at its limit', () => {
   test('says so in the header, says when it can go on, and says how to log in', async ({ page }) => {
     await send(page, 'hello');
     await expect(finished(page)).toHaveCount(1);
-    const limit = page.getByRole('status', { name: 'Usage limit' });
-    await expect(limit).toHaveText(/^5-hour limit: 100% · resets \d{1,2}:\d{2}( [AP]M)?$/);
+    // The account's windows, as the header shows them once one is reported: the 5-hour one in full.
+    const limit = page.getByRole('status', { name: 'Usage limits' });
+    await expect(limit).toHaveAttribute('title', /^5-hour limit: 100% · resets \d{1,2}:\d{2}( [AP]M)?$/);
+    await expect(limit.getByText(/^5-hour limit: 100% · resets \d{1,2}:\d{2}( [AP]M)?$/)).toBeVisible();
     await expect(page.getByRole('alert').filter({ hasText: 'limit reached' })).toHaveText(
       /^5-hour limit reached · you can continue at \d{1,2}:\d{2}( [AP]M)?$/,
     );

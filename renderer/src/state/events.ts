@@ -110,7 +110,10 @@ export function connectEvents(store: StoreApi<Store>): () => void {
         }
       });
   };
-  const offLibrary = window.byre.on('libraryChanged', refreshLibrary);
+  const offLibrary = window.byre.on('libraryChanged', () => {
+    refreshLibrary();
+    store.getState().usageLibraryChanged();
+  });
   refreshLibrary();
   // Each change says how every worktree stands now, so the latest simply replaces what was known.
   const offWorktrees = window.byre.on('worktreesChanged', ({ worktrees }) => {

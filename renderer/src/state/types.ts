@@ -598,6 +598,11 @@ export interface UsageSlice {
   openUsageConversation(sessionId: string): Promise<void>;
   /** Main's `usageChanged`: an open view asks again. */
   usageChanged(): void;
+  /**
+   * Main's `libraryChanged`: the index may have finished reading, so a report that said it was still
+   * reading is read again (else its "may still grow" would stay when nothing more is coming).
+   */
+  usageLibraryChanged(): void;
 }
 
 /** The current 5-hour window's usage by conversation, as last read; `since`: the window's start (ms). */

@@ -152,4 +152,21 @@ describe('the Usage view in the store', () => {
     void store.getState().openSaved('c2f7a0b4-8d5e-4f1a-9b3c-2d4e5f6a7b8c');
     expect(store.getState().usageOpen).toBe(false);
   });
+
+  it('reads a report again once the library says it changed, while that report said it was still reading', async () => {
+    const report = vi
+      .fn()
+      .mockImplementationOnce(async () => ok(reading()))
+      .mockImplementation(async () => ok(usageReport()));
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    await until(() => store.getState().usageReport?.indexing === true);
+    // The index finished: no usage changed with its last step, but the library's status did.
+    store.getState().usageLibraryChanged();
+    await until(() => store.getState().usageReport?.indexing === false);
+    const asked = report.mock.calls.length;
+    // Settled, the library changing (a title renamed, say) asks nothing more.
+    store.getState().usageLibraryChanged();
+    expect(report).toHaveBeenCalledTimes(asked);
+  });
 });

@@ -152,6 +152,10 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
       await get().openSaved(sessionId);
     },
 
+    usageLibraryChanged() {
+      if (get().usageOpen && get().usageReport?.indexing) get().usageChanged();
+    },
+
     usageChanged() {
       reports = new Map();
       if (!get().usageOpen) return;

@@ -329,9 +329,13 @@ function DayChart({
                 <text
                   key={stack.day}
                   className="usage-axis-day"
-                  x={(x(stack.day) ?? 0) + x.bandwidth() / 2}
+                  // The last day's label ends at its bar, so the chart's right edge does not cut it.
+                  x={
+                    (x(stack.day) ?? 0) +
+                    (index === stacks.length - 1 && stacks.length > 1 ? x.bandwidth() : x.bandwidth() / 2)
+                  }
                   y={plotHeight + 15}
-                  textAnchor="middle"
+                  textAnchor={index === stacks.length - 1 && stacks.length > 1 ? 'end' : 'middle'}
                 >
                   {dayLabel(stack.day)}
                 </text>
