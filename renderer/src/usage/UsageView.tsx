@@ -120,6 +120,13 @@ export function UsagePanel(props: UsagePanelProps) {
       <header className="usage-header">
         <h2 id={headingId}>Usage</h2>
         <UsageControls {...props} />
+        {/*
+          Always there, with its room kept: a line that came and went above the chart while a report was
+          read would move everything under the pointer (and a click between its press and release is lost).
+        */}
+        <span className="usage-loading" role="status">
+          {loading && report ? 'Reading usage…' : ''}
+        </span>
         <button type="button" className="button-secondary usage-close" onClick={props.onClose}>
           Close
         </button>
@@ -144,11 +151,6 @@ export function UsagePanel(props: UsagePanelProps) {
             Try again
           </button>
         </div>
-      )}
-      {loading && report && (
-        <p className="usage-note" role="status">
-          Reading usage…
-        </p>
       )}
       {report?.indexing && (
         <p className="usage-note" role="status">
