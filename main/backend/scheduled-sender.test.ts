@@ -64,6 +64,7 @@ function scheduler(clock: FakeClock, deliver: (send: ScheduledSend) => Promise<v
     async (send) => {
       delivered.push(send.text);
       await deliver(send);
+      return 'sent';
     },
     (sends) => told.push(sends),
     clock,
@@ -171,7 +172,9 @@ describe('ScheduledSender', () => {
       async (send, stillWanted) => {
         // As deliverScheduled: the session is found or resumed first, which takes a while.
         await new Promise<void>((resolve) => (resumed = resolve));
-        if (stillWanted()) sent.push(send.text);
+        if (!stillWanted()) return 'not wanted';
+        sent.push(send.text);
+        return 'sent';
       },
       () => {},
       clock,
@@ -184,5 +187,33 @@ describe('ScheduledSender', () => {
     await sender.stop();
     expect(sent).toEqual([]);
     expect(sender.all()).toEqual([]);
+  });
+
+  it('keeps one Byre closed on while its session was still being resumed, and the next start sends it', async () => {
+    const clock = new FakeClock();
+    let resumed: () => void = () => {};
+    const sender = new ScheduledSender(
+      new ScheduledSends(dataDir),
+      async (_send, stillWanted) => {
+        await new Promise<void>((resolve) => (resumed = resolve));
+        return stillWanted() ? 'sent' : 'not wanted';
+      },
+      () => {},
+      clock,
+    );
+    sender.start();
+    sender.add(kept());
+    clock.advance(2 * HOUR);
+    const stopping = sender.stop();
+    resumed();
+    await stopping;
+    // Still kept, neither sent nor failed.
+    expect(sender.all()).toEqual([kept()]);
+
+    const after = scheduler(clock);
+    after.sender.start();
+    clock.advance(0);
+    await settled();
+    expect(after.delivered).toEqual(['Carry on with the migration']);
   });
 });

@@ -1,6 +1,9 @@
 import type { ScheduledSend } from '../../shared/ipc';
 import type { ScheduledSends } from '../data/scheduled-sends';
 
+/** What became of a delivery: the text went, or it was no longer wanted (cancelled, or Byre closing). */
+export type Delivery = 'sent' | 'not wanted';
+
 /** The clock the scheduler reads and waits on: the real one, or a test's fake. */
 export interface Clock {
   now(): number;
@@ -37,9 +40,9 @@ export class ScheduledSender {
     private readonly store: ScheduledSends,
     /**
      * Sends it. `stillWanted` is asked last thing before the text goes: resuming a session can take a while,
-     * and a message cancelled meanwhile must not be sent.
+     * and a message cancelled meanwhile, or with Byre closing, must not be sent. Says whether it went.
      */
-    private readonly deliver: (send: ScheduledSend, stillWanted: () => boolean) => Promise<void>,
+    private readonly deliver: (send: ScheduledSend, stillWanted: () => boolean) => Promise<Delivery>,
     private readonly changed: (sends: ScheduledSend[]) => void,
     private readonly clock: Clock = realClock,
   ) {}
@@ -102,7 +105,10 @@ export class ScheduledSender {
     if (!send || !this.store.take(id)) return;
     const stillWanted = () => !this.stopped && this.store.all().some((s) => s.id === id);
     const going = this.deliver(send, stillWanted).then(
-      () => void this.store.remove(id),
+      // Not sent because Byre is closing: it waits again, and the next start sends it (a cancelled one is
+      // already gone from the store, and removing it again is nothing).
+      (delivery) =>
+        delivery === 'sent' || !this.stopped ? void this.store.remove(id) : this.store.release(id),
       (error: unknown) => this.store.fail(id, error instanceof Error ? error.message : String(error)),
     );
     const done = going

@@ -87,6 +87,13 @@ export class ScheduledSends {
     return found;
   }
 
+  /** Not sent after all (Byre was closing before the text went): waiting again, for the next start. */
+  release(id: string): void {
+    this.file.update((file) => ({
+      sends: file.sends.map((s) => (s.id === id ? { ...s, sending: false } : s)),
+    }));
+  }
+
   /** The attempt failed: kept with the reason, and not tried again on its own. */
   fail(id: string, why: string): void {
     this.file.update((file) => ({

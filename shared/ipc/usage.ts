@@ -171,7 +171,11 @@ export const usageChannels = {
     response: ScheduledSend,
   },
   scheduledSends: { request: Empty, response: z.object({ sends: z.array(ScheduledSend) }) },
-  cancelScheduledSend: { request: z.object({ id: z.string().uuid() }), response: Empty },
+  /** `cancelled` false: it was no longer waiting (main had sent it already). */
+  cancelScheduledSend: {
+    request: z.object({ id: z.string().uuid() }),
+    response: z.object({ cancelled: z.boolean() }),
+  },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 /** Events of this domain, merged into eventChannels. */

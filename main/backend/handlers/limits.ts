@@ -4,6 +4,7 @@ import type { HandlersOf, Parts } from '../parts';
 import type { Library } from '../../library/library';
 import type { OpenConversations } from '../open-conversations';
 import { NoLimitReached } from '../errors';
+import type { Delivery } from '../scheduled-sender';
 
 /** Plan limits, and messages kept for when a limit resets (issue 29). */
 export function limitsHandlers(
@@ -41,10 +42,7 @@ export function limitsHandlers(
       return send;
     },
     scheduledSends: async () => ({ sends: scheduled.all() }),
-    cancelScheduledSend: async ({ id }) => {
-      scheduled.cancel(id);
-      return {};
-    },
+    cancelScheduledSend: async ({ id }) => ({ cancelled: scheduled.cancel(id) }),
   };
 }
 
@@ -58,13 +56,14 @@ export async function deliverScheduled(
   library: Library,
   send: ScheduledSend,
   stillWanted: () => boolean = () => true,
-): Promise<void> {
+): Promise<Delivery> {
   const live = await open.withSessionOrResuming(send.sessionId);
   if (!live) await untilIndexed(library, send.sessionId, stillWanted);
-  if (!stillWanted()) return;
+  if (!stillWanted()) return 'not wanted';
   const conversation = live ?? (await open.resume(send.sessionId));
-  if (!stillWanted()) return;
+  if (!stillWanted()) return 'not wanted';
   conversation.send(send.text);
+  return 'sent';
 }
 
 /** How long a send at start waits for the library to read the session's files, at most. */

@@ -89,7 +89,7 @@ describe('limits in the store', () => {
   });
 
   it('puts a cancelled message back into an empty composer, but never over what was typed since', async () => {
-    const cancel = vi.fn(async () => ok({}));
+    const cancel = vi.fn(async () => ok({ cancelled: true }));
     const store = freshStore({ cancelScheduledSend: cancel, setDraft: vi.fn(async () => ok({})) });
     store.getState().scheduledSendsArrived([kept()]);
     await store.getState().cancelScheduledSend(kept().id);
@@ -102,9 +102,20 @@ describe('limits in the store', () => {
     expect(store.getState().drafts.c1?.text).toBe('carry on with the tests');
   });
 
+  it('puts nothing back when main had already sent it, and says so', async () => {
+    const cancel = vi.fn(async () => ok({ cancelled: false }));
+    const store = freshStore({ cancelScheduledSend: cancel, setDraft: vi.fn(async () => ok({})) });
+    store.getState().scheduledSendsArrived([kept()]);
+    await store.getState().cancelScheduledSend(kept().id);
+    expect(store.getState().scheduledSends).toEqual([]);
+    // Enter would send it a second time.
+    expect(store.getState().drafts.c1?.text ?? '').toBe('');
+    expect(store.getState().scheduleErrors.c1).toBe('It could not be cancelled: it had already been sent.');
+  });
+
   it('sends a failed one again now, and keeps it no longer', async () => {
     const sendNow = vi.fn(async () => ok({}));
-    const cancel = vi.fn(async () => ok({}));
+    const cancel = vi.fn(async () => ok({ cancelled: true }));
     const store = freshStore({ send: sendNow, cancelScheduledSend: cancel });
     store.getState().scheduledSendsArrived([kept({ failed: 'Claude Code exited.' })]);
     await store.getState().retryScheduledSend(kept().id);
@@ -154,7 +165,7 @@ describe('limits in the store', () => {
     // Main tells every window of the cancel before it answers the one that asked.
     const cancel = vi.fn(async () => {
       store.getState().scheduledSendsArrived([]);
-      return ok({});
+      return ok({ cancelled: true });
     });
     const store = freshStore({ listConversations: list, cancelScheduledSend: cancel });
     store.getState().scheduledSendsArrived([kept()]);

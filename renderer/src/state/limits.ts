@@ -93,11 +93,22 @@ export function createLimitsSlice(set: StoreSet, get: StoreGet): LimitsSlice {
       if (!send) return;
       const tabId = tabOfSession(get(), send.sessionId);
       cancelled.add(id);
+      let answer: { cancelled: boolean };
       try {
-        await call('cancelScheduledSend', { id });
+        answer = await call('cancelScheduledSend', { id });
       } catch (error) {
         cancelled.delete(id);
         if (tabId) setError(tabId, messageOf(error));
+        return;
+      }
+      if (!answer.cancelled) {
+        // Too late: main had sent it. The text is not put back (Enter would send it twice), and it is the
+        // sent path's to show the conversation.
+        cancelled.delete(id);
+        const sent = get().scheduledSends.filter((kept) => kept.id === id);
+        set((state) => ({ scheduledSends: state.scheduledSends.filter((kept) => kept.id !== id) }));
+        if (tabId) setError(tabId, 'It could not be cancelled: it had already been sent.');
+        else if (sent.length > 0) void get().adoptOpenConversations();
         return;
       }
       set((state) => ({ scheduledSends: state.scheduledSends.filter((kept) => kept.id !== id) }));
