@@ -59,4 +59,16 @@ describe('limit notifications', () => {
     limits.heard('c1', fiveHour(1, 'rejected'));
     expect(said).toEqual([{ conversationId: 'c1', title: 'Usage limit reached' }]);
   });
+
+  it('does not say a reached limit again after a restart, nor one whose line names no limit', () => {
+    const before = account();
+    before.limits.heard('c1', fiveHour(1, 'rejected'));
+    before.limits.heard('c1', { status: 'rejected', resetsAt });
+    expect(before.said.map((s) => s.title)).toEqual(['Usage limit reached', 'Usage limit reached']);
+    // Byre started again over the same data folder: the same window, still reached.
+    const after = account();
+    after.limits.heard('c3', fiveHour(1, 'rejected'));
+    after.limits.heard('c3', { status: 'rejected', resetsAt });
+    expect(after.said).toEqual([]);
+  });
 });

@@ -14,8 +14,6 @@ import type { LimitWindows } from '../data/limit-windows';
  */
 export class AccountLimits {
   private readonly lastOf = new Map<string, RateLimitInfo>();
-  /** The reset time (0: not known) of each kind's window last said to be reached. */
-  private readonly reached = new Map<string, number>();
 
   constructor(
     private readonly windows: LimitWindows,
@@ -36,7 +34,7 @@ export class AccountLimits {
     const alertAt = this.alertAt();
     const noted = this.windows.note(info, alertAt);
     if (noted.changed) this.tell.changed(this.current());
-    if (info.status === 'rejected' && this.firstReached(info)) {
+    if (noted.reached) {
       this.tell.notify(conversationId, 'Usage limit reached', rejectedSummary(info));
     } else if (noted.alert && info.utilization !== undefined) {
       const resets = info.resetsAt !== undefined ? ` It resets ${resetTime(info.resetsAt)}.` : '';
@@ -46,15 +44,6 @@ export class AccountLimits {
         `You have used ${Math.round(info.utilization * 100)}% of it.${resets}`,
       );
     }
-  }
-
-  /** Whether this is the first line to say this window is reached (every conversation hits the same one). */
-  private firstReached(info: RateLimitInfo): boolean {
-    const kind = info.rateLimitType ?? '';
-    const reset = info.resetsAt ?? 0;
-    if (this.reached.get(kind) === reset) return false;
-    this.reached.set(kind, reset);
-    return true;
   }
 
   /** The conversation's last limit line, if one came. */

@@ -18,16 +18,20 @@ const LimitsFile = z.object({
   windows: z.array(LimitWindow),
   /** The reset time (Unix seconds; 0: not known) of each kind's window last warned about. */
   alerted: z.record(z.string(), z.number()).default({}),
+  /** The same, for the window last said to be reached (its limit hit): that is said once too. */
+  reached: z.record(z.string(), z.number()).default({}),
 });
 type LimitsFile = z.infer<typeof LimitsFile>;
 
-const EMPTY: LimitsFile = { windows: [], alerted: {} };
+const EMPTY: LimitsFile = { windows: [], alerted: {}, reached: {} };
 
 /** What one line changed: whether the windows moved, and whether this is the time to warn. */
 export interface NotedLimit {
   changed: boolean;
   /** The window crossed the threshold for the first time since it last reset. */
   alert: boolean;
+  /** The first line since the window last reset to say its limit is reached. */
+  reached: boolean;
 }
 
 export class LimitWindows {
@@ -56,10 +60,20 @@ export class LimitWindows {
   /** Takes in one `rate_limit_event`'s info; `alertAt` is the share (0 to 1) worth a notification. */
   note(info: RateLimitInfo, alertAt: number): NotedLimit {
     const kind = info.rateLimitType;
-    // A line that does not say which limit it is cannot be told apart from the others.
-    if (!kind) return { changed: false, alert: false };
+    if (!kind) {
+      // A line that does not say which limit it is cannot be told apart from the others: it changes no
+      // window, but a limit reached is still said, once per reset.
+      if (info.status !== 'rejected') return { changed: false, alert: false, reached: false };
+      let reached = false;
+      this.current = this.safely((file) => {
+        reached = file.reached[''] !== (info.resetsAt ?? 0);
+        return reached ? { ...file, reached: { ...file.reached, '': info.resetsAt ?? 0 } } : file;
+      });
+      return { changed: false, alert: false, reached };
+    }
     const at = this.now();
     let alert = false;
+    let reached = false;
     const fresh: LimitWindow = { rateLimitType: kind, info, at };
     const next = this.safely((file) => {
       const windows = [...file.windows.filter((w) => w.rateLimitType !== kind && !this.expired(w)), fresh];
@@ -67,10 +81,16 @@ export class LimitWindows {
       const over = info.utilization !== undefined && info.utilization >= alertAt;
       alert = over && file.alerted[kind] !== reset;
       const alerted = alert ? { ...file.alerted, [kind]: reset } : file.alerted;
-      return { windows: windows.sort((a, b) => a.rateLimitType.localeCompare(b.rateLimitType)), alerted };
+      reached = info.status === 'rejected' && file.reached[kind] !== reset;
+      const reachedAt = reached ? { ...file.reached, [kind]: reset } : file.reached;
+      return {
+        windows: windows.sort((a, b) => a.rateLimitType.localeCompare(b.rateLimitType)),
+        alerted,
+        reached: reachedAt,
+      };
     });
     this.current = next;
-    return { changed: true, alert };
+    return { changed: true, alert, reached };
   }
 
   /** A change written under the file's lock; a folder that cannot be written keeps it in memory only. */

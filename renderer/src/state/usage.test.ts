@@ -169,4 +169,21 @@ describe('the Usage view in the store', () => {
     store.getState().usageLibraryChanged();
     expect(report).toHaveBeenCalledTimes(asked);
   });
+
+  it('reads ahead for a folder chosen while the ranges of the one before were still being read', async () => {
+    // Every folder's read ahead is answered, except the first one's, which is still under way.
+    const report = vi.fn(({ range, folder }: { range: UsageRange; folder: string | null }) =>
+      folder === null && range !== '30d'
+        ? new Promise(() => undefined)
+        : Promise.resolve(ok({ ...usageReport(), range, folder })),
+    );
+    const store = freshStore({ usageReport: report });
+    store.getState().openUsage();
+    await until(() => report.mock.calls.length === 2);
+    await store.getState().setUsageFolder('/home/ann/code/byre');
+    const forFolder = () =>
+      report.mock.calls.filter(([request]) => request.folder === '/home/ann/code/byre').map(([r]) => r.range);
+    await until(() => forFolder().length === 5);
+    expect(new Set(forFolder())).toEqual(new Set(['30d', 'today', '7d', '90d', 'all']));
+  });
 });

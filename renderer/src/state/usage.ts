@@ -29,14 +29,18 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
    */
   let reports = new Map<string, UsageReport>();
   const keyOf = (range: UsageRange, folder: string | null) => `${range}\u0000${folder ?? ''}`;
-  let prefetching: Promise<void> | null = null;
+  /** The read-ahead going now: for which reports and folder (an older one stops at its next step). */
+  let prefetching: { cache: Map<string, UsageReport>; folder: string | null } | null = null;
 
   /** Reads, one at a time, the other ranges of the folder shown, for as long as nothing changed. */
   const prefetch = (folder: string | null, cache: Map<string, UsageReport>) => {
-    if (prefetching) return;
-    prefetching = (async () => {
+    if (prefetching && prefetching.cache === cache && prefetching.folder === folder) return;
+    const token = { cache, folder };
+    prefetching = token;
+    void (async () => {
       for (const range of RANGES) {
-        if (cache !== reports || !get().usageOpen || get().usageFolder !== folder) break;
+        if (prefetching !== token || cache !== reports || !get().usageOpen) break;
+        if (get().usageFolder !== folder) break;
         if (cache.has(keyOf(range, folder))) continue;
         try {
           const report = await call('usageReport', { range, folder, timeZone: userTimeZone() });
@@ -47,7 +51,7 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
         }
       }
     })().finally(() => {
-      prefetching = null;
+      if (prefetching === token) prefetching = null;
     });
   };
 
@@ -90,7 +94,8 @@ export function createUsageSlice(set: StoreSet, get: StoreGet): UsageSlice {
       if (get().usageOpen) return;
       // What was read while it was open last may be hours old.
       reports = new Map();
-      set({ usageOpen: true });
+      // A day's list from then would be as old.
+      set({ usageOpen: true, usageDay: null });
       void get().refreshUsage();
     },
 
