@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -10,15 +10,25 @@ import { pathToFileURL } from 'node:url';
  * run (they give the SDK a stand-in CLI).
  */
 
-const DIR = join(import.meta.dirname, 'agent-sdk');
 /**
- * The SDK's entry. A benchmark child bundled into a temporary folder (bench/library.ts) is told it by
- * BENCH_AGENT_SDK_ENTRY: its own import.meta.dirname is that folder, not bench/.
+ * bench/agent-sdk of the repository: found from this module's folder upwards, so that the same code finds it
+ * from bench/ (tsx) and from a bundle in bench/data/ (the library benchmark's child), whose own folder holds
+ * no agent-sdk. Trusting import.meta.dirname alone sent a bundled child to bench/data/agent-sdk, where it
+ * exited 1 and the library's figures went missing.
  */
-export const AGENT_SDK_ENTRY =
-  process.env.BENCH_AGENT_SDK_ENTRY ??
-  join(DIR, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'sdk.mjs');
-const ENTRY = AGENT_SDK_ENTRY;
+function agentSdkDir(): string {
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'bench', 'agent-sdk');
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) {
+      throw new Error(`no bench/agent-sdk/package.json in any folder above ${import.meta.dirname}`);
+    }
+  }
+}
+
+const DIR = agentSdkDir();
+/** The SDK's entry, installed by loadAgentSdk if it is not there yet. */
+const ENTRY = join(DIR, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'sdk.mjs');
 
 /** The parts of the SDK the benchmarks call. */
 export interface AgentSdk {

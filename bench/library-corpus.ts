@@ -50,9 +50,29 @@ export const BIG_SESSION_TITLE = 'Bench: the 100 MB session';
 
 /** BENCH_LIBRARY_SCALE (e.g. 0.05) makes a smaller corpus, for trying the benchmark out; figures then say so. */
 export const CORPUS_SCALE = Number(process.env.BENCH_LIBRARY_SCALE ?? 1) || 1;
-const SESSIONS = Math.max(20, Math.round(1000 * CORPUS_SCALE));
-const TOTAL_BYTES = 1e9 * CORPUS_SCALE;
-const BIG_SESSION_BYTES = 1e8 * CORPUS_SCALE;
+
+/** How big a corpus is: its sessions and their bytes together, and the big session beside them. */
+export interface CorpusSize {
+  sessions: number;
+  totalMb: number;
+  bigMb: number;
+}
+
+/** Today's corpus: 1,000 sessions of 1 GB and the 100 MB one (all scaled by BENCH_LIBRARY_SCALE). */
+export const DEFAULT_CORPUS: CorpusSize = {
+  sessions: Math.max(20, Math.round(1000 * CORPUS_SCALE)),
+  totalMb: 1000 * CORPUS_SCALE,
+  bigMb: 100 * CORPUS_SCALE,
+};
+
+/** A heavy user's: five times as many sessions and bytes, the same 100 MB session. */
+export const CORPUS_5G: CorpusSize = { sessions: 5000, totalMb: 5000, bigMb: 100 };
+
+/** "1,000 sessions, 1 GB (+ 100 MB)": how the figures name the corpus they were measured on. */
+export function corpusSizeLabel(size: CorpusSize): string {
+  const gb = (mb: number) => (mb >= 1000 ? `${Number((mb / 1000).toFixed(2))} GB` : `${mb} MB`);
+  return `${size.sessions.toLocaleString('en-US')} sessions, ${gb(size.totalMb)} (+ ${gb(size.bigMb)})`;
+}
 const UI_SMALL_SESSIONS = 15;
 const SEED = 0x5eed_b1e;
 /** The seed of the messages' models and usage (class Tokens), apart from the one of the words and sizes. */
@@ -65,6 +85,8 @@ export interface CorpusManifest {
   /** CORPUS_GENERATOR of the code that wrote it. */
   generator: string;
   scale: number;
+  /** The size it was asked for (its real bytes are sessionBytes and big.bytes). */
+  size: CorpusSize;
   /** ISO time the corpus was written. */
   createdAt: string;
   generateSeconds: number;
@@ -97,21 +119,35 @@ export interface CorpusManifest {
   imageProbe: string;
 }
 
-export function corpusRoot(): string {
-  const scaled = CORPUS_SCALE === 1 ? '' : `-scale${CORPUS_SCALE}`;
-  return process.env.BENCH_LIBRARY_CORPUS ?? join(tmpdir(), `byre-bench-library${scaled}`);
+/**
+ * The cache folder of a corpus of this size: each size has its own, so that a 5 GB run never reuses or
+ * overwrites the 1 GB corpus. $BENCH_LIBRARY_CORPUS names the default size's folder only.
+ */
+export function corpusRoot(size: CorpusSize = DEFAULT_CORPUS): string {
+  const isDefault =
+    size.sessions === DEFAULT_CORPUS.sessions &&
+    size.totalMb === DEFAULT_CORPUS.totalMb &&
+    size.bigMb === DEFAULT_CORPUS.bigMb;
+  if (isDefault && process.env.BENCH_LIBRARY_CORPUS) return process.env.BENCH_LIBRARY_CORPUS;
+  const big = size.bigMb === 100 ? '' : `-big${size.bigMb}mb`;
+  return join(tmpdir(), `byre-bench-library-${size.sessions}s-${size.totalMb}mb${big}`);
 }
 
 /** The corpus, generated first if the cache folder does not hold a complete one by this generator. */
-export function ensureCorpus(log: (line: string) => void): { manifest: CorpusManifest; generated: boolean } {
-  const root = corpusRoot();
+export function ensureCorpus(
+  log: (line: string) => void,
+  size: CorpusSize = DEFAULT_CORPUS,
+): { manifest: CorpusManifest; generated: boolean } {
+  const root = corpusRoot(size);
   const manifestPath = join(root, 'manifest.json');
   if (existsSync(manifestPath)) {
     try {
       const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as CorpusManifest;
       if (
         manifest.generator === CORPUS_GENERATOR &&
-        manifest.scale === CORPUS_SCALE &&
+        manifest.size?.sessions === size.sessions &&
+        manifest.size.totalMb === size.totalMb &&
+        manifest.size.bigMb === size.bigMb &&
         existsSync(manifest.big.path)
       ) {
         return { manifest, generated: false };
@@ -122,7 +158,7 @@ export function ensureCorpus(log: (line: string) => void): { manifest: CorpusMan
   }
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
-  const manifest = generate(root, log);
+  const manifest = generate(root, size, log);
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   return { manifest, generated: true };
 }
@@ -1209,7 +1245,10 @@ class Pools {
 // ---------------------------------------------------------------------------------------------------
 // The corpus
 
-function generate(root: string, log: (line: string) => void): CorpusManifest {
+function generate(root: string, size: CorpusSize, log: (line: string) => void): CorpusManifest {
+  const SESSIONS = size.sessions;
+  const TOTAL_BYTES = size.totalMb * 1e6;
+  const BIG_SESSION_BYTES = size.bigMb * 1e6;
   const started = performance.now();
   const random = new Random(SEED);
   const words = new Words(random);
@@ -1250,7 +1289,11 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
 
   // Log-normal sizes (σ 1.5), scaled to the total, assigned to sessions in random order.
   const raw = Array.from({ length: SESSIONS }, (_, i) =>
-    Math.max(6_000, Math.exp(12.69 + Math.log(CORPUS_SCALE) + 1.5 * probit((i + 0.5) / SESSIONS))),
+    // The median follows the mean session size (1 MB at the default size), so every size has the same shape.
+    Math.max(
+      6_000,
+      Math.exp(12.69 + Math.log(TOTAL_BYTES / SESSIONS / 1e6) + 1.5 * probit((i + 0.5) / SESSIONS)),
+    ),
   );
   const scale = TOTAL_BYTES / raw.reduce((sum, size) => sum + size, 0);
   const sizes = raw.map((size) => size * scale);
@@ -1373,6 +1416,7 @@ function generate(root: string, log: (line: string) => void): CorpusManifest {
   const manifest: CorpusManifest = {
     generator: CORPUS_GENERATOR,
     scale: CORPUS_SCALE,
+    size,
     createdAt: new Date().toISOString(),
     generateSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),
     home,

@@ -10,7 +10,8 @@ import { TranscriptWriter } from '../main/claude/transcript';
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../shared/protocol';
 import { loadAgentSdk } from './agent-sdk';
 import { measureChanges } from './changes';
-import { libraryVerdicts, measureLibrary } from './library';
+import { LIBRARY_1G, LIBRARY_5G, libraryVerdicts, measureLibrary, type LibraryCase } from './library';
+import { DEFAULT_CORPUS } from './library-corpus';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
 import { measureFileSearch } from './file-search';
 import { measureChangesPanel } from './changes-ui';
@@ -37,7 +38,9 @@ import { measureWorktrees } from './worktrees';
  * figure is the median of 3 runs (its runs are listed beside it).
  *
  * `npm run bench -- <name>…` runs only the measurements whose names start with one of the names (e.g.
- * `npm run bench -- library`); the recorded stream is only loaded if one of them needs it.
+ * `npm run bench -- library`); the recorded stream is only loaded if one of them needs it. `library-5g`
+ * (5,000 sessions, 5 GB) runs only when named in full: it takes many minutes. `--sessions N` and
+ * `--total-mb N` give the `library` measurement a corpus of another size (cached apart, by its size).
  */
 
 const BENCH_DIR = import.meta.dirname;
@@ -54,6 +57,8 @@ type Figure = number | string;
 type Figures = Record<string, Figure>;
 
 interface Context {
+  /** --sessions and --total-mb, if given. */
+  options: Options;
   streamPath: string;
   bytes: Buffer;
   meta: StreamMeta;
@@ -67,6 +72,8 @@ interface Measurement {
   name: string;
   /** It does not use the recorded stream (the context's stream fields are then empty). */
   standalone?: boolean;
+  /** It runs only when named in full, never as part of a whole run or a shorter name's (it takes long). */
+  onlyByName?: boolean;
   run(context: Context): Promise<Figures> | Figures;
   /** PASS/FAIL lines for the measurement's goals, printed after its figures. */
   verdicts?(figures: Figures): string[];
@@ -446,7 +453,7 @@ const sdkEndToEnd: Measurement = {
           'timed from query() to the end of iteration';
       return out;
     } catch (error) {
-      return { sdk_note: `the SDK could not be fed the stream: ${String(error)}` };
+      return { sdk_end_to_end_error: `the SDK could not be fed the stream: ${String(error)}` };
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
@@ -573,13 +580,45 @@ const uiLongConversation: Measurement = {
   ],
 };
 
-/** The library over 1,000 sessions of 1 GB plus one of 100 MB (bench/library.ts). */
-const library: Measurement = {
-  name: 'library',
-  standalone: true,
-  run: () => uiFigures('library', measureLibrary),
-  verdicts: libraryVerdicts,
-};
+/** A library case as a measurement: an error anywhere is the case's, named with its prefix. */
+function libraryMeasurement(
+  name: string,
+  pick: (options: Options) => LibraryCase,
+  onlyByName = false,
+): Measurement {
+  let chosen: LibraryCase | undefined;
+  return {
+    name,
+    standalone: true,
+    onlyByName,
+    run: ({ options }) => {
+      const libraryCase = pick(options);
+      chosen = libraryCase;
+      return uiFigures(libraryCase.prefix, () => measureLibrary(libraryCase));
+    },
+    verdicts: (figures) => (chosen ? libraryVerdicts(chosen, figures) : []),
+  };
+}
+
+/**
+ * The library over 1,000 sessions of 1 GB plus one of 100 MB (bench/library.ts); with --sessions or
+ * --total-mb, over a corpus of that size instead (its figures keep their names and say the size).
+ */
+const library = libraryMeasurement('library', (options) =>
+  options.sessions === undefined && options.totalMb === undefined
+    ? LIBRARY_1G
+    : {
+        ...LIBRARY_1G,
+        size: {
+          ...DEFAULT_CORPUS,
+          sessions: options.sessions ?? DEFAULT_CORPUS.sessions,
+          totalMb: options.totalMb ?? DEFAULT_CORPUS.totalMb,
+        },
+      },
+);
+
+/** The same over 5,000 sessions of 5 GB plus the 100 MB one, with the issue's goals at that size. */
+const library5g = libraryMeasurement('library-5g', () => LIBRARY_5G, true);
 
 /** The Usage view over the same corpus, in Chromium: first paint cold and warm, range and grouping (bench/usage-ui.ts). */
 const usageView: Measurement = {
@@ -709,6 +748,7 @@ const measurements: Measurement[] = [
   uiStreaming,
   uiLongConversation,
   library,
+  library5g,
   usageView,
   uiReopen,
   rewind,
@@ -737,7 +777,7 @@ function printFigure(name: string, value: Figure): void {
 }
 
 /** The recorded stream (recorded first if it is not there yet). */
-async function streamContext(figures: Figures): Promise<Context> {
+async function streamContext(figures: Figures): Promise<Omit<Context, 'options'>> {
   const streamPath = resolve(STREAM_PATH);
   if (!existsSync(streamPath) || !existsSync(metaPath(streamPath))) await recordStream(streamPath);
   const meta = JSON.parse(readFileSync(metaPath(streamPath), 'utf8')) as StreamMeta;
@@ -747,11 +787,45 @@ async function streamContext(figures: Figures): Promise<Context> {
   return { streamPath, bytes, meta, lines, figures };
 }
 
+interface Options {
+  sessions?: number;
+  totalMb?: number;
+}
+
+/** The measurements' names and the options among the arguments; an option it does not know is an error. */
+function parseArguments(args: string[]): { names: string[]; options: Options } {
+  const names: string[] = [];
+  const options: Options = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (!arg.startsWith('-')) {
+      names.push(arg);
+      continue;
+    }
+    const [flag = '', inline] = arg.split('=', 2);
+    const text = inline ?? args[++i];
+    const value = Number(text);
+    if (flag !== '--sessions' && flag !== '--total-mb') {
+      throw new Error(`Unknown option ${flag}: the bench takes --sessions N and --total-mb N (for library).`);
+    }
+    if (!Number.isInteger(value) || value < 1) {
+      throw new Error(`${flag} wants a whole number of at least 1, not ${text ?? 'nothing'}.`);
+    }
+    if (flag === '--sessions') options.sessions = value;
+    else options.totalMb = value;
+  }
+  return { names, options };
+}
+
 async function main(): Promise<void> {
-  const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const { names, options } = parseArguments(process.argv.slice(2));
   const selected = names.length
-    ? measurements.filter((measurement) => names.some((name) => measurement.name.startsWith(name)))
-    : measurements;
+    ? measurements.filter((measurement) =>
+        names.some((name) =>
+          measurement.onlyByName ? measurement.name === name : measurement.name.startsWith(name),
+        ),
+      )
+    : measurements.filter((measurement) => !measurement.onlyByName);
   if (selected.length === 0) {
     throw new Error(
       `No measurement is named ${names.join(', ')}; there are ${measurements.map((m) => m.name).join(', ')}.`,
@@ -759,8 +833,8 @@ async function main(): Promise<void> {
   }
   const figures: Figures = {};
   const context: Context = selected.every((measurement) => measurement.standalone)
-    ? { streamPath: '', bytes: Buffer.alloc(0), meta: {} as StreamMeta, lines: 0, figures }
-    : await streamContext(figures);
+    ? { options, streamPath: '', bytes: Buffer.alloc(0), meta: {} as StreamMeta, lines: 0, figures }
+    : { options, ...(await streamContext(figures)) };
   for (const measurement of selected) {
     const started = performance.now();
     const result = await measurement.run(context);
@@ -775,12 +849,27 @@ async function main(): Promise<void> {
   }
   console.log(JSON.stringify(figures));
   // A measurement that could not run reports why (uiFigures) and the others still run, but the whole
-  // `npm run bench` fails: a benchmark that errors is never a quiet success.
-  const errors = Object.keys(figures).filter((name) => name.endsWith('_error'));
+  // `npm run bench` fails: a benchmark that errors is never a quiet success. FAIL lines do not: a goal
+  // missed is a figure, measured.
+  const errors = benchErrors(figures);
   if (errors.length > 0) {
-    console.error(`bench: ${errors.length} measurement(s) could not run: ${errors.join(', ')}`);
+    console.error(`bench: ${errors.length} measurement(s) went wrong:`);
+    for (const error of errors) console.error(`  ${error}`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * What went wrong, one line each: a measurement's `*_error`, the runs of one that failed (`*_failed_runs`,
+ * its figure then the median of fewer runs), and a number that is not one (NaN from a run that never
+ * reported), which would otherwise be printed as if it were measured.
+ */
+function benchErrors(figures: Figures): string[] {
+  return Object.entries(figures).flatMap(([name, value]) => {
+    if (name.endsWith('_error') || name.endsWith('_failed_runs')) return [`${name}: ${value}`];
+    if (typeof value === 'number' && !Number.isFinite(value)) return [`${name}: not measured (${value})`];
+    return [];
+  });
 }
 
 await main();

@@ -48,6 +48,12 @@ export function median(values: readonly number[]): number {
     : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 }
 
+/** Nearest-rank percentile. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
 /** Builds the app (out/) unless the browser host is already there. */
 export function ensureBuilt(): void {
   if (existsSync(WEB_HOST_ENTRY) && existsSync(join(WEB_HOST_ENTRY, '..', '..', 'renderer', 'index.html')))

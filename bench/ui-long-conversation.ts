@@ -52,7 +52,7 @@ import {
  */
 
 const MESSAGES = 10_000;
-const SCROLL_STEP_PX = 1_500;
+export const SCROLL_STEP_PX = 1_500;
 const FIRST_SCREEN_GOAL_MS = 1_000;
 const LOAD_TIMEOUT_MS = 45_000;
 /** Per scroll pass; a pass that has not reached the top by then reports how far it got. */
@@ -119,7 +119,7 @@ export interface ScrollResult {
   longTasks: { start: number; duration: number }[];
 }
 
-const LOG_SELECTOR = '[role="log"][aria-label="Conversation"]';
+export const LOG_SELECTOR = '[role="log"][aria-label="Conversation"]';
 
 /** Runs in the page: watches the log from before the message is sent until the conversation has settled. */
 export function startLoadProbe(args: { endMarker: string; idleFrames: number; maxMs: number }): void {
@@ -207,9 +207,12 @@ export function startScrollProbe(args: {
   maxMs: number;
   /** At the top, go on from the bottom again, until maxMs. */
   wrap?: boolean;
+  /** What scrolls, and its rows (the chat's log and messages unless given: the library's sidebar has its own). */
+  selector?: string;
+  rowSelector?: string;
 }): void {
-  const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
-  if (!log) throw new Error('no Conversation log in the page');
+  const log = document.querySelector<HTMLElement>(args.selector ?? '[role="log"][aria-label="Conversation"]');
+  if (!log) throw new Error(`no ${args.selector ?? 'Conversation log'} in the page`);
   const result: ScrollResult = {
     intervals: [],
     startScrollTop: log.scrollTop,
@@ -243,7 +246,7 @@ export function startScrollProbe(args: {
         result.reachedTop = log.scrollTop <= 0;
         result.endScrollTop = log.scrollTop;
         result.durationMs = now - first;
-        const rows = [...log.querySelectorAll<HTMLElement>('.message-row')];
+        const rows = [...log.querySelectorAll<HTMLElement>(args.rowSelector ?? '.message-row')];
         result.rowsInDom = rows.length;
         result.rowHeightMean =
           rows.reduce((sum, row) => sum + row.offsetHeight, 0) / Math.max(1, rows.length);
@@ -278,9 +281,10 @@ export function stopScroll(): void {
   (window as unknown as { __benchScroll: { stop(): void } }).__benchScroll.stop();
 }
 
-export function scrollToBottom(): Promise<number> {
-  const log = document.querySelector<HTMLElement>('[role="log"][aria-label="Conversation"]');
-  if (!log) throw new Error('no Conversation log in the page');
+/** Runs in the page: keeps `selector` (the chat's log, LOG_SELECTOR, or the sidebar's list) at its bottom until it holds still. */
+export function scrollToBottom(selector: string): Promise<number> {
+  const log = document.querySelector<HTMLElement>(selector);
+  if (!log) throw new Error(`no ${selector} in the page`);
   return new Promise((resolve) => {
     let frames = 0;
     const frame = () => {
@@ -360,7 +364,10 @@ export function fillStaticLog(args: { html: string; height: number }): void {
  * the page loads. Kept to 300,000 px: a static log as tall as the app's (millions of px, tens of thousands
  * of paragraphs) costs Chromium more per frame than the app's virtualized log does.
  */
-async function staticScrollPass(run: UiRun, durationMs: number): Promise<FrameStats> {
+export async function staticScrollPass(
+  run: Pick<UiRun, 'browser' | 'page'>,
+  durationMs: number,
+): Promise<FrameStats> {
   const page = await run.browser.newPage({ viewport: run.page.viewportSize() ?? undefined });
   try {
     const paragraph = `<p>${'Plain words in a paragraph, as a reply would hold them. '.repeat(6)}</p>`;
@@ -372,7 +379,7 @@ async function staticScrollPass(run: UiRun, durationMs: number): Promise<FrameSt
     // The functions handed to the page call esbuild's __name (see ui-harness.ts).
     await page.evaluate('globalThis.__name = (target) => target;');
     await page.evaluate(fillStaticLog, { html: paragraph, height: STATIC_LOG_PX });
-    await page.evaluate(scrollToBottom);
+    await page.evaluate(scrollToBottom, LOG_SELECTOR);
     await page.evaluate(startScrollProbe, {
       stepPx: SCROLL_STEP_PX,
       driveScrollTop: true,
@@ -463,7 +470,7 @@ async function longOnce(): Promise<Figures> {
       ui_long_load_idle_loop_run_queue_ms: idleDelay?.runQueueMs ?? 'n/a',
     };
 
-    await page.evaluate(scrollToBottom);
+    await page.evaluate(scrollToBottom, LOG_SELECTOR);
     await page.evaluate(startScrollProbe, {
       stepPx: SCROLL_STEP_PX,
       driveScrollTop: true,
@@ -478,7 +485,7 @@ async function longOnce(): Promise<Figures> {
     figures.ui_long_scroll_requested_px = Math.round(byScrollTop.requestedPx);
     figures.ui_long_scroll_height_px = byScrollTop.scrollHeight;
 
-    await page.evaluate(scrollToBottom);
+    await page.evaluate(scrollToBottom, LOG_SELECTOR);
     const byWheel = await withTimeout(wheelToTop(run), SCROLL_PASS_MS + 10_000, 'the wheel pass');
     Object.assign(figures, scrollFigures('ui_long_wheel', byWheel));
     figures.ui_long_wheel_requested_px = byWheel.wheelEvents * SCROLL_STEP_PX;

@@ -7,6 +7,7 @@ import {
   scrollToBottom,
   startLoadProbe,
   startScrollProbe,
+  LOG_SELECTOR,
   type LoadResult,
   type ScrollResult,
 } from './ui-long-conversation';
@@ -377,7 +378,7 @@ async function main(): Promise<void> {
           return withTimeout(page.evaluate(awaitLoad), 120_000, 'the long turn');
         },
       );
-      await page.evaluate(scrollToBottom);
+      await page.evaluate(scrollToBottom, LOG_SELECTOR);
       await page.evaluate(startScrollProbe, { stepPx: 1_500, driveScrollTop: true, maxMs: 6_000 });
       await measure(
         'long-scroll',
