@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildSync } from 'esbuild';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gitIn } from './test-support/git';
 
 /**
@@ -12,10 +13,29 @@ import { gitIn } from './test-support/git';
  * root, the child that takes the snapshots runs as `nobody` (setpriv), so the permissions mean something.
  */
 
-const CHILD = resolve(import.meta.dirname, 'test-support', 'snapshot-child.ts');
-/** Byre's checkout, where the child finds tsx. */
-const REPOSITORY = resolve(import.meta.dirname, '..', '..');
+const CHILD_SOURCE = resolve(import.meta.dirname, 'test-support', 'snapshot-child.ts');
 const asRoot = process.getuid?.() === 0;
+
+/**
+ * The child, bundled into one file in a folder anyone may read: `nobody` cannot be counted on to reach
+ * Byre's checkout (a clone inside a private temp folder, say), so it runs nothing from there.
+ */
+let childDir: string;
+let child: string;
+beforeAll(() => {
+  childDir = mkdtempSync(join(tmpdir(), 'byre-snapshot-child-'));
+  chmodSync(childDir, 0o755);
+  child = join(childDir, 'snapshot-child.mjs');
+  buildSync({
+    entryPoints: [CHILD_SOURCE],
+    outfile: child,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'silent',
+  });
+});
+afterAll(() => rmSync(childDir, { recursive: true, force: true }));
 
 let root: string;
 let folder: string;
@@ -35,16 +55,16 @@ function takeSnapshots(): {
   inRepository: boolean;
   restored: string;
 } {
-  const command = [process.execPath, '--import', 'tsx', CHILD, folder, store];
-  const child = asRoot
+  const command = [process.execPath, child, folder, store];
+  const ran = asRoot
     ? spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...command], {
         encoding: 'utf8',
-        cwd: REPOSITORY,
+        cwd: childDir,
         env: { ...process.env, HOME: root },
       })
-    : spawnSync(command[0] ?? '', command.slice(1), { encoding: 'utf8', cwd: REPOSITORY });
-  if (child.status !== 0) throw new Error(`The snapshot child failed: ${child.stderr}`);
-  return JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}');
+    : spawnSync(command[0] ?? '', command.slice(1), { encoding: 'utf8', cwd: childDir });
+  if (ran.status !== 0) throw new Error(`The snapshot child failed: ${ran.stderr}`);
+  return JSON.parse(ran.stdout.trim().split('\n').pop() ?? '{}');
 }
 
 beforeEach(() => {
