@@ -368,6 +368,21 @@ describe('files that are gone', () => {
     expect(index.files(id)!.cliFile).toBeNull();
   });
 
+  it("finds the CLI's file written since the last scan, so a session closed a moment ago can be resumed", () => {
+    const id = randomUUID();
+    world.writeTranscript('run', byreRun(id, 'prompt', 'answer'));
+    const index = world.open();
+    indexAll(index);
+    expect(only(index.list()).resumable).toBe(false);
+    const path = world.writeCli(id, conversation(id, 'prompt', 'answer'));
+    expect(index.files(id)!.cliFile).toBe(path);
+    // Taken in on the way: the row says so without waiting for the next scan.
+    while (index.step()) {
+      // read it
+    }
+    expect(only(index.list())).toMatchObject({ sessionId: id, resumable: true });
+  });
+
   it('still lists a session whose files are all gone, marked', () => {
     const id = randomUUID();
     const path = world.writeCli(id, conversation(id, 'remember me', 'answer'));

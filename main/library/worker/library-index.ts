@@ -617,11 +617,35 @@ export class LibraryIndex {
     if (!session) return null;
     const files = sessionFiles(this.store, sessionId).filter((file) => file.row.present === 1);
     return {
-      cliFile: files.find((file) => file.row.kind === 'cli')?.row.path ?? null,
+      cliFile: files.find((file) => file.row.kind === 'cli')?.row.path ?? this.unreadCliFile(sessionId),
       transcripts: files.filter((file) => file.row.kind === 'transcript').map((file) => file.row.path),
       cwd: session.cwd,
       title: session.title,
     };
+  }
+
+  /**
+   * The CLI's file of a session that the index has not taken in yet (the CLI wrote it a moment ago, and the
+   * watcher has not said so), looked for in every project folder, since the CLI's folder name for a path is
+   * its own affair. Noticed on the way, so the next scan need not find it. Without this, a conversation
+   * closed and resumed at once was refused as if Claude Code had deleted its copy.
+   */
+  private unreadCliFile(sessionId: string): string | null {
+    for (const project of this.listFolder(this.projectsDir, [])) {
+      if (!project.isDirectory()) continue;
+      const path = join(this.projectsDir, project.name, `${sessionId}.jsonl`);
+      try {
+        if (!this.fs.stat(path).isFile()) continue;
+      } catch {
+        continue;
+      }
+      this.transaction(() => {
+        this.noticeFile(path, 'cli');
+        this.recomputeDirty();
+      });
+      return path;
+    }
+    return null;
   }
 
   /** The user's own name for a session (an empty one gives the title back to the title rules). */
