@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { finished, send } from './fixtures/chat-page';
+import { finished, resetPattern, send } from './fixtures/chat-page';
 import { cliAddingLines, expect, test } from './fixtures/web-host';
 
 /**
@@ -39,7 +39,7 @@ test.use({
   },
 });
 
-const clock = /\d{1,2}:\d{2}( [AP]M)?/.source;
+const clock = resetPattern(fiveHourResets);
 const message = (page: Page) => page.getByRole('textbox', { name: 'Message' });
 const keep = (page: Page) => page.getByRole('button', { name: 'Send when the limit resets' });
 const kept = (page: Page) => page.getByRole('status').filter({ hasText: 'Will send at' });

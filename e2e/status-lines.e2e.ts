@@ -1,5 +1,5 @@
 import { Gate } from './fake-model/server';
-import { claude, finished, log, send } from './fixtures/chat-page';
+import { claude, finished, log, resetPattern, send } from './fixtures/chat-page';
 import { cliAddingLines, expect, test } from './fixtures/web-host';
 
 /**
@@ -130,10 +130,11 @@ test.describe('with a subscription account near and then at its limit', () => {
     await expect(finished(page)).toHaveCount(1);
     // The account's windows, as the header shows them once one is reported: the 5-hour one in full.
     const limit = page.getByRole('status', { name: 'Usage limits' });
-    await expect(limit).toHaveAttribute('title', /^5-hour limit: 100% · resets \d{1,2}:\d{2}( [AP]M)?$/);
-    await expect(limit.getByText(/^5-hour limit: 100% · resets \d{1,2}:\d{2}( [AP]M)?$/)).toBeVisible();
+    const resets = resetPattern(inThreeHours);
+    await expect(limit).toHaveAttribute('title', new RegExp(`^5-hour limit: 100% · resets ${resets}$`));
+    await expect(limit.getByText(new RegExp(`^5-hour limit: 100% · resets ${resets}$`))).toBeVisible();
     await expect(page.getByRole('alert').filter({ hasText: 'limit reached' })).toHaveText(
-      /^5-hour limit reached · you can continue at \d{1,2}:\d{2}( [AP]M)?$/,
+      new RegExp(`^5-hour limit reached · you can continue at ${resets}$`),
     );
     const login = page.getByRole('alert').filter({ hasText: 'not logged in' });
     await expect(login).toContainText('OAuth token has expired');
