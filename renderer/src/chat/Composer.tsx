@@ -1,5 +1,5 @@
 import { setupWaitNote } from './SetupCard';
-import { useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ConversationState } from '../../../shared/conversation';
 import { imageSource } from '../host/images';
@@ -8,6 +8,7 @@ import { useStore } from '../state/store';
 import { useCompletion } from './Completions';
 import { usePromptSuggestion } from './PromptSuggestion';
 import { insertPastedText } from './paste-text';
+import { holdsInput } from '../ui/focus';
 
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
@@ -48,6 +49,11 @@ export function Composer({ tabId }: { tabId: string }) {
   const text = draft?.text ?? '';
   const input = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
+  // Ready to be written in as it appears, unless the user is writing elsewhere (the library's search box,
+  // say, while the launch folder's conversation starts): the keys they are typing stay there.
+  useEffect(() => {
+    if (!holdsInput(document.activeElement)) input.current?.focus();
+  }, []);
   const usable = status === 'idle' || status === 'running';
   const preparing = attachments.some((attachment) => !attachment.image);
   // Sending while an image is still being checked sends it once that is done (the store waits).
@@ -216,7 +222,6 @@ export function Composer({ tabId }: { tabId: string }) {
           {...completion.inputProps}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
-          autoFocus
         />
         <div className="composer-actions">
           <input

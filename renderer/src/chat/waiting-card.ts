@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { PermissionRequest } from '../../../shared/conversation';
 import { useStore } from '../state/store';
+import { holdsInput } from '../ui/focus';
 
 /**
  * What every card that waits on the user shares (a permission, a question, a plan): where the focus goes as
@@ -76,15 +77,6 @@ export function useCardAnswer<Choice extends string>(
     setSending(null);
   };
   return { sending, note, setNote, send };
-}
-
-const TEXT_INPUTS = new Set(['text', 'search', 'url', 'email', 'tel', 'password', 'number']);
-
-/** The user is writing something (the composer, a reason) that taking the focus would interrupt. */
-function holdsInput(element: Element | null): boolean {
-  if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
-  if (element instanceof HTMLInputElement) return TEXT_INPUTS.has(element.type);
-  return element instanceof HTMLElement && element.isContentEditable;
 }
 
 /** The focus leaves a card that is going: to the next waiting card, or else back to the message box. */
