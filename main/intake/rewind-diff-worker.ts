@@ -1,5 +1,5 @@
-import { parentPort } from 'node:worker_threads';
-import { DiffRequest, type DiffReply } from './rewind-diff';
+import { parentPort, workerData } from 'node:worker_threads';
+import { DiffRequest, DiffWorkerSetup, type DiffReply } from './rewind-diff';
 import { countLines } from './rewind-preview';
 
 /**
@@ -9,10 +9,11 @@ import { countLines } from './rewind-preview';
 
 const port = parentPort;
 if (!port) throw new Error('The diff worker runs only as a worker thread.');
+const { timeoutMs } = DiffWorkerSetup.parse(workerData ?? {});
 
 port.on('message', (raw: unknown) => {
   const request = DiffRequest.safeParse(raw);
   if (!request.success) return;
   const { id, now, before } = request.data;
-  port.postMessage({ id, counts: countLines(now, before) } satisfies DiffReply);
+  port.postMessage({ id, counts: countLines(now, before, timeoutMs) } satisfies DiffReply);
 });

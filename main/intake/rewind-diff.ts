@@ -18,6 +18,10 @@ export type LineCounts = z.infer<typeof LineCounts>;
 export const DiffRequest = z.object({ id: z.number().int(), now: z.string(), before: z.string() });
 export type DiffRequest = z.infer<typeof DiffRequest>;
 
+/** How long one file's diff may take (countLines); the app's budget unless a test sets another. */
+export const DiffWorkerSetup = z.object({ timeoutMs: z.number().int().positive().optional() });
+export type DiffWorkerSetup = z.infer<typeof DiffWorkerSetup>;
+
 /** Null counts: the diff took too long (countLines). */
 export const DiffReply = z.object({ id: z.number().int(), counts: LineCounts.nullable() });
 export type DiffReply = z.infer<typeof DiffReply>;
@@ -37,7 +41,10 @@ export class DiffWorker {
   private nextId = 1;
   private failure: Error | undefined;
 
-  constructor(private readonly script: string) {}
+  constructor(
+    private readonly script: string,
+    private readonly setup: DiffWorkerSetup = {},
+  ) {}
 
   readonly count: LineCounter = (now, before) =>
     new Promise((resolve, reject) => {
@@ -54,7 +61,7 @@ export class DiffWorker {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker(this.script, null);
+    const worker = startWorker(this.script, this.setup);
     // A preview never keeps the app running.
     worker.unref();
     worker.on('message', (raw: unknown) => {

@@ -22,11 +22,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-/** The app's own diff worker (its TypeScript source, through tsx), for every preview here. */
+/**
+ * The app's own diff worker (its TypeScript source, through tsx), for every preview here. These tests are of
+ * what is counted and where, not of the app's 200 ms budget a diff: on a busy machine a 60,000-line diff
+ * can take longer than that, and would be given up.
+ */
 const WORKER = join(import.meta.dirname, 'rewind-diff-worker.ts');
 let diffs: DiffWorker;
 beforeAll(() => {
-  diffs = new DiffWorker(WORKER);
+  diffs = new DiffWorker(WORKER, { timeoutMs: 60_000 });
 });
 afterAll(() => diffs.close());
 
@@ -72,6 +76,15 @@ describe('countLines', () => {
     expect(countLines('x\ny\n', '')).toEqual({ insertions: 0, deletions: 2 });
     expect(countLines('', 'x\n')).toEqual({ insertions: 1, deletions: 0 });
     expect(countLines('same\n', 'same\n')).toEqual({ insertions: 0, deletions: 0 });
+  });
+
+  it('gives up a diff that takes longer than its budget, rather than keep the dialog waiting', () => {
+    // Every other line of 40,000 changed: tens of thousands of edits, far more than a millisecond's work.
+    const now = Array.from({ length: 40_000 }, (_, at) => `line ${at}`).join('\n');
+    const before = Array.from({ length: 40_000 }, (_, at) => (at % 2 ? `line ${at}` : `was ${at}`)).join(
+      '\n',
+    );
+    expect(countLines(now, before, 1)).toBeNull();
   });
 });
 

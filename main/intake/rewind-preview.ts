@@ -63,14 +63,14 @@ export async function fileChanges(
  * A file's diff may take this long at most (the dialog waits for it); a longer one is given up, and the
  * dialog shows the totals alone.
  */
-const DIFF_TIMEOUT_MS = 200;
+export const DIFF_TIMEOUT_MS = 200;
 
 /**
- * Lines the restore adds and removes, going from the file as it is to what it was; null if the diff took too
- * long.
+ * Lines the restore adds and removes, going from the file as it is to what it was; null if the diff took
+ * longer than `timeoutMs`.
  */
-export function countLines(now: string, before: string): LineCounts | null {
-  const parts = diffLines(now, before, { timeout: DIFF_TIMEOUT_MS });
+export function countLines(now: string, before: string, timeoutMs = DIFF_TIMEOUT_MS): LineCounts | null {
+  const parts = diffLines(now, before, { timeout: timeoutMs });
   if (!parts) return null;
   let insertions = 0;
   let deletions = 0;
