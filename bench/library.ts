@@ -83,7 +83,7 @@ const GOAL_FIGURES: Record<string, { unit: string; what: string }> = {
   },
   library_search_p95_ms: {
     unit: 'ms',
-    what: 'p95 of 50 searches of 1–3 words, input event to results painted (Chromium)',
+    what: 'p95 of 50 searches of 1–3 words, input event to the whole answer painted (Chromium)',
   },
   library_reindex_unchanged_ms: { unit: 'ms', what: 'restart until indexed, nothing changed' },
 };

@@ -121,6 +121,22 @@ test('a conversation made in a terminal while the app runs appears without a rel
   await expect(row(page, /Where are the logs\?/)).toBeVisible();
 });
 
+test('a search left in the box finds a conversation made after it was typed', async ({ page, webHost }) => {
+  await expect(sidebar(page)).toBeVisible();
+  const box = sidebar(page).getByRole('searchbox', { name: 'Search conversations' });
+  await box.pressSequentially('rotated logs');
+  await expect(sidebar(page).getByText('No conversations mention “rotated logs”.')).toBeVisible();
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'They are rotated logs under /var/log.' }] });
+  await runInTerminal(webHost.world, 'Where do the rotated logs go?');
+  // Asked again as the library took it in, with nothing typed.
+  const hit = sidebar(page).getByRole('button', { name: /Where do the rotated logs go\?/ });
+  await expect(hit).toBeVisible();
+  await expect(sidebar(page).getByRole('list', { name: 'Search results' })).toHaveAttribute(
+    'aria-busy',
+    'false',
+  );
+});
+
 test.describe('with a long saved conversation', () => {
   const needle = 'rebalanceShardWeights';
   test.use({
@@ -144,6 +160,23 @@ test.describe('with a long saved conversation', () => {
     // Exactly: the sidebar's "Indexing 1 of 1 conversations" may be showing too.
     await expect(page.getByText('1 of 1', { exact: true })).toBeVisible();
     await expect.poll(() => currentHighlight(page)).toBe('shardweigh');
+  });
+
+  test('searches as each key is typed, and keeps the answer to the last one', async ({ page }) => {
+    await expect(row(page, /Plan the storage layer/)).toBeVisible();
+    const box = sidebar(page).getByRole('searchbox', { name: 'Search conversations' });
+    await box.pressSequentially(needle);
+    const results = sidebar(page).getByRole('list', { name: 'Search results' });
+    await expect(results).toHaveAttribute('aria-busy', 'false');
+    const hit = sidebar(page).getByRole('button', { name: /Plan the storage layer/ });
+    await expect(hit.locator('mark').first()).toHaveText(needle);
+    // One key more that nothing holds: the answer follows the box, not an earlier query.
+    await box.press('End');
+    await box.pressSequentially('Zq');
+    await expect(sidebar(page).getByText(`No conversations mention “${needle}Zq”.`)).toBeVisible();
+    await box.press('Backspace');
+    await box.press('Backspace');
+    await expect(hit.locator('mark').first()).toHaveText(needle);
   });
 
   test('find in conversation reaches messages that are not rendered', async ({ page }) => {

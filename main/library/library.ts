@@ -16,9 +16,21 @@ import {
   type WindowUsage,
   type WorkerSetup,
 } from './worker/messages';
+import { SearchLanes, SearchSuperseded, type SearchTicket } from './search-lanes';
 import { startWorker } from './start-worker';
 
-export { NoSuchSession };
+export { NoSuchSession, SearchSuperseded };
+
+export interface SearchOptions {
+  query: string;
+  folder?: string | null;
+  limit?: number;
+  /** `titles`: only titles, which is quick; `all` (the default): titles, then messages. */
+  part?: 'titles' | 'all';
+  /** Who searches (a window's search box), and the number of this search among theirs: see search(). */
+  searcher?: string;
+  seq?: number;
+}
 
 /**
  * The library of past conversations, as main uses it. The index lives in a worker thread (never on main's
@@ -76,6 +88,8 @@ export class Library {
   private stopped: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | null = null;
+  /** Shared with the worker (and with the next one, should it be started again). */
+  private readonly lanes = new SearchLanes();
 
   private constructor(private readonly options: LibraryOptions) {}
 
@@ -104,13 +118,26 @@ export class Library {
     return this.request({ op: 'family', sessionId }, replies.family);
   }
 
-  search(request: { query: string; folder?: string | null; limit?: number }): Promise<SearchHit[]> {
+  /**
+   * Titles and messages that hold every word of the query, best first (`part: 'titles'`: titles alone, at
+   * once). A search with a `searcher` and its `seq` is superseded by that searcher's next: it stops in the
+   * worker, and rejects with SearchSuperseded.
+   */
+  search(request: SearchOptions): Promise<SearchHit[]> {
+    let ticket: SearchTicket | undefined;
+    if (request.searcher !== undefined && request.seq !== undefined) {
+      const claimed = this.lanes.claim(request.searcher, request.seq);
+      if (!claimed) return Promise.reject(new SearchSuperseded('A newer search replaced this one.'));
+      ticket = claimed;
+    }
     return this.request(
       {
         op: 'search',
         query: request.query,
         folder: request.folder ?? null,
         limit: request.limit ?? DEFAULT_SEARCH_LIMIT,
+        part: request.part ?? 'all',
+        ...(ticket ? { ticket } : {}),
       },
       replies.search,
     );
@@ -200,6 +227,7 @@ export class Library {
       dataDir: this.options.dataDir,
       configDir: claudeConfigDir(this.options.env),
       ...(this.options.rescanMs ? { rescanMs: this.options.rescanMs } : {}),
+      lanes: this.lanes.buffer,
     };
     const now = this.options.now ?? Date.now;
     const startedAt = now();
@@ -266,6 +294,8 @@ export class Library {
         if (message.type === 'reply') pending.resolve(message.value);
         else if (message.error.name === 'NoSuchSession')
           pending.reject(new NoSuchSession(message.error.message));
+        else if (message.error.name === 'SearchSuperseded')
+          pending.reject(new SearchSuperseded(message.error.message));
         else pending.reject(new LibraryFailure(message.error.message));
         return;
       }

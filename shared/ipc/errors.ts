@@ -46,6 +46,7 @@ export const IpcErrorName = z.enum([
   'LibraryUnavailable',
   'LibraryFailure',
   'OtherLayout',
+  'SearchSuperseded',
   // Changes
   'SnapshotsOff',
   'NoSuchStep',

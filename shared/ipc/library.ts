@@ -26,11 +26,19 @@ export const libraryChannels = {
   libraryStatus: { request: Empty, response: LibraryStatus },
   /** Every branch of the family a saved conversation belongs to (Byre's forks, the CLI's, in-file rewinds). */
   libraryFamily: { request: z.object({ sessionId: SessionId }), response: Family },
-  /** Full-text search across every conversation, best first. */
+  /**
+   * Full-text search across every conversation, best first. Search as you type: `part: 'titles'` answers
+   * the conversations whose titles match at once, `all` (the default) then adds the messages. A `searcher`
+   * (one per search box) numbers its searches with `seq`: a higher number supersedes every search it has
+   * running, which stops and fails with SearchSuperseded; the same number (titles, then all) shares one.
+   */
   librarySearch: {
     request: z.object({
       query: z.string().min(1).max(500),
       folder: z.string().max(4096).nullable().optional(),
+      part: z.enum(['titles', 'all']).optional(),
+      searcher: z.string().min(1).max(100).optional(),
+      seq: z.number().int().nonnegative().optional(),
     }),
     response: z.object({ hits: z.array(SearchHit) }),
   },

@@ -31,8 +31,13 @@ export function libraryHandlers(
   return {
     libraryList: async ({ folder }) => ({ rows: await library.list({ folder: folder ?? null }) }),
     libraryStatus: async () => library.status(),
-    librarySearch: async ({ query, folder }) => ({
-      hits: await library.search({ query, folder: folder ?? null }),
+    librarySearch: async ({ query, folder, part, searcher, seq }) => ({
+      hits: await library.search({
+        query,
+        folder: folder ?? null,
+        ...(part ? { part } : {}),
+        ...(searcher !== undefined && seq !== undefined ? { searcher, seq } : {}),
+      }),
     }),
     libraryFamily: async ({ sessionId }) => library.family(sessionId),
     openSaved: async ({ sessionId }) => {

@@ -33,6 +33,7 @@ import {
   type SessionWorld,
 } from '../../test-support/library';
 import { shardFiles } from './text-store';
+import { SearchLanes, SearchSuperseded, supersededBy } from '../search-lanes';
 import { UNTITLED } from '../rules/titles';
 
 let world: SessionWorld;
@@ -685,6 +686,61 @@ describe('search', () => {
     expect(index.list(CWD).map((row) => row.sessionId)).toEqual([inWorktree]);
     const hits = index.search({ query: 'parseConfigFile', folder: CWD });
     expect(new Set(hits.map((hit) => hit.sessionId))).toEqual(new Set([inWorktree]));
+  });
+
+  it('answers the titles alone when asked for them, before any message is looked through', () => {
+    const { older, newer, index } = twoSessions();
+    const titled = randomUUID();
+    world.writeCli(titled, [
+      ...conversation(titled, 'prompt', 'answer'),
+      cli.customTitle(titled, 'parseConfigFile notes'),
+    ]);
+    indexAll(index);
+    const titles = index.search({ query: 'parseConfigFile', part: 'titles' });
+    expect(titles.map((hit) => [hit.sessionId, hit.messageUuid])).toEqual([[titled, null]]);
+    // All of it: the same title first, then the messages.
+    const all = index.search({ query: 'parseConfigFile' });
+    expect(all[0]).toEqual(titles[0]);
+    expect(new Set(all.slice(1).map((hit) => hit.sessionId))).toEqual(new Set([older, newer]));
+  });
+
+  it('stops a search in the middle of its candidates once a newer one of its searcher arrives', () => {
+    const id = randomUUID();
+    const turns = Array.from({ length: 300 }, (_, n) =>
+      conversation(id, `question ${n} about parseConfigFile`, `answer ${n}: parseConfigFile again`),
+    ).flat();
+    world.writeCli(id, turns);
+    const index = world.open();
+    indexAll(index);
+    // How often a search that runs to its end looks whether it is still wanted.
+    let looksToTheEnd = 0;
+    index.search({ query: 'parseConfigFile' }, () => {
+      looksToTheEnd += 1;
+      return false;
+    });
+    expect(looksToTheEnd).toBeGreaterThan(3);
+
+    const lanes = new SearchLanes();
+    const first = lanes.claim('box', 1);
+    if (!first) throw new Error('the first search has a ticket');
+    const superseded = supersededBy(lanes.buffer, first);
+    let looks = 0;
+    const search = () =>
+      index.search({ query: 'parseConfigFile' }, () => {
+        looks += 1;
+        // The user types another letter while the first search reads its candidates.
+        if (looks === 2) lanes.claim('box', 2);
+        return superseded();
+      });
+    expect(search).toThrow(SearchSuperseded);
+    // It stopped at the first look after the newer search came, far from the end of its work.
+    expect(looks).toBe(2);
+    // The newer search's ticket is the lane's: it answers in full.
+    const second = lanes.claim('box', 2) ?? undefined;
+    expect(supersededBy(lanes.buffer, second)()).toBe(false);
+    expect(
+      index.search({ query: 'parseConfigFile' }, supersededBy(lanes.buffer, second)).length,
+    ).toBeGreaterThan(0);
   });
 
   it('counts title matches, marked, with no message uuid', () => {

@@ -20,7 +20,7 @@ import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
 import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, type TimedMessage } from './read';
-import { searchIndex, type SearchRequest } from './search';
+import { searchIndex, type SearchRequest, type Superseded } from './search';
 import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
 import { IndexStore, type FileRow, type IndexedKind } from './store';
 import { InlineShards, type TextShards } from './text-shards';
@@ -576,8 +576,8 @@ export class LibraryIndex {
    * (a title is what a person remembers), newest first; then messages, ranked by a BM25 score lifted for
    * recent ones. A session shows a few hits at most.
    */
-  search(request: SearchRequest): SearchHit[] {
-    return searchIndex(this.store, request, this.now);
+  search(request: SearchRequest, superseded?: Superseded): SearchHit[] {
+    return searchIndex(this.store, request, this.now, superseded);
   }
 
   /** The Usage view's figures, from the usage sums the index keeps as it reads (usage-report.ts). */

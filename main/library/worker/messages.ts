@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Family } from '../../../shared/branches';
 import { LibraryRow, LibraryStatus, SearchHit, SessionId } from '../../../shared/library';
+import { SEARCH_LANES } from '../search-lanes';
 import { UsageRange, UsageReport, ConversationUsage, usageChannels } from '../../../shared/ipc/usage';
 
 /**
@@ -14,6 +15,8 @@ export const WorkerSetup = z.object({
   configDir: z.string().min(1),
   /** How often everything is looked at again, in case a watcher missed a change (default a minute). */
   rescanMs: z.number().int().positive().optional(),
+  /** The searchers' lanes (search-lanes.ts): where main says a search has been superseded. */
+  lanes: z.instanceof(SharedArrayBuffer).optional(),
 });
 export type WorkerSetup = z.infer<typeof WorkerSetup>;
 
@@ -28,6 +31,19 @@ export const LibraryRequest = z.discriminatedUnion('op', [
     query: z.string().max(1000),
     folder: Folder,
     limit: z.number().int().positive().max(1000),
+    /** `titles`: only the conversations whose titles match (answered at once); `all`: titles, then messages. */
+    part: z.enum(['titles', 'all']),
+    /** Its lane and generation, if a newer search of the same searcher can supersede it. */
+    ticket: z
+      .object({
+        lane: z
+          .number()
+          .int()
+          .nonnegative()
+          .max(SEARCH_LANES - 1),
+        generation: z.number().int().positive(),
+      })
+      .optional(),
   }),
   z.object({ op: z.literal('status') }),
   z.object({ op: z.literal('files'), sessionId: SessionId }),

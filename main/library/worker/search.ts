@@ -8,6 +8,7 @@ import {
   type ParsedQuery,
 } from '../rules/query';
 import { DEFAULT_SEARCH_LIMIT } from './messages';
+import { stopIfSuperseded } from '../search-lanes';
 import type { IndexStore, MessageCandidateRow } from './store';
 import { messageTime } from './text-store';
 
@@ -20,7 +21,15 @@ export interface SearchRequest {
   query: string;
   folder?: string | null;
   limit?: number;
+  /** `titles`: only the conversations whose titles match, which is quick; `all` (the default): messages too. */
+  part?: 'titles' | 'all';
 }
+
+/**
+ * Asked between a search's steps: true once a newer search of the same searcher has replaced it, which then
+ * stops with SearchSuperseded.
+ */
+export type Superseded = () => boolean;
 
 /** A session shows at most this many hits, so one long conversation cannot fill the results. */
 const HITS_PER_SESSION = 3;
@@ -37,9 +46,15 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
  * (a title is what a person remembers), newest first; then messages, ranked by a BM25 score lifted for
  * recent ones. A session shows a few hits at most.
  */
-export function searchIndex(store: IndexStore, request: SearchRequest, now: () => number): SearchHit[] {
+export function searchIndex(
+  store: IndexStore,
+  request: SearchRequest,
+  now: () => number,
+  superseded: Superseded = () => false,
+): SearchHit[] {
   const query = parseQuery(request.query);
   if (query.terms.length === 0) return [];
+  stopIfSuperseded(superseded);
   const limit = Math.max(1, Math.min(request.limit ?? DEFAULT_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT));
   const folder = request.folder ?? null;
   const sessions = store.visibleSessions(folder);
@@ -47,7 +62,8 @@ export function searchIndex(store: IndexStore, request: SearchRequest, now: () =
   const titleHits = sessions
     .filter((session) => containsAll(session.title, query.terms))
     .map((session) => ({ session, uuid: null, text: null }));
-  const messageHits = matchingMessages(store, query, folder, now).flatMap((message) => {
+  const messages = request.part === 'titles' ? [] : matchingMessages(store, query, folder, now, superseded);
+  const messageHits = messages.flatMap((message) => {
     const session = byId.get(message.session_id);
     return session ? [{ session, uuid: message.uuid, text: message.text }] : [];
   });
@@ -87,8 +103,10 @@ function matchingMessages(
   query: ParsedQuery,
   folder: string | null,
   now: () => number,
+  superseded: Superseded,
 ): MessageCandidateRow[] {
   if (query.match === null && query.words === null) return [];
+  stopIfSuperseded(superseded);
   const found: MessageCandidateRow[] = [];
   let before = Number.MAX_SAFE_INTEGER;
   for (let scanned = 0; scanned < MAX_CANDIDATES && found.length < RANKED_MATCHES;) {
@@ -99,7 +117,9 @@ function matchingMessages(
       before,
       limit: CANDIDATE_PAGE,
       words: query.terms,
+      superseded,
     });
+    stopIfSuperseded(superseded);
     for (const row of page) if (containsAll(row.text, query.terms)) found.push(row);
     scanned += page.length;
     const last = page.at(-1);

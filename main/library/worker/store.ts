@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { worktreeLayout } from '../../../shared/worktrees';
+import { stopIfSuperseded } from '../search-lanes';
 import type { FileKind } from '../rules/entries';
 
 /**
@@ -328,7 +329,12 @@ export interface CandidateQuery {
    * so that messages holding a word's trigrams but not the word never leave the database.
    */
   words: string[];
+  /** Asked every few candidates: true when the search has been superseded, which then throws SearchSuperseded. */
+  superseded?: () => boolean;
 }
+
+/** How many candidates are read between two looks at whether their search is still wanted. */
+const CANDIDATES_BETWEEN_LOOKS = 64;
 
 /** The index's files are there but could not be opened, for a reason other than damage. */
 export class IndexUnavailable extends Error {
@@ -710,7 +716,13 @@ export class IndexStore {
       for (const { index, match } of indexes) {
         if (match === null) continue;
         const statement = this.candidateStatement(shard, index, query.folder, words.length);
-        for (const id of statement.all({ ...params, match })) shardOfId.set(id, shard);
+        let read = 0;
+        for (const id of statement.iterate({ ...params, match })) {
+          shardOfId.set(id, shard);
+          read += 1;
+          if (read % CANDIDATES_BETWEEN_LOOKS === 0) stopIfSuperseded(query.superseded);
+        }
+        stopIfSuperseded(query.superseded);
       }
     }
     const newest = [...shardOfId.keys()].sort((a, b) => b - a).slice(0, query.limit);

@@ -4,6 +4,7 @@ import { runThisThreadInBackground } from './background-priority';
 import { LibraryIndex } from './library-index';
 import { LiveIndex } from './live';
 import { ToWorker, WorkerSetup, type FromWorker, type LibraryRequest } from './messages';
+import { supersededBy } from '../search-lanes';
 import { startWorker } from '../start-worker';
 import { runTextWorker, TextWorkerSetup, ThreadedShards } from './text-shards';
 
@@ -67,7 +68,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
       case 'list':
         return index.list(request.folder);
       case 'search':
-        return index.search(request);
+        return index.search(request, supersededBy(setup.lanes, request.ticket));
       case 'status':
         return index.status();
       case 'files':

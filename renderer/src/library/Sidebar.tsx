@@ -1,25 +1,24 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { MATCH_END, MATCH_START, type LibraryRow, type SearchHit } from '../../../shared/library';
+import { MATCH_END, MATCH_START, type LibraryRow } from '../../../shared/library';
 import { conversationActivity, folderName, type Activity } from '../state/selectors';
 import { aheadBehind, costLabel, folderList, groupRows, homeFolder, type RowWorktree } from './row-groups';
 import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { useStore } from '../state/store';
-import type { LibrarySort } from '../state/types';
+import type { LibrarySearch, LibrarySort } from '../state/types';
 
 /**
  * The library: every past conversation, grouped by folder (a repository's worktrees under it), newest first; a search across all of them; and
  * how far indexing has got. The list is virtualized, so ten thousand rows scroll like ten.
  */
 export function Sidebar() {
-  const { rows, loaded, error, folder, hits, query } = useStore(
+  const { rows, loaded, error, folder, search } = useStore(
     useShallow((state) => ({
       rows: state.libraryRows,
       loaded: state.libraryLoaded,
       error: state.libraryError,
       folder: state.libraryFolder,
-      hits: state.searchHits,
-      query: state.libraryQuery,
+      search: state.search,
     })),
   );
   const folders = useMemo(() => folderList(rows), [rows]);
@@ -40,8 +39,8 @@ export function Sidebar() {
           {error}
         </p>
       )}
-      {hits ? (
-        <SearchResults hits={hits} query={query} />
+      {search ? (
+        <SearchResults search={search} />
       ) : !loaded ? (
         <p className="sidebar-empty">Loading conversations…</p>
       ) : shown.length === 0 ? (
@@ -61,10 +60,12 @@ export function Sidebar() {
 function SearchBox() {
   const search = useStore((state) => state.searchLibrary);
   const [text, setText] = useState(useStore.getState().libraryQuery);
-  // Search as the user types, once they pause.
+  // Search as the user types: at most once a frame (keys that come faster are one search), each
+  // search superseding the one before it.
   useEffect(() => {
-    const timer = setTimeout(() => void search(text), 150);
-    return () => clearTimeout(timer);
+    if (text === useStore.getState().libraryQuery) return;
+    const frame = requestAnimationFrame(() => void search(text));
+    return () => cancelAnimationFrame(frame);
   }, [text, search]);
   return (
     <div className="sidebar-search">
@@ -349,30 +350,39 @@ function WorktreeLine(props: { row: LibraryRow; worktree: RowWorktree; activity:
   );
 }
 
-function SearchResults({ hits, query }: { hits: SearchHit[]; query: string }) {
+function SearchResults({ search }: { search: LibrarySearch }) {
   const openSaved = useStore((state) => state.openSaved);
-  if (hits.length === 0) return <p className="sidebar-empty">No conversations mention “{query.trim()}”.</p>;
+  const { query, hits, complete } = search;
+  const looking = !complete && (
+    <p className="sidebar-empty search-looking" role="status">
+      Looking through messages…
+    </p>
+  );
+  if (hits.length === 0) {
+    return looking || <p className="sidebar-empty">No conversations mention “{query}”.</p>;
+  }
   return (
-    <ul className="search-results" aria-label="Search results">
-      {hits.map((hit, index) => (
-        <li key={`${hit.sessionId}:${hit.messageUuid ?? ''}:${index}`}>
-          <button
-            type="button"
-            className="search-hit"
-            onClick={() =>
-              void openSaved(hit.sessionId, { messageUuid: hit.messageUuid, text: query.trim() })
-            }
-          >
-            <span className="library-row-title">{hit.title}</span>
-            <span className="library-row-meta">
-              {hit.cwd && <span>{folderName(hit.cwd)}</span>}
-              <time dateTime={new Date(hit.lastActive).toISOString()}>{relativeTime(hit.lastActive)}</time>
-            </span>
-            <Snippet text={hit.snippet} />
-          </button>
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul className="search-results" aria-label="Search results" aria-busy={!complete}>
+        {hits.map((hit, index) => (
+          <li key={`${hit.sessionId}:${hit.messageUuid ?? ''}:${index}`}>
+            <button
+              type="button"
+              className="search-hit"
+              onClick={() => void openSaved(hit.sessionId, { messageUuid: hit.messageUuid, text: query })}
+            >
+              <span className="library-row-title">{hit.title}</span>
+              <span className="library-row-meta">
+                {hit.cwd && <span>{folderName(hit.cwd)}</span>}
+                <time dateTime={new Date(hit.lastActive).toISOString()}>{relativeTime(hit.lastActive)}</time>
+              </span>
+              <Snippet text={hit.snippet} />
+            </button>
+          </li>
+        ))}
+      </ul>
+      {looking}
+    </>
   );
 }
 

@@ -22,7 +22,74 @@ import type { BranchView, LibrarySlice, StoreGet, StoreSet } from './types';
 export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
   const { patchTab, guarded } = tabActions(set);
   let listRequests = 0;
-  let searchRequests = 0;
+  /** This window's searches, numbered: main stops every search of ours older than the newest. */
+  const searcher = searcherId();
+  let searchSeq = 0;
+  /** The search running, and whether the rows changed while it ran (its answer may be out of date). */
+  let searching: Promise<void> | null = null;
+  let searchStale = false;
+
+  /**
+   * Asks main for the query's titles and then for all of it, under one number: the titles are shown the
+   * moment they come (with the messages still being looked through), the whole answer when it does. A newer
+   * search supersedes this one, in main as well, and nothing of this one is shown after.
+   */
+  const runSearch = (query: string): Promise<void> => {
+    const seq = ++searchSeq;
+    const folder = get().libraryFolder;
+    const ask = (part: 'titles' | 'all') => call('librarySearch', { query, folder, part, searcher, seq });
+    let complete = false;
+    const titles = ask('titles').then(
+      ({ hits }) => {
+        if (seq !== searchSeq || complete) return;
+        set({ search: { query, hits, complete: false }, libraryError: null });
+      },
+      () => undefined,
+    );
+    const all = ask('all').then(
+      ({ hits }) => {
+        complete = true;
+        if (seq === searchSeq) set({ search: { query, hits, complete: true }, libraryError: null });
+      },
+      (error: unknown) => {
+        complete = true;
+        if (seq !== searchSeq || errorName(error) === 'SearchSuperseded') return;
+        set((state) => ({
+          libraryError: error instanceof Error ? error.message : String(error),
+          // What the titles found stays; the rest will not come.
+          search: state.search && { ...state.search, complete: true },
+        }));
+      },
+    );
+    const done = Promise.all([titles, all]).then(() => {
+      // A newer search took over: it was asked after the rows it answers from.
+      if (searching !== done) return;
+      searching = null;
+      if (!searchStale) return;
+      searchStale = false;
+      const current = get().libraryQuery.trim();
+      if (current) void runSearch(current);
+    });
+    searching = done;
+    // Asked now, it answers from the rows as they are now.
+    searchStale = false;
+    return done;
+  };
+
+  /**
+   * The rows changed (a file was read further): the query shown is asked again, once the search running
+   * has answered. Asking at once would supersede it, and while a large library is being indexed the rows
+   * change more often than a search takes, so no answer would ever be shown.
+   */
+  const searchAgain = async (): Promise<void> => {
+    if (searching) {
+      searchStale = true;
+      return;
+    }
+    const query = get().libraryQuery.trim();
+    if (query) await runSearch(query);
+  };
+
   /** Pages being fetched, by tab: a second request joins the first. */
   const loading = new Map<string, Promise<void>>();
 
@@ -106,7 +173,7 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
     // Like the folder filter, the order lasts until the window reloads.
     librarySort: 'recent',
     libraryQuery: '',
-    searchHits: null,
+    search: null,
 
     toggleSidebar() {
       set((state) => ({ sidebarOpen: !state.sidebarOpen }));
@@ -148,8 +215,7 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
         set({ libraryError: error instanceof Error ? error.message : String(error) });
       }
       // Results may have changed with the rows.
-      const query = get().libraryQuery;
-      if (query.trim()) await get().searchLibrary(query);
+      await searchAgain();
     },
 
     setLibraryFolder(folder) {
@@ -163,19 +229,14 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
     },
 
     async searchLibrary(query) {
-      const request = ++searchRequests;
       set({ libraryQuery: query });
       if (!query.trim()) {
-        set({ searchHits: null });
+        // What is still running is not wanted any more: its answer is not shown.
+        searchSeq += 1;
+        set({ search: null });
         return;
       }
-      try {
-        const { hits } = await call('librarySearch', { query: query.trim(), folder: get().libraryFolder });
-        if (request === searchRequests) set({ searchHits: hits, libraryError: null });
-      } catch (error) {
-        if (request === searchRequests)
-          set({ libraryError: error instanceof Error ? error.message : String(error) });
-      }
+      await runSearch(query.trim());
     },
 
     async openSaved(sessionId, jumpTo) {
@@ -399,4 +460,15 @@ async function download(name: string, id: string): Promise<void> {
   document.body.append(link);
   link.click();
   link.remove();
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}
+
+/** This window's name among the searchers main keeps apart. */
+function searcherId(): string {
+  return typeof crypto !== 'undefined' && 'randomUUID' in crypto
+    ? crypto.randomUUID()
+    : `searcher-${Math.random().toString(36).slice(2)}`;
 }

@@ -364,6 +364,12 @@ export interface SavedView {
 /** The order of the sidebar's list: by last activity, or by what each conversation cost, most first. */
 export type LibrarySort = 'recent' | 'cost';
 
+export interface LibrarySearch {
+  query: string;
+  hits: SearchHit[];
+  complete: boolean;
+}
+
 export interface LibrarySlice {
   sidebarOpen: boolean;
   libraryRows: LibraryRow[];
@@ -375,12 +381,17 @@ export interface LibrarySlice {
   libraryFolder: string | null;
   librarySort: LibrarySort;
   libraryQuery: string;
-  /** Search results for libraryQuery; null while there is no query. */
-  searchHits: SearchHit[] | null;
+  /**
+   * What the search box found, for the query it was asked with (the box may be ahead of it by a keystroke);
+   * null while there is no query. `complete` is false while only the titles are in: the messages are still
+   * being looked through.
+   */
+  search: LibrarySearch | null;
   toggleSidebar(): void;
   refreshLibrary(): Promise<void>;
   setLibraryFolder(folder: string | null): void;
   setLibrarySort(sort: LibrarySort): void;
+  /** Searches as the user types: each call supersedes the one before it (main stops it). */
   searchLibrary(query: string): Promise<void>;
   /** Opens a saved conversation (or switches to its tab), optionally at a search hit's message. */
   openSaved(sessionId: string, jumpTo?: { messageUuid: string | null; text: string }): Promise<void>;
