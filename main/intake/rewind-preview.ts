@@ -63,7 +63,7 @@ export async function fileChanges(
  * A file's diff may take this long at most (the dialog waits for it); a longer one is given up, and the
  * dialog shows the totals alone.
  */
-export const DIFF_TIMEOUT_MS = 200;
+const DIFF_TIMEOUT_MS = 200;
 
 /**
  * Lines the restore adds and removes, going from the file as it is to what it was; null if the diff took

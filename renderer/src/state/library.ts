@@ -23,7 +23,7 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
   const { patchTab, guarded } = tabActions(set);
   let listRequests = 0;
   /** This window's searches, numbered: main stops every search of ours older than the newest. */
-  const searcher = searcherId();
+  const searcher = crypto.randomUUID();
   let searchSeq = 0;
   /** The search running, and whether the rows changed while it ran (its answer may be out of date). */
   let searching: Promise<void> | null = null;
@@ -53,7 +53,7 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
       },
       (error: unknown) => {
         complete = true;
-        if (seq !== searchSeq || errorName(error) === 'SearchSuperseded') return;
+        if (seq !== searchSeq || (error instanceof Error && error.name === 'SearchSuperseded')) return;
         set((state) => ({
           libraryError: error instanceof Error ? error.message : String(error),
           // What the titles found stays; the rest will not come.
@@ -460,15 +460,4 @@ async function download(name: string, id: string): Promise<void> {
   document.body.append(link);
   link.click();
   link.remove();
-}
-
-function errorName(error: unknown): string | undefined {
-  return error instanceof Error ? error.name : undefined;
-}
-
-/** This window's name among the searchers main keeps apart. */
-function searcherId(): string {
-  return typeof crypto !== 'undefined' && 'randomUUID' in crypto
-    ? crypto.randomUUID()
-    : `searcher-${Math.random().toString(36).slice(2)}`;
 }
