@@ -57,7 +57,7 @@ export function searchIndex(
   stopIfSuperseded(superseded);
   const limit = Math.max(1, Math.min(request.limit ?? DEFAULT_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT));
   const folder = request.folder ?? null;
-  const sessions = store.visibleSessions(folder);
+  const sessions = store.searchedSessions(folder);
   const byId = new Map(sessions.map((session) => [session.session_id, session]));
   const titleHits = sessions
     .filter((session) => containsAll(session.title, query.terms))

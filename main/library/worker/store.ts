@@ -274,6 +274,8 @@ export interface SessionCostRow {
 }
 
 export type ListedSessionRow = SessionRow & SessionCostRow;
+/** As much of a session as a search hit shows. */
+export type SearchedSessionRow = Pick<SessionRow, 'session_id' | 'title' | 'cwd' | 'last_active'>;
 
 /** What the list needs to put a session in its family. */
 export type FamilyLinkRow = Pick<SessionRow, 'session_id' | 'forked_from' | 'rewinds'>;
@@ -463,6 +465,13 @@ export class IndexStore {
       listedSession: db.prepare<[string], ListedSessionRow>(`${LISTED} WHERE s.session_id = ?`),
       visibleSessions: db.prepare<[], ListedSessionRow>(
         `${LISTED} WHERE s.hidden = 0 ORDER BY s.last_active DESC`,
+      ),
+      searchedSessions: db.prepare<[], SearchedSessionRow>(
+        'SELECT session_id, title, cwd, last_active FROM sessions WHERE hidden = 0 ORDER BY last_active DESC',
+      ),
+      searchedSessionsIn: db.prepare<[{ folder: string }], SearchedSessionRow>(
+        `SELECT session_id, title, cwd, last_active FROM sessions s
+           WHERE hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY last_active DESC`,
       ),
       visibleSessionsIn: db.prepare<[{ folder: string }], ListedSessionRow>(
         `${LISTED} WHERE s.hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY s.last_active DESC`,
@@ -666,6 +675,16 @@ export class IndexStore {
     return folder === null
       ? this.statements.visibleSessions.all()
       : this.statements.visibleSessionsIn.all({ folder });
+  }
+
+  /**
+   * What a search hit shows of each session not hidden (of one folder, if given), newest first: without the
+   * list's cost join, which a search asked twice a keystroke (titles, then all) has no use for.
+   */
+  searchedSessions(folder: string | null): SearchedSessionRow[] {
+    return folder === null
+      ? this.statements.searchedSessions.all()
+      : this.statements.searchedSessionsIn.all({ folder });
   }
 
   /** Every session, hidden ones too (a hidden session still links its family's branches). */
