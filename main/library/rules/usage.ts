@@ -1,7 +1,8 @@
 /**
  * Usage from a session file's lines, for the Usage view (issue 29): each API message's tokens once, and for
  * Byre's transcripts each turn's real cost. The CLI writes one line per content block, each repeating the
- * message's `usage`; the index keeps one row per message id, so whichever line (or file) comes last holds it.
+ * message's `usage` so far; the index keeps one row per message id, held by the line (of either file) that
+ * says most.
  * Pure; no Node, no I/O.
  */
 import { z } from 'zod';

@@ -408,7 +408,9 @@ export class IndexStore {
          ON CONFLICT DO UPDATE SET file_id = excluded.file_id, model = excluded.model, bucket = excluded.bucket,
            time = excluded.time,
            input = excluded.input, output = excluded.output, cache_write = excluded.cache_write,
-           cache_read = excluded.cache_read, est_usd = excluded.est_usd`,
+           cache_read = excluded.cache_read, est_usd = excluded.est_usd
+         WHERE (excluded.output, excluded.input + excluded.cache_write + excluded.cache_read)
+           >= (usage_messages.output, usage_messages.input + usage_messages.cache_write + usage_messages.cache_read)`,
       ),
       coverUsageMessages: db.prepare(
         `UPDATE usage_messages SET covered = 1
@@ -582,7 +584,11 @@ export class IndexStore {
     this.statements.deleteUuids.run(fileId);
   }
 
-  /** Files a message's usage under its session (the line read last holds the message's row). */
+  /**
+   * Files a message's usage under its session. A message's usage only grows as it streams (Byre's transcript
+   * has it as its first block ended, the CLI's file as it ended), so the line that says most holds the row,
+   * whichever file is read last.
+   */
   putUsageMessage(fileId: number, sessionId: string, usage: MessageUsage): void {
     this.statements.putUsageMessage.run({
       session_id: sessionId,

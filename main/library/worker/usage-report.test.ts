@@ -144,6 +144,38 @@ describe("a library row's cost", () => {
   });
 });
 
+describe('a message both files hold', () => {
+  // Byre's transcript has the stream's assistant message as its first block ended (1 output token so far);
+  // the CLI's file has it with the message's final usage. The index reads the two in either order.
+  for (const transcriptFirst of [true, false]) {
+    it(`counts its final usage, the ${transcriptFirst ? 'transcript' : "CLI's file"} read first`, () => {
+      const id = randomUUID();
+      const streamed = byre.assistant(id, 'hi');
+      const msg = streamed.msg as { message: Record<string, unknown> };
+      msg.message = {
+        ...msg.message,
+        id: 'msg_1',
+        model: 'claude-sonnet-4-5-20250929',
+        usage: { input_tokens: 1000, output_tokens: 1 },
+      };
+      const transcript = [byre.initialize(), byre.send(id, 'hello'), byre.init(id), streamed];
+      const cliFile = [cli.user(id, 'hello'), block(id, 'msg_1', { input_tokens: 1000, output_tokens: 100 })];
+      if (transcriptFirst) world.writeTranscript('run-1', transcript);
+      else world.writeCli(id, cliFile);
+      const index = world.open();
+      indexAll(index);
+      const second = transcriptFirst
+        ? world.writeCli(id, cliFile)
+        : world.writeTranscript('run-1', transcript);
+      index.notice([second]);
+      indexAll(index);
+      const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+      expect(report.totals.tokens).toEqual({ input: 1000, output: 100, cacheWrite: 0, cacheRead: 0 });
+      expect(report.totals.cost.usd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 10);
+    });
+  }
+});
+
 describe('the usage since a limit window began', () => {
   it("counts each conversation's messages from that moment on, most tokens first, and all of them together", () => {
     const small = randomUUID();
