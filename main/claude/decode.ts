@@ -67,17 +67,17 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
       }
       const line = parsed as JsonObject;
       const fast = fastDecode(line);
-      // Zod drops an own "__proto__" key: a line that has one is not its message's JSON.
-      const whole = !text.includes('"__proto__"');
       if (fast) {
-        // The parsed line itself.
-        if (whole) lineTexts.set(fast, text);
+        // The parsed line itself: its text is its JSON, whatever keys it has.
+        lineTexts.set(fast, text);
         sink.message(fast, received);
         return;
       }
       const rewritten = rewrittenBlocks.count;
       const decoded = decodeCliMessage(line);
       if (decoded.ok) {
+        // Zod drops an own "__proto__" key: a line that has one is not its message's JSON.
+        const whole = !text.includes('"__proto__"');
         if (whole && rewrittenBlocks.count === rewritten) lineTexts.set(decoded.message, text);
         sink.message(decoded.message, received);
       } else {

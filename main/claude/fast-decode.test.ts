@@ -317,6 +317,15 @@ describe('fastDecode against the zod schemas', () => {
     expect(JSON.stringify(fastDecode(line))).toBe(text);
   });
 
+  it('keeps the text of a hot line with a "__proto__" key deep inside: the object is the parsed line', () => {
+    const text =
+      '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u","extra":{"__proto__":{"x":1}}}';
+    let decoded: CliMessage | undefined;
+    decodingLineSink({ message: (message) => (decoded = message), raw: () => {}, bad: () => {} }).line(text);
+    expect(lineTextOf(decoded as CliMessage)).toBe(text);
+    expect(JSON.stringify(decoded)).toBe(text);
+  });
+
   it.each([
     ['a float index', '1.5', true],
     ['a negative index', '-3', true],
