@@ -100,9 +100,15 @@ export class Library {
     return library;
   }
 
-  /** A row per family of branches (its most recently active one), newest first; hidden sessions left out. */
-  list(request: { folder?: string | null } = {}): Promise<LibraryRow[]> {
-    return this.request({ op: 'list', folder: request.folder ?? null }, replies.list);
+  /**
+   * A row per family of branches (its most recently active one), newest first; hidden sessions left out.
+   * `limit`: the newest that many.
+   */
+  list(request: { folder?: string | null; limit?: number } = {}): Promise<LibraryRow[]> {
+    return this.request(
+      { op: 'list', folder: request.folder ?? null, ...(request.limit ? { limit: request.limit } : {}) },
+      replies.list,
+    );
   }
 
   /** One session's row, whichever branch of its family it is; null if the library does not know it. */

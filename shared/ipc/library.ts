@@ -19,7 +19,14 @@ const SavedPage = z.object({
 export const libraryChannels = {
   /** Every past conversation Byre knows of, newest first; optionally only those of one folder. */
   libraryList: {
-    request: z.object({ folder: z.string().max(4096).nullable().optional() }),
+    /**
+     * `limit`: at most this many rows, the newest (the window's first screen, asked before the whole list
+     * so that it shows at once).
+     */
+    request: z.object({
+      folder: z.string().max(4096).nullable().optional(),
+      limit: z.number().int().positive().max(100_000).optional(),
+    }),
     response: z.object({ rows: z.array(LibraryRow) }),
   },
   /** How far indexing has got, and the files that could not be read. */

@@ -29,7 +29,9 @@ export function libraryHandlers(
 > {
   const { library, open, images, options } = parts;
   return {
-    libraryList: async ({ folder }) => ({ rows: await library.list({ folder: folder ?? null }) }),
+    libraryList: async ({ folder, limit }) => ({
+      rows: await library.list({ folder: folder ?? null, ...(limit ? { limit } : {}) }),
+    }),
     libraryStatus: async () => library.status(),
     librarySearch: async ({ query, folder, part, searcher, seq }) => ({
       hits: await library.search({

@@ -151,6 +151,17 @@ describe('one row per session', () => {
     expect(index.search({ query: 'sidechain' })).toEqual([]);
   });
 
+  it('gives the newest rows only, as many as asked for (a first screen of them)', () => {
+    const ids = Array.from({ length: 5 }, () => randomUUID());
+    for (const id of ids) world.writeCli(id, conversation(id, `question ${id}`, 'answer'));
+    const index = world.open();
+    indexAll(index);
+    const all = index.list().map((row) => row.sessionId);
+    expect(all).toHaveLength(5);
+    expect(index.list(null, 2).map((row) => row.sessionId)).toEqual(all.slice(0, 2));
+    expect(index.list(null, 50).map((row) => row.sessionId)).toEqual(all);
+  });
+
   it('makes one row of two CLI files with the same session id, and reports it', () => {
     const id = randomUUID();
     const older = world.writeCli(

@@ -547,11 +547,12 @@ export class LibraryIndex {
    * A row per family, newest first: the family's most recently active branch, so that opening it carries on
    * where the user was.
    */
-  list(folder: string | null = null): LibraryRow[] {
+  list(folder: string | null = null, limit = Infinity): LibraryRow[] {
     const families = familiesOf(this.store, this.forkRecords);
     const shown = new Set<string>();
     const rows: LibraryRow[] = [];
     for (const session of this.store.visibleSessions(folder)) {
+      if (rows.length >= limit) break;
       const row = toLibraryRow(session, families);
       if (shown.has(row.familyKey)) continue;
       shown.add(row.familyKey);

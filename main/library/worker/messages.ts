@@ -25,7 +25,7 @@ export const DEFAULT_SEARCH_LIMIT = 50;
 const Folder = z.string().max(4096).nullable();
 
 export const LibraryRequest = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('list'), folder: Folder }),
+  z.object({ op: z.literal('list'), folder: Folder, limit: z.number().int().positive().optional() }),
   z.object({
     op: z.literal('search'),
     query: z.string().max(1000),

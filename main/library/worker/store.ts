@@ -677,10 +677,11 @@ export class IndexStore {
   }
 
   /** Visible sessions with their cost, most recently active first. */
-  visibleSessions(folder: string | null): ListedSessionRow[] {
+  /** Newest first, read as they are iterated: a first page stops early. */
+  visibleSessions(folder: string | null): IterableIterator<ListedSessionRow> {
     return folder === null
-      ? this.statements.visibleSessions.all()
-      : this.statements.visibleSessionsIn.all({ folder });
+      ? this.statements.visibleSessions.iterate()
+      : this.statements.visibleSessionsIn.iterate({ folder });
   }
 
   /**

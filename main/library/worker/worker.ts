@@ -66,7 +66,7 @@ function runIndex(port: MessagePort, setup: WorkerSetup): void {
   function answer(request: LibraryRequest): unknown {
     switch (request.op) {
       case 'list':
-        return index.list(request.folder);
+        return index.list(request.folder, request.limit);
       case 'search':
         return index.search(request, supersededBy(setup.lanes, request.ticket));
       case 'status':
