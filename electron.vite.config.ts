@@ -38,6 +38,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(root, 'out/renderer'),
+      // Smaller code is read sooner: the window's first screen waits for it.
+      minify: true,
       rollupOptions: { input: resolve(root, 'renderer/index.html') },
     },
   },

@@ -100,3 +100,12 @@ export function refusalMessage({ name, reason }: ImageRefusal): string {
       return `${name} was not added: the images of one message can total at most ${IMAGE_LIMITS.maxTurnBase64Length / 1024 / 1024} MB.`;
   }
 }
+
+/**
+ * How an image's bytes are named once main holds them (main's image refs): `ref:<sha256>` in place of the
+ * base64, in events and pages, for the page to load by address (the renderer's images module).
+ */
+export const IMAGE_REF_PREFIX = 'ref:';
+
+/** The largest file the app reads for an image; anything bigger is refused before it is read. */
+export const MAX_IMAGE_FILE_BYTES = 40 * 1024 * 1024;

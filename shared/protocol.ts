@@ -12,6 +12,7 @@
  * CLI: kept in the transcript for the protocol inspector, not reported as a line Byre could not read.
  */
 import { z } from 'zod';
+import { IMAGE_MEDIA_TYPES } from './media-types';
 import { eventLineSchemas, eventSystemSubtypes, type EventLineMessage } from './protocol-events';
 
 export type JsonObject = { [key: string]: unknown };
@@ -29,7 +30,7 @@ export const Usage = z.looseObject({
 });
 export type Usage = z.infer<typeof Usage>;
 
-export const ImageMediaType = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+export const ImageMediaType = z.enum(IMAGE_MEDIA_TYPES);
 export type ImageMediaType = z.infer<typeof ImageMediaType>;
 
 export const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });

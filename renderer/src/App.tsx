@@ -1,4 +1,6 @@
 import {
+  lazy,
+  Suspense,
   useEffect,
   useRef,
   useState,
@@ -6,7 +8,6 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
 } from 'react';
 import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './host/bridge-client';
-import { ConversationView } from './chat/ConversationView';
 import { folderName } from './state/selectors';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ui/ErrorBoundary';
@@ -19,8 +20,15 @@ import { applyTheme } from './ui/theme';
 import { useModalDialog } from './ui/popover';
 import { useStore } from './state/store';
 import { TrustDialog } from './settings/TrustDialog';
-import { UsageView, useUsageShortcut } from './usage/UsageView';
+import { useUsageShortcut } from './usage/shortcut';
 import './styles.css';
+
+// The rooms a first screen does not show load after it (their code is the greater part of the app's, and
+// the Markdown pipeline is read with the conversation's): root.tsx fetches them once the library is shown.
+const ConversationView = lazy(() =>
+  import('./chat/ConversationView').then((room) => ({ default: room.ConversationView })),
+);
+const UsageView = lazy(() => import('./usage/UsageView').then((room) => ({ default: room.UsageView })));
 
 export function App() {
   const loadInfo = useStore((state) => state.loadInfo);
@@ -476,7 +484,9 @@ function Main() {
     return (
       <main className="main usage-main">
         <ErrorBoundary what="the Usage view">
-          <UsageView />
+          <Suspense fallback={<div className="state-panel">Loading…</div>}>
+            <UsageView />
+          </Suspense>
         </ErrorBoundary>
       </main>
     );
@@ -485,7 +495,9 @@ function Main() {
   return (
     <main className="main" role="tabpanel" id={TAB_PANEL_ID} aria-labelledby={tabElementId(active)}>
       <ErrorBoundary what="this conversation" key={active}>
-        <ConversationView tabId={active} />
+        <Suspense fallback={<div className="state-panel">Loading…</div>}>
+          <ConversationView tabId={active} />
+        </Suspense>
       </ErrorBoundary>
     </main>
   );

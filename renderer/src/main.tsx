@@ -1,25 +1,31 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './App';
-import { ErrorBoundary } from './ui/ErrorBoundary';
 import { installBridgeClient } from './host/bridge-client';
-import { warmUpMarkdown } from './chat/Markdown';
+import { askFirstScreen } from './state/first-screen';
 import { applyRememberedTheme } from './ui/theme';
 
-// In Electron the preload has set window.byre; in a plain browser it comes over the bridge.
+/**
+ * The window's first code, kept small: it connects (in a plain browser, over the bridge: in Electron the
+ * preload has set window.byre) and asks for the library's first screen of rows, and only then loads the app,
+ * so that the host answers while the app's code is being read.
+ */
 installBridgeClient();
 applyRememberedTheme();
+askFirstScreen();
 
 const root = document.getElementById('root');
 if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <ErrorBoundary what="the app">
-        <App />
-      </ErrorBoundary>
-    </StrictMode>,
+  import('./root').then(
+    ({ mount }) => mount(root),
+    (error: unknown) => {
+      // Never a blank window: say what failed.
+      const panel = document.createElement('div');
+      panel.className = 'state-panel';
+      panel.setAttribute('role', 'alert');
+      const title = document.createElement('h2');
+      title.textContent = 'Byre could not load its window';
+      const detail = document.createElement('p');
+      detail.textContent = `${error instanceof Error ? error.message : String(error)} Reload the window to try again.`;
+      panel.append(title, detail);
+      root.replaceChildren(panel);
+    },
   );
-  // After the first screen, while nothing else runs.
-  const idle = window.requestIdleCallback ?? ((work: () => void) => window.setTimeout(work, 500));
-  idle(() => warmUpMarkdown());
 }

@@ -9,8 +9,9 @@
  */
 import type { CheckRun, ConversationEvent, TurnImage } from '../ipc';
 import { recordValues, withEntry } from '../persistent-record';
-import { ImageMediaType } from '../protocol';
+import { IMAGE_MEDIA_TYPES } from '../media-types';
 import type {
+  ImageMediaType,
   AssistantMessage,
   CliMessage,
   ContentBlock,
@@ -463,8 +464,8 @@ function applyUser(d: StateDraft, line: UserMessage): void {
     } else if (block.type === 'text') {
       texts.push(block.text);
     } else if (block.type === 'image' && block.source.type === 'base64') {
-      const mediaType = ImageMediaType.safeParse(block.source.media_type);
-      if (mediaType.success) images.push({ mediaType: mediaType.data, data: block.source.data });
+      const mediaType = block.source.media_type;
+      if (isImageMediaType(mediaType)) images.push({ mediaType, data: block.source.data });
     }
   }
   if (texts.length > 0 || images.length > 0) addUserText(d, line, texts.join('\n'), parent, images);
@@ -788,3 +789,7 @@ function lastCheckFailed(d: StateDraft): boolean {
   return false;
 }
 const assistantId = (apiMessageId: string): string => `a:${apiMessageId}`;
+
+function isImageMediaType(value: unknown): value is ImageMediaType {
+  return (IMAGE_MEDIA_TYPES as readonly unknown[]).includes(value);
+}

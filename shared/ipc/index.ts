@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import { appChannels } from './app';
+import { invokeChannelNames } from './channel-names';
 import { branchChannels } from './branches';
 import { changesChannels } from './changes';
 import { conversationChannels } from './conversation';
@@ -48,7 +49,17 @@ export type ByreApi = {
   readonly host: 'electron' | 'browser';
 };
 
-export const invokeChannelNames = Object.keys(invokeChannels) as InvokeChannel[];
+export { invokeChannelNames };
+
+/** The plain list of names is the channels' keys, no more and no fewer (a type error names the odd one). */
+type Listed = (typeof invokeChannelNames)[number];
+const namesComplete: [Exclude<InvokeChannel, Listed>] extends [never]
+  ? true
+  : Exclude<InvokeChannel, Listed> = true;
+const namesKnown: [Exclude<Listed, InvokeChannel>] extends [never] ? true : Exclude<Listed, InvokeChannel> =
+  true;
+void namesComplete;
+void namesKnown;
 
 /** The IPC channel string for a contract name; one namespace so nothing else can collide. */
 export const ipcChannel = (name: InvokeChannel | EventChannel): string => `byre:${name}`;

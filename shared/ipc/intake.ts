@@ -3,7 +3,10 @@
  * unsent draft, the @-file picker's matches, and the protocol inspector's transcript lines.
  */
 import { z } from 'zod';
-import { IMAGE_LIMITS } from '../images';
+import { IMAGE_LIMITS, IMAGE_REF_PREFIX, MAX_IMAGE_FILE_BYTES } from '../images';
+
+// Kept in the schema-free images module (a window reads them before it builds any schema); said here too.
+export { IMAGE_REF_PREFIX, MAX_IMAGE_FILE_BYTES };
 import { SessionId } from '../library';
 import { ImageMediaType } from '../protocol';
 import { ConversationId, ConversationRef } from './refs';
@@ -25,11 +28,6 @@ export type PreparedImage = z.infer<typeof PreparedImage>;
 export const TurnImage = z.object({ mediaType: ImageMediaType, data: z.base64().min(1) });
 export type TurnImage = z.infer<typeof TurnImage>;
 
-/**
- * How an image's bytes are named once main holds them (main's image refs): `ref:<sha256>` in place of the
- * base64, in events and pages, for the page to load by address (the renderer's images module).
- */
-export const IMAGE_REF_PREFIX = 'ref:';
 /** An image as an event shows it: its base64, or a reference to it. */
 export const ShownImage = z.object({
   mediaType: ImageMediaType,
@@ -50,9 +48,6 @@ export const SavedDraft = z.object({
 });
 export type SavedDraft = z.infer<typeof SavedDraft>;
 export const EMPTY_SAVED_DRAFT: SavedDraft = { text: '', images: [] };
-
-/** The largest file the app reads for an image; anything bigger is refused before it is read. */
-export const MAX_IMAGE_FILE_BYTES = 40 * 1024 * 1024;
 
 /** A path in a conversation's folder and where the query's characters fell in it (to show them). */
 export const FileMatch = z.object({ path: z.string(), indexes: z.array(z.number().int().nonnegative()) });

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { SlidersHorizontal } from 'lucide-react';
-import { CommitIdentity, DONE_WHEN_MAX_CHARS, type CheckRun } from '../../../shared/ipc';
+import { CommitIdentity } from '../../../shared/ipc/app';
+import { DONE_WHEN_MAX_CHARS } from '../../../shared/ipc/conversation';
+import type { CheckRun } from '../../../shared/ipc';
 import { placePopover, usePopover } from '../ui/popover';
 import { useStore } from '../state/store';
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { PermissionModeChoice } from '../../../shared/ipc';
+import { PermissionModeChoice } from '../../../shared/ipc/app';
 import { useStore } from '../state/store';
 import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { TriangleAlert } from 'lucide-react';
-import { PermissionModeChoice } from '../../../shared/ipc';
+import { PermissionModeChoice } from '../../../shared/ipc/app';
 import { useStore } from '../state/store';
 
 /** The permission modes in the user's words, and what each lets Claude do. */

@@ -1,6 +1,7 @@
 import { useId, useState, type KeyboardEvent } from 'react';
 import { planOf, type PermissionRequest } from '../../../shared/conversation';
-import { PlanApprovalMode, type PlanAnswer } from '../../../shared/ipc';
+import { PlanApprovalMode } from '../../../shared/ipc/questions';
+import type { PlanAnswer } from '../../../shared/ipc';
 import { useStore } from '../state/store';
 import { Markdown } from './Markdown';
 import { useCardAnswer, useWaitingCardFocus } from './waiting-card';

@@ -2,13 +2,8 @@
  * The page's one way to main: `call` turns window.byre's results into values or thrown errors (the preload's
  * under Electron, the bridge client's in a browser). Only the store's slices call it.
  */
-import {
-  errorFromIpc,
-  type InvokeChannel,
-  type InvokeRequest,
-  type InvokeResponse,
-  type IpcResult,
-} from '../../../shared/ipc';
+import { errorFromIpc, type IpcResult } from '../../../shared/ipc/errors';
+import type { InvokeChannel, InvokeRequest, InvokeResponse } from '../../../shared/ipc';
 
 /** Calls main through window.byre; a failed call throws an Error whose name says what kind it was. */
 export async function call<C extends InvokeChannel>(

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import {
-  invokeChannelNames,
-  IpcError,
-  type ByreApi,
-  type EventChannel,
-  type IpcResult,
-} from '../../../shared/ipc';
+// Not the contract's index: a window's first code must not wait for every channel's schemas to be built.
+import { invokeChannelNames } from '../../../shared/ipc/channel-names';
+import { IpcError, type IpcResult } from '../../../shared/ipc/errors';
+import type { ByreApi, EventChannel } from '../../../shared/ipc';
 import { bridgeProof, HelloFrame, newBridgeNonce, UNAUTHORIZED_CLOSE } from '../../../shared/bridge-auth';
 
 /**

@@ -1,4 +1,4 @@
-import { IMAGE_REF_PREFIX } from '../../../shared/ipc';
+import { IMAGE_REF_PREFIX } from '../../../shared/images';
 import { bridgeConnection } from './bridge-client';
 
 /**

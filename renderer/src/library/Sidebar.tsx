@@ -12,10 +12,11 @@ import type { LibrarySearch, LibrarySort } from '../state/types';
  * how far indexing has got. The list is virtualized, so ten thousand rows scroll like ten.
  */
 export function Sidebar() {
-  const { rows, loaded, error, folder, search } = useStore(
+  const { rows, loaded, error, folder, search, sort } = useStore(
     useShallow((state) => ({
       rows: state.libraryRows,
       loaded: state.libraryLoaded,
+      sort: state.librarySort,
       error: state.libraryError,
       folder: state.libraryFolder,
       search: state.search,
@@ -41,7 +42,8 @@ export function Sidebar() {
       )}
       {search ? (
         <SearchResults search={search} />
-      ) : !loaded ? (
+      ) : !loaded && (rows.length === 0 || folder !== null || sort !== 'recent') ? (
+        // The first screen of rows is shown before the whole list has come, but only as it is: newest first.
         <p className="sidebar-empty">Loading conversations…</p>
       ) : shown.length === 0 ? (
         <p className="sidebar-empty">

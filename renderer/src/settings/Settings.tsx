@@ -1,12 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import {
-  AppSettings,
-  SETUP_COMMAND_MAX_CHARS,
-  type InvokeResponse,
-  type SettingsView,
-  type Theme,
-  type TrustedFolder,
-} from '../../../shared/ipc';
+import { AppSettings } from '../../../shared/ipc/app';
+import { SETUP_COMMAND_MAX_CHARS } from '../../../shared/ipc/worktrees';
+import type { InvokeResponse, SettingsView, Theme, TrustedFolder } from '../../../shared/ipc';
 import { IMAGE_LIMITS } from '../../../shared/images';
 import { PermissionModeOptions } from '../chat/PermissionMode';
 import { useOverlay } from '../ui/overlays';

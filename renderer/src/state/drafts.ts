@@ -3,8 +3,8 @@
  * that switching tabs loses nothing typed, and told to main so that a reload finds it. Images are checked
  * by main (prepareImage) as they are attached.
  */
-import { IMAGE_LIMITS, refusalMessage } from '../../../shared/images';
-import { MAX_IMAGE_FILE_BYTES, type PreparedImage, type SavedDraft } from '../../../shared/ipc';
+import { IMAGE_LIMITS, MAX_IMAGE_FILE_BYTES, refusalMessage } from '../../../shared/images';
+import type { PreparedImage, SavedDraft } from '../../../shared/ipc';
 import { call } from '../host/api';
 import { liveConversationId } from './selectors';
 import type { Attachment, Draft, DraftsSlice, StoreGet, StoreSet } from './types';

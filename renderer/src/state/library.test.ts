@@ -2,6 +2,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ByreApi, ConversationEvent } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
 import { turn } from '../../../shared/test-support/lines';
+import { heldReplies, landed } from '../test-support/replies';
+import { FIRST_SCREEN_ROWS } from './first-screen';
 import { createStore } from './store';
 
 /** The library slice against a scripted window.byre: opening, paging and jumping to a search hit. */
@@ -118,5 +120,84 @@ describe('saved conversations in the store', () => {
     await store.getState().loadEarlier('saved:s1');
     expect(store.getState().finds['saved:s1']!.current).toEqual(before);
     expect(before).toEqual({ messageId: 'a:msg-3', occurrence: 0 });
+  });
+});
+
+describe('the library list as the window starts', () => {
+  const rowsOf = (count: number, prefix = 's') =>
+    Array.from({ length: count }, (_, i) => ({
+      ...row,
+      sessionId: `${prefix}${i}`,
+      familyKey: `${prefix}${i}`,
+    }));
+  type ListReply = { ok: true; value: { rows: LibraryRow[] } };
+
+  it('shows the first screen of rows before the whole list has come, then the whole list', async () => {
+    const replies = heldReplies<ListReply>();
+    const asked: { limit?: number }[] = [];
+    const libraryList = vi.fn((request: { limit?: number }) => {
+      asked.push(request);
+      return replies.answer(request.limit ? 'first' : 'all');
+    });
+    const status = {
+      indexed: 3,
+      total: 3,
+      done: true,
+      problems: [],
+      cleanupPeriodDays: 30,
+      projectsDir: '/p',
+    };
+    const store = freshStore({
+      libraryList,
+      libraryStatus: vi.fn(async () => ({ ok: true, value: status })),
+    });
+    const refreshed = store.getState().refreshLibrary();
+    // Both asked at once: the first screen, and everything.
+    expect(asked).toEqual([{ limit: FIRST_SCREEN_ROWS }, {}]);
+    replies.reply('first', { ok: true, value: { rows: rowsOf(2) } });
+    await landed();
+    expect(store.getState().libraryRows.map((shown) => shown.sessionId)).toEqual(['s0', 's1']);
+    expect(store.getState().libraryLoaded).toBe(false);
+    replies.reply('all', { ok: true, value: { rows: rowsOf(5) } });
+    await refreshed;
+    expect(store.getState().libraryRows).toHaveLength(5);
+    expect(store.getState().libraryLoaded).toBe(true);
+    // Asked again (the library changed): the whole list only.
+    const again = store.getState().refreshLibrary();
+    expect(asked).toHaveLength(3);
+    replies.reply('all', { ok: true, value: { rows: rowsOf(6) } });
+    await again;
+    expect(store.getState().libraryRows).toHaveLength(6);
+  });
+
+  it('keeps the whole list when the first screen comes after it', async () => {
+    const replies = heldReplies<ListReply>();
+    const libraryList = vi.fn((request: { limit?: number }) =>
+      replies.answer(request.limit ? 'first' : 'all'),
+    );
+    const status = {
+      indexed: 3,
+      total: 3,
+      done: true,
+      problems: [],
+      cleanupPeriodDays: 30,
+      projectsDir: '/p',
+    };
+    const store = freshStore({
+      libraryList,
+      libraryStatus: vi.fn(async () => ({ ok: true, value: status })),
+    });
+    const refreshed = store.getState().refreshLibrary();
+    replies.reply('all', { ok: true, value: { rows: rowsOf(5) } });
+    await refreshed;
+    replies.reply('first', { ok: true, value: { rows: rowsOf(2, 'old') } });
+    await landed();
+    expect(store.getState().libraryRows.map((shown) => shown.sessionId)).toEqual([
+      's0',
+      's1',
+      's2',
+      's3',
+      's4',
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import {
 import type { ConversationSnapshot, IpcError } from '../../../shared/ipc';
 import { call } from '../host/api';
 import { bridgeConnection } from '../host/bridge-client';
+import { takeFirstScreen } from './first-screen';
 import { inNextFrame } from './frame';
 import { newTab, rekeyTab, tabActions } from './tabs';
 import type { BranchView, LibrarySlice, StoreGet, StoreSet } from './types';
@@ -22,6 +23,7 @@ import type { BranchView, LibrarySlice, StoreGet, StoreSet } from './types';
 export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
   const { patchTab, guarded } = tabActions(set);
   let listRequests = 0;
+  let firstScreenAsked = false;
   /** This window's searches, numbered: main stops every search of ours older than the newest. */
   const searcher = crypto.randomUUID();
   let searchSeq = 0;
@@ -181,6 +183,16 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
 
     async refreshLibrary() {
       const request = ++listRequests;
+      if (!firstScreenAsked) {
+        firstScreenAsked = true;
+        // Shown until the whole list comes (which was asked for at the same time, and is answered after).
+        void takeFirstScreen().then(
+          (rows) => {
+            if (!get().libraryLoaded) set({ libraryRows: rows });
+          },
+          () => undefined,
+        );
+      }
       try {
         const [list, status] = await Promise.all([call('libraryList', {}), call('libraryStatus', {})]);
         if (request !== listRequests) return;
