@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { ErrorBoundary } from './ui/ErrorBoundary';
+import { firstScreenCome } from './state/first-screen';
 import { useStore } from './state/store';
 
 /**
@@ -17,6 +18,9 @@ function warmUp(): void {
 
 /** The app, drawn into the page's root element (main.tsx loads this once its own first requests are out). */
 export function mount(root: HTMLElement): void {
+  // The first screen's rows, when they came while the app's code was read, are in its first render.
+  const rows = firstScreenCome();
+  if (rows) useStore.setState({ libraryRows: rows });
   createRoot(root).render(
     <StrictMode>
       <ErrorBoundary what="the app">

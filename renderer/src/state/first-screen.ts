@@ -11,11 +11,18 @@ import { call } from '../host/api';
 export const FIRST_SCREEN_ROWS = 100;
 
 let asked: Promise<LibraryRow[]> | null = null;
+/** The rows asked for early, once they have come. */
+let come: LibraryRow[] | null = null;
 
 export function askFirstScreen(): void {
-  asked = call('libraryList', { limit: FIRST_SCREEN_ROWS }).then(({ rows }) => rows);
+  asked = call('libraryList', { limit: FIRST_SCREEN_ROWS }).then(({ rows }) => (come = rows));
   // Nobody may take it (the app failed to load): its failure is not an unhandled one.
   asked.catch(() => undefined);
+}
+
+/** The early rows if they have come already (the app's first render can draw them: one render fewer). */
+export function firstScreenCome(): LibraryRow[] | null {
+  return come;
 }
 
 /** The rows asked for early, once; later (or if nothing was asked) they are asked for now. */
