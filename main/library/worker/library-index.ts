@@ -4,15 +4,7 @@ import type { LibraryProblem, LibraryRow, LibraryStatus, SearchHit } from '../..
 import type { ConversationUsage, UsageReport } from '../../../shared/ipc/usage';
 import { ForkRecords } from '../../data/fork-records';
 import { LibraryChoices } from '../../data/library-choices';
-import {
-  CHUNK_BYTES,
-  describeError,
-  errorCode,
-  nodeFs,
-  readAt,
-  type FileStat,
-  type LibraryFs,
-} from '../../disk/files';
+import { describeError, errorCode, nodeFs, readAt, type FileStat, type LibraryFs } from '../../disk/files';
 import { readFamily } from '../family';
 import { emptyFacts } from '../rules/entries';
 import { familiesOf, familySource, toLibraryRow } from './families';
@@ -22,7 +14,7 @@ import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest, type Superseded } from './search';
 import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
-import { IndexStore, type FileRow, type IndexedKind } from './store';
+import { IndexStore, SMALL_REMAINDER, type FileRow, type IndexedKind } from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, shardOf, type TextOp } from './text-store';
 
@@ -51,8 +43,6 @@ export interface LibraryIndexOptions {
 
 /** A step previews at most this many new files. */
 const PREVIEWS_PER_STEP = 16;
-/** A file with less than this left to read skips the preview and is read at once (and first). */
-const SMALL_REMAINDER = CHUNK_BYTES;
 
 export class LibraryIndex {
   readonly transcriptsDir: string;
@@ -427,7 +417,7 @@ export class LibraryIndex {
       this.transaction(() => this.recomputeDirty());
       return true;
     }
-    const next = this.store.nextRead(SMALL_REMAINDER);
+    const next = this.store.nextRead();
     if (next) this.readMore(next);
     if (next && this.store.hasPendingWork()) return true;
     // Nothing more to read for now: what was read goes to the shards, however little.
