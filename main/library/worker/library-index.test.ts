@@ -257,6 +257,97 @@ describe('rename and hide', () => {
   });
 });
 
+describe('the list kept in the worker', () => {
+  /** What an index opened afresh on the same data folder lists (its rows read from the database). */
+  function listedAfresh(): unknown[] {
+    const fresh = world.open();
+    try {
+      return fresh.list();
+    } finally {
+      fresh.close();
+    }
+  }
+
+  it('follows every change to a row, as an index opened afresh lists it', () => {
+    const grows = randomUUID();
+    const renamed = randomUUID();
+    const hidden = randomUUID();
+    const usage = { input_tokens: 1000, output_tokens: 100 };
+    const growing = world.writeCli(grows, conversation(grows, 'first prompt', 'first answer'));
+    const renamedPath = world.writeCli(renamed, conversation(renamed, 'to be renamed', 'a'));
+    world.writeCli(hidden, conversation(hidden, 'to be hidden', 'b'));
+    const index = world.open();
+    indexAll(index);
+    const before = index.list();
+    expect(before).toHaveLength(3);
+    expect(before).toEqual(listedAfresh());
+
+    // A file that grows: its message count, its last activity (it goes first) and its cost change.
+    append(growing, [
+      cli.user(grows, 'second prompt'),
+      cli.assistant(grows, 'second answer', {
+        message: {
+          id: 'msg_grown',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          usage,
+          content: [],
+        },
+      }),
+    ]);
+    index.notice([growing]);
+    indexAll(index);
+    index.rename(renamed, 'Its own name');
+    index.hide(hidden);
+    const after = index.list();
+    expect(after.map((row) => row.sessionId)).toEqual(
+      listedAfresh().map((row) => (row as { sessionId: string }).sessionId),
+    );
+    expect(after).toEqual(listedAfresh());
+    const grown = after.find((row) => row.sessionId === grows);
+    expect(grown?.messageCount).toBe(4);
+    expect(grown?.cost.usd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 10);
+    expect(after.find((row) => row.sessionId === renamed)?.title).toBe('Its own name');
+    expect(after.some((row) => row.sessionId === hidden)).toBe(false);
+    expect(index.status()).toMatchObject({ total: 2, indexed: 2 });
+
+    // A subagent's usage changes its session's cost and nothing else of its row.
+    const subagents = join(renamedPath.replace(/\.jsonl$/, ''), 'subagents');
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(
+      join(subagents, 'agent-1.jsonl'),
+      jsonl([
+        { ...cli.user(renamed, 'look around'), isSidechain: true },
+        cli.assistant(renamed, 'looked', {
+          isSidechain: true,
+          message: {
+            id: 'msg_sub',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5-20250929',
+            usage,
+            content: [],
+          },
+        }),
+      ]),
+    );
+    index.notice([renamedPath]);
+    indexAll(index);
+    expect(index.list().find((row) => row.sessionId === renamed)?.cost.usd).toBeCloseTo(
+      (1000 * 3 + 100 * 15) / 1e6,
+      10,
+    );
+    expect(index.list()).toEqual(listedAfresh());
+
+    // A file that shrank to no conversation takes its row with it.
+    writeFileSync(growing, jsonl([cli.queued(grows, 'nothing said')]));
+    bumpMtime(growing);
+    index.notice([growing]);
+    indexAll(index);
+    expect(index.list().map((row) => row.sessionId)).toEqual([renamed]);
+    expect(index.list()).toEqual(listedAfresh());
+  });
+});
+
 describe('reading incrementally', () => {
   it('reads only what was added to a file', () => {
     const id = randomUUID();

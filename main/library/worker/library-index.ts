@@ -10,6 +10,7 @@ import { emptyFacts } from '../rules/entries';
 import { familiesOf, familySource, toLibraryRow } from './families';
 import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
+import { ListedSessions } from './listed';
 import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest, type Superseded } from './search';
@@ -48,6 +49,8 @@ export class LibraryIndex {
   readonly transcriptsDir: string;
   readonly projectsDir: string;
   private readonly store: IndexStore;
+  /** The list's rows, kept in step with the sessions table as rows are worked out again. */
+  private readonly listed: ListedSessions;
   private readonly text: TextShards;
   /** What the current transaction has for each text shard, kept once it commits. */
   private outbox: TextOp[][];
@@ -82,6 +85,7 @@ export class LibraryIndex {
     this.forks = new ForkRecords(options.dataDir);
     this.forkRecords = this.readForkRecords();
     this.store = new IndexStore(options.dataDir, options.textShardCount ?? defaultShardCount());
+    this.listed = new ListedSessions(this.store);
     const shards = this.store.textShards;
     this.outbox = emptyOutbox(shards);
     this.unsent = emptyOutbox(shards);
@@ -110,6 +114,7 @@ export class LibraryIndex {
       result = this.store.transaction(work);
     } catch (error) {
       this.outbox = emptyOutbox(this.store.textShards);
+      this.listed.clear();
       throw error;
     }
     this.outbox.forEach((ops, shard) => {
@@ -523,12 +528,16 @@ export class LibraryIndex {
       if (before) {
         this.store.deleteSession(sessionId);
         this.changed = true;
+        this.listed.refresh(sessionId);
       }
       return;
     }
-    if (before && sameRow(before, row)) return;
-    this.store.putSession(row);
-    this.changed = true;
+    // The row may be the same while its cost is not (its usage grew): the list's copy is read again.
+    if (!before || !sameRow(before, row)) {
+      this.store.putSession(row);
+      this.changed = true;
+    }
+    this.listed.refresh(sessionId);
   }
 
   // Answers
@@ -538,10 +547,10 @@ export class LibraryIndex {
    * where the user was.
    */
   list(folder: string | null = null): LibraryRow[] {
-    const families = familiesOf(this.store, this.forkRecords);
+    const families = familiesOf(this.listed.links(), this.forkRecords);
     const shown = new Set<string>();
     const rows: LibraryRow[] = [];
-    for (const session of this.store.visibleSessions(folder)) {
+    for (const session of this.listed.visible(folder)) {
       const row = toLibraryRow(session, families);
       if (shown.has(row.familyKey)) continue;
       shown.add(row.familyKey);
@@ -553,7 +562,7 @@ export class LibraryIndex {
   /** One session's row, whichever branch of its family it is (the list shows only the newest). */
   row(sessionId: string): LibraryRow | null {
     const session = this.store.listedSession(sessionId);
-    return session ? toLibraryRow(session, familiesOf(this.store, this.forkRecords)) : null;
+    return session ? toLibraryRow(session, familiesOf(this.listed.links(), this.forkRecords)) : null;
   }
 
   /** Every branch of the family `sessionId` belongs to, read from its sessions' files. */
@@ -590,7 +599,7 @@ export class LibraryIndex {
   }
 
   status(): LibraryStatus {
-    const counts = this.store.counts();
+    const counts = this.listed.counts();
     return {
       indexed: counts.indexed,
       total: counts.total,

@@ -293,7 +293,8 @@ export interface SessionCostRow {
   real_turns: number;
 }
 
-export type ListedSessionRow = SessionRow & SessionCostRow;
+/** `row_order`: the session row's rowid, which orders rows of the same last activity as the index does. */
+export type ListedSessionRow = SessionRow & SessionCostRow & { row_order: number };
 /** As much of a session as a search hit shows. */
 export type SearchedSessionRow = Pick<SessionRow, 'session_id' | 'title' | 'cwd' | 'last_active'>;
 
@@ -487,9 +488,7 @@ export class IndexStore {
       ),
       deleteSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
       listedSession: db.prepare<[string], ListedSessionRow>(`${LISTED} WHERE s.session_id = ?`),
-      visibleSessions: db.prepare<[], ListedSessionRow>(
-        `${LISTED} WHERE s.hidden = 0 ORDER BY s.last_active DESC`,
-      ),
+      listedSessions: db.prepare<[], ListedSessionRow>(LISTED),
       searchedSessions: db.prepare<[], SearchedSessionRow>(
         'SELECT session_id, title, cwd, last_active FROM sessions WHERE hidden = 0 ORDER BY last_active DESC',
       ),
@@ -497,15 +496,9 @@ export class IndexStore {
         `SELECT session_id, title, cwd, last_active FROM sessions s
            WHERE hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY last_active DESC`,
       ),
-      visibleSessionsIn: db.prepare<[{ folder: string }], ListedSessionRow>(
-        `${LISTED} WHERE s.hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY s.last_active DESC`,
-      ),
       familyLinks: db.prepare<[], FamilyLinkRow>('SELECT session_id, forked_from, rewinds FROM sessions'),
       customizedSessions: db.prepare<[], { session_id: string }>(
         'SELECT session_id FROM sessions WHERE hidden = 1 OR renamed = 1',
-      ),
-      counts: db.prepare<[], { total: number; indexed: number | null }>(
-        'SELECT COUNT(*) AS total, SUM(indexed) AS indexed FROM sessions WHERE hidden = 0',
       ),
       // As the two queues ask, so that their indexes answer.
       pendingWork: db.prepare<[], { one: number }>(
@@ -697,11 +690,9 @@ export class IndexStore {
     return this.statements.listedSession.get(sessionId);
   }
 
-  /** Visible sessions with their cost, most recently active first. */
-  visibleSessions(folder: string | null): ListedSessionRow[] {
-    return folder === null
-      ? this.statements.visibleSessions.all()
-      : this.statements.visibleSessionsIn.all({ folder });
+  /** Every session with its cost, hidden ones too, in no particular order (ListedSessions keeps them). */
+  listedSessions(): ListedSessionRow[] {
+    return this.statements.listedSessions.all();
   }
 
   /**
@@ -722,11 +713,6 @@ export class IndexStore {
   /** Sessions the index marks as renamed or hidden (to check against library.json when it opens). */
   customizedSessions(): string[] {
     return this.statements.customizedSessions.all().map((row) => row.session_id);
-  }
-
-  counts(): { total: number; indexed: number } {
-    const row = this.statements.counts.get();
-    return { total: row?.total ?? 0, indexed: row?.indexed ?? 0 };
   }
 
   problemFiles(limit: number): ProblemFileRow[] {
@@ -818,7 +804,7 @@ export class IndexStore {
 }
 
 /** Sessions with their cost; a session with no usage yet costs nothing known. */
-const LISTED = `SELECT s.*, COALESCE(u.est_usd, 0) AS est_usd, COALESCE(u.estimated, 0) AS estimated,
+const LISTED = `SELECT s.*, s.rowid AS row_order, COALESCE(u.est_usd, 0) AS est_usd, COALESCE(u.estimated, 0) AS estimated,
   COALESCE(u.unpriced, 0) AS unpriced, COALESCE(u.real_usd, 0) AS real_usd, COALESCE(u.real_turns, 0) AS real_turns
   FROM sessions s LEFT JOIN usage_sessions u ON u.session_id = s.session_id`;
 
