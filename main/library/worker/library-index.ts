@@ -7,6 +7,7 @@ import { LibraryChoices } from '../../data/library-choices';
 import { describeError, errorCode, nodeFs, readAt, type FileStat, type LibraryFs } from '../../disk/files';
 import { readFamily } from '../family';
 import { emptyFacts } from '../rules/entries';
+import type { MessageUsage, UsageRead } from '../rules/usage';
 import { familiesOf, familySource, toLibraryRow } from './families';
 import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
@@ -498,10 +499,7 @@ export class LibraryIndex {
       return;
     }
     this.store.updateFile(row.id, read.patch);
-    for (const used of read.usage) {
-      if (used.kind === 'message') this.store.putUsageMessage(row.id, read.sessionId, used);
-      else this.store.putUsageTurn(row.id, read.sessionId, used);
-    }
+    this.fileUsage(row.id, read.sessionId, read.usage);
     if (read.usage.length > 0) this.usageGrew = true;
     this.outbox[shardOf(row.id, this.store.textShards)]?.push({
       op: 'mark',
@@ -511,6 +509,30 @@ export class LibraryIndex {
     if (row.session_id !== null && row.session_id !== read.sessionId) this.touch(row.session_id);
     this.touch(read.sessionId);
     this.recomputeDirty();
+  }
+
+  /**
+   * Files a window's usage. The CLI writes a line per content block of an API message, each with the
+   * message's usage so far: of a message's lines only the one putUsageMessage would keep (the last of those
+   * that say most) is written, so that the usage triggers run once a message rather than once a block. A
+   * turn's cost is filed where it comes, after the messages before it.
+   */
+  private fileUsage(fileId: number, sessionId: string, usage: UsageRead[]): void {
+    const messages = new Map<string, MessageUsage>();
+    const flush = () => {
+      for (const message of messages.values()) this.store.putUsageMessage(fileId, sessionId, message);
+      messages.clear();
+    };
+    for (const used of usage) {
+      if (used.kind === 'turn') {
+        flush();
+        this.store.putUsageTurn(fileId, sessionId, used);
+        continue;
+      }
+      const kept = messages.get(used.key);
+      if (!kept || saysAsMuch(used, kept)) messages.set(used.key, used);
+    }
+    flush();
   }
 
   // Sessions
@@ -677,6 +699,12 @@ function sessionOfPath(path: string, kind: IndexedKind): string | null {
 
 /** Text gathered for the shards before it is sent (a few thousand messages). */
 const TEXT_SEND_BYTES = 2 * 1024 * 1024;
+
+/** Whether `next` says at least as much as `kept` (as putUsageMessage compares them: output, then the rest). */
+function saysAsMuch(next: MessageUsage, kept: MessageUsage): boolean {
+  const rest = (usage: MessageUsage) => usage.input + usage.cacheWrite + usage.cacheRead;
+  return next.output > kept.output || (next.output === kept.output && rest(next) >= rest(kept));
+}
 
 function emptyOutbox(shards: number): TextOp[][] {
   return Array.from({ length: shards }, () => []);
