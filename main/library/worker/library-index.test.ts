@@ -367,6 +367,37 @@ describe('reading incrementally', () => {
     expect(index.search({ query: 'tokenizeLine' })).toHaveLength(1);
   });
 
+  it('reads on in the next files within a step, newest first; a file that fails there ends the step alone', () => {
+    const ids = Array.from({ length: 4 }, () => randomUUID());
+    const paths = ids.map((id, n) =>
+      world.writeCli(id, conversation(id, `prompt ${n}`, `answer zorblax${n}`)),
+    );
+    paths.forEach((path, n) => utimesSync(path, new Date(1e12 + n * 1000), new Date(1e12 + n * 1000)));
+    const failing = paths[2]!;
+    let opens = 0;
+    const fs: LibraryFs = {
+      ...nodeFs,
+      open(path) {
+        // The preview opens each file once; the full read of this one fails.
+        if (path === failing && ++opens > 1)
+          throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        return nodeFs.open(path);
+      },
+    };
+    const index = world.open({ fs });
+    index.scan();
+    expect(index.step()).toBe(true); // the previews
+    expect(index.step()).toBe(true); // the newest file, then the one that fails
+    expect(index.status()).toMatchObject({ total: 4, indexed: 2 });
+    index.step(); // both older files
+    expect(index.status()).toMatchObject({ done: true, total: 4, indexed: 4 });
+    expect(index.status().problems).toEqual([
+      { path: failing, reason: 'It could not be read: the disk reported an input/output error.' },
+    ]);
+    for (const n of [0, 1, 3]) expect(index.search({ query: `zorblax${n}` })).toHaveLength(1);
+    expect(index.search({ query: 'zorblax2' })).toEqual([]);
+  });
+
   it('reads no file at all after a restart when nothing changed', () => {
     const id = randomUUID();
     world.writeCli(id, conversation(id, 'prompt', 'answer'));

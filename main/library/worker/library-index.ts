@@ -13,7 +13,7 @@ import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
 import { ListedSessions } from './listed';
 import { sameRow, sessionFiles, sessionRow } from './rows';
-import { hash, readPreview, readWindow, type TimedMessage } from './read';
+import { hash, readPreview, readWindow, STEP_BYTES, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest, type Superseded } from './search';
 import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
 import { IndexStore, SMALL_REMAINDER, type FileRow, type IndexedKind } from './store';
@@ -45,6 +45,8 @@ export interface LibraryIndexOptions {
 
 /** A step previews at most this many new files. */
 const PREVIEWS_PER_STEP = 16;
+/** A step reads on in at most this many files (most are smaller than STEP_BYTES, some are empty). */
+const FILES_PER_STEP = 64;
 
 export class LibraryIndex {
   readonly transcriptsDir: string;
@@ -61,6 +63,8 @@ export class LibraryIndex {
    */
   private unsent: TextOp[][];
   private unsentBytes = 0;
+  /** Transactions open (one inside another is a savepoint). */
+  private transactions = 0;
   private textWasIdle = true;
   private readonly choices: LibraryChoices;
   private readonly forks: ForkRecords;
@@ -110,14 +114,20 @@ export class LibraryIndex {
 
   /** Runs `work` in one transaction of the main index; what it gave the text shards is sent once it commits. */
   private transaction<T>(work: () => T): T {
+    // One inside another is a savepoint: if it fails, only what it gave the shards is dropped.
+    const kept = this.outbox.map((ops) => ops.length);
     let result: T;
+    this.transactions += 1;
     try {
       result = this.store.transaction(work);
     } catch (error) {
-      this.outbox = emptyOutbox(this.store.textShards);
+      this.outbox.forEach((ops, shard) => ops.splice(kept[shard] ?? 0));
       this.listed.clear();
       throw error;
+    } finally {
+      this.transactions -= 1;
     }
+    if (this.transactions > 0) return result;
     this.outbox.forEach((ops, shard) => {
       for (const op of ops) {
         this.unsent[shard]?.push(op);
@@ -424,7 +434,7 @@ export class LibraryIndex {
       return true;
     }
     const next = this.store.nextRead();
-    if (next) this.readMore(next);
+    if (next) this.transaction(() => this.readOn(next));
     if (next && this.store.hasPendingWork()) return true;
     // Nothing more to read for now: what was read goes to the shards, however little.
     this.sendText();
@@ -473,12 +483,33 @@ export class LibraryIndex {
     }
   }
 
-  /** The full read: a few MB from where the last step stopped, each message into the full-text index. */
-  private readMore(row: FileRow): void {
-    this.withFile(row, (fd) => this.transaction(() => this.readWindow(fd, row)));
+  /**
+   * A step's full read: STEP_BYTES from where the last step stopped, of the next file and, if it ends sooner,
+   * of the files after it, in one transaction (each file's read a savepoint of its own, which a failure
+   * rolls back alone): most session files are smaller than a step, and a commit each was a good part of the
+   * index's time. A file whose read ends otherwise (it failed, is a subagent's or has no session id) ends the
+   * step.
+   */
+  private readOn(first: FileRow): void {
+    let bytes = 0;
+    let row: FileRow | undefined = first;
+    for (let files = 0; row && files < FILES_PER_STEP; files++) {
+      bytes += this.readMore(row);
+      if (bytes >= STEP_BYTES) return;
+      row = this.store.nextRead();
+    }
   }
 
-  private readWindow(fd: number, row: FileRow): void {
+  /** The full read of a few MB of one file, each message into the full-text index; the bytes it read on. */
+  private readMore(row: FileRow): number {
+    let bytes = STEP_BYTES;
+    this.withFile(row, (fd) => {
+      bytes = this.transaction(() => this.readWindow(fd, row));
+    });
+    return bytes;
+  }
+
+  private readWindow(fd: number, row: FileRow): number {
     const read = readWindow(this.fs, fd, row, (sessionId, message) =>
       this.addMessage(row.id, sessionId, message),
     );
@@ -486,7 +517,7 @@ export class LibraryIndex {
       this.store.updateFile(row.id, { state: 'sidechain', preview: null });
       this.touch(row.session_id);
       this.recomputeDirty();
-      return;
+      return STEP_BYTES;
     }
     if (read.read === 'no-session') {
       // Nothing to file it under: leave it unread until it changes.
@@ -496,7 +527,7 @@ export class LibraryIndex {
         problem: read.eof ? null : 'No session id was found in its first 64 MB; it was skipped.',
       });
       this.changed = true;
-      return;
+      return STEP_BYTES;
     }
     this.store.updateFile(row.id, read.patch);
     this.fileUsage(row.id, read.sessionId, read.usage);
@@ -509,6 +540,7 @@ export class LibraryIndex {
     if (row.session_id !== null && row.session_id !== read.sessionId) this.touch(row.session_id);
     this.touch(read.sessionId);
     this.recomputeDirty();
+    return read.end - row.offset;
   }
 
   /**
