@@ -338,12 +338,27 @@ describe('the list kept in the worker', () => {
     );
     expect(index.list()).toEqual(listedAfresh());
 
+    // A branch the CLI made from it (its entries say forkedFrom): the family is listed once, newest first.
+    const branch = randomUUID();
+    const branchPath = world.writeCli(branch, [
+      cli.user(branch, 'a branch', { forkedFrom: { sessionId: renamed, messageUuid: randomUUID() } }),
+      cli.assistant(branch, 'branched'),
+    ]);
+    index.notice([branchPath]);
+    indexAll(index);
+    expect(index.list().map((row) => [row.sessionId, row.familyKey, row.branchCount])).toEqual([
+      [branch, renamed, 2],
+      // Its appended prompt does not go on from the chain's leaf (the test's entries have no parents): a rewind.
+      [grows, grows, 2],
+    ]);
+    expect(index.list()).toEqual(listedAfresh());
+
     // A file that shrank to no conversation takes its row with it.
     writeFileSync(growing, jsonl([cli.queued(grows, 'nothing said')]));
     bumpMtime(growing);
     index.notice([growing]);
     indexAll(index);
-    expect(index.list().map((row) => row.sessionId)).toEqual([renamed]);
+    expect(index.list().map((row) => row.sessionId)).toEqual([branch]);
     expect(index.list()).toEqual(listedAfresh());
   });
 });

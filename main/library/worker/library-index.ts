@@ -8,7 +8,7 @@ import { describeError, errorCode, nodeFs, readAt, type FileStat, type LibraryFs
 import { readFamily } from '../family';
 import { emptyFacts } from '../rules/entries';
 import type { MessageUsage, UsageRead } from '../rules/usage';
-import { familiesOf, familySource, toLibraryRow } from './families';
+import { familiesOf, familySource, toLibraryRow, type Families } from './families';
 import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
 import { ListedSessions } from './listed';
@@ -16,7 +16,14 @@ import { sameRow, sessionFiles, sessionRow } from './rows';
 import { hash, readPreview, readWindow, STEP_BYTES, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest, type Superseded } from './search';
 import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
-import { IndexStore, SMALL_REMAINDER, type FileRow, type IndexedKind } from './store';
+import {
+  IndexStore,
+  SMALL_REMAINDER,
+  type FamilyLinkRow,
+  type FileRow,
+  type IndexedKind,
+  type ListedSessionRow,
+} from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, shardOf, type TextOp } from './text-store';
 
@@ -54,6 +61,9 @@ export class LibraryIndex {
   private readonly store: IndexStore;
   /** The list's rows, kept in step with the sessions table as rows are worked out again. */
   private readonly listed: ListedSessions;
+  private familiesFrom: { links: FamilyLinkRow[]; records: ForkRecord[]; families: Families } | null = null;
+  /** Each session row's list row, as last made (a refreshed session row is a new object). */
+  private readonly libraryRows = new WeakMap<ListedSessionRow, LibraryRow>();
   private readonly text: TextShards;
   /** What the current transaction has for each text shard, kept once it commits. */
   private outbox: TextOp[][];
@@ -601,11 +611,11 @@ export class LibraryIndex {
    * where the user was.
    */
   list(folder: string | null = null): LibraryRow[] {
-    const families = familiesOf(this.listed.links(), this.forkRecords);
+    const families = this.families();
     const shown = new Set<string>();
     const rows: LibraryRow[] = [];
     for (const session of this.listed.visible(folder)) {
-      const row = toLibraryRow(session, families);
+      const row = this.libraryRow(session, families);
       if (shown.has(row.familyKey)) continue;
       shown.add(row.familyKey);
       rows.push(row);
@@ -616,7 +626,31 @@ export class LibraryIndex {
   /** One session's row, whichever branch of its family it is (the list shows only the newest). */
   row(sessionId: string): LibraryRow | null {
     const session = this.store.listedSession(sessionId);
-    return session ? toLibraryRow(session, familiesOf(this.listed.links(), this.forkRecords)) : null;
+    return session ? toLibraryRow(session, this.families()) : null;
+  }
+
+  /** The families, worked out again only when a session's link or Byre's records of its forks changed. */
+  private families(): Families {
+    const links = this.listed.links();
+    if (this.familiesFrom?.links !== links || this.familiesFrom.records !== this.forkRecords) {
+      this.familiesFrom = { links, records: this.forkRecords, families: familiesOf(links, this.forkRecords) };
+    }
+    return this.familiesFrom.families;
+  }
+
+  /** A session's row as the list shows it, made again only when its session row or its family changed. */
+  private libraryRow(session: ListedSessionRow, families: Families): LibraryRow {
+    const made = this.libraryRows.get(session);
+    const familyKey = families.rootOf.get(session.session_id) ?? session.session_id;
+    if (
+      made &&
+      made.familyKey === familyKey &&
+      made.branchCount === (families.branchCount.get(familyKey) ?? 1)
+    )
+      return made;
+    const row = toLibraryRow(session, families);
+    this.libraryRows.set(session, row);
+    return row;
   }
 
   /** Every branch of the family `sessionId` belongs to, read from its sessions' files. */
