@@ -47,6 +47,9 @@ import { median, percentile, REPO_ROOT, round, type Figure, type Figures } from 
  *
  * The corpus files are in the OS file cache (they were just written or read): "cold" is the data folder,
  * not the disk.
+ *
+ * BENCH_LIBRARY_INDEX_ONLY=1 measures the cold index and the reindex only (the figures say so), and
+ * BENCH_LIBRARY_CPU_PROF=<dir> writes CPU profiles of the cold index's process and its threads there.
  */
 
 const PAGE_ROWS = 30;
@@ -56,6 +59,10 @@ const SDK_RUNS = 3;
 const INDEX_TIMEOUT_MS = Number(process.env.BENCH_LIBRARY_INDEX_TIMEOUT_S ?? 360) * 1000;
 const SHORT_TIMEOUT_MS = 90_000;
 const BUNDLE_DIR = join(import.meta.dirname, 'data');
+/** BENCH_LIBRARY_INDEX_ONLY=1: only the cold index and the reindex (no search, first pages, SDK or Chromium). */
+const INDEX_ONLY = process.env.BENCH_LIBRARY_INDEX_ONLY === '1';
+/** BENCH_LIBRARY_CPU_PROF=<dir>: a CPU profile of the cold index's process and its threads, written there. */
+const CPU_PROF_DIR = process.env.BENCH_LIBRARY_CPU_PROF;
 
 interface Goal {
   key: string;
@@ -235,8 +242,9 @@ async function runChild<T>(
   args: ChildArgs,
   configDir: string,
   timeoutMs: number,
+  nodeFlags: string[] = [],
 ): Promise<T> {
-  const child = spawn(process.execPath, [script, JSON.stringify(args)], {
+  const child = spawn(process.execPath, [...nodeFlags, script, JSON.stringify(args)], {
     cwd: REPO_ROOT,
     env: childEnv(configDir),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -343,6 +351,7 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
       startArgs(indexed, manifest, worker, {}),
       manifest.configDir,
       INDEX_TIMEOUT_MS + 30_000,
+      CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF_DIR)}`] : [],
     );
     if (cold.error) figures.library_index_error = cold.error;
     figures.library_first_rows_cold_ms = ms(cold.firstRowsMs);
@@ -364,7 +373,7 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
 
     // Cold first pages: two more fresh data folders, each stopped at its first page.
     const coldPages = [cold.firstPageMs];
-    for (let run = 1; run < COLD_PAGE_RUNS; run++) {
+    for (let run = 1; run < (INDEX_ONLY ? 1 : COLD_PAGE_RUNS); run++) {
       const dir = join(runs, `cold-${run}`);
       const report = await runChild<StartReport>(
         child,
@@ -377,7 +386,7 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
     }
     const coldPageTimes = coldPages.filter((value): value is number => value !== null);
     figures.library_start_first_page_cold_ms =
-      coldPageTimes.length === COLD_PAGE_RUNS ? round(median(coldPageTimes)) : 'n/a';
+      coldPageTimes.length === (INDEX_ONLY ? 1 : COLD_PAGE_RUNS) ? round(median(coldPageTimes)) : 'n/a';
     figures.library_start_first_page_cold_runs = coldPages.map((value) => ms(value)).join(', ');
     const top = new Set(cold.finalTopIds);
     figures.library_first_page_cold_newest_share = round(
@@ -408,6 +417,7 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
         ...warm.map((report) => report.peakRssMb ?? report.sampledPeakRssMb),
       );
 
+      if (INDEX_ONLY) return indexOnly(libraryCase, figures, started);
       // Search: one more warm process, the queries once the index is complete.
       progress('library: searching…');
       const search = await runChild<StartReport>(
@@ -442,6 +452,7 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
       }
     } else {
       figures.library_warm_note = 'skipped: the cold index did not finish';
+      if (INDEX_ONLY) return indexOnly(libraryCase, figures, started);
     }
 
     // For reference: the main-side read of the 100 MB session's last page, and the reduce, in a bare process.
@@ -492,11 +503,7 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
   figures.library_first_page_cold_vs_sdk_limit50_ratio = ratio('library_first_page_cold_ms', sdk.page);
   figures.library_first_page_warm_vs_sdk_limit50_ratio = ratio('library_first_page_warm_ms', sdk.page);
 
-  for (const { key, below } of libraryCase.goals) {
-    const value = figures[key];
-    if (value === undefined) continue;
-    figures[goalKey(key)] = typeof value === 'number' && value < below ? 'pass' : 'fail';
-  }
+  judge(libraryCase, figures);
   const dropped = figures.library_sidebar_scroll_frames_dropped;
   const floor = figures.library_sidebar_scroll_floor_frames_dropped;
   if (libraryCase.scrollGoal && typeof dropped === 'number' && typeof floor === 'number')
@@ -507,8 +514,29 @@ export async function measureLibrary(libraryCase: LibraryCase): Promise<Figures>
       .map((key) => `${key} (${figures[key] ?? 'absent'})`)
       .join(', ')}`;
   }
+  return finished(libraryCase, figures, started);
+}
+
+/** Each goal whose figure was measured: pass or fail. */
+function judge(libraryCase: LibraryCase, figures: Figures): void {
+  for (const { key, below } of libraryCase.goals) {
+    const value = figures[key];
+    if (value === undefined) continue;
+    figures[goalKey(key)] = typeof value === 'number' && value < below ? 'pass' : 'fail';
+  }
+}
+
+function finished(libraryCase: LibraryCase, figures: Figures, started: number): Figures {
   figures.library_bench_s = round((performance.now() - started) / 1000);
   return libraryCase.prefix === 'library'
     ? figures
     : Object.fromEntries(Object.entries(figures).map(([key, value]) => [named(libraryCase, key), value]));
+}
+
+/** BENCH_LIBRARY_INDEX_ONLY: the figures of the index alone, said to be so. */
+function indexOnly(libraryCase: LibraryCase, figures: Figures, started: number): Figures {
+  figures.library_index_only_note =
+    'BENCH_LIBRARY_INDEX_ONLY=1: only the cold index and the reindex were measured (one cold first page)';
+  judge(libraryCase, figures);
+  return finished(libraryCase, figures, started);
 }

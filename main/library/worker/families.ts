@@ -4,7 +4,7 @@ import type { LibraryRow } from '../../../shared/library';
 import type { FamilySource } from '../family';
 import { NoSuchSession } from './messages';
 import { sessionFiles } from './rows';
-import type { IndexStore, ListedSessionRow } from './store';
+import type { FamilyLinkRow, IndexStore, ListedSessionRow } from './store';
 import { costOf } from './usage-report';
 
 /**
@@ -20,7 +20,7 @@ export interface Families {
 
 /** Where the family `sessionId` belongs to is read from: its sessions' files and Byre's records of its forks. */
 export function familySource(store: IndexStore, forkRecords: ForkRecord[], sessionId: string): FamilySource {
-  const { rootOf } = familiesOf(store, forkRecords);
+  const { rootOf } = familiesOf(store.familyLinks(), forkRecords);
   const root = rootOf.get(sessionId);
   if (root === undefined) throw new NoSuchSession('That conversation is not in the library.');
   const members = [...rootOf].filter(([, rootId]) => rootId === root).map(([member]) => member);
@@ -43,9 +43,8 @@ export function familySource(store: IndexStore, forkRecords: ForkRecord[], sessi
   return { sessionId, sessions, records: forkRecords.filter((fork) => inFamily.has(fork.sessionId)) };
 }
 
-/** Families from Byre's records and the CLI's `forkedFrom`; hidden sessions still link their family. */
-export function familiesOf(store: IndexStore, forkRecords: ForkRecord[]): Families {
-  const links = store.familyLinks();
+/** Families from Byre's records and the CLI's `forkedFrom`, given every session's link (hidden ones still link their family). */
+export function familiesOf(links: FamilyLinkRow[], forkRecords: ForkRecord[]): Families {
   const parents = sessionParents(
     links.map((link) => ({ sessionId: link.session_id, forkedFromSessionId: link.forked_from })),
     forkRecords,

@@ -268,6 +268,112 @@ describe('rename and hide', () => {
   });
 });
 
+describe('the list kept in the worker', () => {
+  /** What an index opened afresh on the same data folder lists (its rows read from the database). */
+  function listedAfresh(): unknown[] {
+    const fresh = world.open();
+    try {
+      return fresh.list();
+    } finally {
+      fresh.close();
+    }
+  }
+
+  it('follows every change to a row, as an index opened afresh lists it', () => {
+    const grows = randomUUID();
+    const renamed = randomUUID();
+    const hidden = randomUUID();
+    const usage = { input_tokens: 1000, output_tokens: 100 };
+    const growing = world.writeCli(grows, conversation(grows, 'first prompt', 'first answer'));
+    const renamedPath = world.writeCli(renamed, conversation(renamed, 'to be renamed', 'a'));
+    world.writeCli(hidden, conversation(hidden, 'to be hidden', 'b'));
+    const index = world.open();
+    indexAll(index);
+    const before = index.list();
+    expect(before).toHaveLength(3);
+    expect(before).toEqual(listedAfresh());
+
+    // A file that grows: its message count, its last activity (it goes first) and its cost change.
+    append(growing, [
+      cli.user(grows, 'second prompt'),
+      cli.assistant(grows, 'second answer', {
+        message: {
+          id: 'msg_grown',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          usage,
+          content: [],
+        },
+      }),
+    ]);
+    index.notice([growing]);
+    indexAll(index);
+    index.rename(renamed, 'Its own name');
+    index.hide(hidden);
+    const after = index.list();
+    expect(after.map((row) => row.sessionId)).toEqual(
+      listedAfresh().map((row) => (row as { sessionId: string }).sessionId),
+    );
+    expect(after).toEqual(listedAfresh());
+    const grown = after.find((row) => row.sessionId === grows);
+    expect(grown?.messageCount).toBe(4);
+    expect(grown?.cost.usd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 10);
+    expect(after.find((row) => row.sessionId === renamed)?.title).toBe('Its own name');
+    expect(after.some((row) => row.sessionId === hidden)).toBe(false);
+    expect(index.status()).toMatchObject({ total: 2, indexed: 2 });
+
+    // A subagent's usage changes its session's cost and nothing else of its row.
+    const subagents = join(renamedPath.replace(/\.jsonl$/, ''), 'subagents');
+    mkdirSync(subagents, { recursive: true });
+    writeFileSync(
+      join(subagents, 'agent-1.jsonl'),
+      jsonl([
+        { ...cli.user(renamed, 'look around'), isSidechain: true },
+        cli.assistant(renamed, 'looked', {
+          isSidechain: true,
+          message: {
+            id: 'msg_sub',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5-20250929',
+            usage,
+            content: [],
+          },
+        }),
+      ]),
+    );
+    index.notice([renamedPath]);
+    indexAll(index);
+    expect(index.list().find((row) => row.sessionId === renamed)?.cost.usd).toBeCloseTo(
+      (1000 * 3 + 100 * 15) / 1e6,
+      10,
+    );
+    expect(index.list()).toEqual(listedAfresh());
+
+    // A branch the CLI made from it (its entries say forkedFrom): the family is listed once, newest first.
+    const branch = randomUUID();
+    const branchPath = world.writeCli(branch, [
+      cli.user(branch, 'a branch', { forkedFrom: { sessionId: renamed, messageUuid: randomUUID() } }),
+      cli.assistant(branch, 'branched'),
+    ]);
+    index.notice([branchPath]);
+    indexAll(index);
+    expect(index.list().map((row) => [row.sessionId, row.familyKey, row.branchCount])).toEqual([
+      [branch, renamed, 2],
+      // Its appended prompt does not go on from the chain's leaf (the test's entries have no parents): a rewind.
+      [grows, grows, 2],
+    ]);
+    expect(index.list()).toEqual(listedAfresh());
+
+    // A file that shrank to no conversation takes its row with it.
+    writeFileSync(growing, jsonl([cli.queued(grows, 'nothing said')]));
+    bumpMtime(growing);
+    index.notice([growing]);
+    indexAll(index);
+    expect(index.list().map((row) => row.sessionId)).toEqual([branch]);
+    expect(index.list()).toEqual(listedAfresh());
+  });
+});
+
 describe('reading incrementally', () => {
   it('reads only what was added to a file', () => {
     const id = randomUUID();
@@ -285,6 +391,37 @@ describe('reading incrementally', () => {
     expect(body.every((read) => read.position >= size)).toBe(true);
     expect(only(index.list()).messageCount).toBe(4);
     expect(index.search({ query: 'tokenizeLine' })).toHaveLength(1);
+  });
+
+  it('reads on in the next files within a step, newest first; a file that fails there ends the step alone', () => {
+    const ids = Array.from({ length: 4 }, () => randomUUID());
+    const paths = ids.map((id, n) =>
+      world.writeCli(id, conversation(id, `prompt ${n}`, `answer zorblax${n}`)),
+    );
+    paths.forEach((path, n) => utimesSync(path, new Date(1e12 + n * 1000), new Date(1e12 + n * 1000)));
+    const failing = paths[2]!;
+    let opens = 0;
+    const fs: LibraryFs = {
+      ...nodeFs,
+      open(path) {
+        // The preview opens each file once; the full read of this one fails.
+        if (path === failing && ++opens > 1)
+          throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        return nodeFs.open(path);
+      },
+    };
+    const index = world.open({ fs });
+    index.scan();
+    expect(index.step()).toBe(true); // the previews
+    expect(index.step()).toBe(true); // the newest file, then the one that fails
+    expect(index.status()).toMatchObject({ total: 4, indexed: 2 });
+    index.step(); // both older files
+    expect(index.status()).toMatchObject({ done: true, total: 4, indexed: 4 });
+    expect(index.status().problems).toEqual([
+      { path: failing, reason: 'It could not be read: the disk reported an input/output error.' },
+    ]);
+    for (const n of [0, 1, 3]) expect(index.search({ query: `zorblax${n}` })).toHaveLength(1);
+    expect(index.search({ query: 'zorblax2' })).toEqual([]);
   });
 
   it('reads no file at all after a restart when nothing changed', () => {

@@ -4,25 +4,26 @@ import type { LibraryProblem, LibraryRow, LibraryStatus, SearchHit } from '../..
 import type { ConversationUsage, UsageReport } from '../../../shared/ipc/usage';
 import { ForkRecords } from '../../data/fork-records';
 import { LibraryChoices } from '../../data/library-choices';
-import {
-  CHUNK_BYTES,
-  describeError,
-  errorCode,
-  nodeFs,
-  readAt,
-  type FileStat,
-  type LibraryFs,
-} from '../../disk/files';
+import { describeError, errorCode, nodeFs, readAt, type FileStat, type LibraryFs } from '../../disk/files';
 import { readFamily } from '../family';
 import { emptyFacts } from '../rules/entries';
-import { familiesOf, familySource, toLibraryRow } from './families';
+import type { MessageUsage, UsageRead } from '../rules/usage';
+import { familiesOf, familySource, toLibraryRow, type Families } from './families';
 import type { SessionFiles, WindowUsage } from './messages';
 import { DEFAULT_CLEANUP_PERIOD_DAYS, libraryProblems, readCleanupPeriodDays } from './problems';
+import { ListedSessions } from './listed';
 import { sameRow, sessionFiles, sessionRow } from './rows';
-import { hash, readPreview, readWindow, type TimedMessage } from './read';
+import { hash, readPreview, readWindow, STEP_BYTES, type TimedMessage } from './read';
 import { searchIndex, type SearchRequest, type Superseded } from './search';
 import { usageDayConversations, usageReport, windowUsage, type UsageQuery } from './usage-report';
-import { IndexStore, type FileRow, type IndexedKind } from './store';
+import {
+  IndexStore,
+  SMALL_REMAINDER,
+  type FamilyLinkRow,
+  type FileRow,
+  type IndexedKind,
+  type ListedSessionRow,
+} from './store';
 import { InlineShards, type TextShards } from './text-shards';
 import { defaultShardCount, shardOf, type TextOp } from './text-store';
 
@@ -51,13 +52,18 @@ export interface LibraryIndexOptions {
 
 /** A step previews at most this many new files. */
 const PREVIEWS_PER_STEP = 16;
-/** A file with less than this left to read skips the preview and is read at once (and first). */
-const SMALL_REMAINDER = CHUNK_BYTES;
+/** A step reads on in at most this many files (most are smaller than STEP_BYTES, some are empty). */
+const FILES_PER_STEP = 64;
 
 export class LibraryIndex {
   readonly transcriptsDir: string;
   readonly projectsDir: string;
   private readonly store: IndexStore;
+  /** The list's rows, kept in step with the sessions table as rows are worked out again. */
+  private readonly listed: ListedSessions;
+  private familiesFrom: { links: FamilyLinkRow[]; records: ForkRecord[]; families: Families } | null = null;
+  /** Each session row's list row, as last made (a refreshed session row is a new object). */
+  private readonly libraryRows = new WeakMap<ListedSessionRow, LibraryRow>();
   private readonly text: TextShards;
   /** What the current transaction has for each text shard, kept once it commits. */
   private outbox: TextOp[][];
@@ -67,6 +73,8 @@ export class LibraryIndex {
    */
   private unsent: TextOp[][];
   private unsentBytes = 0;
+  /** Transactions open (one inside another is a savepoint). */
+  private transactions = 0;
   private textWasIdle = true;
   private readonly choices: LibraryChoices;
   private readonly forks: ForkRecords;
@@ -92,6 +100,7 @@ export class LibraryIndex {
     this.forks = new ForkRecords(options.dataDir);
     this.forkRecords = this.readForkRecords();
     this.store = new IndexStore(options.dataDir, options.textShardCount ?? defaultShardCount());
+    this.listed = new ListedSessions(this.store);
     const shards = this.store.textShards;
     this.outbox = emptyOutbox(shards);
     this.unsent = emptyOutbox(shards);
@@ -115,13 +124,20 @@ export class LibraryIndex {
 
   /** Runs `work` in one transaction of the main index; what it gave the text shards is sent once it commits. */
   private transaction<T>(work: () => T): T {
+    // One inside another is a savepoint: if it fails, only what it gave the shards is dropped.
+    const kept = this.outbox.map((ops) => ops.length);
     let result: T;
+    this.transactions += 1;
     try {
       result = this.store.transaction(work);
     } catch (error) {
-      this.outbox = emptyOutbox(this.store.textShards);
+      this.outbox.forEach((ops, shard) => ops.splice(kept[shard] ?? 0));
+      this.listed.clear();
       throw error;
+    } finally {
+      this.transactions -= 1;
     }
+    if (this.transactions > 0) return result;
     this.outbox.forEach((ops, shard) => {
       for (const op of ops) {
         this.unsent[shard]?.push(op);
@@ -427,8 +443,8 @@ export class LibraryIndex {
       this.transaction(() => this.recomputeDirty());
       return true;
     }
-    const next = this.store.nextRead(SMALL_REMAINDER);
-    if (next) this.readMore(next);
+    const next = this.store.nextRead();
+    if (next) this.transaction(() => this.readOn(next));
     if (next && this.store.hasPendingWork()) return true;
     // Nothing more to read for now: what was read goes to the shards, however little.
     this.sendText();
@@ -477,12 +493,33 @@ export class LibraryIndex {
     }
   }
 
-  /** The full read: a few MB from where the last step stopped, each message into the full-text index. */
-  private readMore(row: FileRow): void {
-    this.withFile(row, (fd) => this.transaction(() => this.readWindow(fd, row)));
+  /**
+   * A step's full read: STEP_BYTES from where the last step stopped, of the next file and, if it ends sooner,
+   * of the files after it, in one transaction (each file's read a savepoint of its own, which a failure
+   * rolls back alone): most session files are smaller than a step, and a commit each was a good part of the
+   * index's time. A file whose read ends otherwise (it failed, is a subagent's or has no session id) ends the
+   * step.
+   */
+  private readOn(first: FileRow): void {
+    let bytes = 0;
+    let row: FileRow | undefined = first;
+    for (let files = 0; row && files < FILES_PER_STEP; files++) {
+      bytes += this.readMore(row);
+      if (bytes >= STEP_BYTES) return;
+      row = this.store.nextRead();
+    }
   }
 
-  private readWindow(fd: number, row: FileRow): void {
+  /** The full read of a few MB of one file, each message into the full-text index; the bytes it read on. */
+  private readMore(row: FileRow): number {
+    let bytes = STEP_BYTES;
+    this.withFile(row, (fd) => {
+      bytes = this.transaction(() => this.readWindow(fd, row));
+    });
+    return bytes;
+  }
+
+  private readWindow(fd: number, row: FileRow): number {
     const read = readWindow(this.fs, fd, row, (sessionId, message) =>
       this.addMessage(row.id, sessionId, message),
     );
@@ -490,7 +527,7 @@ export class LibraryIndex {
       this.store.updateFile(row.id, { state: 'sidechain', preview: null });
       this.touch(row.session_id);
       this.recomputeDirty();
-      return;
+      return STEP_BYTES;
     }
     if (read.read === 'no-session') {
       // Nothing to file it under: leave it unread until it changes.
@@ -500,13 +537,10 @@ export class LibraryIndex {
         problem: read.eof ? null : 'No session id was found in its first 64 MB; it was skipped.',
       });
       this.changed = true;
-      return;
+      return STEP_BYTES;
     }
     this.store.updateFile(row.id, read.patch);
-    for (const used of read.usage) {
-      if (used.kind === 'message') this.store.putUsageMessage(row.id, read.sessionId, used);
-      else this.store.putUsageTurn(row.id, read.sessionId, used);
-    }
+    this.fileUsage(row.id, read.sessionId, read.usage);
     if (read.usage.length > 0) this.usageGrew = true;
     this.outbox[shardOf(row.id, this.store.textShards)]?.push({
       op: 'mark',
@@ -516,6 +550,31 @@ export class LibraryIndex {
     if (row.session_id !== null && row.session_id !== read.sessionId) this.touch(row.session_id);
     this.touch(read.sessionId);
     this.recomputeDirty();
+    return read.end - row.offset;
+  }
+
+  /**
+   * Files a window's usage. The CLI writes a line per content block of an API message, each with the
+   * message's usage so far: of a message's lines only the one putUsageMessage would keep (the last of those
+   * that say most) is written, so that the usage triggers run once a message rather than once a block. A
+   * turn's cost is filed where it comes, after the messages before it.
+   */
+  private fileUsage(fileId: number, sessionId: string, usage: UsageRead[]): void {
+    const messages = new Map<string, MessageUsage>();
+    const flush = () => {
+      for (const message of messages.values()) this.store.putUsageMessage(fileId, sessionId, message);
+      messages.clear();
+    };
+    for (const used of usage) {
+      if (used.kind === 'turn') {
+        flush();
+        this.store.putUsageTurn(fileId, sessionId, used);
+        continue;
+      }
+      const kept = messages.get(used.key);
+      if (!kept || saysAsMuch(used, kept)) messages.set(used.key, used);
+    }
+    flush();
   }
 
   // Sessions
@@ -533,12 +592,16 @@ export class LibraryIndex {
       if (before) {
         this.store.deleteSession(sessionId);
         this.changed = true;
+        this.listed.refresh(sessionId);
       }
       return;
     }
-    if (before && sameRow(before, row)) return;
-    this.store.putSession(row);
-    this.changed = true;
+    // The row may be the same while its cost is not (its usage grew): the list's copy is read again.
+    if (!before || !sameRow(before, row)) {
+      this.store.putSession(row);
+      this.changed = true;
+    }
+    this.listed.refresh(sessionId);
   }
 
   // Answers
@@ -548,12 +611,12 @@ export class LibraryIndex {
    * where the user was.
    */
   list(folder: string | null = null, limit = Infinity): LibraryRow[] {
-    const families = familiesOf(this.store, this.forkRecords);
+    const families = this.families();
     const shown = new Set<string>();
     const rows: LibraryRow[] = [];
-    for (const session of this.store.visibleSessions(folder)) {
+    for (const session of this.listed.visible(folder)) {
       if (rows.length >= limit) break;
-      const row = toLibraryRow(session, families);
+      const row = this.libraryRow(session, families);
       if (shown.has(row.familyKey)) continue;
       shown.add(row.familyKey);
       rows.push(row);
@@ -564,7 +627,31 @@ export class LibraryIndex {
   /** One session's row, whichever branch of its family it is (the list shows only the newest). */
   row(sessionId: string): LibraryRow | null {
     const session = this.store.listedSession(sessionId);
-    return session ? toLibraryRow(session, familiesOf(this.store, this.forkRecords)) : null;
+    return session ? toLibraryRow(session, this.families()) : null;
+  }
+
+  /** The families, worked out again only when a session's link or Byre's records of its forks changed. */
+  private families(): Families {
+    const links = this.listed.links();
+    if (this.familiesFrom?.links !== links || this.familiesFrom.records !== this.forkRecords) {
+      this.familiesFrom = { links, records: this.forkRecords, families: familiesOf(links, this.forkRecords) };
+    }
+    return this.familiesFrom.families;
+  }
+
+  /** A session's row as the list shows it, made again only when its session row or its family changed. */
+  private libraryRow(session: ListedSessionRow, families: Families): LibraryRow {
+    const made = this.libraryRows.get(session);
+    const familyKey = families.rootOf.get(session.session_id) ?? session.session_id;
+    if (
+      made &&
+      made.familyKey === familyKey &&
+      made.branchCount === (families.branchCount.get(familyKey) ?? 1)
+    )
+      return made;
+    const row = toLibraryRow(session, families);
+    this.libraryRows.set(session, row);
+    return row;
   }
 
   /** Every branch of the family `sessionId` belongs to, read from its sessions' files. */
@@ -601,7 +688,7 @@ export class LibraryIndex {
   }
 
   status(): LibraryStatus {
-    const counts = this.store.counts();
+    const counts = this.listed.counts();
     return {
       indexed: counts.indexed,
       total: counts.total,
@@ -679,6 +766,12 @@ function sessionOfPath(path: string, kind: IndexedKind): string | null {
 
 /** Text gathered for the shards before it is sent (a few thousand messages). */
 const TEXT_SEND_BYTES = 2 * 1024 * 1024;
+
+/** Whether `next` says at least as much as `kept` (as putUsageMessage compares them: output, then the rest). */
+function saysAsMuch(next: MessageUsage, kept: MessageUsage): boolean {
+  const rest = (usage: MessageUsage) => usage.input + usage.cacheWrite + usage.cacheRead;
+  return next.output > kept.output || (next.output === kept.output && rest(next) >= rest(kept));
+}
 
 function emptyOutbox(shards: number): TextOp[][] {
   return Array.from({ length: shards }, () => []);

@@ -27,7 +27,7 @@ const PREVIEW_BYTES = 64 * 1024;
 /** A rewrite is noticed by a changed hash of this much of the file's start. */
 const HASH_BYTES = 4096;
 /** A reading step reads about this much before the worker answers requests again. */
-const STEP_BYTES = 2 * CHUNK_BYTES;
+export const STEP_BYTES = 2 * CHUNK_BYTES;
 /** How far into a transcript its session id is looked for before giving up. */
 const SESSION_ID_SEARCH_BYTES = 64 * 1024 * 1024;
 /** Lines longer than this have their long strings cut before they are parsed, to this many bytes. */

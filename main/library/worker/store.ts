@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { worktreeLayout } from '../../../shared/worktrees';
 import { stopIfSuperseded } from '../search-lanes';
 import type { FileKind } from '../rules/entries';
+import { CHUNK_BYTES } from '../../disk/files';
 
 /**
  * The kinds of file the index reads: the two kinds of session file, and a subagent's transcript (the CLI's
@@ -39,7 +40,19 @@ import {
  *   model and 15-minute UTC bucket, kept by triggers as rows come and go, which the Usage view queries.
  */
 
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
+
+/**
+ * A file with less than this left to read skips the preview and is read at once, first (a conversation being
+ * written now). In the SQL as a literal, so that the partial index of such files answers nextRead.
+ */
+export const SMALL_REMAINDER = CHUNK_BYTES;
+
+/** Files the full read has yet to go through (the work queue of nextRead); the queries repeat it as it is. */
+const UNREAD = `present = 1 AND needs_preview = 0 AND state IN ('reading', 'skipping') AND offset < size`;
+const UNREAD_SMALL = `${UNREAD} AND size - offset <= ${SMALL_REMAINDER}`;
+const PROBLEM = `state = 'empty' OR problem IS NOT NULL OR bad_lines > 0 OR non_utf8_lines > 0 OR long_lines > 0`;
+const ROW_CLI_FILE = `kind = 'cli' AND present = 1 AND state != 'sidechain'`;
 
 const SCHEMA = `
 CREATE TABLE files (
@@ -65,8 +78,15 @@ CREATE TABLE files (
 CREATE INDEX files_session ON files(session_id);
 -- The work queues (previewQueue, nextRead), asked before every step: only the files waiting in them.
 CREATE INDEX files_preview ON files(mtime) WHERE present = 1 AND needs_preview = 1;
-CREATE INDEX files_unread ON files(mtime, size, offset, present, needs_preview, state)
-  WHERE present = 1 AND needs_preview = 0 AND state IN ('reading', 'skipping') AND offset < size;
+CREATE INDEX files_unread ON files(mtime)
+  WHERE ${UNREAD};
+-- Of those, the ones with little left to read, which nextRead takes first.
+CREATE INDEX files_unread_small ON files(mtime)
+  WHERE ${UNREAD_SMALL};
+-- Files with a problem (status() lists them): a file's counts come after its facts, which a scan would read.
+CREATE INDEX files_problems ON files(path) WHERE ${PROBLEM};
+-- The CLI files that make rows, by session id, to find two claiming one id (status() asks each time).
+CREATE INDEX files_cli_sessions ON files(session_id) WHERE ${ROW_CLI_FILE};
 CREATE TABLE sessions (
   session_id TEXT PRIMARY KEY,
   title TEXT NOT NULL,
@@ -273,7 +293,8 @@ export interface SessionCostRow {
   real_turns: number;
 }
 
-export type ListedSessionRow = SessionRow & SessionCostRow;
+/** `row_order`: the session row's rowid, which orders rows of the same last activity as the index does. */
+export type ListedSessionRow = SessionRow & SessionCostRow & { row_order: number };
 /** As much of a session as a search hit shows. */
 export type SearchedSessionRow = Pick<SessionRow, 'session_id' | 'title' | 'cwd' | 'last_active'>;
 
@@ -391,9 +412,11 @@ export class IndexStore {
         'SELECT * FROM files WHERE present = 1 AND needs_preview = 1 ORDER BY mtime DESC LIMIT ?',
       ),
       // Small remainders first (a conversation being written now), then the newest files.
-      nextRead: db.prepare<[number], FileRow>(
-        `SELECT * FROM files WHERE id = (SELECT id FROM files WHERE present = 1 AND needs_preview = 0
-           AND state IN ('reading', 'skipping') AND offset < size ORDER BY (size - offset > ?), mtime DESC LIMIT 1)`,
+      nextSmallRead: db.prepare<[], FileRow>(
+        `SELECT * FROM files INDEXED BY files_unread_small WHERE ${UNREAD_SMALL} ORDER BY mtime DESC LIMIT 1`,
+      ),
+      nextRead: db.prepare<[], FileRow>(
+        `SELECT * FROM files INDEXED BY files_unread WHERE ${UNREAD} ORDER BY mtime DESC LIMIT 1`,
       ),
       insertUuid: db.prepare('INSERT OR IGNORE INTO uuids (session_id, uuid, file_id) VALUES (?, ?, ?)'),
       hasUuid: db.prepare<[string, string], { one: number }>(
@@ -465,9 +488,7 @@ export class IndexStore {
       ),
       deleteSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
       listedSession: db.prepare<[string], ListedSessionRow>(`${LISTED} WHERE s.session_id = ?`),
-      visibleSessions: db.prepare<[], ListedSessionRow>(
-        `${LISTED} WHERE s.hidden = 0 ORDER BY s.last_active DESC`,
-      ),
+      listedSessions: db.prepare<[], ListedSessionRow>(LISTED),
       searchedSessions: db.prepare<[], SearchedSessionRow>(
         'SELECT session_id, title, cwd, last_active FROM sessions WHERE hidden = 0 ORDER BY last_active DESC',
       ),
@@ -475,30 +496,22 @@ export class IndexStore {
         `SELECT session_id, title, cwd, last_active FROM sessions s
            WHERE hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY last_active DESC`,
       ),
-      visibleSessionsIn: db.prepare<[{ folder: string }], ListedSessionRow>(
-        `${LISTED} WHERE s.hidden = 0 AND ${IN_FOLDER('s.cwd', '@folder')} ORDER BY s.last_active DESC`,
-      ),
       familyLinks: db.prepare<[], FamilyLinkRow>('SELECT session_id, forked_from, rewinds FROM sessions'),
       customizedSessions: db.prepare<[], { session_id: string }>(
         'SELECT session_id FROM sessions WHERE hidden = 1 OR renamed = 1',
       ),
-      counts: db.prepare<[], { total: number; indexed: number | null }>(
-        'SELECT COUNT(*) AS total, SUM(indexed) AS indexed FROM sessions WHERE hidden = 0',
-      ),
       // As the two queues ask, so that their indexes answer.
       pendingWork: db.prepare<[], { one: number }>(
         `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM files WHERE present = 1 AND needs_preview = 1)
-           OR EXISTS (SELECT 1 FROM files WHERE present = 1 AND needs_preview = 0
-             AND state IN ('reading', 'skipping') AND offset < size)`,
+           OR EXISTS (SELECT 1 FROM files WHERE ${UNREAD})`,
       ),
       problemFiles: db.prepare<[number], ProblemFileRow>(
-        `SELECT path, state, problem, bad_lines, non_utf8_lines, long_lines FROM files
-           WHERE state = 'empty' OR problem IS NOT NULL OR bad_lines > 0 OR non_utf8_lines > 0 OR long_lines > 0
-           ORDER BY path LIMIT ?`,
+        `SELECT path, state, problem, bad_lines, non_utf8_lines, long_lines FROM files INDEXED BY files_problems
+           WHERE ${PROBLEM} ORDER BY path LIMIT ?`,
       ),
       sharedSessionFiles: db.prepare<[], FileRow>(
-        `SELECT * FROM files WHERE kind = 'cli' AND present = 1 AND state != 'sidechain' AND session_id IN (
-           SELECT session_id FROM files WHERE kind = 'cli' AND present = 1 AND state != 'sidechain'
+        `SELECT * FROM files WHERE ${ROW_CLI_FILE} AND session_id IN (
+           SELECT session_id FROM files INDEXED BY files_cli_sessions WHERE ${ROW_CLI_FILE}
            GROUP BY session_id HAVING COUNT(*) > 1)`,
       ),
     };
@@ -562,8 +575,9 @@ export class IndexStore {
     return this.statements.previewQueue.all(limit);
   }
 
-  nextRead(smallRemainder: number): FileRow | undefined {
-    return this.statements.nextRead.get(smallRemainder);
+  /** The next file to read on: one with little left (SMALL_REMAINDER) first, then the newest. */
+  nextRead(): FileRow | undefined {
+    return this.statements.nextSmallRead.get() ?? this.statements.nextRead.get();
   }
 
   hasPendingWork(): boolean {
@@ -676,12 +690,9 @@ export class IndexStore {
     return this.statements.listedSession.get(sessionId);
   }
 
-  /** Visible sessions with their cost, most recently active first. */
-  /** Newest first, read as they are iterated: a first page stops early. */
-  visibleSessions(folder: string | null): IterableIterator<ListedSessionRow> {
-    return folder === null
-      ? this.statements.visibleSessions.iterate()
-      : this.statements.visibleSessionsIn.iterate({ folder });
+  /** Every session with its cost, hidden ones too, in no particular order (ListedSessions keeps them). */
+  listedSessions(): ListedSessionRow[] {
+    return this.statements.listedSessions.all();
   }
 
   /**
@@ -702,11 +713,6 @@ export class IndexStore {
   /** Sessions the index marks as renamed or hidden (to check against library.json when it opens). */
   customizedSessions(): string[] {
     return this.statements.customizedSessions.all().map((row) => row.session_id);
-  }
-
-  counts(): { total: number; indexed: number } {
-    const row = this.statements.counts.get();
-    return { total: row?.total ?? 0, indexed: row?.indexed ?? 0 };
   }
 
   problemFiles(limit: number): ProblemFileRow[] {
@@ -798,7 +804,7 @@ export class IndexStore {
 }
 
 /** Sessions with their cost; a session with no usage yet costs nothing known. */
-const LISTED = `SELECT s.*, COALESCE(u.est_usd, 0) AS est_usd, COALESCE(u.estimated, 0) AS estimated,
+const LISTED = `SELECT s.*, s.rowid AS row_order, COALESCE(u.est_usd, 0) AS est_usd, COALESCE(u.estimated, 0) AS estimated,
   COALESCE(u.unpriced, 0) AS unpriced, COALESCE(u.real_usd, 0) AS real_usd, COALESCE(u.real_turns, 0) AS real_turns
   FROM sessions s LEFT JOIN usage_sessions u ON u.session_id = s.session_id`;
 

@@ -56,6 +56,29 @@ it('counts each message once, across content-block lines and an appended tail, a
   expect(index.usageDayConversations({ day: '2026-03-01', folder: null, timeZone: 'UTC' })).toHaveLength(1);
 });
 
+it("keeps the line of a message that says most, whichever of a file's lines comes last", () => {
+  const id = randomUUID();
+  world.writeCli(id, [
+    cli.user(id, 'hello'),
+    block(id, 'msg_1', { input_tokens: 10, output_tokens: 100 }, '2026-03-01T10:00:00Z'),
+    // The same output and more of the rest: taken, with its time (the next quarter hour).
+    block(
+      id,
+      'msg_1',
+      { input_tokens: 10, output_tokens: 100, cache_read_input_tokens: 5 },
+      '2026-03-01T10:15:00Z',
+    ),
+    // Says less (an earlier moment of the stream, written later): kept out.
+    block(id, 'msg_1', { input_tokens: 10, output_tokens: 1 }, '2026-03-01T10:20:00Z'),
+    block(id, 'msg_2', { input_tokens: 1, output_tokens: 2 }),
+  ]);
+  const index = world.open();
+  indexAll(index);
+  const report = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+  expect(report.totals.tokens).toEqual({ input: 11, output: 102, cacheWrite: 0, cacheRead: 5 });
+  expect(index.windowUsage(Date.parse('2026-03-01T10:10:00Z')).total).toMatchObject({ output: 100 });
+});
+
 it('puts every quarter hour on its local day around DST changes, midnight ones and half-hour zones too', () => {
   // Paris (02:00 → 03:00), Santiago (DST ends at local midnight), St John's (−3:30, changes at 05:30 UTC),
   // Lord Howe (a half-hour change at 15:00 UTC): a day either side of each change, one message a quarter hour.
