@@ -1,5 +1,4 @@
 import {
-  lazy,
   Suspense,
   useEffect,
   useRef,
@@ -21,14 +20,11 @@ import { useModalDialog } from './ui/popover';
 import { useStore } from './state/store';
 import { TrustDialog } from './settings/TrustDialog';
 import { useUsageShortcut } from './usage/shortcut';
+import { conversationRoom, usageRoom } from './rooms';
 import './styles.css';
 
-// The rooms a first screen does not show load after it (their code is the greater part of the app's, and
-// the Markdown pipeline is read with the conversation's): root.tsx fetches them once the library is shown.
-const ConversationView = lazy(() =>
-  import('./chat/ConversationView').then((room) => ({ default: room.ConversationView })),
-);
-const UsageView = lazy(() => import('./usage/UsageView').then((room) => ({ default: room.UsageView })));
+const ConversationView = conversationRoom.Room;
+const UsageView = usageRoom.Room;
 
 export function App() {
   const loadInfo = useStore((state) => state.loadInfo);

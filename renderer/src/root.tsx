@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { conversationRoom, usageRoom } from './rooms';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { firstScreenCome } from './state/first-screen';
 import { useStore } from './state/store';
@@ -11,9 +12,9 @@ import { useStore } from './state/store';
  * it, tens of ms in the frame it appears in) and the Usage view's.
  */
 function warmUp(): void {
+  void conversationRoom.preload().catch(() => undefined);
+  void usageRoom.preload().catch(() => undefined);
   void import('./chat/Markdown').then(({ warmUpMarkdown }) => warmUpMarkdown()).catch(() => undefined);
-  void import('./chat/ConversationView').catch(() => undefined);
-  void import('./usage/UsageView').catch(() => undefined);
 }
 
 /** The app, drawn into the page's root element (main.tsx loads this once its own first requests are out). */
