@@ -1,5 +1,4 @@
 import {
-  Suspense,
   useEffect,
   useRef,
   useState,
@@ -480,9 +479,7 @@ function Main() {
     return (
       <main className="main usage-main">
         <ErrorBoundary what="the Usage view">
-          <Suspense fallback={<div className="state-panel">Loading…</div>}>
-            <UsageView />
-          </Suspense>
+          <UsageView />
         </ErrorBoundary>
       </main>
     );
@@ -491,9 +488,7 @@ function Main() {
   return (
     <main className="main" role="tabpanel" id={TAB_PANEL_ID} aria-labelledby={tabElementId(active)}>
       <ErrorBoundary what="this conversation" key={active}>
-        <Suspense fallback={<div className="state-panel">Loading…</div>}>
-          <ConversationView tabId={active} />
-        </Suspense>
+        <ConversationView tabId={active} />
       </ErrorBoundary>
     </main>
   );

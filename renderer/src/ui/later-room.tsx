@@ -1,26 +1,39 @@
-import { createElement, lazy, type ComponentType } from 'react';
+import { createElement, useEffect, useState, type ComponentType, type ReactNode } from 'react';
 
 /**
  * A room whose code loads after the first screen: `preload` fetches it (the window does while idle), and
- * once it has come the room renders at once. React.lazy alone would suspend on its first render even then,
- * and React holds a shown fallback for some 300 ms before it reveals what came: opening a conversation
- * would wait that long every first time.
+ * the room shows `waiting` until its code has come, then itself. Not React.lazy: that suspends, and React
+ * holds a Suspense fallback it has shown for some 300 ms before it reveals what came, so opening a
+ * conversation just after the window opened would wait that long for code that took 20 ms. A load that
+ * fails is thrown to the nearest error boundary, and asked for again the next time the room is shown.
  */
-export function laterRoom<P extends object>(load: () => Promise<ComponentType<P>>) {
+export function laterRoom<P extends object>(load: () => Promise<ComponentType<P>>, waiting: ReactNode) {
   let loaded: ComponentType<P> | null = null;
   let loading: Promise<ComponentType<P>> | null = null;
   const preload = (): Promise<ComponentType<P>> =>
     (loading ??= load().then(
       (room) => (loaded = room),
       (error: unknown) => {
-        // Asked again next time (a failed fetch is not kept).
         loading = null;
         throw error;
       },
     ));
-  const Lazy = lazy(() => preload().then((room) => ({ default: room })));
-  function Room(props: P) {
-    return loaded ? createElement(loaded, props) : createElement(Lazy, props);
+  function Room(props: P): ReactNode {
+    const [, setCome] = useState(loaded !== null);
+    const [failed, setFailed] = useState<unknown>(null);
+    useEffect(() => {
+      if (loaded) return;
+      let shown = true;
+      preload().then(
+        () => shown && setCome(true),
+        (error: unknown) => shown && setFailed(error instanceof Error ? error : new Error(String(error))),
+      );
+      return () => {
+        shown = false;
+      };
+    }, []);
+    if (failed) throw failed;
+    return loaded ? createElement(loaded, props) : waiting;
   }
   return { Room, preload };
 }
