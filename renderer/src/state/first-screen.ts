@@ -14,8 +14,10 @@ let asked: Promise<LibraryRow[]> | null = null;
 /** The rows asked for early, once they have come. */
 let come: LibraryRow[] | null = null;
 
+const ask = () => call('libraryList', { limit: FIRST_SCREEN_ROWS }).then(({ rows }) => rows);
+
 export function askFirstScreen(): void {
-  asked = call('libraryList', { limit: FIRST_SCREEN_ROWS }).then(({ rows }) => (come = rows));
+  asked = ask().then((rows) => (come = rows));
   // Nobody may take it (the app failed to load): its failure is not an unhandled one.
   asked.catch(() => undefined);
 }
@@ -27,7 +29,7 @@ export function firstScreenCome(): LibraryRow[] | null {
 
 /** The rows asked for early, once; later (or if nothing was asked) they are asked for now. */
 export function takeFirstScreen(): Promise<LibraryRow[]> {
-  const rows = asked ?? call('libraryList', { limit: FIRST_SCREEN_ROWS }).then(({ rows }) => rows);
+  const rows = asked ?? ask();
   asked = null;
   return rows;
 }

@@ -132,7 +132,8 @@ describe('the library list as the window starts', () => {
     }));
   type ListReply = { ok: true; value: { rows: LibraryRow[] } };
 
-  it('shows the first screen of rows before the whole list has come, then the whole list', async () => {
+  /** A store whose list replies land when the test says: the first screen's as 'first', the whole list's as 'all'. */
+  function listingStore() {
     const replies = heldReplies<ListReply>();
     const asked: { limit?: number }[] = [];
     const libraryList = vi.fn((request: { limit?: number }) => {
@@ -151,6 +152,11 @@ describe('the library list as the window starts', () => {
       libraryList,
       libraryStatus: vi.fn(async () => ({ ok: true, value: status })),
     });
+    return { store, replies, asked };
+  }
+
+  it('shows the first screen of rows before the whole list has come, then the whole list', async () => {
+    const { store, replies, asked } = listingStore();
     const refreshed = store.getState().refreshLibrary();
     // Both asked at once: the first screen, and everything.
     expect(asked).toEqual([{ limit: FIRST_SCREEN_ROWS }, {}]);
@@ -171,22 +177,7 @@ describe('the library list as the window starts', () => {
   });
 
   it('keeps the whole list when the first screen comes after it', async () => {
-    const replies = heldReplies<ListReply>();
-    const libraryList = vi.fn((request: { limit?: number }) =>
-      replies.answer(request.limit ? 'first' : 'all'),
-    );
-    const status = {
-      indexed: 3,
-      total: 3,
-      done: true,
-      problems: [],
-      cleanupPeriodDays: 30,
-      projectsDir: '/p',
-    };
-    const store = freshStore({
-      libraryList,
-      libraryStatus: vi.fn(async () => ({ ok: true, value: status })),
-    });
+    const { store, replies } = listingStore();
     const refreshed = store.getState().refreshLibrary();
     replies.reply('all', { ok: true, value: { rows: rowsOf(5) } });
     await refreshed;
