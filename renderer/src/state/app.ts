@@ -65,6 +65,22 @@ export function rememberTab(tabId: string): void {
   }
 }
 
+/**
+ * What the window shows by the person's own choice, before its tabs are brought back: a window starts with
+ * neither the form nor a tab chosen, so either one means a click came first.
+ */
+function choiceMade(state: {
+  composingNew: boolean;
+  activeTab: string | null;
+  tabs: Record<string, unknown>;
+}): { composingNew: boolean; activeTab: string | null } | null {
+  if (state.composingNew) return { composingNew: true, activeTab: null };
+  if (state.activeTab !== null && state.tabs[state.activeTab]) {
+    return { composingNew: false, activeTab: state.activeTab };
+  }
+  return null;
+}
+
 export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
   return {
     info: null,
@@ -85,6 +101,9 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
           call('openTabs', {}).catch(() => null),
         ]);
         set({ info, infoError: null });
+        // What the person chose while the host was answering (the New conversation form, or a conversation
+        // from the library) stays in view: the tabs this window brings back open behind it.
+        const chosen = choiceMade(get());
         // Conversations already open in main (this window reloaded, or another one opened them) come back
         // as they stand; the folder from the command line is opened only once.
         if (open.conversations.length > 0) {
@@ -106,11 +125,11 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
         const fresh = open.conversations.length === 0 && get().tabOrder.length === 0;
         // The tabs open when Byre quit, or (a reload) those this window had.
         if (kept) get().reopenTabs(kept);
-        if (fresh && info.initialCwd) {
-          await get().startConversation(info.initialCwd);
-        } else if (get().tabOrder.length === 0) {
-          set({ composingNew: true });
-        }
+        // Its tab is there at once; the start is waited for after.
+        const starting = fresh && info.initialCwd ? get().startConversation(info.initialCwd) : null;
+        if (!starting && get().tabOrder.length === 0) set({ composingNew: true });
+        if (chosen) set(chosen);
+        await starting;
         get().startKeepingTabs();
       } catch (error) {
         set({ infoError: error instanceof Error ? error.message : String(error) });

@@ -69,6 +69,39 @@ describe('tabs kept across a restart', () => {
     expect(byre.setOpenTabs).toHaveBeenLastCalledWith({ tabs: [], active: null });
   });
 
+  it('a click on New conversation while the host answers keeps the form, and the tabs reopen behind it', async () => {
+    let answer: (value: unknown) => void = () => undefined;
+    const { store, byre } = freshStore(
+      { tabs: [{ conversationId: null, sessionId: A, cwd: '/work/a', draft: '' }], active: 0, problem: null },
+      { appInfo: vi.fn(() => new Promise((resolve) => (answer = resolve))) },
+    );
+    const loading = store.getState().loadInfo();
+    store.getState().showNewConversation();
+    answer({ ok: true, value: { initialCwd: null, settingsProblems: [] } });
+    await loading;
+    expect(store.getState()).toMatchObject({ composingNew: true, activeTab: null, tabOrder: [`saved:${A}`] });
+    expect(byre.setOpenTabs).toHaveBeenLastCalledWith({
+      tabs: [{ conversationId: null, sessionId: A, cwd: '' }],
+      active: null,
+    });
+  });
+
+  it('the folder from the command line starts behind the form asked for while the host answered', async () => {
+    let answer: (value: unknown) => void = () => undefined;
+    const { store, byre } = freshStore(
+      { tabs: [], active: null, problem: null },
+      { appInfo: vi.fn(() => new Promise((resolve) => (answer = resolve))) },
+    );
+    const loading = store.getState().loadInfo();
+    store.getState().showNewConversation();
+    answer({ ok: true, value: { initialCwd: '/work/cli', settingsProblems: [] } });
+    // The start is never answered here: the form is kept while it is under way.
+    void loading;
+    await vi.waitFor(() => expect(byre.startConversation).toHaveBeenCalledWith({ cwd: '/work/cli' }));
+    expect(store.getState()).toMatchObject({ composingNew: true, activeTab: null });
+    expect(store.getState().tabOrder).toHaveLength(1);
+  });
+
   it('after a reload, puts back in its place a tab main still runs, and starts nothing again', async () => {
     const snapshot = {
       conversationId: 'c1',
