@@ -1,6 +1,7 @@
 /** The claude driver: runs the CLI in stream-json mode and speaks its protocol. Pure Node; never electron. */
 export { Session } from './session';
 export type {
+  PipeCommand,
   CanUseTool,
   HookCallback,
   HookRegistration,
@@ -11,7 +12,7 @@ export type {
 } from './session';
 export { cliPathProblem, locateCli } from './locate';
 export { buildLaunch, BYRE_MCP_SERVER } from './launch';
-export type { LaunchOptions } from './launch';
+export type { Launch, LaunchOptions } from './launch';
 export { killAllCliProcesses } from './registry';
 export * from './errors';
 export type { ExitInfo, CloseTimings } from './pipe';

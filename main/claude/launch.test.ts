@@ -112,6 +112,21 @@ describe('buildLaunch', () => {
     expect(buildLaunch({ cwd: '/w' }, off).env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING).toBe('true');
   });
 
+  it('says apart what it changes in the environment, for a CLI run on another host', () => {
+    const launch = buildLaunch(
+      { cwd: '/w', identity: { name: 'Ada', email: 'ada@example.com' } },
+      { PATH: '/usr/bin', SSH_AUTH_SOCK: '/tmp/agent', CLAUDECODE: '1' },
+    );
+    expect(launch.envSet).toEqual({
+      CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true',
+      GIT_AUTHOR_NAME: 'Ada',
+      GIT_AUTHOR_EMAIL: 'ada@example.com',
+      GIT_COMMITTER_NAME: 'Ada',
+      GIT_COMMITTER_EMAIL: 'ada@example.com',
+    });
+    expect(launch.envUnset).toEqual(['CLAUDECODE']);
+  });
+
   it('sets the git identity only when given one', () => {
     const without = buildLaunch({ cwd: '/w' }, { PATH: '/usr/bin' }).env;
     expect(Object.keys(without).filter((key) => key.startsWith('GIT_'))).toEqual([]);

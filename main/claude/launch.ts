@@ -29,6 +29,12 @@ export interface Launch {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * What the launch changes in the environment it was given: a CLI run elsewhere (over ssh) gets just these
+   * on top of its own host's environment, never this machine's.
+   */
+  envSet: Record<string, string>;
+  envUnset: string[];
 }
 
 const settings = JSON.stringify({ attribution: { commit: '', pr: '' } });
@@ -78,16 +84,18 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
   if (options.forkSession) args.push('--fork-session');
   if (options.folderSettings === false) args.push('--setting-sources=user', '--strict-mcp-config');
 
-  const env: NodeJS.ProcessEnv = { ...baseEnv };
   // The child must not think it runs nested inside another Claude Code.
-  delete env.CLAUDECODE;
+  const envUnset = ['CLAUDECODE'];
   // Without it the CLI keeps no copies of the files its tools change, and rewind_files has nothing to restore.
-  env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = 'true';
+  const envSet: Record<string, string> = { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true' };
   if (options.identity) {
-    env.GIT_AUTHOR_NAME = options.identity.name;
-    env.GIT_AUTHOR_EMAIL = options.identity.email;
-    env.GIT_COMMITTER_NAME = options.identity.name;
-    env.GIT_COMMITTER_EMAIL = options.identity.email;
+    envSet.GIT_AUTHOR_NAME = options.identity.name;
+    envSet.GIT_AUTHOR_EMAIL = options.identity.email;
+    envSet.GIT_COMMITTER_NAME = options.identity.name;
+    envSet.GIT_COMMITTER_EMAIL = options.identity.email;
   }
-  return { args, env, cwd: options.cwd };
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries({ ...baseEnv, ...envSet }).filter(([name]) => !envUnset.includes(name)),
+  );
+  return { args, env, cwd: options.cwd, envSet, envUnset };
 }

@@ -21,7 +21,7 @@ import {
 import { ControlChannel, DEFAULT_CONTROL_TIMEOUT_MS } from './control';
 import { CliExited, InvalidOutgoingMessage, SessionClosed, TurnCancelled } from './errors';
 import { decodingLineSink, type BadLine } from './decode';
-import { buildLaunch, type LaunchOptions } from './launch';
+import { buildLaunch, type Launch, type LaunchOptions } from './launch';
 import { commandFor } from './cmd-shim';
 import { locateCli } from './locate';
 import { ByreMcpServer } from './mcp';
@@ -71,6 +71,11 @@ export type SessionEvent =
 export interface SessionOptions extends LaunchOptions {
   /** Path to the claude binary; otherwise found by locateCli. */
   cliPath?: string;
+  /**
+   * Runs the CLI elsewhere (on a remote host, over ssh): given the launch, the local command that runs it
+   * there, whose stdin and stdout carry the protocol as the CLI's own do. Without it the CLI runs here.
+   */
+  transport?: (launch: Launch) => PipeCommand;
   /** The environment the CLI inherits (minus CLAUDECODE); defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   hooks?: Partial<Record<HookEvent, HookRegistration[]>>;
@@ -86,6 +91,22 @@ export interface SessionOptions extends LaunchOptions {
   appVersion?: string;
   /** Ask for a guess at the next prompt after each turn (prompt_suggestion); on unless false. */
   promptSuggestions?: boolean;
+}
+
+/** What a pipe runs: a command, its arguments, where, and with what environment. */
+export interface PipeCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The CLI on this machine: the one chosen, or the one locateCli finds. */
+function localCommand(launch: Launch, options: SessionOptions): PipeCommand {
+  const cliPath = resolve(locateCli({ explicit: options.cliPath, env: options.env }));
+  // On Windows a claude.cmd runs as what it wraps (cmd-shim.ts).
+  const { command, args } = commandFor(cliPath, launch.args);
+  return { command, args, cwd: launch.cwd, env: launch.env };
 }
 
 export interface Turn {
@@ -144,7 +165,6 @@ export class Session {
   }
 
   private constructor(private readonly options: SessionOptions) {
-    const cliPath = resolve(locateCli({ explicit: options.cliPath, env: options.env }));
     const needsNewId = !options.resume || options.forkSession;
     const sessionId = options.sessionId ?? (needsNewId ? randomUUID() : undefined);
     this.id = sessionId ?? options.resume ?? '';
@@ -196,14 +216,10 @@ export class Session {
       (request, signal) => this.answerCliRequest(request, signal),
       options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS,
     );
-    // On Windows a claude.cmd runs as what it wraps (cmd-shim.ts).
-    const { command, args } = commandFor(cliPath, launch.args);
+    const run = options.transport ? options.transport(launch) : localCommand(launch, options);
     this.pipe = new CliPipe(
       {
-        command,
-        args,
-        cwd: launch.cwd,
-        env: launch.env,
+        ...run,
         ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
       },
       {
