@@ -26,6 +26,8 @@ export const IpcErrorName = z.enum([
   'InvalidOutgoingMessage',
   'SessionClosed',
   'TurnCancelled',
+  // Other hosts, over ssh: the problem's kind is in its message
+  'RemoteProblem',
   // Conversations and folders
   'NoSuchConversation',
   'Busy',

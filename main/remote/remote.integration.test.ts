@@ -1,0 +1,174 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  cliEnvironment,
+  createCliWorld,
+  processesWithHome,
+  REPO_ROOT,
+  type CliWorld,
+} from '../../e2e/fixtures/cli-env';
+import { CliExited, Session } from '../claude';
+import { REMOTE_ALIAS, startSshd, type TestSshd } from '../test-support/sshd';
+import { findRemoteCli, RemoteProblem } from './run';
+import { sshTransport, type SshSetup } from './ssh';
+
+/**
+ * A conversation on another host over real OpenSSH: the test's own sshd on 127.0.0.1, and the "remote" is
+ * this machine under another HOME, where the real CLI runs against the fake model. Only the model is fake.
+ */
+
+let world: CliWorld;
+let sshd: TestSshd;
+let remote: string;
+let remoteHome: string;
+let remoteCwd: string;
+let setup: SshSetup;
+const target = { destination: REMOTE_ALIAS };
+const remoteCli = () => join(remoteHome, '.local', 'bin', 'claude');
+
+beforeAll(async () => {
+  world = await createCliWorld();
+  remote = mkdtempSync(join(tmpdir(), 'byre-remote-'));
+  remoteHome = join(remote, 'home');
+  remoteCwd = join(remote, 'work');
+  mkdirSync(join(remoteHome, '.local', 'bin'), { recursive: true });
+  mkdirSync(remoteCwd);
+  writeFileSync(join(remoteHome, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+  // The remote's PATH has no claude of the project's: it is found where an installer puts it.
+  const env = cliEnvironment(remoteHome, world.fake.url, { PATH: '/usr/local/bin:/usr/bin:/bin' });
+  const remoteEnv = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+  sshd = await startSshd(remoteEnv);
+  setup = { configFile: sshd.configFile, controlDir: sshd.controlDir, persistSeconds: 5 };
+});
+
+afterAll(async () => {
+  await sshd?.stop();
+  for (const pid of remoteHome ? processesWithHome(remoteHome) : []) process.kill(pid, 'SIGKILL');
+  await world?.dispose();
+  if (remote) rmSync(remote, { recursive: true, force: true });
+});
+
+function installRemoteCli(): void {
+  if (!existsSync(remoteCli())) {
+    symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules', '.bin', 'claude')), remoteCli());
+  }
+}
+
+/** The command lines of the processes with HOME=`home`. */
+function commandsWithHome(home: string): string[] {
+  return processesWithHome(home).flatMap((pid) => {
+    try {
+      return [readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()];
+    } catch {
+      return [];
+    }
+  });
+}
+
+async function openRemote(): Promise<Session> {
+  const cli = await findRemoteCli(setup, target);
+  return Session.start({
+    cwd: remoteCwd,
+    transport: sshTransport(setup, target, cli.path, { cwd: tmpdir(), env: process.env }),
+  });
+}
+
+describe('a host over ssh', () => {
+  it('says how to install Claude Code on a host without it', async () => {
+    if (existsSync(remoteCli())) unlinkSync(remoteCli());
+    const refused = await findRemoteCli(setup, target).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RemoteProblem);
+    expect((refused as RemoteProblem).kind).toBe('no-cli');
+    expect((refused as Error).message).toMatch(
+      /not installed on byre-remote.*npm install -g @anthropic-ai\/claude-code/,
+    );
+  });
+
+  it('finds the CLI where an installer puts it, with its version', async () => {
+    installRemoteCli();
+    const found = await findRemoteCli(setup, target);
+    expect(found.path).toBe(remoteCli());
+    expect(found.version).toMatch(/^2\.\d+\.\d+$/);
+  });
+
+  it('refuses a host whose key is not known, saying so', async () => {
+    installRemoteCli();
+    const unknown = {
+      ...setup,
+      configFile: sshd.unknownKeyConfigFile,
+      controlDir: mkdtempSync(join(tmpdir(), 'bs-')),
+    };
+    const refused = await findRemoteCli(unknown, target).catch((error: unknown) => error);
+    rmSync(unknown.controlDir, { recursive: true, force: true });
+    expect(refused).toBeInstanceOf(RemoteProblem);
+    expect((refused as RemoteProblem).kind).toBe('unknown-host-key');
+    expect((refused as Error).message).toMatch(/host key of byre-remote is not known/);
+  });
+
+  it('streams a conversation there, and a Write lands in the host’s folder, not this one’s', async () => {
+    installRemoteCli();
+    const file = join(remoteCwd, 'written-there.txt');
+    world.fake.enqueue(
+      { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: file, content: 'from afar\n' } }] },
+      { blocks: [{ type: 'text', text: 'Written on the host.' }] },
+    );
+    const session = await openRemote();
+    try {
+      const texts: string[] = [];
+      session.on((event) => {
+        if (event.kind !== 'message' || event.message.type !== 'assistant') return;
+        for (const block of event.message.message.content) if (block.type === 'text') texts.push(block.text);
+      });
+      const result = await session.send('write a file').result;
+      expect(result.subtype).toBe('success');
+      expect(texts).toContain('Written on the host.');
+      expect(readFileSync(file, 'utf8')).toBe('from afar\n');
+      expect(existsSync(join(world.cwd, 'written-there.txt'))).toBe(false);
+      // The host keeps the session file, under its own HOME.
+      const projects = join(remoteHome, '.claude', 'projects', remoteCwd.replace(/[^a-zA-Z0-9]/g, '-'));
+      expect(existsSync(join(projects, `${session.id}.jsonl`))).toBe(true);
+    } finally {
+      await session.close({ graceMs: 1_000, termMs: 1_000 });
+    }
+  });
+
+  it('when the connection drops mid-turn, the turn ends with the exit and nothing is left running on the host', async () => {
+    installRemoteCli();
+    // Mid-turn: a command of Claude's runs on the host when the connection goes.
+    world.fake.enqueue({
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'tail -f /dev/null', description: 'wait' } },
+      ],
+    });
+    const session = await openRemote();
+    const turn = session.send('run a long command');
+    await vi.waitFor(
+      () => expect(commandsWithHome(remoteHome).some((line) => line === 'tail -f /dev/null')).toBe(true),
+      {
+        timeout: 30_000,
+        interval: 100,
+      },
+    );
+    sshd.dropConnections();
+    await expect(turn.result).rejects.toBeInstanceOf(CliExited);
+    // The wrapper on the host notices its sshd is gone and ends the CLI and its group, the command too.
+    await vi.waitFor(() => expect(processesWithHome(remoteHome)).toEqual([]), {
+      timeout: 20_000,
+      interval: 200,
+    });
+  });
+});

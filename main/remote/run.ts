@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { explainSshFailure, shellQuote, sshArgs, type SshSetup, type SshTarget } from './ssh';
+
+/** Short commands on a host over its multiplexed connection: what the remote CLI is, and where. */
+
+export interface SshResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A host could not be used: what went wrong, in words, and of which kind. */
+export class RemoteProblem extends Error {
+  override readonly name = 'RemoteProblem';
+  constructor(
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const RUN_TIMEOUT_MS = 30_000;
+/** The oldest CLI whose stream-json and control channel Byre speaks. */
+export const MIN_REMOTE_CLI = '2.1.0';
+const INSTALL_COMMAND = 'npm install -g @anthropic-ai/claude-code';
+
+/** Runs `line` in the host's shell. Resolves with what it printed and its exit code; never rejects. */
+export function runOnHost(
+  setup: SshSetup,
+  target: SshTarget,
+  line: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SshResult> {
+  return new Promise((resolve) => {
+    execFile(
+      'ssh',
+      [...sshArgs(setup, target), line],
+      { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        const spawnFailed = error && typeof error.code === 'string';
+        resolve({
+          code,
+          stdout,
+          stderr: spawnFailed ? `${stderr}\n${error.message}` : stderr,
+        });
+      },
+    );
+  });
+}
+
+/** Throws a RemoteProblem saying what is wrong when ssh itself failed (exit 255, or it could not run). */
+export function checkSsh(result: SshResult, host: string): void {
+  if (result.code !== 255 && result.code !== null) return;
+  if (/ENOENT/.test(result.stderr)) {
+    throw new RemoteProblem(
+      'no-ssh',
+      'Byre needs OpenSSH’s ssh on this computer to reach other hosts; it was not found on the PATH.',
+    );
+  }
+  const failure = explainSshFailure(result.stderr, host);
+  throw new RemoteProblem(failure.kind, failure.message);
+}
+
+/**
+ * Finds the CLI on a host as Byre does here: on the PATH of a login shell, then in ~/.local/bin and npm's
+ * global bin. Its path and version; a RemoteProblem that says how to install it when it is missing or older
+ * than Byre speaks.
+ */
+export async function findRemoteCli(
+  setup: SshSetup,
+  target: SshTarget,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ path: string; version: string }> {
+  const look = [
+    'found=$("${SHELL:-sh}" -lc "command -v claude" 2>/dev/null </dev/null | tail -n 1)',
+    'for c in "$found" "$HOME/.local/bin/claude" "$(npm prefix -g 2>/dev/null)/bin/claude"; do',
+    '  if [ -n "$c" ] && [ -x "$c" ]; then printf "%s\\n" "$c"; "$c" --version 2>/dev/null </dev/null | head -n 1; exit 0; fi',
+    'done',
+    'exit 127',
+  ].join('\n');
+  const result = await runOnHost(setup, target, `sh -c ${shellQuote(look)}`, env);
+  checkSsh(result, target.destination);
+  const [path, versionLine] = result.stdout.trim().split('\n');
+  if (result.code !== 0 || !path) {
+    throw new RemoteProblem(
+      'no-cli',
+      `Claude Code is not installed on ${target.destination} (Byre looked on the PATH of a login shell, in ~/.local/bin and in npm’s global bin). Install it there with \`${INSTALL_COMMAND}\`.`,
+    );
+  }
+  const version = /\d+\.\d+\.\d+/.exec(versionLine ?? '')?.[0] ?? '';
+  if (!version || compareVersions(version, MIN_REMOTE_CLI) < 0) {
+    throw new RemoteProblem(
+      'old-cli',
+      `Claude Code on ${target.destination} is ${version || 'of an unknown version'}; Byre needs ${MIN_REMOTE_CLI} or newer. Update it there with \`${INSTALL_COMMAND}\`.`,
+    );
+  }
+  return { path, version };
+}
+
+/** Compares dotted versions by their numbers. */
+export function compareVersions(a: string, b: string): number {
+  const left = a.split('.').map(Number);
+  const right = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const difference = (left[i] ?? 0) - (right[i] ?? 0);
+    if (difference !== 0) return Math.sign(difference);
+  }
+  return 0;
+}

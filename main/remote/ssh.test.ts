@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compareVersions } from './run';
+import {
+  explainSshFailure,
+  hostsFromConfig,
+  NO_FOLDER_EXIT,
+  parseSshTarget,
+  remoteLaunchLine,
+  shellQuote,
+  sshArgs,
+} from './ssh';
+
+const setup = { configFile: '/home/ada/.ssh/config', controlDir: '/tmp/bs-1' };
+
+describe('the hosts of a config file', () => {
+  it('lists each Host pattern without wildcards, once, in order', () => {
+    const config = [
+      '# my hosts',
+      'Host devbox gpu',
+      '  HostName 10.0.0.2',
+      'Host *.internal !bastion',
+      'host=Cloud',
+      'Host gpu "quoted"',
+      'Match host foo',
+      'Host ?x',
+    ].join('\n');
+    expect(hostsFromConfig(config)).toEqual(['devbox', 'gpu', 'Cloud', 'quoted']);
+  });
+});
+
+describe('what the Other… field takes', () => {
+  it('host, user@host and user@host:port', () => {
+    expect(parseSshTarget(' devbox ')).toEqual({ destination: 'devbox' });
+    expect(parseSshTarget('ada@10.0.0.2')).toEqual({ destination: 'ada@10.0.0.2' });
+    expect(parseSshTarget('ada@example.com:2222')).toEqual({ destination: 'ada@example.com', port: 2222 });
+  });
+
+  it('refuses what ssh could take for an option, and ports out of range, saying why', () => {
+    expect(() => parseSshTarget('-oProxyCommand=evil')).toThrow(/is not a host/);
+    expect(() => parseSshTarget('ada@-oProxyCommand=x')).toThrow(/is not a host/);
+    expect(() => parseSshTarget('two words')).toThrow(/user@host:port/);
+    expect(() => parseSshTarget('host:70000')).toThrow(/not a port/);
+  });
+});
+
+describe('the arguments of every ssh', () => {
+  it('give the one config file, never prompt, never take a host key unseen, and share one connection', () => {
+    const args = sshArgs(setup, { destination: 'ada@box', port: 2222 });
+    expect(args.slice(0, 2)).toEqual(['-F', '/home/ada/.ssh/config']);
+    expect(args).toContain('BatchMode=yes');
+    expect(args).toContain('StrictHostKeyChecking=yes');
+    expect(args).toContain('ControlMaster=auto');
+    expect(args).toContain('ControlPath=/tmp/bs-1/%C');
+    expect(args.slice(-4)).toEqual(['-p', '2222', '--', 'ada@box']);
+  });
+
+  it('without a config file, read none (not the passwd home’s)', () => {
+    expect(sshArgs({ ...setup, configFile: null }, { destination: 'box' }).slice(0, 2)).toEqual([
+      '-F',
+      '/dev/null',
+    ]);
+  });
+});
+
+describe('the remote launch line', () => {
+  const run = (line: string) =>
+    execFileSync('sh', ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH, CLAUDECODE: '1' } });
+
+  it('reaches the CLI with every argument as it was, the launch’s environment, and none of this machine’s', () => {
+    const folder = mkdtempSync(join(tmpdir(), "byre ssh 'quoted' $HOME-"));
+    try {
+      const tricky = ["it's", '$HOME', '`date`', 'two words', 'line\nbreak', '--x=--y', '"', ''];
+      const line = remoteLaunchLine(
+        {
+          cwd: folder,
+          args: [
+            '-e',
+            'console.log(JSON.stringify({ args: process.argv.slice(1), cwd: process.cwd(), name: process.env.GIT_AUTHOR_NAME, nested: process.env.CLAUDECODE ?? null }))',
+            ...tricky,
+          ],
+          envSet: { GIT_AUTHOR_NAME: "Ada O'Brien" },
+          envUnset: ['CLAUDECODE'],
+        },
+        process.execPath,
+      );
+      expect(JSON.parse(run(line))).toEqual({ args: tricky, cwd: folder, name: "Ada O'Brien", nested: null });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('exits with its own code when the folder is not there, running nothing', () => {
+    const line = remoteLaunchLine({ cwd: '/no/such/folder', args: [], envSet: {}, envUnset: [] }, 'false');
+    let code = 0;
+    try {
+      run(`${line} 2>/dev/null`);
+    } catch (error) {
+      code = (error as { status: number }).status;
+    }
+    expect(code).toBe(NO_FOLDER_EXIT);
+  });
+
+  it('quotes a word so that sh reads it back as it was', () => {
+    for (const word of ["a'b", '', '$(id)', 'x y']) {
+      expect(execFileSync('sh', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' })).toBe(word);
+    }
+  });
+});
+
+describe('ssh’s failures, in words', () => {
+  it('tells an unknown host key, a changed one, a refused login, an unreachable host and a lost connection apart', () => {
+    expect(
+      explainSshFailure(
+        'No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\nHost key verification failed.',
+        'box',
+      ),
+    ).toMatchObject({
+      kind: 'unknown-host-key',
+      message: expect.stringMatching(/host key of box is not known/),
+    });
+    expect(
+      explainSshFailure(
+        '@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@\nHost key verification failed.',
+        'box',
+      ),
+    ).toMatchObject({
+      kind: 'changed-host-key',
+      message: expect.stringMatching(/host key of box has changed/),
+    });
+    expect(explainSshFailure('ada@box: Permission denied (publickey).', 'box')).toMatchObject({
+      kind: 'authentication',
+      message: expect.stringMatching(/never asks for a password.*ssh-copy-id box/),
+    });
+    expect(explainSshFailure('ssh: connect to host box port 22: Connection refused', 'box').kind).toBe(
+      'unreachable',
+    );
+    expect(explainSshFailure('Timeout, server box not responding.', 'box').kind).toBe('connection-lost');
+    expect(explainSshFailure('', 'box').message).toMatch(/it said nothing/);
+  });
+});
+
+describe('versions', () => {
+  it('compare by their numbers', () => {
+    expect(compareVersions('2.1.332', '2.1.0')).toBe(1);
+    expect(compareVersions('2.0.9', '2.1.0')).toBe(-1);
+    expect(compareVersions('2.1', '2.1.0')).toBe(0);
+  });
+});

@@ -1,0 +1,240 @@
+import type { Launch, PipeCommand } from '../claude';
+
+/**
+ * Running the CLI on another machine over OpenSSH (DESIGN.md, "Remote hosts"): the arguments of every `ssh`
+ * Byre runs, the line the remote shell runs, and what ssh's failures mean. Pure: nothing here runs a process.
+ */
+
+/** A host to run on: a `Host` alias of the config file, or `user@host` with a port. */
+export interface SshTarget {
+  destination: string;
+  port?: number;
+}
+
+export interface SshSetup {
+  /**
+   * The one config file: the hosts Byre lists come from it, and every ssh is given it (-F), so that the
+   * hosts listed and the hosts ssh knows are the same. Null when there is none: ssh then reads no config.
+   */
+  configFile: string | null;
+  /** A private folder (0700) for the multiplexed connections' sockets; short, as a socket path must be. */
+  controlDir: string;
+  /** How long a master connection outlives its last use, in seconds. */
+  persistSeconds?: number;
+}
+
+/** After this long without an answer from the host a connection counts as lost (3 probes 10 s apart). */
+const ALIVE_INTERVAL_S = 10;
+const ALIVE_COUNT = 3;
+const CONNECT_TIMEOUT_S = 15;
+const DEFAULT_PERSIST_S = 120;
+
+/**
+ * What the "Other…" field takes: `host`, `user@host` or `user@host:port`. Throws with the reason for
+ * anything else; never a destination ssh could read as an option.
+ */
+export function parseSshTarget(text: string): SshTarget {
+  const trimmed = text.trim();
+  const match = /^((?:[^@\s:]+@)?[^@\s:]+)(?::(\d{1,5}))?$/.exec(trimmed);
+  if (!match?.[1] || trimmed.startsWith('-') || match[1].includes('@-')) {
+    throw new Error(`“${trimmed}” is not a host: write it as host, user@host or user@host:port.`);
+  }
+  const port = match[2] === undefined ? undefined : Number(match[2]);
+  if (port !== undefined && (port < 1 || port > 65535)) {
+    throw new Error(`${port} is not a port: it is a number from 1 to 65535.`);
+  }
+  return port === undefined ? { destination: match[1] } : { destination: match[1], port };
+}
+
+/**
+ * The arguments every ssh of Byre's starts with, up to and including the destination: the one config file,
+ * never a prompt (BatchMode: a host that wants a password fails at once, with ssh's reason), never a host
+ * key taken on trust (StrictHostKeyChecking: an unknown or changed key is refused), one multiplexed
+ * connection per host, and a lost connection noticed within half a minute.
+ */
+export function sshArgs(setup: SshSetup, target: SshTarget): string[] {
+  if (target.destination.startsWith('-')) throw new Error(`“${target.destination}” is not a host.`);
+  return [
+    '-F',
+    setup.configFile ?? '/dev/null',
+    '-T',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'ControlMaster=auto',
+    '-o',
+    `ControlPath=${setup.controlDir}/%C`,
+    '-o',
+    `ControlPersist=${setup.persistSeconds ?? DEFAULT_PERSIST_S}`,
+    '-o',
+    `ConnectTimeout=${CONNECT_TIMEOUT_S}`,
+    '-o',
+    `ServerAliveInterval=${ALIVE_INTERVAL_S}`,
+    '-o',
+    `ServerAliveCountMax=${ALIVE_COUNT}`,
+    ...(target.port === undefined ? [] : ['-p', String(target.port)]),
+    '--',
+    target.destination,
+  ];
+}
+
+/** One word for a POSIX shell: single-quoted, with each ' written as '\''. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What the wrapper exits with when the folder is not there (the CLI never started). */
+export const NO_FOLDER_EXIT = 90;
+
+/**
+ * The remote side of a conversation, in POSIX sh: it goes to the folder, starts the command with the
+ * channel's stdin (its own process group where `setsid` exists, so that the tools it runs end with it), and
+ * watches its parent, the sshd of the connection. When the connection is gone sshd is too, and the command
+ * and its group get SIGTERM, then SIGKILL: no process is left on the host once the connection is. A normal
+ * end is the CLI's own, on stdin's end, as on this machine; the wrapper then exits with its status.
+ */
+const WRAPPER = [
+  `cd -- "$1" || exit ${NO_FOLDER_EXIT}`,
+  'shift',
+  'parent=$PPID',
+  // A job started with & reads /dev/null unless told otherwise: the channel's stdin is kept on fd 3 for it.
+  'exec 3<&0',
+  'if command -v setsid >/dev/null 2>&1; then setsid "$@" 0<&3 3<&- & else "$@" 0<&3 3<&- & fi',
+  'child=$!',
+  'exec 3<&-',
+  '(',
+  "  trap '' HUP",
+  '  while kill -0 "$child" 2>/dev/null; do',
+  '    if ! kill -0 "$parent" 2>/dev/null; then',
+  '      kill -TERM "-$child" 2>/dev/null; kill -TERM "$child" 2>/dev/null',
+  '      sleep 2',
+  '      kill -KILL "-$child" 2>/dev/null; kill -KILL "$child" 2>/dev/null',
+  '      exit 0',
+  '    fi',
+  '    sleep 1',
+  '  done',
+  ') </dev/null >/dev/null 2>&1 &',
+  'wait "$child"',
+].join('\n');
+
+/**
+ * The line the remote shell runs for a launch: the wrapper, the folder, then the CLI with the launch's own
+ * environment changes (and nothing of this machine's environment) and its arguments, each word quoted.
+ */
+export function remoteLaunchLine(
+  launch: Pick<Launch, 'args' | 'cwd' | 'envSet' | 'envUnset'>,
+  cli: string,
+): string {
+  const env = [
+    'env',
+    ...launch.envUnset.flatMap((name) => ['-u', name]),
+    ...Object.entries(launch.envSet).map(([name, value]) => `${name}=${value}`),
+  ];
+  return ['sh', '-c', WRAPPER, 'byre', launch.cwd, ...env, cli, ...launch.args].map(shellQuote).join(' ');
+}
+
+/**
+ * The command that runs a launch on a host: ssh with Byre's arguments and the remote line. It runs from
+ * `localCwd` (any folder of this machine: the conversation's own is on the host) with this machine's
+ * environment, which holds what ssh needs (SSH_AUTH_SOCK, say) and goes no further than ssh.
+ */
+export function sshTransport(
+  setup: SshSetup,
+  target: SshTarget,
+  cli: string,
+  local: { cwd: string; env: NodeJS.ProcessEnv },
+): (launch: Launch) => PipeCommand {
+  return (launch) => ({
+    command: 'ssh',
+    args: [...sshArgs(setup, target), remoteLaunchLine(launch, cli)],
+    cwd: local.cwd,
+    env: local.env,
+  });
+}
+
+/**
+ * The hosts a config file names, in its order: each `Host` line's patterns without wildcards or negation
+ * (`*`, `?`, `!`), each once. `Include`d files are not read.
+ */
+export function hostsFromConfig(text: string): string[] {
+  const hosts: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/#.*$/, '').trim();
+    const match = /^host(?:\s*=\s*|\s+)(.+)$/i.exec(line);
+    if (!match?.[1]) continue;
+    for (const pattern of match[1].split(/\s+/)) {
+      const name = pattern.replace(/^"(.*)"$/, '$1');
+      if (!name || /[*?!]/.test(name) || hosts.includes(name)) continue;
+      hosts.push(name);
+    }
+  }
+  return hosts;
+}
+
+/** What went wrong with an ssh that exited 255 (ssh's own failure), from the end of its stderr. */
+export type SshFailure =
+  | { kind: 'unknown-host-key'; message: string }
+  | { kind: 'changed-host-key'; message: string }
+  | { kind: 'authentication'; message: string }
+  | { kind: 'unreachable'; message: string }
+  | { kind: 'connection-lost'; message: string }
+  | { kind: 'other'; message: string };
+
+/** ssh's own last words: its lines, without the banner a server may print. */
+function sshWords(stderr: string): string {
+  return stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line && !/^[@*]+$/.test(line))
+    .slice(-4)
+    .join(' ');
+}
+
+/**
+ * Says in words what an ssh failure means and what to do, with ssh's own message beside it. `host` is the
+ * destination as the user named it.
+ */
+export function explainSshFailure(stderr: string, host: string): SshFailure {
+  const said = sshWords(stderr);
+  if (/REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(stderr)) {
+    return {
+      kind: 'changed-host-key',
+      message: `The host key of ${host} has changed since it was last seen, so Byre refuses to connect: someone may be in the middle, or the host was reinstalled. If you know why it changed, remove the old key with \`ssh-keygen -R <host>\` and connect once from a terminal to check the new one. ssh said: ${said}`,
+    };
+  }
+  if (/Host key verification failed|host key is known|No .* host key is known/i.test(stderr)) {
+    return {
+      kind: 'unknown-host-key',
+      message: `The host key of ${host} is not known, and Byre never accepts one unseen. Check its fingerprint and accept it, or connect once from a terminal. ssh said: ${said}`,
+    };
+  }
+  if (/Permission denied|Too many authentication failures|no more authentication methods/i.test(stderr)) {
+    return {
+      kind: 'authentication',
+      message: `${host} refused the login. Byre never asks for a password: set up a key (\`ssh-keygen\`, then \`ssh-copy-id ${host}\`) or load one into your ssh agent (\`ssh-add\`). ssh said: ${said}`,
+    };
+  }
+  if (
+    /Could not resolve hostname|Connection refused|Connection timed out|No route to host|Network is unreachable|Operation timed out/i.test(
+      stderr,
+    )
+  ) {
+    return {
+      kind: 'unreachable',
+      message: `Byre cannot reach ${host}: check that it is on and that its name and port are right. ssh said: ${said}`,
+    };
+  }
+  if (
+    /Broken pipe|Connection reset|closed by remote host|Timeout, server .* not responding|Connection to .* closed/i.test(
+      stderr,
+    )
+  ) {
+    return {
+      kind: 'connection-lost',
+      message: `The connection to ${host} was lost. ssh said: ${said}`,
+    };
+  }
+  return { kind: 'other', message: `ssh to ${host} failed: ${said || 'it said nothing'}` };
+}
