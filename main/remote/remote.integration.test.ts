@@ -146,6 +146,7 @@ describe('a host over ssh', () => {
     }
   });
 
+  // Last: it stops the server.
   it('when the connection drops mid-turn, the turn ends with the exit and nothing is left running on the host', async () => {
     installRemoteCli();
     // Mid-turn: a command of Claude's runs on the host when the connection goes.

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -118,6 +118,7 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
         'PasswordAuthentication no',
         'KbdInteractiveAuthentication no',
         'PubkeyAuthentication yes',
+        // The tests run as root on CI: a key is enough, as for anyone.
         'PermitRootLogin prohibit-password',
         // The temp folder's modes are the test's, not a home's.
         'StrictModes no',
@@ -163,7 +164,7 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
       `Host ${REMOTE_ALIAS}`,
       '  HostName 127.0.0.1',
       `  Port ${port}`,
-      '  User root',
+      `  User ${userInfo().username}`,
       `  IdentityFile ${userKey}`,
       '  IdentitiesOnly yes',
       `  UserKnownHostsFile ${known}`,
