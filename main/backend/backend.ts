@@ -43,6 +43,7 @@ import { ScheduledSender } from './scheduled-sender';
 import { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
 import type { EventListener, Handlers, Parts } from './parts';
+import { RemoteHosts } from '../remote/hosts';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -114,6 +115,11 @@ export class Backend {
           this.emit('notification', { conversationId, title, message }),
       },
     );
+    const { sshConfigFile } = options;
+    const remote = new RemoteHosts(
+      sshConfigFile === undefined ? undefined : () => sshConfigFile,
+      options.env,
+    );
     this.open = new OpenConversations(trust, {
       options,
       settings,
@@ -126,6 +132,7 @@ export class Backend {
       worktrees,
       worktreesChanged,
       rateLimit: (conversationId, info) => limits.heard(conversationId, info),
+      remote,
     });
     this.scheduled = new ScheduledSender(
       new ScheduledSends(options.dataDir),
@@ -152,6 +159,7 @@ export class Backend {
       worktreesChanged,
       limits,
       scheduled: this.scheduled,
+      remote,
     };
     this.handlers = {
       ...appHandlers(parts),
@@ -165,6 +173,7 @@ export class Backend {
       ...worktreeFinishHandlers(parts),
       ...usageHandlers(parts),
       ...limitsHandlers(parts),
+      remoteHosts: async () => remote.list(),
     };
     // What waits from before (sent at once if its time came while Byre was closed), once all is wired.
     this.scheduled.start();

@@ -40,6 +40,7 @@ import { changesFolders } from '../changes/record';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
 import { cliCursorAt } from '../library/read-session';
+import type { RemoteHosts } from '../remote/hosts';
 import {
   CliCopyGone,
   ImageGone,
@@ -81,6 +82,8 @@ export class OpenConversations {
       worktreesChanged: () => void;
       /** A conversation heard how the plan's limits stand (a `rate_limit_event`). */
       rateLimit?: (conversationId: string, info: RateLimitInfo) => void;
+      /** Other hosts, over ssh. */
+      remote: RemoteHosts;
     },
   ) {}
 
@@ -115,6 +118,7 @@ export class OpenConversations {
       }),
     ]);
     this.conversations.clear();
+    await this.closeHosts();
   }
 
   withSession(sessionId: string): Conversation | undefined {
@@ -126,11 +130,9 @@ export class OpenConversations {
     return this.withSession(sessionId) ?? (await this.resuming.get(sessionId));
   }
 
-  /** A conversation the UI can show in a tab: its events reach every window. */
-  async start(cwd: string, launch: Launch): Promise<Conversation> {
-    const id = randomUUID();
-    const inWorktree = this.parts.worktrees.at(resolve(cwd)) !== undefined;
-    const conversation = await this.launch(cwd, launch, {
+  /** How a conversation the UI shows in a tab reaches every window: its events, and its notifications. */
+  private wiring(id: string, inWorktree: boolean): Pick<ConversationOptions, 'id' | 'emit' | 'notify'> {
+    return {
       id,
       emit: (event, seq) => {
         this.parts.batcher.push(id, event, seq);
@@ -140,7 +142,14 @@ export class OpenConversations {
           this.parts.rateLimit?.(id, event.message.rate_limit_info);
       },
       notify: ({ title, message }) => this.parts.emit('notification', { conversationId: id, title, message }),
-    });
+    };
+  }
+
+  /** A conversation the UI can show in a tab: its events reach every window. */
+  async start(cwd: string, launch: Launch): Promise<Conversation> {
+    const id = randomUUID();
+    const inWorktree = this.parts.worktrees.at(resolve(cwd)) !== undefined;
+    const conversation = await this.launch(cwd, launch, this.wiring(id, inWorktree));
     this.conversations.set(id, conversation);
     try {
       // A worktree's conversations are the repository's: it is the folder the user will look for.
@@ -275,16 +284,28 @@ export class OpenConversations {
     if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
     const settingsFolder = this.settingsFolder(folder);
     return Conversation.start({
+      ...this.common(launch, wiring),
       cwd: folder,
-      ...launch,
       worktree: this.worktreeOf(folder),
-      permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
       doneWhen: settings.doneWhenFor(settingsFolder),
       identity: settings.commitIdentityFor(settingsFolder),
+      remembered: (suggestions) => this.trust.expect(folder, suggestions),
+      changes: changesFolders(options.dataDir),
+    });
+  }
+
+  /** What every conversation starts with, wherever it runs. */
+  private common(
+    launch: Launch,
+    wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
+  ): Omit<ConversationOptions, 'cwd'> {
+    const { options, settings } = this.parts;
+    return {
+      ...launch,
+      permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
       checkLimits: settings.checkLimits,
       ...wiring,
       startSession: (session) => this.trust.startSession(session),
-      remembered: (suggestions) => this.trust.expect(folder, suggestions),
       planApproval: {
         mode: () => settings.planApprovalMode,
         remember: (mode) => settings.setPlanApprovalMode(mode),
@@ -295,8 +316,31 @@ export class OpenConversations {
       eventLogDir: this.parts.eventLogDir,
       ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
       appVersion: options.version,
-      changes: changesFolders(options.dataDir),
+    };
+  }
+
+  /**
+   * A conversation on another host, over ssh, in a folder there: the host's CLI is found and the folder
+   * checked first, each failure said in words (RemoteProblem). What would run on this computer in the
+   * conversation's folder (Changes snapshots, the "Done when" check, a worktree) has no folder here: a
+   * remote conversation starts without them.
+   */
+  async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
+    const remote = await this.parts.remote.prepare(host, cwd);
+    const id = randomUUID();
+    const conversation = await Conversation.start({
+      ...this.common(launch, this.wiring(id, false)),
+      cwd: remote.folder,
+      host: remote,
+      changes: null,
     });
+    this.conversations.set(id, conversation);
+    return conversation;
+  }
+
+  /** Closes the connections to other hosts, once their conversations have ended. */
+  async closeHosts(): Promise<void> {
+    await this.parts.remote.closeAll();
   }
 
   /**

@@ -23,6 +23,11 @@ export interface BackendOptions {
   libraryWorker: string;
   /** The rewind preview's diff worker: the build's `rewind-diff-worker.js` beside the host's entry. */
   rewindDiffWorker: string;
+  /**
+   * The one ssh config file: the hosts listed come from it and every ssh is given it. Otherwise
+   * `~/.ssh/config` of os.homedir(), where it is there.
+   */
+  sshConfigFile?: string;
   /** How open conversations are paged to a window (tests make pages small). */
   pageLimits?: Partial<EventLogLimits>;
 }

@@ -16,6 +16,7 @@ import type { FileIndex } from '../intake/file-index';
 import type { Library } from '../library/library';
 import type { AccountLimits } from './account-limits';
 import type { OpenConversations } from './open-conversations';
+import type { RemoteHosts } from '../remote/hosts';
 import type { ScheduledSender } from './scheduled-sender';
 import type { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
@@ -58,6 +59,8 @@ export interface Parts {
   limits: AccountLimits;
   /** Messages kept to be sent when a limit resets. */
   scheduled: ScheduledSender;
+  /** Other hosts, over ssh: the hosts of the config file, and their connections. */
+  remote: RemoteHosts;
 }
 
 /** A page for a window: its images by reference. */

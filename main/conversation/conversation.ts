@@ -20,7 +20,7 @@ import {
 import type { InitializeResponse, OutgoingUserContent } from '../../shared/protocol';
 import { BYRE_MCP_SERVER, CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
-import { toIpcError } from '../backend/errors';
+import { NotSupported, toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
@@ -31,6 +31,7 @@ import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
 import { WorktreeSetup } from './worktree-setup';
+import type { RemoteHost } from '../remote/hosts';
 
 /** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
 const FIRST_SNAPSHOT_WAIT_MS = 5_000;
@@ -74,6 +75,8 @@ export interface ConversationOptions {
   changes?: ChangesOptions | null;
   /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
   startSession(options: SessionOptions): Promise<Session>;
+  /** The host it runs on, over ssh (its `cwd` is a folder there); null or absent: this computer. */
+  host?: RemoteHost | null;
   /** What "Always allow" told the CLI to keep in the folder's settings (see Permissions). */
   remembered?(suggestions: readonly unknown[]): void;
   /** The mode the last approved plan went on in, offered first next time, and where the next is kept. */
@@ -263,6 +266,7 @@ export class Conversation {
       commands: slashCommands(this.session.info),
       ...(this.session.folderSettings ? {} : { folderSettingsOff: true }),
       ...(this.options.worktree ? { worktree: this.options.worktree } : {}),
+      ...(this.options.host ? { host: this.options.host.name } : {}),
     };
   }
 
@@ -521,6 +525,11 @@ export class Conversation {
    */
   async useFolderSettings(): Promise<ConversationSnapshot> {
     if (this.session.folderSettings) return this.snapshot();
+    if (this.options.host) {
+      throw new NotSupported(
+        `Byre does not load a folder's own settings on another host yet: the conversation on ${this.options.host.name} runs without them.`,
+      );
+    }
     if (this.session.pendingTurns.length > 0 || this.held.any) {
       throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
     }
@@ -564,6 +573,7 @@ export class Conversation {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     return {
       ...launch,
+      ...(options.host ? { transport: options.host.transport } : {}),
       canUseTool: permissions.canUseTool,
       onElicitation: elicitations.onElicitation,
       hooks: { Stop: [doneWhen.hook] },

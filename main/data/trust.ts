@@ -344,6 +344,9 @@ export class TrustGate {
 
   /** Starts a CLI: the only way main does (see the file's comment). */
   startSession(options: SessionOptions): Promise<Session> {
+    // A folder on another host is not read from here (its files are there): its own settings are never
+    // loaded, so nothing of it runs, whatever a folder of the same path on this computer holds.
+    if (options.transport) return Session.start({ ...options, folderSettings: false });
     return Session.start({ ...options, folderSettings: this.folderSettingsFor(options.cwd) });
   }
 

@@ -1,26 +1,18 @@
 import {
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
   unlinkSync,
-  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  cliEnvironment,
-  createCliWorld,
-  processesWithHome,
-  REPO_ROOT,
-  type CliWorld,
-} from '../../e2e/fixtures/cli-env';
+import { createCliWorld, processesWithHome, REPO_ROOT, type CliWorld } from '../../e2e/fixtures/cli-env';
 import { CliExited, Session } from '../claude';
-import { REMOTE_ALIAS, startSshd, type TestSshd } from '../test-support/sshd';
+import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../test-support/sshd';
 import { findRemoteCli, RemoteProblem } from './run';
 import { sshTransport, type SshSetup } from './ssh';
 
@@ -30,41 +22,26 @@ import { sshTransport, type SshSetup } from './ssh';
  */
 
 let world: CliWorld;
+let remote: RemoteWorld;
 let sshd: TestSshd;
-let remote: string;
-let remoteHome: string;
-let remoteCwd: string;
 let setup: SshSetup;
 const target = { destination: REMOTE_ALIAS };
-const remoteCli = () => join(remoteHome, '.local', 'bin', 'claude');
 
 beforeAll(async () => {
   world = await createCliWorld();
-  remote = mkdtempSync(join(tmpdir(), 'byre-remote-'));
-  remoteHome = join(remote, 'home');
-  remoteCwd = join(remote, 'work');
-  mkdirSync(join(remoteHome, '.local', 'bin'), { recursive: true });
-  mkdirSync(remoteCwd);
-  writeFileSync(join(remoteHome, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
-  // The remote's PATH has no claude of the project's: it is found where an installer puts it.
-  const env = cliEnvironment(remoteHome, world.fake.url, { PATH: '/usr/local/bin:/usr/bin:/bin' });
-  const remoteEnv = Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
-  sshd = await startSshd(remoteEnv);
+  remote = await createRemoteWorld(world.fake.url);
+  sshd = remote.sshd;
   setup = { configFile: sshd.configFile, controlDir: sshd.controlDir, persistSeconds: 5 };
 });
 
 afterAll(async () => {
-  await sshd?.stop();
-  for (const pid of remoteHome ? processesWithHome(remoteHome) : []) process.kill(pid, 'SIGKILL');
+  await remote?.dispose();
   await world?.dispose();
-  if (remote) rmSync(remote, { recursive: true, force: true });
 });
 
 function installRemoteCli(): void {
-  if (!existsSync(remoteCli())) {
-    symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules', '.bin', 'claude')), remoteCli());
+  if (!existsSync(remote.cli)) {
+    symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules', '.bin', 'claude')), remote.cli);
   }
 }
 
@@ -82,14 +59,14 @@ function commandsWithHome(home: string): string[] {
 async function openRemote(): Promise<Session> {
   const cli = await findRemoteCli(setup, target);
   return Session.start({
-    cwd: remoteCwd,
+    cwd: remote.cwd,
     transport: sshTransport(setup, target, cli.path, { cwd: tmpdir(), env: process.env }),
   });
 }
 
 describe('a host over ssh', () => {
   it('says how to install Claude Code on a host without it', async () => {
-    if (existsSync(remoteCli())) unlinkSync(remoteCli());
+    if (existsSync(remote.cli)) unlinkSync(remote.cli);
     const refused = await findRemoteCli(setup, target).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RemoteProblem);
     expect((refused as RemoteProblem).kind).toBe('no-cli');
@@ -101,7 +78,7 @@ describe('a host over ssh', () => {
   it('finds the CLI where an installer puts it, with its version', async () => {
     installRemoteCli();
     const found = await findRemoteCli(setup, target);
-    expect(found.path).toBe(remoteCli());
+    expect(found.path).toBe(remote.cli);
     expect(found.version).toMatch(/^2\.\d+\.\d+$/);
   });
 
@@ -121,7 +98,7 @@ describe('a host over ssh', () => {
 
   it('streams a conversation there, and a Write lands in the host’s folder, not this one’s', async () => {
     installRemoteCli();
-    const file = join(remoteCwd, 'written-there.txt');
+    const file = join(remote.cwd, 'written-there.txt');
     world.fake.enqueue(
       { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: file, content: 'from afar\n' } }] },
       { blocks: [{ type: 'text', text: 'Written on the host.' }] },
@@ -139,7 +116,7 @@ describe('a host over ssh', () => {
       expect(readFileSync(file, 'utf8')).toBe('from afar\n');
       expect(existsSync(join(world.cwd, 'written-there.txt'))).toBe(false);
       // The host keeps the session file, under its own HOME.
-      const projects = join(remoteHome, '.claude', 'projects', remoteCwd.replace(/[^a-zA-Z0-9]/g, '-'));
+      const projects = join(remote.home, '.claude', 'projects', remote.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
       expect(existsSync(join(projects, `${session.id}.jsonl`))).toBe(true);
     } finally {
       await session.close({ graceMs: 1_000, termMs: 1_000 });
@@ -158,7 +135,7 @@ describe('a host over ssh', () => {
     const session = await openRemote();
     const turn = session.send('run a long command');
     await vi.waitFor(
-      () => expect(commandsWithHome(remoteHome).some((line) => line === 'tail -f /dev/null')).toBe(true),
+      () => expect(commandsWithHome(remote.home).some((line) => line === 'tail -f /dev/null')).toBe(true),
       {
         timeout: 30_000,
         interval: 100,
@@ -167,7 +144,7 @@ describe('a host over ssh', () => {
     sshd.dropConnections();
     await expect(turn.result).rejects.toBeInstanceOf(CliExited);
     // The wrapper on the host notices its sshd is gone and ends the CLI and its group, the command too.
-    await vi.waitFor(() => expect(processesWithHome(remoteHome)).toEqual([]), {
+    await vi.waitFor(() => expect(processesWithHome(remote.home)).toEqual([]), {
       timeout: 20_000,
       interval: 200,
     });

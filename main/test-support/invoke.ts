@@ -59,6 +59,7 @@ export function backendOver(
   dataDir: string,
   env: NodeJS.ProcessEnv,
   pageLimits?: BackendOptions['pageLimits'],
+  sshConfigFile?: string,
 ): Backend {
   return new Backend({
     host: 'browser',
@@ -69,6 +70,7 @@ export function backendOver(
     libraryWorker: join(import.meta.dirname, '..', 'library', 'worker', 'worker.ts'),
     rewindDiffWorker: join(import.meta.dirname, '..', 'intake', 'rewind-diff-worker.ts'),
     ...(pageLimits ? { pageLimits } : {}),
+    ...(sshConfigFile ? { sshConfigFile } : {}),
   });
 }
 
@@ -79,12 +81,14 @@ export async function openBackend(options: {
   pageLimits?: BackendOptions['pageLimits'];
   /** Runs on the data folder before the backend starts (to break it, say). */
   prepare?: (dataDir: string) => void;
+  /** The ssh config file the backend lists hosts from and gives every ssh. */
+  sshConfigFile?: string;
 }): Promise<BackendHarness> {
   const world = await createCliWorld();
   const dataDir = mkdtempSync(join(tmpdir(), 'byre-backend-data-'));
   if (options.dontAsk) dontAskByDefault(dataDir, options.settings);
   options.prepare?.(dataDir);
-  const backend = backendOver(dataDir, world.env, options.pageLimits);
+  const backend = backendOver(dataDir, world.env, options.pageLimits, options.sshConfigFile);
   const seen = new Map<string, ConversationEvent[]>();
   const notifications: EventPayload<'notification'>[] = [];
   let waiters: (() => void)[] = [];

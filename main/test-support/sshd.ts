@@ -6,12 +6,15 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { cliEnvironment, processesWithHome, REPO_ROOT } from '../../e2e/fixtures/cli-env';
 
 /**
  * A real OpenSSH server for a test: Debian's sshd, run as a process of the test's own on 127.0.0.1 on a free
@@ -211,4 +214,53 @@ function isSshd(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A "remote" for a test: a HOME and a working folder of its own, the real CLI where an installer puts it
+ * (`~/.local/bin/claude`, not on the PATH), onboarding done, and a test sshd whose sessions get that HOME and
+ * the fake model's address.
+ */
+export interface RemoteWorld {
+  sshd: TestSshd;
+  home: string;
+  cwd: string;
+  /** Where the CLI is installed on the remote (a link to the project's pinned CLI). */
+  cli: string;
+  dispose(): Promise<void>;
+}
+
+export async function createRemoteWorld(fakeModelUrl: string): Promise<RemoteWorld> {
+  const root = mkdtempSync(join(tmpdir(), 'byre-remote-'));
+  const home = join(root, 'home');
+  const cwd = join(root, 'work');
+  const cli = join(home, '.local', 'bin', 'claude');
+  mkdirSync(dirname(cli), { recursive: true });
+  mkdirSync(cwd);
+  writeFileSync(join(home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+  symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules', '.bin', 'claude')), cli);
+  // The remote's PATH has no claude of the project's: it is found where an installer puts it.
+  const env = cliEnvironment(home, fakeModelUrl, { PATH: '/usr/local/bin:/usr/bin:/bin' });
+  const sshd = await startSshd(
+    Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    ),
+  );
+  return {
+    sshd,
+    home,
+    cwd,
+    cli,
+    async dispose() {
+      await sshd.stop();
+      for (const pid of processesWithHome(home)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }

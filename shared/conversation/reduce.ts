@@ -146,6 +146,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         model: event.snapshot.model ?? d.state.model,
         permissionMode: event.snapshot.permissionMode,
         folderSettingsOff: event.snapshot.folderSettingsOff ?? false,
+        host: event.snapshot.host ?? null,
         commitIdentity: event.snapshot.commitIdentity ?? null,
         commands: event.snapshot.commands ?? d.state.commands,
         worktree: event.snapshot.worktree ?? null,

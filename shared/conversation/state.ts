@@ -195,6 +195,8 @@ export interface ConversationState {
   permissionMode: PermissionModeChoice;
   /** Its CLI runs without the folder's own settings: the folder is not trusted (main/trust.ts). */
   folderSettingsOff: boolean;
+  /** The host it runs on over ssh, as the user named it; null: this computer. */
+  host: string | null;
   /** Who the commits Claude makes are by, as its process was launched; null: git's own setting. */
   commitIdentity: CommitIdentity | null;
   /** The slash commands the CLI offers: those it reported at start, then any new name a turn's init lists. */
@@ -274,6 +276,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     worktree: snapshot?.worktree ?? null,
     permissionMode: snapshot?.permissionMode ?? 'default',
     folderSettingsOff: snapshot?.folderSettingsOff ?? false,
+    host: snapshot?.host ?? null,
     commitIdentity: snapshot?.commitIdentity ?? null,
     commands: snapshot?.commands ?? [],
     doneWhen: '',

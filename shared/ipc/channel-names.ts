@@ -77,6 +77,7 @@ export const invokeChannelNames = [
   'setWorktreeSetup',
   'usageReport',
   'usageDayConversations',
+  'remoteHosts',
   'limits',
   'windowUsage',
   'sendWhenLimitResets',

@@ -11,6 +11,7 @@ import { IpcError } from './errors';
 import { SavedDraft, ShownImage } from './intake';
 import { Interaction, PlanAnswer, QuestionsAnswer } from './questions';
 import { ConversationId, ConversationRef, Empty, Uuid } from './refs';
+import { HostName } from './remote';
 import { NewWorktree, SetupRun } from './worktrees';
 
 /** A slash command the CLI offers (`/compact`, a skill, a project command), for the composer's `/` menu. */
@@ -47,6 +48,8 @@ export const ConversationSnapshot = z.object({
     .object({ repository: z.string(), name: z.string(), branch: z.string(), base: z.string().nullable() })
     .nullable()
     .optional(),
+  /** The host it runs on, over ssh, as the user named it; null or absent: this computer. */
+  host: z.string().nullable().optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
 
@@ -190,6 +193,8 @@ export const conversationChannels = {
        * worktree without a name is named from it.
        */
       firstMessage: z.string().max(1_000_000).optional(),
+      /** On another host, over ssh (`cwd` is a folder there); absent: this computer. */
+      host: HostName.optional(),
     }),
     response: ConversationSnapshot,
   },

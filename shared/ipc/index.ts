@@ -15,6 +15,7 @@ import type { IpcResult } from './errors';
 import type { EventChannel, EventPayload } from './events';
 import { intakeChannels } from './intake';
 import { libraryChannels } from './library';
+import { remoteChannels } from './remote';
 import { tabsChannels } from './tabs';
 import { trustChannels } from './trust';
 import { usageChannels } from './usage';
@@ -31,6 +32,7 @@ export const invokeChannels = {
   ...tabsChannels,
   ...worktreeChannels,
   ...usageChannels,
+  ...remoteChannels,
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type InvokeChannel = keyof typeof invokeChannels;

@@ -3,6 +3,7 @@ import { IMAGE_LIMITS, apiMaxSideFor, maxLongSideFor, refusalMessage } from '../
 import { ImageRefused, prepareImage } from '../../intake/images';
 import { readProtocolLines } from '../../intake/protocol-lines';
 import { byReference, type HandlersOf, type Parts } from '../parts';
+import { NotSupported } from '../errors';
 
 /**
  * The open conversations: starting one, what is sent to it and asked of its CLI, its drafts and pages, the
@@ -40,11 +41,17 @@ export function conversationHandlers(
 > {
   const { open, settings, images, library, files, tabs } = parts;
   return {
-    startConversation: async ({ cwd, model, permissionMode, worktree, firstMessage }) => {
+    startConversation: async ({ cwd, model, permissionMode, worktree, firstMessage, host }) => {
       const launch = {
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
       };
+      if (host) {
+        if (worktree) throw new NotSupported('Byre does not make worktrees on another host yet.');
+        const conversation = await open.startRemote(host, cwd, launch);
+        if (firstMessage?.trim()) conversation.send(firstMessage);
+        return conversation.snapshot();
+      }
       if (worktree) return (await open.startInWorktree(cwd, worktree, firstMessage, launch)).snapshot();
       const conversation = await open.start(cwd, launch);
       if (firstMessage?.trim()) conversation.send(firstMessage);

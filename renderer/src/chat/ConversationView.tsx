@@ -192,10 +192,11 @@ function DropZone({ tabId, children }: { tabId: string; children: ReactNode }) {
 
 function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
   const setModel = useStore((state) => state.setModel);
-  const { model, models, status, title, sessionId } = useStore(
+  const { model, models, status, title, sessionId, host } = useStore(
     useShallow((state) => {
       const conversation = state.tabs[tabId]?.conversation;
       return {
+        host: conversation?.host ?? null,
         model: conversation?.model ?? null,
         models: conversation?.models ?? [],
         status: conversation?.status ?? 'exited',
@@ -209,8 +210,16 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
     <header className="conversation-header">
       <div className="conversation-title">
         <h1 title={title ?? cwd}>{title ?? folderName(cwd)}</h1>
-        <span className="cwd" title={cwd}>
-          {cwd}
+        <span className="cwd-line">
+          <span className="cwd" title={cwd}>
+            {cwd}
+          </span>
+          {/* Never cut off with a long folder: it says where every command of this conversation runs. */}
+          {host && (
+            <span className="conversation-host" title={`Runs on ${host}, over ssh`}>
+              on {host}
+            </span>
+          )}
         </span>
         <CommitIdentityLine tabId={tabId} />
       </div>
@@ -254,10 +263,11 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
  * with a way to trust it, which starts the CLI again with them once no reply runs.
  */
 function FolderSettingsOff({ tabId }: { tabId: string }) {
-  const { off, busy } = useStore(
+  const { off, busy, remote } = useStore(
     useShallow((state) => {
       const conversation = state.tabs[tabId]?.conversation;
       return {
+        remote: conversation?.host !== null && conversation?.host !== undefined,
         off: conversation?.folderSettingsOff ?? false,
         busy: conversation?.status === 'running' || conversation?.status === 'starting',
       };
@@ -265,17 +275,26 @@ function FolderSettingsOff({ tabId }: { tabId: string }) {
   );
   const trustFolderOf = useStore((state) => state.trustFolderOf);
   if (!off) return null;
+  // An icon where the header is short of room; its words are for a screen reader and the tooltip.
+  const badge = (
+    <span
+      className="badge badge-warning header-warning"
+      role="note"
+      title={
+        remote
+          ? "Folder settings off: Byre does not load a folder's own settings on another host yet"
+          : 'Folder settings off: its hooks, MCP servers and allow rules do not run'
+      }
+    >
+      <ShieldOff aria-hidden="true" size={14} />
+      <span className="sr-only">Folder settings off</span>
+    </span>
+  );
+  // On another host they are not read from here, so never loaded there: nothing to trust yet.
+  if (remote) return badge;
   return (
     <span className="folder-settings-off">
-      {/* An icon where the header is short of room; its words are for a screen reader and the tooltip. */}
-      <span
-        className="badge badge-warning header-warning"
-        role="note"
-        title="Folder settings off: its hooks, MCP servers and allow rules do not run"
-      >
-        <ShieldOff aria-hidden="true" size={14} />
-        <span className="sr-only">Folder settings off</span>
-      </span>
+      {badge}
       <button
         type="button"
         className="button-secondary button-small"

@@ -47,6 +47,8 @@ export function NewConversation() {
   const [picking, setPicking] = useState(false);
   const [folderError, setFolderError] = useState<string | null>(null);
   const [checking, setChecking] = useState(false);
+  const where = useWhere();
+  const host = where.host;
 
   const pick = async () => {
     setPicking(true);
@@ -64,7 +66,19 @@ export function NewConversation() {
       aria-label="New conversation"
       onSubmit={(event) => {
         event.preventDefault();
-        if (!cwd.trim() || checking || !inWorktree.ready) return;
+        if (!cwd.trim() || checking) return;
+        if (host !== null) {
+          // The folder is on the host: main checks it there, over ssh, as it starts.
+          if (!host) return;
+          if (makeDefault && !isDefault) void setDefaultMode(mode);
+          void start(cwd.trim(), {
+            ...(model.trim() ? { model: model.trim() } : {}),
+            permissionMode: mode,
+            host,
+          });
+          return;
+        }
+        if (!inWorktree.ready) return;
         const { options } = inWorktree;
         setRefused(null);
         // A folder that is not there is said here, in the form, rather than in a tab that cannot start.
@@ -105,8 +119,10 @@ export function NewConversation() {
           </button>
         </p>
       )}
+      <WhereField where={where} />
       <label>
         Working folder
+        {host && <span className="muted"> on {host}</span>}
         <div className="folder-row">
           <input
             type="text"
@@ -115,13 +131,13 @@ export function NewConversation() {
               setCwd(event.target.value);
               setFolderError(null);
             }}
-            placeholder="/path/to/your/project"
+            placeholder={host ? '/path/on/the/host' : '/path/to/your/project'}
             spellCheck={false}
             required
             aria-invalid={folderError ? true : undefined}
             aria-describedby={folderError ? 'folder-error' : undefined}
           />
-          {info?.host === 'electron' && (
+          {info?.host === 'electron' && host === null && (
             <button type="button" className="button-secondary" onClick={() => void pick()} disabled={picking}>
               Choose…
             </button>
@@ -133,7 +149,7 @@ export function NewConversation() {
           {folderError}
         </p>
       )}
-      {info && info.recentFolders.length > 0 && (
+      {info && host === null && info.recentFolders.length > 0 && (
         <div className="recent">
           <span>Recent</span>
           <ul>
@@ -187,18 +203,20 @@ export function NewConversation() {
           </label>
         )}
       </div>
-      <WorktreeFields
-        folder={cwd}
-        choices={choicesFor(cwd, answer)}
-        values={worktree}
-        onChange={setWorktree}
-      />
+      {host === null && (
+        <WorktreeFields
+          folder={cwd}
+          choices={choicesFor(cwd, answer)}
+          values={worktree}
+          onChange={setWorktree}
+        />
+      )}
       {refused && (
         <p className="banner banner-error" role="alert">
           The worktree was not made: {refused.reason}
         </p>
       )}
-      {!inWorktree.ready && (
+      {host === null && !inWorktree.ready && (
         <p id="start-waiting" className="field-hint" role="status">
           {inWorktree.waiting}
         </p>
@@ -206,11 +224,81 @@ export function NewConversation() {
       <button
         type="submit"
         className="button-primary"
-        disabled={!cwd.trim() || !inWorktree.ready}
-        aria-describedby={inWorktree.ready ? undefined : 'start-waiting'}
+        disabled={!cwd.trim() || (host === null ? !inWorktree.ready : !host)}
+        aria-describedby={host === null && !inWorktree.ready ? 'start-waiting' : undefined}
       >
         Start
       </button>
     </form>
+  );
+}
+
+const THIS_COMPUTER = '';
+const OTHER = '\u0000other';
+
+interface Where {
+  hosts: string[];
+  choice: string;
+  other: string;
+  setChoice(choice: string): void;
+  setOther(other: string): void;
+  /** null: this computer; otherwise the host as named (empty while "Other…" has nothing typed). */
+  host: string | null;
+}
+
+/** Where the conversation runs: this computer, a host of the ssh config file, or one typed in. */
+function useWhere(): Where {
+  const listRemoteHosts = useStore((state) => state.listRemoteHosts);
+  const [hosts, setHosts] = useState<string[]>([]);
+  const [choice, setChoice] = useState(THIS_COMPUTER);
+  const [other, setOther] = useState('');
+  useEffect(() => {
+    let shown = true;
+    // Without the list, "Other…" still reaches any host.
+    listRemoteHosts().then(
+      (list) => shown && setHosts(list.hosts),
+      () => undefined,
+    );
+    return () => {
+      shown = false;
+    };
+  }, [listRemoteHosts]);
+  const host = choice === THIS_COMPUTER ? null : choice === OTHER ? other.trim() : choice;
+  return { hosts, choice, other, setChoice, setOther, host };
+}
+
+function WhereField({ where }: { where: Where }) {
+  return (
+    <div className="new-conversation-field">
+      <label htmlFor="new-where">Where</label>
+      <select id="new-where" value={where.choice} onChange={(event) => where.setChoice(event.target.value)}>
+        <option value={THIS_COMPUTER}>This computer</option>
+        {where.hosts.map((host) => (
+          <option key={host} value={host}>
+            {host}
+          </option>
+        ))}
+        <option value={OTHER}>Other…</option>
+      </select>
+      {where.choice === OTHER && (
+        <label>
+          Host <span className="muted">(user@host or user@host:port)</span>
+          <input
+            type="text"
+            value={where.other}
+            onChange={(event) => where.setOther(event.target.value)}
+            placeholder="user@host"
+            spellCheck={false}
+            autoCapitalize="off"
+            required
+          />
+        </label>
+      )}
+      {where.host !== null && (
+        <span className="field-hint">
+          Claude Code runs there over ssh, with your ssh config and keys; Byre never asks for a password.
+        </span>
+      )}
+    </div>
   );
 }

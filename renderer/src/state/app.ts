@@ -205,6 +205,7 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
     },
 
     readSettings: () => call('settings', {}),
+    listRemoteHosts: () => call('remoteHosts', {}),
     saveSettings: (values) => call('saveSettings', values),
     testCli: (path) => call('testCli', { path }),
     async openDataFolder() {

@@ -182,6 +182,8 @@ export interface AppSlice {
   /** Opens a web link in the system browser (Electron); one that cannot be opened does nothing. */
   openLink(url: string): Promise<void>;
   readSettings(): Promise<InvokeResponse<'settings'>>;
+  /** The hosts of the ssh config file, for the new-conversation form's "Where". */
+  listRemoteHosts(): Promise<InvokeResponse<'remoteHosts'>>;
   saveSettings(values: InvokeRequest<'saveSettings'>): Promise<InvokeResponse<'saveSettings'>>;
   testCli(path: string | null): Promise<InvokeResponse<'testCli'>>;
   openDataFolder(): Promise<void>;

@@ -1,0 +1,52 @@
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { claude, send } from './fixtures/chat-page';
+import { expect, test } from './fixtures/web-host';
+import { createRemoteWorld, REMOTE_ALIAS } from '../main/test-support/sshd';
+
+/**
+ * A conversation on another host, in Chromium through the browser host: the host comes from ~/.ssh/config
+ * (the host's HOME is the test's), and runs behind the test's own sshd on 127.0.0.1, where the real CLI runs
+ * under another HOME against the fake model.
+ */
+
+test('picks a host of the ssh config and a folder there, and the conversation runs on it', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  const remote = await createRemoteWorld(world.fake.url);
+  try {
+    const ssh = join(world.home, '.ssh');
+    mkdirSync(ssh, { recursive: true });
+    chmodSync(ssh, 0o700);
+    copyFileSync(remote.sshd.configFile, join(ssh, 'config'));
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    const where = page.getByRole('combobox', { name: 'Where' });
+    await expect(where.getByRole('option')).toHaveText(['This computer', REMOTE_ALIAS, 'Other…']);
+    await where.selectOption(REMOTE_ALIAS);
+    await expect(page.getByText(`on ${REMOTE_ALIAS}`)).toBeVisible();
+    await page.getByLabel('Working folder').fill(remote.cwd);
+    await page.getByRole('button', { name: 'Start' }).click();
+
+    const header = page.locator('.conversation-header');
+    await expect(header.locator('.cwd')).toHaveText(remote.cwd);
+    await expect(header.getByText(`on ${REMOTE_ALIAS}`, { exact: true })).toBeVisible();
+    await expect(page.getByLabel('Status: idle')).toBeVisible();
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered from the host.' }] });
+    await send(page, 'where are you?');
+    await expect(claude(page).last()).toContainText('Answered from the host.');
+  } finally {
+    await remote.dispose();
+  }
+});
+
+test('a host typed under Other… that is not one says why, in the tab', async ({ page }) => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('combobox', { name: 'Where' }).selectOption({ label: 'Other…' });
+  await page.getByLabel('Host').fill('two words');
+  await page.getByLabel('Working folder').fill('/srv/project');
+  await page.getByRole('button', { name: 'Start' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'is not a host' })).toBeVisible();
+});

@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Launch, PipeCommand } from '../claude';
+import { checkSsh, findRemoteCli, RemoteProblem, runOnHost } from './run';
+import {
+  hostsFromConfig,
+  parseSshTarget,
+  shellQuote,
+  sshTransport,
+  type SshSetup,
+  type SshTarget,
+} from './ssh';
+
+/** A host a conversation runs on: its name as the user gave it, and the transport that reaches it. */
+export interface RemoteHost {
+  name: string;
+  transport: (launch: Launch) => PipeCommand;
+}
+
+/**
+ * The hosts Byre can run on, and their connections: the one config file (`~/.ssh/config` of os.homedir(),
+ * or the file given), a private folder for the multiplexed connections' sockets made once per run, and the
+ * hosts used, whose master connections are closed when Byre quits.
+ */
+export class RemoteHosts {
+  private controlDir: string | null = null;
+  private readonly used = new Map<string, SshTarget>();
+
+  constructor(
+    private readonly configFile: () => string | null = () => join(homedir(), '.ssh', 'config'),
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  /** The config file, when it is there. */
+  config(): string | null {
+    const file = this.configFile();
+    return file && existsSync(file) ? file : null;
+  }
+
+  list(): { configFile: string | null; hosts: string[] } {
+    const configFile = this.config();
+    if (!configFile) return { configFile: null, hosts: [] };
+    try {
+      return { configFile, hosts: hostsFromConfig(readFileSync(configFile, 'utf8')) };
+    } catch {
+      // Unreadable: no hosts to list; "Other…" still works, and ssh says what is wrong with the file.
+      return { configFile, hosts: [] };
+    }
+  }
+
+  private setup(): SshSetup {
+    if (!this.controlDir) {
+      // Short, as a socket's path must be (about 100 bytes), and private to this user.
+      this.controlDir = mkdtempSync(join(tmpdir(), 'byre-ssh-'));
+      chmodSync(this.controlDir, 0o700);
+    }
+    return { configFile: this.config(), controlDir: this.controlDir };
+  }
+
+  /** A host named as the user picked it: a listed alias as it is, anything else as user@host[:port]. */
+  private target(name: string): SshTarget {
+    if (this.list().hosts.includes(name)) return { destination: name };
+    try {
+      return parseSshTarget(name);
+    } catch (error) {
+      throw new RemoteProblem('bad-host', error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /**
+   * Gets a host ready for a conversation in `folder`: its CLI found, the folder there. The host, with the
+   * transport a Session runs on; a RemoteProblem that says what is wrong otherwise.
+   */
+  async prepare(name: string, folder: string): Promise<RemoteHost & { folder: string }> {
+    const target = this.target(name);
+    const setup = this.setup();
+    const cli = await findRemoteCli(setup, target, this.env);
+    this.used.set(name, target);
+    const line = `sh -c ${shellQuote('cd -- "$1" && pwd -P')} byre ${shellQuote(folder)}`;
+    const there = await runOnHost(setup, target, line, this.env);
+    checkSsh(there, name);
+    const real = there.stdout.trim().split('\n').at(-1);
+    if (there.code !== 0 || !real) {
+      throw new RemoteProblem('no-folder', `There is no folder ${folder} on ${name}.`);
+    }
+    return {
+      name,
+      folder: real,
+      transport: sshTransport(setup, target, cli.path, { cwd: homedir(), env: this.env }),
+    };
+  }
+
+  /** Closes the master connections of the hosts used (`ssh -O exit`) and the sockets' folder. */
+  async closeAll(): Promise<void> {
+    const setup = this.controlDir ? this.setup() : null;
+    if (!setup) return;
+    await Promise.all(
+      [...this.used.values()].map(
+        (target) =>
+          new Promise<void>((resolve) => {
+            const args = ['-F', setup.configFile ?? '/dev/null', '-o', `ControlPath=${setup.controlDir}/%C`];
+            if (target.port !== undefined) args.push('-p', String(target.port));
+            execFile(
+              'ssh',
+              [...args, '-O', 'exit', '--', target.destination],
+              { env: this.env, timeout: 5_000 },
+              () => resolve(),
+            );
+          }),
+      ),
+    );
+    this.used.clear();
+    rmSync(setup.controlDir, { recursive: true, force: true });
+    this.controlDir = null;
+  }
+}
