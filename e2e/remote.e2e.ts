@@ -37,6 +37,18 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered from the host.' }] });
     await send(page, 'where are you?');
     await expect(claude(page).last()).toContainText('Answered from the host.');
+
+    // The host goes away: the conversation says so, with Resume, which works once it is back.
+    remote.sshd.dropConnections();
+    const lost = page.getByRole('alert').filter({ hasText: 'Connection lost' });
+    await expect(lost).toContainText('Disconnected from the host.');
+    await remote.sshd.restart();
+    await lost.getByRole('button', { name: 'Resume' }).click();
+    await expect(lost).toBeHidden();
+    await expect(page.getByLabel('Status: idle')).toBeVisible();
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Back again.' }] });
+    await send(page, 'still there?');
+    await expect(claude(page).last()).toContainText('Back again.');
   } finally {
     await remote.dispose();
   }

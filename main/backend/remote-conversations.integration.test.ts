@@ -1,8 +1,8 @@
 import { copyFileSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processesWithHome } from '../../e2e/fixtures/cli-env';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { commandLinesWithHome, processesWithHome } from '../../e2e/fixtures/cli-env';
 import type { ConversationSnapshot } from '../../shared/ipc';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld } from '../test-support/sshd';
 import { openBackend, type BackendHarness } from '../test-support/invoke';
@@ -59,6 +59,47 @@ describe('conversations on another host', () => {
     await harness.invoke('send', { conversationId: conversation.conversationId, text: 'hello?' });
     await harness.when(() => replyText(conversation).includes('Hello from the host.'));
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+  });
+
+  it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {
+    const { fake } = harness.world;
+    fake.enqueue(
+      { blocks: [{ type: 'text', text: 'The first answer.' }] },
+      // The second turn runs a command on the host when the connection goes.
+      {
+        blocks: [
+          { type: 'tool_use', name: 'Bash', input: { command: 'tail -f /dev/null', description: 'wait' } },
+        ],
+      },
+    );
+    const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    const { conversationId } = conversation;
+    await harness.invoke('send', { conversationId, text: 'remember the word heron' });
+    await harness.when(() => replyText(conversation).includes('The first answer.'));
+    await harness.invoke('send', { conversationId, text: 'now wait' });
+    await harness.when(() => commandLinesWithHome(remote.home).includes('tail -f /dev/null'));
+
+    remote.sshd.dropConnections();
+    const exit = await harness.when(() =>
+      harness.eventsOf(conversationId).find((event) => event.kind === 'exit' && event.error),
+    );
+    expect(exit).toMatchObject({
+      error: { name: 'RemoteProblem', message: expect.stringMatching(/^Connection lost: .*byre-remote/) },
+    });
+    await vi.waitFor(() => expect(processesWithHome(remote.home)).toEqual([]), {
+      timeout: 20_000,
+      interval: 200,
+    });
+
+    await remote.sshd.restart();
+    fake.enqueue({ blocks: [{ type: 'text', text: 'Heron, as you said.' }] });
+    const resumed = await harness.invoke('resume', { conversationId });
+    expect(resumed).toMatchObject({ host: REMOTE_ALIAS, sessionId: conversation.sessionId });
+    await harness.invoke('send', { conversationId, text: 'which word?' });
+    await harness.when(() => replyText(conversation).includes('Heron, as you said.'));
+    // The model got the history from before the drop, which the session file on the host kept.
+    expect(JSON.stringify(fake.messageRequests().at(-1))).toContain('remember the word heron');
+    await harness.invoke('closeConversation', { conversationId });
   });
 
   it('says so when the folder is not there on the host, and starts nothing', async () => {

@@ -32,6 +32,7 @@ import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
 import { WorktreeSetup } from './worktree-setup';
 import type { RemoteHost } from '../remote/hosts';
+import { explainRemoteExit } from '../remote/run';
 
 /** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
 const FIRST_SNAPSHOT_WAIT_MS = 5_000;
@@ -636,7 +637,14 @@ export class Conversation {
       case 'exit':
         this.permissions.denyAll('Claude Code stopped before an answer.');
         this.elicitations.cancelAll('Claude Code stopped before an answer.');
-        return { kind: 'exit', ...(event.error ? { error: toIpcError(event.error) } : {}) };
+        if (!event.error) return { kind: 'exit' };
+        // On another host, ssh's own end (a lost connection, say) is said as such, not as the CLI's.
+        return {
+          kind: 'exit',
+          error: toIpcError(
+            this.options.host ? explainRemoteExit(event.error, this.options.host.name) : event.error,
+          ),
+        };
     }
   }
 }

@@ -10,7 +10,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCliWorld, processesWithHome, REPO_ROOT, type CliWorld } from '../../e2e/fixtures/cli-env';
+import {
+  createCliWorld,
+  commandLinesWithHome,
+  processesWithHome,
+  REPO_ROOT,
+  type CliWorld,
+} from '../../e2e/fixtures/cli-env';
 import { CliExited, Session } from '../claude';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../test-support/sshd';
 import { findRemoteCli, RemoteProblem } from './run';
@@ -43,17 +49,6 @@ function installRemoteCli(): void {
   if (!existsSync(remote.cli)) {
     symlinkSync(realpathSync(join(REPO_ROOT, 'node_modules', '.bin', 'claude')), remote.cli);
   }
-}
-
-/** The command lines of the processes with HOME=`home`. */
-function commandsWithHome(home: string): string[] {
-  return processesWithHome(home).flatMap((pid) => {
-    try {
-      return [readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()];
-    } catch {
-      return [];
-    }
-  });
 }
 
 async function openRemote(): Promise<Session> {
@@ -135,7 +130,7 @@ describe('a host over ssh', () => {
     const session = await openRemote();
     const turn = session.send('run a long command');
     await vi.waitFor(
-      () => expect(commandsWithHome(remote.home).some((line) => line === 'tail -f /dev/null')).toBe(true),
+      () => expect(commandLinesWithHome(remote.home).some((line) => line === 'tail -f /dev/null')).toBe(true),
       {
         timeout: 30_000,
         interval: 100,

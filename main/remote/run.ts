@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { explainSshFailure, shellQuote, sshArgs, type SshSetup, type SshTarget } from './ssh';
+import { CliExited } from '../claude';
+import { explainSshFailure, NO_FOLDER_EXIT, shellQuote, sshArgs, type SshSetup, type SshTarget } from './ssh';
 
 /** Short commands on a host over its multiplexed connection: what the remote CLI is, and where. */
 
@@ -108,4 +109,22 @@ export function compareVersions(a: string, b: string): number {
     if (difference !== 0) return Math.sign(difference);
   }
   return 0;
+}
+
+/**
+ * What a remote conversation's exit means: ssh's own failure (exit 255: most often the connection lost, for
+ * a multiplexed client that says nothing of why), the folder gone from the host, or the CLI's own exit.
+ */
+export function explainRemoteExit(error: Error, host: string): Error {
+  if (!(error instanceof CliExited)) return error;
+  if (error.code === NO_FOLDER_EXIT) {
+    return new RemoteProblem('no-folder', `The conversation's folder is no longer there on ${host}.`);
+  }
+  if (error.code !== 255) return error;
+  const failure = explainSshFailure(error.stderrTail, host);
+  if (failure.kind !== 'other') return new RemoteProblem(failure.kind, failure.message);
+  return new RemoteProblem(
+    'connection-lost',
+    `Connection lost: the connection to ${host} went away${error.stderrTail.trim() ? ` (ssh said: ${error.stderrTail.trim().split('\n').slice(-2).join(' ')})` : ''}. What happened before it is kept in the session on the host: Resume carries on once ${host} can be reached again.`,
+  );
 }

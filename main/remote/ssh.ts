@@ -233,7 +233,7 @@ export function explainSshFailure(stderr: string, host: string): SshFailure {
   ) {
     return {
       kind: 'connection-lost',
-      message: `The connection to ${host} was lost. ssh said: ${said}`,
+      message: `Connection lost: the connection to ${host} went away. ssh said: ${said}`,
     };
   }
   return { kind: 'other', message: `ssh to ${host} failed: ${said || 'it said nothing'}` };

@@ -39,6 +39,8 @@ export interface TestSshd {
   controlDir: string;
   /** Kills the server and every connection it serves: what a host that went away looks like. */
   dropConnections(): void;
+  /** Starts the server again after dropConnections, on the same port with the same keys: the host is back. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,31 @@ async function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** Starts sshd on a config: the server once it listens, or null and what it said. */
+async function serve(config: string): Promise<{ server: ChildProcess | null; output: string }> {
+  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const { stderr } = child;
+  let output = '';
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 20_000);
+    stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      // What it says of each connection is kept short: only its start matters.
+      if (output.length < 64 * 1024) output += chunk;
+      if (/Server listening on/.test(output)) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+  if (ready) return { server: child, output };
+  child.kill('SIGKILL');
+  return { server: null, output };
 }
 
 /** The pids of `root`'s descendants (Linux /proc). */
@@ -107,9 +134,9 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
   let port = 0;
   let server: ChildProcess | undefined;
   let output = '';
+  const config = join(root, 'sshd_config');
   for (let attempt = 0; attempt < 5 && !server; attempt++) {
     port = await freePort();
-    const config = join(root, 'sshd_config');
     writeFileSync(
       config,
       [
@@ -133,27 +160,10 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
         '',
       ].join('\n'),
     );
-    const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const { stderr } = child;
-    output = '';
-    const ready = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 20_000);
-      stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        // What it says of each connection is kept short: only its start matters.
-        if (output.length < 64 * 1024) output += chunk;
-        if (/Server listening on/.test(output)) {
-          clearTimeout(timer);
-          resolve(true);
-        }
-      });
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(false);
-      });
-    });
+    const started = await serve(config);
+    output = started.output;
     // Another process may have taken the port meanwhile: another one, then.
-    if (ready) server = child;
-    else child.kill('SIGKILL');
+    server = started.server ?? undefined;
   }
   if (!server) throw new Error(`sshd did not start: ${output}`);
   const knownHosts = join(root, 'known_hosts');
@@ -179,7 +189,7 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
   const unknownKeyConfigFile = join(root, 'ssh_config_unknown');
   writeFileSync(unknownKeyConfigFile, clientConfig(join(root, 'known_hosts_empty')));
 
-  const running = server;
+  let running = server;
   const dropConnections = () => {
     if (running.pid === undefined) return;
     for (const pid of [...descendants(running.pid).filter(isSshd), running.pid]) {
@@ -197,6 +207,11 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
     fingerprint,
     controlDir,
     dropConnections,
+    async restart() {
+      const again = await serve(config);
+      if (!again.server) throw new Error(`sshd did not start again: ${again.output}`);
+      running = again.server;
+    },
     async stop() {
       dropConnections();
       if (running.exitCode === null && running.signalCode === null) {

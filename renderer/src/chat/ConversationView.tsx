@@ -378,8 +378,14 @@ function ExitBanner({ tabId }: { tabId: string }) {
   return (
     <div className="banner banner-error" role="alert">
       <p>
-        <strong>{exitError ? 'Claude Code exited unexpectedly.' : 'Claude Code has stopped.'}</strong> Your
-        conversation is saved; resume it to carry on.
+        <strong>
+          {exitError?.name === 'RemoteProblem'
+            ? 'Disconnected from the host.'
+            : exitError
+              ? 'Claude Code exited unexpectedly.'
+              : 'Claude Code has stopped.'}
+        </strong>{' '}
+        Your conversation is saved; resume it to carry on.
       </p>
       {exitError && <pre className="stderr">{exitError.message}</pre>}
       <button
