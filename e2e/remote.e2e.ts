@@ -2,7 +2,8 @@ import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { claude, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
-import { createRemoteWorld, REMOTE_ALIAS } from '../main/test-support/sshd';
+import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../main/test-support/sshd';
+import type { CliWorld } from './fixtures/cli-env';
 
 /**
  * A conversation on another host, in Chromium through the browser host: the host comes from ~/.ssh/config
@@ -10,18 +11,23 @@ import { createRemoteWorld, REMOTE_ALIAS } from '../main/test-support/sshd';
  * under another HOME against the fake model.
  */
 
+/** A remote for the test, its client config as the host's ~/.ssh/config (the host's HOME is the world's). */
+async function remoteHost(world: CliWorld, config: (sshd: TestSshd) => string): Promise<RemoteWorld> {
+  const remote = await createRemoteWorld(world.fake.url);
+  const ssh = join(world.home, '.ssh');
+  mkdirSync(ssh, { recursive: true });
+  chmodSync(ssh, 0o700);
+  copyFileSync(config(remote.sshd), join(ssh, 'config'));
+  return remote;
+}
+
 test('picks a host of the ssh config and a folder there, and the conversation runs on it', async ({
   page,
   webHost,
 }) => {
   const { world } = webHost;
-  const remote = await createRemoteWorld(world.fake.url);
+  const remote = await remoteHost(world, (sshd) => sshd.configFile);
   try {
-    const ssh = join(world.home, '.ssh');
-    mkdirSync(ssh, { recursive: true });
-    chmodSync(ssh, 0o700);
-    copyFileSync(remote.sshd.configFile, join(ssh, 'config'));
-
     await page.getByRole('button', { name: 'New conversation' }).click();
     const where = page.getByRole('combobox', { name: 'Where' });
     await expect(where.getByRole('option')).toHaveText(['This computer', REMOTE_ALIAS, 'Other…']);
@@ -49,6 +55,32 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Back again.' }] });
     await send(page, 'still there?');
     await expect(claude(page).last()).toContainText('Back again.');
+  } finally {
+    await remote.dispose();
+  }
+});
+
+test('an unknown host key is shown with its fingerprint, and the conversation starts once it is trusted', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  const remote = await remoteHost(world, (sshd) => sshd.unknownKeyConfigFile);
+  try {
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByRole('combobox', { name: 'Where' }).selectOption(REMOTE_ALIAS);
+    await page.getByLabel('Working folder').fill(remote.cwd);
+    await page.getByRole('button', { name: 'Start' }).click();
+    const unknown = page.getByRole('alert').filter({ hasText: 'host key' });
+    await expect(unknown.getByRole('heading')).toHaveText(`The host key of ${REMOTE_ALIAS} is not known`);
+    await expect(unknown.getByRole('list', { name: 'Host key fingerprints' })).toHaveText(
+      `${remote.sshd.fingerprint} (ssh-ed25519)`,
+    );
+    await unknown.getByRole('button', { name: 'Trust this key and connect' }).click();
+    await expect(page.getByLabel('Status: idle')).toBeVisible();
+    await expect(
+      page.locator('.conversation-header').getByText(`on ${REMOTE_ALIAS}`, { exact: true }),
+    ).toBeVisible();
   } finally {
     await remote.dispose();
   }

@@ -174,6 +174,10 @@ export class Backend {
       ...usageHandlers(parts),
       ...limitsHandlers(parts),
       remoteHosts: async () => remote.list(),
+      acceptHostKey: async ({ host, fingerprints }) => {
+        await remote.acceptHostKey(host, fingerprints);
+        return {};
+      },
     };
     // What waits from before (sent at once if its time came while Byre was closed), once all is wired.
     this.scheduled.start();

@@ -1,6 +1,7 @@
 import type { IpcError } from '../../shared/ipc';
 import { CliNotFound } from '../claude';
 import { TrustNeeded } from '../data/trust';
+import { RemoteProblem } from '../remote/run';
 
 /**
  * The backend's errors, which the renderer tells apart by name, and the one place any error becomes what
@@ -19,6 +20,9 @@ export function toIpcError(error: unknown): IpcError {
     };
   }
   if (error instanceof TrustNeeded) return { name: error.name, message: error.message, folder: error.folder };
+  if (error instanceof RemoteProblem && error.hostKey) {
+    return { name: error.name, message: error.message, hostKey: error.hostKey };
+  }
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
 }

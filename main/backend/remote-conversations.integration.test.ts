@@ -1,4 +1,5 @@
-import { copyFileSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -47,6 +48,71 @@ describe('conversations on another host', () => {
       configFile: sshConfig,
       hosts: [REMOTE_ALIAS],
     });
+  });
+
+  // Before any conversation: a master connection made then would be used without a key check.
+  it('refuses a host whose key changed, saying why, and offers no way around it', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'byre-other-key-'));
+    try {
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(other, 'key')]);
+      const [type, key] = readFileSync(join(other, 'key.pub'), 'utf8').split(' ');
+      writeFileSync(remote.sshd.unknownKnownHostsFile, `[127.0.0.1]:${remote.sshd.port} ${type} ${key}\n`);
+      copyFileSync(remote.sshd.unknownKeyConfigFile, sshConfig);
+      const refused = await harness.backend.invoke('startConversation', {
+        cwd: remote.cwd,
+        host: REMOTE_ALIAS,
+      });
+      expect(refused).toMatchObject({
+        ok: false,
+        error: {
+          name: 'RemoteProblem',
+          message: expect.stringMatching(/host key of byre-remote has changed/),
+        },
+      });
+      expect(!refused.ok && refused.error.hostKey).toBeFalsy();
+    } finally {
+      writeFileSync(remote.sshd.unknownKnownHostsFile, '');
+      copyFileSync(remote.sshd.configFile, sshConfig);
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('shows an unknown host key’s fingerprint, and connects once it is accepted as shown', async () => {
+    copyFileSync(remote.sshd.unknownKeyConfigFile, sshConfig);
+    try {
+      const refused = await harness.backend.invoke('startConversation', {
+        cwd: remote.cwd,
+        host: REMOTE_ALIAS,
+      });
+      const shown = [`${remote.sshd.fingerprint} (ssh-ed25519)`];
+      expect(refused).toMatchObject({
+        ok: false,
+        error: {
+          name: 'RemoteProblem',
+          message: expect.stringContaining(`host key of byre-remote is not known`),
+          hostKey: { host: REMOTE_ALIAS, fingerprints: shown },
+        },
+      });
+      expect(!refused.ok && refused.error.message).toContain(remote.sshd.fingerprint);
+      // Only the key shown is ever accepted.
+      const wrong = await harness.backend.invoke('acceptHostKey', {
+        host: REMOTE_ALIAS,
+        fingerprints: ['SHA256:AAAAnotTheKeyShownAAAAAAAAAAAAAAAAAAAAAAAAA (ssh-ed25519)'],
+      });
+      expect(wrong).toMatchObject({
+        ok: false,
+        error: { message: expect.stringMatching(/not the one shown/) },
+      });
+      await harness.invoke('acceptHostKey', { host: REMOTE_ALIAS, fingerprints: shown });
+      expect(readFileSync(remote.sshd.unknownKnownHostsFile, 'utf8')).toContain(
+        `[127.0.0.1]:${remote.sshd.port} ssh-ed25519 `,
+      );
+      const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+      expect(conversation.host).toBe(REMOTE_ALIAS);
+      await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+    } finally {
+      copyFileSync(remote.sshd.configFile, sshConfig);
+    }
   });
 
   it('starts one in a folder there, says which host it is on, and it answers', async () => {

@@ -297,7 +297,8 @@ describe('one gate', () => {
     // list and for snapshots (with the repository's hooks and fsmonitor off), the file manager and a
     // terminal, `claude --version` for the settings screen, which reads no folder, gh for a worktree's
     // pull request (its auth status, and `pr create` once the user asks), and ssh to find a host's CLI (a
-    // login shell's PATH and `claude --version`, in no folder of the host's) and to close its connection.
+    // login shell's PATH and `claude --version`, in no folder of the host's) and to close its connection,
+    // with `ssh -G` and ssh-keyscan for a host key the user is shown.
     expect(spawning).toEqual([
       'backend/handlers/app.ts',
       'changes/git.ts',
@@ -305,6 +306,7 @@ describe('one gate', () => {
       'conversation/done-check.ts',
       'hosts/open-folder.ts',
       'intake/file-index.ts',
+      'remote/host-keys.ts',
       'remote/hosts.ts',
       'remote/run.ts',
       'worktrees/pull-request.ts',

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Launch, PipeCommand } from '../claude';
+import { acceptHostKeys, hostKeyFingerprints } from './host-keys';
 import { checkSsh, findRemoteCli, RemoteProblem, runOnHost } from './run';
 import {
   hostsFromConfig,
@@ -76,7 +77,17 @@ export class RemoteHosts {
   async prepare(name: string, folder: string): Promise<RemoteHost & { folder: string }> {
     const target = this.target(name);
     const setup = this.setup();
-    const cli = await findRemoteCli(setup, target, this.env);
+    const cli = await findRemoteCli(setup, target, this.env).catch(async (error: unknown) => {
+      if (!(error instanceof RemoteProblem) || error.kind !== 'unknown-host-key') throw error;
+      // Shown to be checked, and accepted only as shown (acceptHostKey).
+      const fingerprints = await hostKeyFingerprints(setup, target, this.env).catch(() => []);
+      if (fingerprints.length === 0) throw error;
+      throw new RemoteProblem(
+        error.kind,
+        `The host key of ${name} is not known, and Byre never accepts one unseen. Check that its fingerprint is the one the host's owner gives (\`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub\` on the host): ${fingerprints.join(', ')}.`,
+        { host: name, fingerprints },
+      );
+    });
     this.used.set(name, target);
     const line = `sh -c ${shellQuote('cd -- "$1" && pwd -P')} byre ${shellQuote(folder)}`;
     const there = await runOnHost(setup, target, line, this.env);
@@ -90,6 +101,11 @@ export class RemoteHosts {
       folder: real,
       transport: sshTransport(setup, target, cli.path, { cwd: homedir(), env: this.env }),
     };
+  }
+
+  /** Keeps the host keys the user accepted, as shown, in the known_hosts file ssh reads for the host. */
+  async acceptHostKey(name: string, fingerprints: readonly string[]): Promise<void> {
+    await acceptHostKeys(this.setup(), this.target(name), fingerprints, this.env);
   }
 
   /** Closes the master connections of the hosts used (`ssh -O exit`) and the sockets' folder. */

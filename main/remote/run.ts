@@ -16,6 +16,8 @@ export class RemoteProblem extends Error {
   constructor(
     readonly kind: string,
     message: string,
+    /** For a host key not known: the keys the host offers, to check and accept. */
+    readonly hostKey?: { host: string; fingerprints: string[] },
   ) {
     super(message);
   }

@@ -33,6 +33,8 @@ export interface TestSshd {
   configFile: string;
   /** The same without the host's key in its known_hosts: an unknown host. */
   unknownKeyConfigFile: string;
+  /** That config's known_hosts file, empty at first. */
+  unknownKnownHostsFile: string;
   /** The host key's SHA256 fingerprint, as ssh-keygen -l prints it. */
   fingerprint: string;
   /** A short private folder for ControlPath sockets. */
@@ -204,6 +206,7 @@ export async function startSshd(remoteEnv: Record<string, string>): Promise<Test
     port,
     configFile,
     unknownKeyConfigFile,
+    unknownKnownHostsFile: join(root, 'known_hosts_empty'),
     fingerprint,
     controlDir,
     dropConnections,

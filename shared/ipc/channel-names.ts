@@ -78,6 +78,7 @@ export const invokeChannelNames = [
   'usageReport',
   'usageDayConversations',
   'remoteHosts',
+  'acceptHostKey',
   'limits',
   'windowUsage',
   'sendWhenLimitResets',

@@ -72,6 +72,8 @@ export const IpcError = z.object({
   explanation: z.string().optional(),
   /** For TrustNeeded: the folder whose settings wait for the user's answer. */
   folder: z.string().optional(),
+  /** For RemoteProblem, a host key not known: the host and its keys' fingerprints, to check and accept. */
+  hostKey: z.object({ host: z.string(), fingerprints: z.array(z.string()) }).optional(),
 });
 export type IpcError = z.infer<typeof IpcError>;
 

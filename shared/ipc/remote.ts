@@ -17,4 +17,12 @@ export const remoteChannels = {
       hosts: z.array(z.string()),
     }),
   },
+  /**
+   * Keeps the keys of a host whose key was not known, as the user saw them (`fingerprints`, as the error
+   * listed them), in the known_hosts file ssh reads for it. A key that is not one shown is refused.
+   */
+  acceptHostKey: {
+    request: z.object({ host: HostName, fingerprints: z.array(z.string().min(1).max(200)).min(1).max(20) }),
+    response: z.object({}),
+  },
 };

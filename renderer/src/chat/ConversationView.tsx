@@ -444,12 +444,66 @@ function StartFailure({ tabId, error }: { tabId: string; error: IpcError }) {
       </div>
     );
   }
+  if (error.name === 'RemoteProblem' && error.hostKey) {
+    return <UnknownHostKey tabId={tabId} hostKey={error.hostKey} />;
+  }
   return (
     <div className="state-panel" role="alert">
-      <h2>Claude Code could not start</h2>
+      <h2>{error.name === 'RemoteProblem' ? 'The host could not be used' : 'Claude Code could not start'}</h2>
       <pre className="stderr">{error.message}</pre>
       <button type="button" className="button-primary" onClick={() => void retry(tabId)}>
         Try again
+      </button>
+    </div>
+  );
+}
+
+/**
+ * A host whose key ssh does not know: its fingerprints, to be checked, and accepting them as shown (never
+ * another key), after which the start is tried again.
+ */
+function UnknownHostKey({
+  tabId,
+  hostKey,
+}: {
+  tabId: string;
+  hostKey: { host: string; fingerprints: string[] };
+}) {
+  const retry = useStore((state) => state.retryStart);
+  const acceptHostKey = useStore((state) => state.acceptHostKey);
+  const [accepting, setAccepting] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
+  return (
+    <div className="state-panel" role="alert">
+      <h2>The host key of {hostKey.host} is not known</h2>
+      <p>
+        Byre never accepts a host key unseen. Check that the fingerprint is the one the host’s owner gives (
+        <code>ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub</code> on the host), then trust it.
+      </p>
+      <ul className="host-key-fingerprints" aria-label="Host key fingerprints">
+        {hostKey.fingerprints.map((fingerprint) => (
+          <li key={fingerprint}>
+            <code>{fingerprint}</code>
+          </li>
+        ))}
+      </ul>
+      {refused && <p className="banner banner-error">{refused}</p>}
+      <button
+        type="button"
+        className="button-primary"
+        disabled={accepting}
+        onClick={() => {
+          setAccepting(true);
+          setRefused(null);
+          acceptHostKey(hostKey.host, hostKey.fingerprints)
+            .then(
+              () => retry(tabId),
+              (problem: unknown) => setRefused(problem instanceof Error ? problem.message : String(problem)),
+            )
+            .finally(() => setAccepting(false));
+        }}
+      >
+        Trust this key and connect
       </button>
     </div>
   );

@@ -206,6 +206,9 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
 
     readSettings: () => call('settings', {}),
     listRemoteHosts: () => call('remoteHosts', {}),
+    async acceptHostKey(host, fingerprints) {
+      await call('acceptHostKey', { host, fingerprints });
+    },
     saveSettings: (values) => call('saveSettings', values),
     testCli: (path) => call('testCli', { path }),
     async openDataFolder() {

@@ -63,6 +63,7 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
           message: ipc.message,
           ...(ipc.looked ? { looked: ipc.looked } : {}),
           ...(ipc.explanation ? { explanation: ipc.explanation } : {}),
+          ...(ipc.hostKey ? { hostKey: ipc.hostKey } : {}),
         },
       });
     }

@@ -184,6 +184,8 @@ export interface AppSlice {
   readSettings(): Promise<InvokeResponse<'settings'>>;
   /** The hosts of the ssh config file, for the new-conversation form's "Where". */
   listRemoteHosts(): Promise<InvokeResponse<'remoteHosts'>>;
+  /** Keeps a host's keys, as their fingerprints were shown; rejects with the reason otherwise. */
+  acceptHostKey(host: string, fingerprints: string[]): Promise<void>;
   saveSettings(values: InvokeRequest<'saveSettings'>): Promise<InvokeResponse<'saveSettings'>>;
   testCli(path: string | null): Promise<InvokeResponse<'testCli'>>;
   openDataFolder(): Promise<void>;

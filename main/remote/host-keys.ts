@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { RemoteProblem } from './run';
+import type { SshSetup, SshTarget } from './ssh';
+
+/**
+ * A host whose key ssh does not know: its keys' fingerprints, for the user to check, and, once the user has
+ * accepted them, the keys written to the known_hosts file ssh reads for that host. Byre never accepts a key
+ * unseen, and never one that is not the key shown.
+ */
+
+const TIMEOUT_MS = 15_000;
+
+export interface HostKey {
+  /** `SHA256:…`, as ssh and ssh-keygen -l print it. */
+  fingerprint: string;
+  type: string;
+  /** The known_hosts line for it. */
+  line: string;
+}
+
+/** The SHA256 fingerprint of a key's base64 blob, as OpenSSH prints it. */
+export function fingerprintOf(base64Key: string): string {
+  const digest = createHash('sha256').update(Buffer.from(base64Key, 'base64')).digest('base64');
+  return `SHA256:${digest.replace(/=+$/, '')}`;
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { env, timeout: TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout }),
+    );
+  });
+}
+
+interface Resolved {
+  hostname: string;
+  port: number;
+  knownHostsFile: string | null;
+}
+
+/** Where ssh would connect for a target, and the known_hosts file it would write to (`ssh -G`). */
+async function resolveTarget(setup: SshSetup, target: SshTarget, env: NodeJS.ProcessEnv): Promise<Resolved> {
+  const args = ['-F', setup.configFile ?? '/dev/null', '-G'];
+  if (target.port !== undefined) args.push('-p', String(target.port));
+  const { code, stdout } = await run('ssh', [...args, '--', target.destination], env);
+  if (code !== 0)
+    throw new RemoteProblem('other', `ssh could not read its config for ${target.destination}.`);
+  const value = (key: string) =>
+    stdout
+      .split('\n')
+      .find((line) => line.startsWith(`${key} `))
+      ?.slice(key.length + 1)
+      .trim();
+  const files =
+    value('userknownhostsfile')
+      ?.split(/\s+/)
+      .filter((file) => file && file !== 'none') ?? [];
+  return {
+    hostname: value('hostname') ?? target.destination.replace(/^.*@/, ''),
+    port: Number(value('port') ?? 22),
+    knownHostsFile: files[0] ?? null,
+  };
+}
+
+/** How known_hosts names a host: `host`, or `[host]:port` off port 22. */
+function knownHostsName({ hostname, port }: Resolved): string {
+  return port === 22 ? hostname : `[${hostname}]:${port}`;
+}
+
+/** The keys the host offers now (ssh-keyscan), each with its fingerprint. */
+async function scan(resolved: Resolved, env: NodeJS.ProcessEnv): Promise<HostKey[]> {
+  const { stdout } = await run(
+    'ssh-keyscan',
+    ['-T', '10', '-p', String(resolved.port), '--', resolved.hostname],
+    env,
+  );
+  const name = knownHostsName(resolved);
+  return stdout.split('\n').flatMap((line) => {
+    const [, type, key] = line.trim().split(/\s+/);
+    if (!type || !key || line.startsWith('#')) return [];
+    return [{ fingerprint: fingerprintOf(key), type, line: `${name} ${type} ${key}` }];
+  });
+}
+
+/** The fingerprints of the keys a host offers, to show beside "the host key is not known". */
+export async function hostKeyFingerprints(
+  setup: SshSetup,
+  target: SshTarget,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string[]> {
+  const keys = await scan(await resolveTarget(setup, target, env), env);
+  return keys.map((key) => `${key.fingerprint} (${key.type})`);
+}
+
+/**
+ * Writes the keys the user accepted to the known_hosts file ssh reads for the host: only those whose
+ * fingerprints were shown, scanned again now, so that a key swapped in meanwhile is refused.
+ */
+export async function acceptHostKeys(
+  setup: SshSetup,
+  target: SshTarget,
+  accepted: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const resolved = await resolveTarget(setup, target, env);
+  if (!resolved.knownHostsFile) {
+    throw new RemoteProblem(
+      'other',
+      `The ssh config gives ${target.destination} no known_hosts file to keep its key in.`,
+    );
+  }
+  const keys = (await scan(resolved, env)).filter((key) =>
+    accepted.includes(`${key.fingerprint} (${key.type})`),
+  );
+  if (keys.length === 0) {
+    throw new RemoteProblem(
+      'changed-host-key',
+      `The host key of ${target.destination} is not the one shown, so Byre did not accept it. Check the host, then try again.`,
+    );
+  }
+  const file = resolved.knownHostsFile;
+  if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) {
+    writeFileSync(file, '', { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  // A file that ends mid-line gets its line ended first.
+  const before = readFileSync(file, 'utf8');
+  const lead = before.length > 0 && !before.endsWith('\n') ? '\n' : '';
+  appendFileSync(file, `${lead}${keys.map((key) => key.line).join('\n')}\n`);
+}
