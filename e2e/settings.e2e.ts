@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { processesWithHome } from './fixtures/cli-env';
@@ -126,4 +126,33 @@ test('the model and permission mode set here are what a new conversation starts 
   // fake model cannot tell, as the CLI maps names to the models it knows.
   expect(processesWithHome(webHost.world.home, '--model=haiku')).toHaveLength(1);
   expect(processesWithHome(webHost.world.home, '--model')).toHaveLength(1);
+});
+
+test('an ssh config file set here is where the hosts of "Where" come from; one that is not there is refused', async ({
+  page,
+  webHost,
+}) => {
+  const config = join(webHost.world.home, 'work-hosts.conf');
+  writeFileSync(config, 'Host buildbox gpu-*\n  HostName 10.0.0.7\nHost lab\n');
+  await openSettings(page);
+  const dialog = settingsDialog(page);
+  await dialog.getByLabel('ssh config file').fill(join(webHost.world.home, 'nothing.conf'));
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText(
+    `Not saved. The ssh config file: there is no file ${join(webHost.world.home, 'nothing.conf')}.`,
+  );
+  await dialog.getByLabel('ssh config file').fill(config);
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  expect(savedSettings(webHost.dataDir)).toMatchObject({ sshConfigFile: config });
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page.getByRole('combobox', { name: 'Where' }).getByRole('option')).toHaveText([
+    'This computer',
+    'buildbox',
+    'lab',
+    'Other…',
+  ]);
 });

@@ -1,4 +1,5 @@
 import { readdirSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
   invokeChannels,
@@ -115,9 +116,8 @@ export class Backend {
           this.emit('notification', { conversationId, title, message }),
       },
     );
-    const { sshConfigFile } = options;
     const remote = new RemoteHosts(
-      sshConfigFile === undefined ? undefined : () => sshConfigFile,
+      () => options.sshConfigFile ?? settings.values.sshConfigFile ?? join(homedir(), '.ssh', 'config'),
       options.env,
     );
     this.open = new OpenConversations(trust, {

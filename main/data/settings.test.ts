@@ -48,6 +48,7 @@ describe('SettingsStore', () => {
       promptSuggestions: true,
       snapshotRetentionDays: 30,
       limitAlertPercent: 90,
+      sshConfigFile: null,
       commitAs: null,
       commitAsByFolder: {},
       doneWhenByFolder: {},
@@ -72,6 +73,7 @@ describe('SettingsStore', () => {
       promptSuggestions: true,
       snapshotRetentionDays: 30,
       limitAlertPercent: 90,
+      sshConfigFile: null,
     });
     expect(settings.problems).toEqual([expect.stringContaining('"theme" is not valid')]);
     settings.update({

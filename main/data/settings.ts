@@ -35,6 +35,7 @@ const Settings = z.object({
   promptSuggestions: AppSettings.shape.promptSuggestions.default(true),
   /** A month of snapshots after a conversation's last turn: long enough to look back, short enough to prune. */
   snapshotRetentionDays: AppSettings.shape.snapshotRetentionDays.default(30),
+  sshConfigFile: AppSettings.shape.sshConfigFile.default(null),
   /** Near enough a limit to say so, yet early enough to pace the rest of the window. */
   limitAlertPercent: AppSettings.shape.limitAlertPercent.default(90),
   /** Images with a longer side are scaled down to it before sending (the size the model works at). */
@@ -108,7 +109,7 @@ export class SettingsStore {
   get values(): AppSettings {
     const { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications } =
       this.settings;
-    const { promptSuggestions, snapshotRetentionDays, limitAlertPercent } = this.settings;
+    const { promptSuggestions, snapshotRetentionDays, limitAlertPercent, sshConfigFile } = this.settings;
     return {
       cliPath,
       defaultModel,
@@ -119,6 +120,7 @@ export class SettingsStore {
       promptSuggestions,
       snapshotRetentionDays,
       limitAlertPercent,
+      sshConfigFile,
     };
   }
 

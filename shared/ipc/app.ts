@@ -77,6 +77,16 @@ export const AppSettings = z.object({
     .min(1, 'Snapshots are kept at least 1 day.')
     .max(3650, 'Snapshots are kept at most 3,650 days.')
     .nullable(),
+  /**
+   * The one ssh config file: the hosts "Where" lists come from it, and every ssh Byre runs is given it; null:
+   * `~/.ssh/config` of the home folder.
+   */
+  sshConfigFile: z
+    .string()
+    .trim()
+    .min(1, 'Enter the path to an ssh config file, or leave it empty for ~/.ssh/config.')
+    .max(4096, 'That path is too long.')
+    .nullable(),
   /** "Notify at": the share of a plan limit (a percent) at which a notification says how much is used. */
   limitAlertPercent: z
     .number({ error: 'The limit notification is at a percent.' })

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import type { AppInfo, InvokeResponse, SettingsView } from '../../../shared/ipc';
 import { CliNotFound, cliPathProblem, locateCli } from '../../claude';
 import { commandFor, type Command } from '../../claude/cmd-shim';
@@ -63,6 +64,10 @@ export function appHandlers(
       if (values.cliPath) {
         const problem = cliPathProblem(values.cliPath);
         if (problem) throw new InvalidSetting(`The claude program: ${problem}`);
+      }
+      if (values.sshConfigFile) {
+        const problem = readableFileProblem(values.sshConfigFile);
+        if (problem) throw new InvalidSetting(`The ssh config file: ${problem}`);
       }
       settings.update(values);
       return settingsView();
@@ -138,4 +143,17 @@ function cliVersion(program: string, env: NodeJS.ProcessEnv): Promise<InvokeResp
       });
     });
   });
+}
+
+/** Why a path is not a file Byre can read, or null. */
+function readableFileProblem(path: string): string | null {
+  if (!isAbsolute(path)) return `${path} is not a full path (it starts with /).`;
+  try {
+    if (!statSync(path).isFile()) return `${path} is not a file.`;
+    accessSync(path, constants.R_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `there is no file ${path}.` : `${path} cannot be read (${code ?? 'error'}).`;
+  }
 }

@@ -14,6 +14,7 @@ const form = {
   snapshotKeep: 'days' as const,
   snapshotDays: '14',
   limitAlertPercent: '90',
+  sshConfigFile: '',
 };
 
 describe('the limit notification', () => {
@@ -48,5 +49,14 @@ describe('keeping snapshots of changes', () => {
     expect(settingsOf({ ...form, snapshotDays: '2.5' })).toEqual({
       problem: 'The days to keep snapshots are a whole number.',
     });
+  });
+});
+
+describe('the ssh config file', () => {
+  it('saves a path as typed, and an empty field as none (the home folder’s)', () => {
+    expect(settingsOf({ ...form, sshConfigFile: ' /home/ada/work.ssh ' })).toMatchObject({
+      values: { sshConfigFile: '/home/ada/work.ssh' },
+    });
+    expect(settingsOf({ ...form, sshConfigFile: '  ' })).toMatchObject({ values: { sshConfigFile: null } });
   });
 });

@@ -35,6 +35,8 @@ interface Form {
   snapshotDays: string;
   /** "Notify at": a percent of a plan limit, as typed. */
   limitAlertPercent: string;
+  /** The ssh config file; empty: ~/.ssh/config. */
+  sshConfigFile: string;
 }
 
 /** The days offered when the user switches from "as long as it is in the library" to a number of days. */
@@ -51,6 +53,7 @@ function formOf(values: AppSettings): Form {
     snapshotKeep: snapshotRetentionDays == null ? 'library' : 'days',
     snapshotDays: String(snapshotRetentionDays ?? SUGGESTED_SNAPSHOT_DAYS),
     limitAlertPercent: String(values.limitAlertPercent),
+    sshConfigFile: values.sshConfigFile ?? '',
   };
 }
 
@@ -64,6 +67,7 @@ export function settingsOf(form: Form): { values: AppSettings } | { problem: str
     imageMaxLongSide: numberOf(form.imageMaxLongSide),
     snapshotRetentionDays: snapshotKeep === 'library' ? null : numberOf(snapshotDays),
     limitAlertPercent: numberOf(form.limitAlertPercent),
+    sshConfigFile: form.sshConfigFile.trim() || null,
   });
   if (parsed.success) return { values: parsed.data };
   return { problem: parsed.error.issues[0]?.message ?? 'A value is not valid.' };
@@ -371,6 +375,25 @@ function SettingsDialog() {
             <p id="settings-limit-alert-help" className="settings-help">
               A notification says so once a 5-hour or weekly limit is used this far, once per window. Only
               accounts signed in with a subscription report their limits.
+            </p>
+          </fieldset>
+
+          <fieldset>
+            <legend>Other hosts</legend>
+            <label htmlFor="settings-ssh-config">ssh config file</label>
+            <input
+              id="settings-ssh-config"
+              value={form.sshConfigFile}
+              placeholder="~/.ssh/config"
+              spellCheck={false}
+              autoComplete="off"
+              onChange={(event) => change({ sshConfigFile: event.target.value })}
+              aria-describedby="settings-ssh-config-help"
+            />
+            <p id="settings-ssh-config-help" className="settings-help">
+              The hosts a new conversation can run on (“Where”) are this file’s <code>Host</code> entries, and
+              every ssh Byre runs reads it and no other. Empty: <code>~/.ssh/config</code> of your home
+              folder.
             </p>
           </fieldset>
 
