@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -191,5 +199,34 @@ describe('conversations on another host', () => {
       ok: false,
       error: { name: 'RemoteProblem', message: expect.stringMatching(/is not a host/) },
     });
+  });
+
+  // Last: Byre quits.
+  it('quitting Byre ends the CLI on the host and closes the connection to it', async () => {
+    const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    expect(processesWithHome(remote.home).length).toBeGreaterThan(0);
+    // The master connection ssh keeps for the host (ControlPersist), which would outlive Byre for minutes. It
+    // names itself by its socket, in the backend's own folder for them (its environment is overwritten so).
+    const masters = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            return /^ssh: .*\/byre-ssh-[^/]+\/\w+ \[mux\]/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+          } catch {
+            return false;
+          }
+        });
+    const before = masters();
+    expect(before.length).toBeGreaterThan(0);
+    await harness.backend.dispose();
+    expect(
+      harness.eventsOf(conversation.conversationId).some((event) => event.kind === 'exit' && event.error),
+    ).toBe(false);
+    await vi.waitFor(() => expect(processesWithHome(remote.home)).toEqual([]), {
+      timeout: 20_000,
+      interval: 200,
+    });
+    expect(masters().filter((pid) => before.includes(pid))).toEqual([]);
   });
 });
