@@ -1,5 +1,5 @@
-import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { claude, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../main/test-support/sshd';
@@ -55,6 +55,14 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Back again.' }] });
     await send(page, 'still there?');
     await expect(claude(page).last()).toContainText('Back again.');
+
+    // The next conversation there: the folder it ran in is offered, and the field completes over ssh.
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByRole('combobox', { name: 'Where' }).selectOption(REMOTE_ALIAS);
+    const recent = page.locator('.recent').filter({ hasText: `Recent on ${REMOTE_ALIAS}` });
+    await expect(recent.getByRole('button')).toHaveText([realpathSync(remote.cwd)]);
+    await page.getByLabel('Working folder').fill(`${dirname(remote.cwd)}/wo`);
+    await expect(page.locator('#remote-folders option')).toHaveAttribute('value', remote.cwd);
   } finally {
     await remote.dispose();
   }

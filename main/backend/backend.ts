@@ -174,6 +174,10 @@ export class Backend {
       ...usageHandlers(parts),
       ...limitsHandlers(parts),
       remoteHosts: async () => remote.list(),
+      remoteFolders: async ({ host, prefix }) => ({
+        folders: await remote.folders(host, prefix),
+        recent: settings.recentFoldersOn(host),
+      }),
       acceptHostKey: async ({ host, fingerprints }) => {
         await remote.acceptHostKey(host, fingerprints);
         return {};

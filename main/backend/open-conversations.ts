@@ -335,6 +335,11 @@ export class OpenConversations {
       changes: null,
     });
     this.conversations.set(id, conversation);
+    try {
+      this.parts.settings.addRecentFolderOn(host, remote.folder);
+    } catch {
+      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
+    }
     return conversation;
   }
 

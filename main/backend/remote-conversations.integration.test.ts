@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -133,6 +134,23 @@ describe('conversations on another host', () => {
     await harness.invoke('send', { conversationId: conversation.conversationId, text: 'hello?' });
     await harness.when(() => replyText(conversation).includes('Hello from the host.'));
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+  });
+
+  it('helps with the folder field: the folders there as typed, and those conversations ran in before', async () => {
+    const parent = dirname(remote.cwd);
+    expect(await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: `${parent}/` })).toEqual({
+      folders: [join(parent, 'home'), join(parent, 'work')],
+      // The conversation the test before started.
+      recent: [realpathSync(remote.cwd)],
+    });
+    expect(
+      (await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: `${parent}/wo` })).folders,
+    ).toEqual([join(parent, 'work')]);
+    // Empty: the home folder's (the host's, not this computer's).
+    mkdirSync(join(remote.home, 'code'));
+    expect((await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: '' })).folders).toEqual([
+      join(remote.home, 'code'),
+    ]);
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {

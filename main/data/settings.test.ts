@@ -40,6 +40,7 @@ describe('SettingsStore', () => {
     expect(written()).toEqual({
       defaultPermissionMode: 'plan',
       recentFolders: ['/work/b', '/work/a'],
+      recentFoldersByHost: {},
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
       cliPath: null,
       defaultModel: null,

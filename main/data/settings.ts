@@ -27,6 +27,8 @@ export function resolveDataDir(env: NodeJS.ProcessEnv, electronUserData?: string
 
 const Settings = z.object({
   recentFolders: z.array(z.string()).default([]),
+  /** The folders conversations ran in on each other host, newest first, by the host as the user named it. */
+  recentFoldersByHost: z.record(z.string(), z.array(z.string())).default({}),
   /** The claude program chosen in settings; null: found (PATH, the usual places, node_modules). */
   cliPath: AppSettings.shape.cliPath.default(null),
   defaultModel: AppSettings.shape.defaultModel.default(null),
@@ -219,6 +221,23 @@ export class SettingsStore {
 
   get recentFolders(): string[] {
     return [...this.settings.recentFolders];
+  }
+
+  /** The folders conversations ran in on `host`, newest first. */
+  recentFoldersOn(host: string): string[] {
+    return Object.hasOwn(this.settings.recentFoldersByHost, host)
+      ? [...(this.settings.recentFoldersByHost[host] ?? [])]
+      : [];
+  }
+
+  addRecentFolderOn(host: string, folder: string): void {
+    this.change((settings) => {
+      const known = Object.hasOwn(settings.recentFoldersByHost, host)
+        ? (settings.recentFoldersByHost[host] ?? [])
+        : [];
+      const folders = [folder, ...known.filter((existing) => existing !== folder)].slice(0, MAX_RECENT);
+      return { ...settings, recentFoldersByHost: { ...settings.recentFoldersByHost, [host]: folders } };
+    });
   }
 
   addRecentFolder(folder: string): void {

@@ -14,6 +14,9 @@ import {
   type SshTarget,
 } from './ssh';
 
+/** How many folders the folder field offers at once. */
+const FOLDERS_LISTED = 50;
+
 /** A host a conversation runs on: its name as the user gave it, and the transport that reaches it. */
 export interface RemoteHost {
   name: string;
@@ -101,6 +104,34 @@ export class RemoteHosts {
       folder: real,
       transport: sshTransport(setup, target, cli.path, { cwd: homedir(), env: this.env }),
     };
+  }
+
+  /**
+   * The folders on a host whose paths start with `prefix` (a folder's own when it ends in /, the home
+   * folder's when it is empty), at most FOLDERS_LISTED; none when the host cannot be asked.
+   */
+  async folders(name: string, prefix: string): Promise<string[]> {
+    const target = this.target(name);
+    const list = [
+      'prefix=$1',
+      'case "$prefix" in "") prefix="$HOME/" ;; "~"*) prefix="$HOME${prefix#"~"}" ;; esac',
+      'n=0',
+      'for d in "$prefix"*/; do',
+      '  [ -d "$d" ] || continue',
+      '  printf "%s\\n" "${d%/}"',
+      '  n=$((n + 1))',
+      `  [ "$n" -ge ${FOLDERS_LISTED} ] && break`,
+      'done',
+      'exit 0',
+    ].join('\n');
+    const result = await runOnHost(
+      this.setup(),
+      target,
+      `sh -c ${shellQuote(list)} byre ${shellQuote(prefix)}`,
+      this.env,
+    );
+    if (result.code !== 0) return [];
+    return result.stdout.split('\n').filter((line) => line.length > 0);
   }
 
   /** Keeps the host keys the user accepted, as shown, in the known_hosts file ssh reads for the host. */

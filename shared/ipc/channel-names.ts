@@ -79,6 +79,7 @@ export const invokeChannelNames = [
   'usageDayConversations',
   'remoteHosts',
   'acceptHostKey',
+  'remoteFolders',
   'limits',
   'windowUsage',
   'sendWhenLimitResets',

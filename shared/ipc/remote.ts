@@ -18,6 +18,14 @@ export const remoteChannels = {
     }),
   },
   /**
+   * The folder field's help on a host: the folders there whose paths start with `prefix` (the home folder's
+   * when it is empty), and the folders conversations ran in there before, newest first.
+   */
+  remoteFolders: {
+    request: z.object({ host: HostName, prefix: z.string().max(4096) }),
+    response: z.object({ folders: z.array(z.string()), recent: z.array(z.string()) }),
+  },
+  /**
    * Keeps the keys of a host whose key was not known, as the user saw them (`fingerprints`, as the error
    * listed them), in the known_hosts file ssh reads for it. A key that is not one shown is refused.
    */

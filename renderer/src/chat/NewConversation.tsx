@@ -49,6 +49,7 @@ export function NewConversation() {
   const [checking, setChecking] = useState(false);
   const where = useWhere();
   const host = where.host;
+  const remoteFolders = useRemoteFolders(host, cwd);
 
   const pick = async () => {
     setPicking(true);
@@ -132,6 +133,7 @@ export function NewConversation() {
               setFolderError(null);
             }}
             placeholder={host ? '/path/on/the/host' : '/path/to/your/project'}
+            list={host ? 'remote-folders' : undefined}
             spellCheck={false}
             required
             aria-invalid={folderError ? true : undefined}
@@ -144,25 +146,22 @@ export function NewConversation() {
           )}
         </div>
       </label>
+      {host && (
+        <datalist id="remote-folders">
+          {remoteFolders?.folders.map((folder) => (
+            <option key={folder} value={folder} />
+          ))}
+        </datalist>
+      )}
+      {host && remoteFolders && (
+        <RecentFolders label={`Recent on ${host}`} folders={remoteFolders.recent} onPick={setCwd} />
+      )}
       {folderError && (
         <p id="folder-error" className="banner banner-error" role="alert">
           {folderError}
         </p>
       )}
-      {info && host === null && info.recentFolders.length > 0 && (
-        <div className="recent">
-          <span>Recent</span>
-          <ul>
-            {info.recentFolders.map((folder) => (
-              <li key={folder}>
-                <button type="button" className="link-button" onClick={() => setCwd(folder)}>
-                  {folder}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {info && host === null && <RecentFolders label="Recent" folders={info.recentFolders} onPick={setCwd} />}
       <label>
         Model <span className="muted">(optional)</span>
         <input
@@ -299,6 +298,61 @@ function WhereField({ where }: { where: Where }) {
           Claude Code runs there over ssh, with your ssh config and keys; Byre never asks for a password.
         </span>
       )}
+    </div>
+  );
+}
+
+/**
+ * What the folder field offers on a host: the folders there that start with what is typed, and those
+ * conversations ran in there before. Asked a moment after the typing stops (each asking is an ssh over the
+ * host's one connection); only the answer to the latest is kept.
+ */
+function useRemoteFolders(host: string | null, prefix: string) {
+  const listRemoteFolders = useStore((state) => state.listRemoteFolders);
+  const [answer, setAnswer] = useState<{ host: string; folders: string[]; recent: string[] } | null>(null);
+  useEffect(() => {
+    if (!host) return;
+    let current = true;
+    const timer = window.setTimeout(() => {
+      listRemoteFolders(host, prefix).then(
+        (folders) => current && setAnswer({ host, ...folders }),
+        // A host that cannot be asked yet (its key, say) says why when the conversation starts.
+        () => current && setAnswer({ host, folders: [], recent: [] }),
+      );
+    }, FOLDER_ASK_DELAY_MS);
+    return () => {
+      current = false;
+      window.clearTimeout(timer);
+    };
+  }, [host, prefix, listRemoteFolders]);
+  return answer?.host === host ? answer : null;
+}
+
+const FOLDER_ASK_DELAY_MS = 150;
+
+/** The folders conversations ran in before, each a click from the folder field; nothing when there are none. */
+function RecentFolders({
+  label,
+  folders,
+  onPick,
+}: {
+  label: string;
+  folders: readonly string[];
+  onPick(folder: string): void;
+}) {
+  if (folders.length === 0) return null;
+  return (
+    <div className="recent">
+      <span>{label}</span>
+      <ul>
+        {folders.map((folder) => (
+          <li key={folder}>
+            <button type="button" className="link-button" onClick={() => onPick(folder)}>
+              {folder}
+            </button>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

@@ -206,6 +206,7 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
 
     readSettings: () => call('settings', {}),
     listRemoteHosts: () => call('remoteHosts', {}),
+    listRemoteFolders: (host, prefix) => call('remoteFolders', { host, prefix }),
     async acceptHostKey(host, fingerprints) {
       await call('acceptHostKey', { host, fingerprints });
     },

@@ -184,6 +184,8 @@ export interface AppSlice {
   readSettings(): Promise<InvokeResponse<'settings'>>;
   /** The hosts of the ssh config file, for the new-conversation form's "Where". */
   listRemoteHosts(): Promise<InvokeResponse<'remoteHosts'>>;
+  /** The folders on a host that start with `prefix`, and those conversations ran in there before. */
+  listRemoteFolders(host: string, prefix: string): Promise<InvokeResponse<'remoteFolders'>>;
   /** Keeps a host's keys, as their fingerprints were shown; rejects with the reason otherwise. */
   acceptHostKey(host: string, fingerprints: string[]): Promise<void>;
   saveSettings(values: InvokeRequest<'saveSettings'>): Promise<InvokeResponse<'saveSettings'>>;
