@@ -26,6 +26,8 @@ import { openBackend, type BackendHarness } from '../test-support/invoke';
 let harness: BackendHarness;
 let remote: RemoteWorld;
 let sshConfig: string;
+/** The session of the first conversation on the host. */
+let firstSession = '';
 
 beforeAll(async () => {
   // The file is given now, and filled once the host (which needs the fake model's address) is up.
@@ -134,6 +136,27 @@ describe('conversations on another host', () => {
     await harness.invoke('send', { conversationId: conversation.conversationId, text: 'hello?' });
     await harness.when(() => replyText(conversation).includes('Hello from the host.'));
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+    firstSession = conversation.sessionId;
+  });
+
+  it('carries on a session there by its id, as a tab kept across a restart does', async () => {
+    harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Carried on.' }] });
+    const conversation = await harness.invoke('startConversation', {
+      cwd: remote.cwd,
+      host: REMOTE_ALIAS,
+      resume: firstSession,
+    });
+    expect(conversation).toMatchObject({ host: REMOTE_ALIAS, sessionId: firstSession });
+    await harness.invoke('send', { conversationId: conversation.conversationId, text: 'and now?' });
+    await harness.when(() => replyText(conversation).includes('Carried on.'));
+    expect(JSON.stringify(harness.world.fake.messageRequests().at(-1))).toContain('hello?');
+    await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+    // On this computer a saved session is opened from the library, then resumed: never started blind.
+    const local = await harness.backend.invoke('startConversation', {
+      cwd: harness.world.cwd,
+      resume: firstSession,
+    });
+    expect(local).toMatchObject({ ok: false, error: { name: 'NotSupported' } });
   });
 
   it('helps with the folder field: the folders there as typed, and those conversations ran in before', async () => {

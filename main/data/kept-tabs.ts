@@ -63,7 +63,13 @@ export class KeptTabs {
       const draft = live ?? (tab.sessionId ? this.reopenedDrafts.get(tab.sessionId) : undefined) ?? '';
       if (tab.sessionId === null && draft === '') return;
       if (index === this.told?.active) active = kept.length;
-      kept.push({ conversationId: tab.conversationId, sessionId: tab.sessionId, cwd: tab.cwd, draft });
+      kept.push({
+        conversationId: tab.conversationId,
+        sessionId: tab.sessionId,
+        cwd: tab.cwd,
+        ...(tab.host ? { host: tab.host } : {}),
+        draft,
+      });
     });
     return { tabs: kept, active };
   }

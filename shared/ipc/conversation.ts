@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../images';
+import { SessionId } from '../library';
 import { ModelInfo, type CliMessage } from '../protocol';
 import { CommitIdentity, PermissionModeChoice } from './app';
 import { ElicitationAnswer, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
@@ -195,6 +196,11 @@ export const conversationChannels = {
       firstMessage: z.string().max(1_000_000).optional(),
       /** On another host, over ssh (`cwd` is a folder there); absent: this computer. */
       host: HostName.optional(),
+      /**
+       * With `host`: carry on this session there (a tab kept across a restart). On this computer a saved
+       * session is opened from the library, then resumed.
+       */
+      resume: SessionId.optional(),
     }),
     response: ConversationSnapshot,
   },

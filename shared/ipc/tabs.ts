@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { SessionId } from '../library';
 import { ConversationId, Empty } from './refs';
+import { HostName } from './remote';
 
 /** At most this many tabs are kept: more than anyone keeps open, few enough that the file stays small. */
 export const MAX_KEPT_TABS = 200;
@@ -17,6 +18,8 @@ export const WindowTab = z.object({
   /** The saved session it shows; null for a conversation that was never sent anything. */
   sessionId: SessionId.nullable(),
   cwd: z.string().max(4096),
+  /** The host it runs on, over ssh; null or absent: this computer. */
+  host: HostName.nullable().optional(),
 });
 export type WindowTab = z.infer<typeof WindowTab>;
 
@@ -27,6 +30,8 @@ export const KeptTab = z.object({
   sessionId: SessionId.nullable(),
   /** '' for a saved tab told while it was still opening (its folder not yet read). */
   cwd: z.string().max(4096),
+  /** The host it ran on, over ssh: it comes back there. Null or absent: this computer. */
+  host: HostName.nullable().optional(),
   draft: z.string().max(1_000_000),
 });
 export type KeptTab = z.infer<typeof KeptTab>;

@@ -41,17 +41,19 @@ export function conversationHandlers(
 > {
   const { open, settings, images, library, files, tabs } = parts;
   return {
-    startConversation: async ({ cwd, model, permissionMode, worktree, firstMessage, host }) => {
+    startConversation: async ({ cwd, model, permissionMode, worktree, firstMessage, host, resume }) => {
       const launch = {
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
       };
       if (host) {
         if (worktree) throw new NotSupported('Byre does not make worktrees on another host yet.');
-        const conversation = await open.startRemote(host, cwd, launch);
+        const conversation = await open.startRemote(host, cwd, { ...launch, ...(resume ? { resume } : {}) });
         if (firstMessage?.trim()) conversation.send(firstMessage);
         return conversation.snapshot();
       }
+      if (resume)
+        throw new NotSupported('A saved conversation on this computer is resumed from the library.');
       if (worktree) return (await open.startInWorktree(cwd, worktree, firstMessage, launch)).snapshot();
       const conversation = await open.start(cwd, launch);
       if (firstMessage?.trim()) conversation.send(firstMessage);

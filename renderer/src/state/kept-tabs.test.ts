@@ -102,6 +102,28 @@ describe('tabs kept across a restart', () => {
     expect(store.getState().tabOrder).toHaveLength(1);
   });
 
+  it('a tab on another host comes back on that host, its session carried on there, and is told with its host', async () => {
+    const { store, byre } = freshStore({
+      tabs: [
+        { conversationId: null, sessionId: A, cwd: '/srv/app', host: 'devbox', draft: '' },
+        { conversationId: null, sessionId: null, cwd: '/srv/other', host: 'devbox', draft: 'half typed' },
+      ],
+      active: 0,
+      problem: null,
+    });
+    await store.getState().loadInfo();
+    expect(byre.openSaved).not.toHaveBeenCalled();
+    expect(byre.startConversation).toHaveBeenNthCalledWith(1, { cwd: '/srv/app', host: 'devbox', resume: A });
+    expect(byre.startConversation).toHaveBeenNthCalledWith(2, { cwd: '/srv/other', host: 'devbox' });
+    expect(byre.setOpenTabs).toHaveBeenLastCalledWith({
+      tabs: [
+        { conversationId: null, sessionId: A, cwd: '/srv/app', host: 'devbox' },
+        { conversationId: null, sessionId: null, cwd: '/srv/other', host: 'devbox' },
+      ],
+      active: 0,
+    });
+  });
+
   it('after a reload, puts back in its place a tab main still runs, and starts nothing again', async () => {
     const snapshot = {
       conversationId: 'c1',

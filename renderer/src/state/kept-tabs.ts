@@ -23,11 +23,15 @@ export function windowTabs(state: Store): InvokeRequest<'setOpenTabs'> {
   const tabs = state.tabOrder.flatMap((id) => {
     const tab = state.tabs[id];
     if (!tab) return [];
+    // A conversation on another host comes back there, never on this computer.
+    const host = tab.conversation.host ?? tab.requested?.host ?? null;
     return [
       {
         conversationId: tab.starting ? null : liveConversationId(tab),
-        sessionId: tabSession(tab),
+        // A tab still starting to carry on a session (on a host) keeps it, should Byre quit meanwhile.
+        sessionId: tabSession(tab) ?? tab.requested?.resume ?? null,
         cwd: tab.cwd,
+        ...(host ? { host } : {}),
       },
     ];
   });
@@ -58,7 +62,13 @@ export function createKeptTabsSlice(set: StoreSet, get: StoreGet): KeptTabsSlice
           continue;
         }
         // Each adds its tab at once, before it waits for anything: the tabs come back in their order.
-        if (tab.sessionId !== null) void get().openSaved(tab.sessionId);
+        if (tab.host) {
+          // Its session is on the host (the library here does not have it): carried on there.
+          void get().startConversation(tab.cwd, {
+            host: tab.host,
+            ...(tab.sessionId !== null ? { resume: tab.sessionId } : {}),
+          });
+        } else if (tab.sessionId !== null) void get().openSaved(tab.sessionId);
         else void get().startConversation(tab.cwd);
         const id = get().activeTab;
         if (!id) continue;
