@@ -394,9 +394,10 @@ export class OpenConversations {
     const parent = await this.forkParent(from, at !== null);
     // A branch asks as much as the conversation it comes from.
     const mode = parent.permissionMode ? { permissionMode: parent.permissionMode } : {};
-    const conversation = await this.start(
-      parent.cwd,
-      at === null ? mode : { ...mode, fork: { parentSessionId: parent.sessionId, at } },
+    const launch = at === null ? mode : { ...mode, fork: { parentSessionId: parent.sessionId, at } };
+    // A branch of a conversation on another host runs there, where its session is.
+    const conversation = await (
+      parent.host ? this.startRemote(parent.host, parent.cwd, launch) : this.start(parent.cwd, launch)
     ).catch((error: unknown) => {
       throw explainForkFailure(error);
     });
@@ -422,7 +423,12 @@ export class OpenConversations {
   private async forkParent(
     from: SessionTarget,
     resumed: boolean,
-  ): Promise<{ sessionId: string; cwd: string; permissionMode?: PermissionModeChoice }> {
+  ): Promise<{
+    sessionId: string;
+    cwd: string;
+    permissionMode?: PermissionModeChoice;
+    host?: string | null;
+  }> {
     if ('conversationId' in from) return this.get(from.conversationId).snapshot();
     const open = this.withSession(from.sessionId);
     if (open) return open.snapshot();

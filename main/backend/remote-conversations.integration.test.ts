@@ -159,6 +159,38 @@ describe('conversations on another host', () => {
     expect(local).toMatchObject({ ok: false, error: { name: 'NotSupported' } });
   });
 
+  it('keeps what would run on this computer away from a conversation on a host, and branches it there', async () => {
+    const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    const { conversationId } = conversation;
+    const doneWhen = await harness.backend.invoke('setDoneWhen', {
+      conversationId,
+      command: 'npm test',
+      folderDefault: false,
+    });
+    expect(doneWhen).toMatchObject({
+      ok: false,
+      error: { name: 'NotSupported', message: expect.stringMatching(/another host/) },
+    });
+    // This computer has a folder of the same path (the "host" is this machine): its files are not offered.
+    writeFileSync(join(remote.cwd, 'here.txt'), 'x');
+    expect(await harness.invoke('findFiles', { conversationId, query: 'here', limit: 10 })).toEqual({
+      matches: [],
+      total: 0,
+      truncated: false,
+    });
+    harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'A branch on the host.' }] });
+    const branch = await harness.invoke('forkConversation', {
+      from: { conversationId },
+      at: null,
+      message: { text: 'start over', images: [] },
+    });
+    expect(branch.snapshot).toMatchObject({ host: REMOTE_ALIAS, cwd: realpathSync(remote.cwd) });
+    await harness.when(() => replyText(branch.snapshot).includes('A branch on the host.'));
+    for (const id of [conversationId, branch.snapshot.conversationId]) {
+      await harness.invoke('closeConversation', { conversationId: id });
+    }
+  });
+
   it('helps with the folder field: the folders there as typed, and those conversations ran in before', async () => {
     const parent = dirname(remote.cwd);
     expect(await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: `${parent}/` })).toEqual({

@@ -35,7 +35,10 @@ export function branchHandlers(parts: Parts): HandlersOf<'forkConversation' | 'r
       if ('conversationId' in target) {
         const conversation = open.get(target.conversationId);
         result = await conversation.rewindFiles(userMessageUuid, dryRun);
-        sessionId = conversation.snapshot().sessionId;
+        const snapshot = conversation.snapshot();
+        sessionId = snapshot.sessionId;
+        // The CLI restores the files on the host; the per-file figures would be read from this computer.
+        if (snapshot.host) return { ...result, fileChanges: null };
       } else {
         sessionId = target.sessionId;
         const running = await open.withSessionOrResuming(sessionId);

@@ -109,6 +109,11 @@ export function conversationHandlers(
     },
     setDoneWhen: async ({ conversationId, command, folderDefault }) => {
       const conversation = open.get(conversationId);
+      const { host } = conversation.snapshot();
+      // The check would run here, in a folder of the same path on this computer.
+      if (host && command.trim()) {
+        throw new NotSupported(`Byre does not run a "Done when" check on another host yet (${host}).`);
+      }
       conversation.doneWhen.set(command);
       if (folderDefault) settings.setDoneWhenFor(conversation.snapshot().cwd, command);
       return { command: conversation.doneWhen.current };
@@ -149,8 +154,12 @@ export function conversationHandlers(
     },
     conversationBefore: async ({ conversationId, before }) =>
       byReference(images, open.get(conversationId).historyBefore(before)),
-    findFiles: async ({ conversationId, query, limit }) =>
-      files.find(open.get(conversationId).snapshot().cwd, query, limit),
+    findFiles: async ({ conversationId, query, limit }) => {
+      const { cwd, host } = open.get(conversationId).snapshot();
+      // The folder is on the host: this computer's files of the same path are not its.
+      if (host) return { matches: [], total: 0, truncated: false };
+      return files.find(cwd, query, limit);
+    },
     protocolLines: async ({ target, ...request }) => {
       let transcripts: string[];
       if ('conversationId' in target) {
