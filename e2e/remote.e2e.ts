@@ -36,6 +36,8 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     await page.getByLabel('Working folder').fill(remote.cwd);
     await page.getByRole('button', { name: 'Start' }).click();
 
+    // Its tab says where it runs: two tabs of one folder name can be two machines.
+    await expect(page.getByRole('tab', { selected: true })).toHaveAccessibleName(`work on ${REMOTE_ALIAS}`);
     const header = page.locator('.conversation-header');
     await expect(header.locator('.cwd')).toHaveText(remote.cwd);
     await expect(header.getByText(`on ${REMOTE_ALIAS}`, { exact: true })).toBeVisible();

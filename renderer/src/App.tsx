@@ -17,6 +17,7 @@ import { SettingsScreen } from './settings/Settings';
 import { applyTheme } from './ui/theme';
 import { useModalDialog } from './ui/popover';
 import { useStore } from './state/store';
+import type { Tab } from './state/types';
 import { TrustDialog } from './settings/TrustDialog';
 import { useUsageShortcut } from './usage/shortcut';
 import { conversationRoom, usageRoom } from './rooms';
@@ -375,7 +376,7 @@ function TabBar() {
   const showNew = useStore((state) => state.showNewConversation);
   const askToCloseById = (id: string) => {
     const tab = useStore.getState().tabs[id];
-    if (tab) askToClose(id, tab.conversation.title ?? folderName(tab.cwd));
+    if (tab) askToClose(id, tabLabel(tab).full);
   };
   useTabShortcuts(askToCloseById);
   const sidebarOpen = useStore((state) => state.sidebarOpen);
@@ -396,7 +397,7 @@ function TabBar() {
         {tabOrder.map((id) => {
           const tab = tabs[id];
           if (!tab) return null;
-          const label = tab.conversation.title ?? folderName(tab.cwd);
+          const { base, host, full: label } = tabLabel(tab);
           // A branch that is not shown may still be working: the tab says so.
           const running =
             connected &&
@@ -421,12 +422,13 @@ function TabBar() {
                 // keys move among the others.
                 tabIndex={id === (active && tabs[active] ? active : tabOrder[0]) ? 0 : -1}
                 className="tab-label"
-                title={tab.cwd}
+                title={host ? `${tab.cwd} on ${host}` : tab.cwd}
                 onClick={() => activate(id)}
               >
                 {running && !asking && <span className="tab-spinner" aria-hidden="true" />}
                 {running && !asking && <span className="sr-only">Busy: </span>}
-                {label}
+                {base}
+                {host && <span className="tab-host"> on {host}</span>}
                 {asking > 0 && (
                   <span className="tab-asking" title="Claude is waiting for permission">
                     <span aria-hidden="true">{asking}</span>
@@ -464,6 +466,16 @@ function TabBar() {
       )}
     </div>
   );
+}
+
+/**
+ * A tab's name: its title or folder (`base`), and the host it runs on when that is another (its start may
+ * not have said yet); `full` says both, for the close button and its question.
+ */
+function tabLabel(tab: Tab): { base: string; host: string | null; full: string } {
+  const base = tab.conversation.title ?? folderName(tab.cwd);
+  const host = tab.conversation.host ?? tab.requested?.host ?? null;
+  return { base, host, full: host ? `${base} on ${host}` : base };
 }
 
 function Main() {
