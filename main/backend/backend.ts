@@ -116,10 +116,12 @@ export class Backend {
           this.emit('notification', { conversationId, title, message }),
       },
     );
-    const remote = new RemoteHosts(
-      () => options.sshConfigFile ?? settings.values.sshConfigFile ?? join(homedir(), '.ssh', 'config'),
-      options.env,
-    );
+    const remote = new RemoteHosts(() => {
+      const chosen = options.sshConfigFile ?? settings.values.sshConfigFile;
+      return chosen
+        ? { file: chosen, chosen: true }
+        : { file: join(homedir(), '.ssh', 'config'), chosen: false };
+    }, options.env);
     this.open = new OpenConversations(trust, {
       options,
       settings,

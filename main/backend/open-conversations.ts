@@ -63,6 +63,8 @@ export class OpenConversations {
   private readonly awaitingTrust = new Map<string, { repository: Repository; made: Worktree }>();
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
+  /** Sessions on other hosts being carried on, by session id. */
+  private readonly resumingRemote = new Map<string, Promise<Conversation>>();
 
   constructor(
     /** Every CLI starts through the gate: a folder's own settings run only once the user trusts them. */
@@ -326,6 +328,21 @@ export class OpenConversations {
    * remote conversation starts without them.
    */
   async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
+    const { resume } = launch;
+    if (!resume) return this.startRemoteNow(host, cwd, launch);
+    // One process per session however many windows (or a reload mid-start) ask: two CLIs carrying on one
+    // session on the host would both write its file.
+    const open = this.withSession(resume);
+    if (open) return open;
+    let starting = this.resumingRemote.get(resume);
+    if (!starting) {
+      starting = this.startRemoteNow(host, cwd, launch).finally(() => this.resumingRemote.delete(resume));
+      this.resumingRemote.set(resume, starting);
+    }
+    return starting;
+  }
+
+  private async startRemoteNow(host: string, cwd: string, launch: Launch): Promise<Conversation> {
     const remote = await this.parts.remote.prepare(host, cwd);
     const id = randomUUID();
     const conversation = await Conversation.start({

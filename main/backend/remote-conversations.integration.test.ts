@@ -26,10 +26,13 @@ import { openBackend, type BackendHarness } from '../test-support/invoke';
 let harness: BackendHarness;
 let remote: RemoteWorld;
 let sshConfig: string;
+let othersBefore: string[] = [];
 /** The session of the first conversation on the host. */
 let firstSession = '';
 
 beforeAll(async () => {
+  // Masters there before these tests are not this backend's to close (another Byre's, say).
+  othersBefore = masters();
   // The file is given now, and filled once the host (which needs the fake model's address) is up.
   const folder = mkdtempSync(join(tmpdir(), 'byre-ssh-config-'));
   sshConfig = join(folder, 'ssh_config');
@@ -43,6 +46,21 @@ afterAll(async () => {
   await remote?.dispose();
   if (sshConfig) rmSync(dirname(sshConfig), { recursive: true, force: true });
 });
+
+// The master connection ssh keeps for the host (ControlPersist), which would outlive Byre for minutes. It
+// names itself by its socket, in the backend's own folder for them (its environment is overwritten so).
+const masters = () =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return /^ssh: \/tmp\/byre-[^/]+\/[0-9a-f]{40} \[mux\]/.test(
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+        );
+      } catch {
+        return false;
+      }
+    });
 
 const replyText = (conversation: ConversationSnapshot) =>
   harness
@@ -81,6 +99,19 @@ describe('conversations on another host', () => {
         },
       });
       expect(!refused.ok && refused.error.hostKey).toBeFalsy();
+      // Nor through the channel that accepts an unknown one, with the key the host offers now.
+      const offered = `${remote.sshd.fingerprint} (ssh-ed25519)`;
+      const around = await harness.backend.invoke('acceptHostKey', {
+        host: REMOTE_ALIAS,
+        fingerprints: [offered],
+      });
+      expect(around).toMatchObject({
+        ok: false,
+        error: { name: 'RemoteProblem', message: expect.stringMatching(/already has a key for byre-remote/) },
+      });
+      expect(
+        readFileSync(remote.sshd.unknownKnownHostsFile, 'utf8').split('\n').filter(Boolean),
+      ).toHaveLength(1);
     } finally {
       writeFileSync(remote.sshd.unknownKnownHostsFile, '');
       copyFileSync(remote.sshd.configFile, sshConfig);
@@ -278,20 +309,8 @@ describe('conversations on another host', () => {
   it('quitting Byre ends the CLI on the host and closes the connection to it', async () => {
     const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
     expect(processesWithHome(remote.home).length).toBeGreaterThan(0);
-    // The master connection ssh keeps for the host (ControlPersist), which would outlive Byre for minutes. It
-    // names itself by its socket, in the backend's own folder for them (its environment is overwritten so).
-    const masters = () =>
-      readdirSync('/proc')
-        .filter((entry) => /^\d+$/.test(entry))
-        .filter((pid) => {
-          try {
-            return /^ssh: .*\/byre-ssh-[^/]+\/\w+ \[mux\]/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-          } catch {
-            return false;
-          }
-        });
-    const before = masters();
-    expect(before.length).toBeGreaterThan(0);
+    const ours = masters().filter((pid) => !othersBefore.includes(pid));
+    expect(ours.length).toBeGreaterThan(0);
     await harness.backend.dispose();
     expect(
       harness.eventsOf(conversation.conversationId).some((event) => event.kind === 'exit' && event.error),
@@ -300,6 +319,10 @@ describe('conversations on another host', () => {
       timeout: 20_000,
       interval: 200,
     });
-    expect(masters().filter((pid) => before.includes(pid))).toEqual([]);
+    // `ssh -O exit` answers before the master is gone.
+    await vi.waitFor(() => expect(masters().filter((pid) => ours.includes(pid))).toEqual([]), {
+      timeout: 10_000,
+      interval: 100,
+    });
   });
 });

@@ -42,7 +42,10 @@ function run(
 interface Resolved {
   hostname: string;
   port: number;
+  /** The file an accepted key is written to: the first of the user's. */
   knownHostsFile: string | null;
+  /** Every file ssh checks the host's key against, the system's too. */
+  knownHostsFiles: string[];
 }
 
 /** Where ssh would connect for a target, and the known_hosts file it would write to (`ssh -G`). */
@@ -58,14 +61,24 @@ async function resolveTarget(setup: SshSetup, target: SshTarget, env: NodeJS.Pro
       .find((line) => line.startsWith(`${key} `))
       ?.slice(key.length + 1)
       .trim();
-  const files =
-    value('userknownhostsfile')
+  const files = (key: string) =>
+    value(key)
       ?.split(/\s+/)
       .filter((file) => file && file !== 'none') ?? [];
+  const hostname = value('hostname') ?? target.destination.replace(/^.*@/, '');
+  // A name that could be a pattern in known_hosts (`*`, `,`, `!`) never becomes a line of it.
+  if (!/^[A-Za-z0-9._:-]+$/.test(hostname)) {
+    throw new RemoteProblem(
+      'other',
+      `ssh connects ${target.destination} to “${hostname}”, which is not a host name.`,
+    );
+  }
+  const user = files('userknownhostsfile');
   return {
-    hostname: value('hostname') ?? target.destination.replace(/^.*@/, ''),
+    hostname,
     port: Number(value('port') ?? 22),
-    knownHostsFile: files[0] ?? null,
+    knownHostsFile: user[0] ?? null,
+    knownHostsFiles: [...user, ...files('globalknownhostsfile')],
   };
 }
 
@@ -116,9 +129,27 @@ export async function acceptHostKeys(
       `The ssh config gives ${target.destination} no known_hosts file to keep its key in.`,
     );
   }
-  const keys = (await scan(resolved, env)).filter((key) =>
-    accepted.includes(`${key.fingerprint} (${key.type})`),
-  );
+  // A host ssh already has a key for, whatever it is, is not "unknown": a changed key is refused, never added
+  // beside the old one (which ssh would then take as well).
+  const name = knownHostsName(resolved);
+  for (const file of resolved.knownHostsFiles) {
+    if (!existsSync(file)) continue;
+    const known = await run('ssh-keygen', ['-F', name, '-f', file], env);
+    if (known.code === 0 && known.stdout.trim()) {
+      throw new RemoteProblem(
+        'changed-host-key',
+        `${file} already has a key for ${target.destination}, and it is not the one the host offers: Byre does not add another. If you know why the key changed, remove the old one with \`ssh-keygen -R ${name}\`.`,
+      );
+    }
+  }
+  const offered = await scan(resolved, env);
+  if (offered.length === 0) {
+    throw new RemoteProblem(
+      'unreachable',
+      `${target.destination} offered no host key to check: is it reachable?`,
+    );
+  }
+  const keys = offered.filter((key) => accepted.includes(`${key.fingerprint} (${key.type})`));
   if (keys.length === 0) {
     throw new RemoteProblem(
       'changed-host-key',

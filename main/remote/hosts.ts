@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Launch, PipeCommand } from '../claude';
@@ -30,21 +30,40 @@ export interface RemoteHost {
  */
 export class RemoteHosts {
   private controlDir: string | null = null;
-  private readonly used = new Map<string, SshTarget>();
 
   constructor(
-    private readonly configFile: () => string | null = () => join(homedir(), '.ssh', 'config'),
+    /** The config file, and whether the user chose it (Settings) rather than the home folder's. */
+    private readonly configFile: () => { file: string; chosen: boolean } = () => ({
+      file: join(homedir(), '.ssh', 'config'),
+      chosen: false,
+    }),
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
-  /** The config file, when it is there. */
+  /**
+   * The config file, when it is there; null without one. A file the user chose that is gone is a
+   * RemoteProblem: without it a host alias would go wherever the name alone leads.
+   */
   config(): string | null {
-    const file = this.configFile();
-    return file && existsSync(file) ? file : null;
+    const { file, chosen } = this.configFile();
+    if (existsSync(file)) return file;
+    if (chosen) {
+      throw new RemoteProblem(
+        'no-config',
+        `The ssh config file set in Settings, ${file}, is not there: Byre reaches no host without it. Set it again in Settings, or empty the field for ~/.ssh/config.`,
+      );
+    }
+    return null;
   }
 
   list(): { configFile: string | null; hosts: string[] } {
-    const configFile = this.config();
+    let configFile: string | null;
+    try {
+      configFile = this.config();
+    } catch {
+      // Listed as none; starting a conversation on a host says why.
+      return { configFile: null, hosts: [] };
+    }
     if (!configFile) return { configFile: null, hosts: [] };
     try {
       return { configFile, hosts: hostsFromConfig(readFileSync(configFile, 'utf8')) };
@@ -56,9 +75,20 @@ export class RemoteHosts {
 
   private setup(): SshSetup {
     if (!this.controlDir) {
-      // Short, as a socket's path must be (about 100 bytes), and private to this user.
-      this.controlDir = mkdtempSync(join(tmpdir(), 'byre-ssh-'));
-      chmodSync(this.controlDir, 0o700);
+      // Short, as a socket's path must be (104 bytes at most on macOS, whose temp folder alone is some 50),
+      // and private to this user: mkdtemp makes it at once, 0700, under a name nobody can guess.
+      const base = process.platform === 'win32' ? tmpdir() : '/tmp';
+      const dir = mkdtempSync(join(base, 'byre-'));
+      chmodSync(dir, 0o700);
+      // %C is 40 characters; a new master binds a name some 17 longer first.
+      if (dir.length + 1 + 40 + 17 >= 104) {
+        rmSync(dir, { recursive: true, force: true });
+        throw new RemoteProblem(
+          'other',
+          `Byre cannot keep its ssh connections in ${base}: the path is too long for a socket.`,
+        );
+      }
+      this.controlDir = dir;
     }
     return { configFile: this.config(), controlDir: this.controlDir };
   }
@@ -91,8 +121,7 @@ export class RemoteHosts {
         { host: name, fingerprints },
       );
     });
-    this.used.set(name, target);
-    const line = `sh -c ${shellQuote('cd -- "$1" && pwd -P')} byre ${shellQuote(folder)}`;
+    const line = `sh -c ${shellQuote('dir=$1; case "$dir" in "~") dir=$HOME ;; "~/"*) dir="$HOME/${dir#"~/"}" ;; esac; cd -- "$dir" && pwd -P')} byre ${shellQuote(folder)}`;
     const there = await runOnHost(setup, target, line, this.env);
     checkSsh(there, name);
     const real = there.stdout.trim().split('\n').at(-1);
@@ -114,7 +143,7 @@ export class RemoteHosts {
     const target = this.target(name);
     const list = [
       'prefix=$1',
-      'case "$prefix" in "") prefix="$HOME/" ;; "~"*) prefix="$HOME${prefix#"~"}" ;; esac',
+      'case "$prefix" in "" | "~") prefix="$HOME/" ;; "~/"*) prefix="$HOME/${prefix#"~/"}" ;; esac',
       'n=0',
       'for d in "$prefix"*/; do',
       '  [ -d "$d" ] || continue',
@@ -139,27 +168,33 @@ export class RemoteHosts {
     await acceptHostKeys(this.setup(), this.target(name), fingerprints, this.env);
   }
 
-  /** Closes the master connections of the hosts used (`ssh -O exit`) and the sockets' folder. */
+  /**
+   * Closes every master connection in the sockets' folder (`ssh -S <socket> -O exit`), whichever host, and
+   * however the config names it now, then the folder.
+   */
   async closeAll(): Promise<void> {
-    const setup = this.controlDir ? this.setup() : null;
-    if (!setup) return;
+    const dir = this.controlDir;
+    if (!dir) return;
+    let sockets: string[] = [];
+    try {
+      sockets = readdirSync(dir).filter((name) => /^[0-9a-f]{40}$/.test(name));
+    } catch {
+      // Gone already.
+    }
     await Promise.all(
-      [...this.used.values()].map(
-        (target) =>
+      sockets.map(
+        (socket) =>
           new Promise<void>((resolve) => {
-            const args = ['-F', setup.configFile ?? '/dev/null', '-o', `ControlPath=${setup.controlDir}/%C`];
-            if (target.port !== undefined) args.push('-p', String(target.port));
             execFile(
               'ssh',
-              [...args, '-O', 'exit', '--', target.destination],
+              ['-F', '/dev/null', '-S', join(dir, socket), '-O', 'exit', 'byre-master'],
               { env: this.env, timeout: 5_000 },
               () => resolve(),
             );
           }),
       ),
     );
-    this.used.clear();
-    rmSync(setup.controlDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
     this.controlDir = null;
   }
 }

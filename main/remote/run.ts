@@ -8,6 +8,10 @@ export interface SshResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** It had not finished within RUN_TIMEOUT_MS, and was ended. */
+  timedOut?: boolean;
+  /** ssh itself could not be run (not installed, say). */
+  spawnFailed?: boolean;
 }
 
 /** A host could not be used: what went wrong, in words, and of which kind. */
@@ -42,11 +46,12 @@ export function runOnHost(
       { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        const spawnFailed = error && typeof error.code === 'string';
         resolve({
           code,
           stdout,
-          stderr: spawnFailed ? `${stderr}\n${error.message}` : stderr,
+          stderr,
+          ...(error?.killed ? { timedOut: true } : {}),
+          ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
         });
       },
     );
@@ -55,8 +60,11 @@ export function runOnHost(
 
 /** Throws a RemoteProblem saying what is wrong when ssh itself failed (exit 255, or it could not run). */
 export function checkSsh(result: SshResult, host: string): void {
+  if (result.timedOut) {
+    throw new RemoteProblem('unreachable', `${host} did not answer within ${RUN_TIMEOUT_MS / 1000} s.`);
+  }
   if (result.code !== 255 && result.code !== null) return;
-  if (/ENOENT/.test(result.stderr)) {
+  if (result.spawnFailed) {
     throw new RemoteProblem(
       'no-ssh',
       'Byre needs OpenSSH’s ssh on this computer to reach other hosts; it was not found on the PATH.',
@@ -127,6 +135,6 @@ export function explainRemoteExit(error: Error, host: string): Error {
   if (failure.kind !== 'other') return new RemoteProblem(failure.kind, failure.message);
   return new RemoteProblem(
     'connection-lost',
-    `Connection lost: the connection to ${host} went away${error.stderrTail.trim() ? ` (ssh said: ${error.stderrTail.trim().split('\n').slice(-2).join(' ')})` : ''}. What happened before it is kept in the session on the host: Resume carries on once ${host} can be reached again.`,
+    `Connection lost: the connection to ${host} went away${error.stderrTail.trim() ? ` (ssh said: ${error.stderrTail.trim().split('\n').slice(-2).join(' ')})` : ''}. What happened before it is kept in the session on the host: Resume carries on once ${host} can be reached again. If the host did not notice the connection go (a network that dropped, not a host that went down), Claude Code may still be running there until it does.`,
   );
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { compareVersions } from './run';
 import {
   explainSshFailure,
@@ -44,6 +44,11 @@ describe('what the Other… field takes', () => {
     expect(() => parseSshTarget('ada@-oProxyCommand=x')).toThrow(/is not a host/);
     expect(() => parseSshTarget('two words')).toThrow(/user@host:port/);
     expect(() => parseSshTarget('host:70000')).toThrow(/not a port/);
+    // Nothing a ProxyCommand's shell or ssh's own patterns would read as more than a name.
+    for (const hostile of ['a$(id)', 'a`x`', 'a;b', 'a|b', 'a,b', '*', 'ada@host*', '.hidden', 'a b@c']) {
+      expect(() => parseSshTarget(hostile)).toThrow(/is not a host/);
+    }
+    expect(parseSshTarget('ada@[fe80::1]:2200')).toEqual({ destination: 'ada@fe80::1', port: 2200 });
   });
 });
 
@@ -92,6 +97,33 @@ describe('the remote launch line', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it('ends what the CLI left running in its group when it exits, passing its exit status on', async () => {
+    const marker = `byre-left-${process.pid}-${Date.now()}`;
+    const line = remoteLaunchLine(
+      // A command left in the background, as a server started by a tool would be.
+      {
+        cwd: tmpdir(),
+        args: ['-c', `sh -c 'sleep 300; : ${marker}' >/dev/null 2>&1 & exit 3`],
+        envSet: {},
+        envUnset: [],
+      },
+      '/bin/sh',
+    );
+    let code = 0;
+    try {
+      run(line);
+    } catch (error) {
+      code = (error as { status: number }).status;
+    }
+    expect(code).toBe(3);
+    const left = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        // The command itself, not the wrapper's own forks, whose arguments name it too.
+        .filter((args) => args.startsWith(`sh -c sleep 300; : ${marker}`));
+    await vi.waitFor(() => expect(left()).toEqual([]), { timeout: 10_000, interval: 100 });
+  }, 20_000);
 
   it('exits with its own code when the folder is not there, running nothing', () => {
     const line = remoteLaunchLine({ cwd: '/no/such/folder', args: [], envSet: {}, envUnset: [] }, 'false');

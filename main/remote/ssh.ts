@@ -35,15 +35,22 @@ const DEFAULT_PERSIST_S = 120;
  */
 export function parseSshTarget(text: string): SshTarget {
   const trimmed = text.trim();
-  const match = /^((?:[^@\s:]+@)?[^@\s:]+)(?::(\d{1,5}))?$/.exec(trimmed);
-  if (!match?.[1] || trimmed.startsWith('-') || match[1].includes('@-')) {
+  // Letters, digits and the few marks names have: nothing a shell (a ProxyCommand's %h, say) or ssh's own
+  // patterns (`*`, `,`) could read as more than a name. An IPv6 address goes in brackets.
+  const match =
+    /^(?:([A-Za-z0-9_][A-Za-z0-9._+-]*)@)?(?:([A-Za-z0-9][A-Za-z0-9.-]*)|\[([0-9A-Fa-f:.]+)\])(?::(\d{1,5}))?$/.exec(
+      trimmed,
+    );
+  const host = match?.[2] ?? match?.[3];
+  if (!match || !host) {
     throw new Error(`“${trimmed}” is not a host: write it as host, user@host or user@host:port.`);
   }
-  const port = match[2] === undefined ? undefined : Number(match[2]);
+  const destination = match[1] ? `${match[1]}@${host}` : host;
+  const port = match[4] === undefined ? undefined : Number(match[4]);
   if (port !== undefined && (port < 1 || port > 65535)) {
     throw new Error(`${port} is not a port: it is a number from 1 to 65535.`);
   }
-  return port === undefined ? { destination: match[1] } : { destination: match[1], port };
+  return port === undefined ? { destination } : { destination, port };
 }
 
 /**
@@ -96,7 +103,10 @@ export const NO_FOLDER_EXIT = 90;
  * end is the CLI's own, on stdin's end, as on this machine; the wrapper then exits with its status.
  */
 const WRAPPER = [
-  `cd -- "$1" || exit ${NO_FOLDER_EXIT}`,
+  // A folder typed as ~/… is in the host's home folder.
+  'dir=$1',
+  'case "$dir" in "~") dir=$HOME ;; "~/"*) dir="$HOME/${dir#"~/"}" ;; esac',
+  `cd -- "$dir" || exit ${NO_FOLDER_EXIT}`,
   'shift',
   'parent=$PPID',
   // A job started with & reads /dev/null unless told otherwise: the channel's stdin is kept on fd 3 for it.
@@ -117,6 +127,11 @@ const WRAPPER = [
   '  done',
   ') </dev/null >/dev/null 2>&1 &',
   'wait "$child"',
+  'status=$?',
+  // What the CLI left running in its group (a command in the background, a server) ends with it, as here.
+  'kill -TERM "-$child" 2>/dev/null',
+  '( sleep 2; kill -KILL "-$child" 2>/dev/null ) </dev/null >/dev/null 2>&1 &',
+  'exit "$status"',
 ].join('\n');
 
 /**

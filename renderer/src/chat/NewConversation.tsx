@@ -49,7 +49,8 @@ export function NewConversation() {
   const [checking, setChecking] = useState(false);
   const where = useWhere();
   const host = where.host;
-  const remoteFolders = useRemoteFolders(host, cwd);
+  // A host typed under Other… is asked once a folder is typed too: never each half-typed name.
+  const remoteFolders = useRemoteFolders(where.choice === OTHER && !cwd.trim() ? null : host, cwd);
 
   const pick = async () => {
     setPicking(true);

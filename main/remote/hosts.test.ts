@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RemoteHosts } from './hosts';
+
+/** The hosts of the one config file, before any ssh runs. */
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+describe('the hosts Byre lists', () => {
+  it('are the config file’s, and none without one in the home folder', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'byre-hosts-'));
+    folders.push(folder);
+    const file = join(folder, 'config');
+    writeFileSync(file, 'Host devbox\nHost *\n');
+    expect(new RemoteHosts(() => ({ file, chosen: true })).list()).toEqual({
+      configFile: file,
+      hosts: ['devbox'],
+    });
+    expect(new RemoteHosts(() => ({ file: join(folder, 'none'), chosen: false })).list()).toEqual({
+      configFile: null,
+      hosts: [],
+    });
+  });
+
+  it('a file chosen in Settings that is gone reaches no host, saying why, rather than go on without it', async () => {
+    const hosts = new RemoteHosts(() => ({ file: '/nowhere/ssh_config', chosen: true }));
+    expect(hosts.list()).toEqual({ configFile: null, hosts: [] });
+    await expect(hosts.prepare('prod', '/srv')).rejects.toMatchObject({
+      name: 'RemoteProblem',
+      kind: 'no-config',
+      message: expect.stringMatching(/\/nowhere\/ssh_config, is not there/),
+    });
+    await hosts.closeAll();
+  });
+});
