@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +124,39 @@ describe('the remote launch line', () => {
         .filter((args) => args.startsWith(`sh -c sleep 300; : ${marker}`));
     await vi.waitFor(() => expect(left()).toEqual([]), { timeout: 10_000, interval: 100 });
   }, 20_000);
+
+  it('ends a process still carrying on the same session (from a connection the host never saw go) before another starts', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'byre-marks-'));
+    const session = '0b7a3c1e-5d2f-4e6a-9b8c-7d6e5f4a3b2c';
+    try {
+      // A CLI that never ends by itself, named by its session as the real one's arguments are.
+      const launch = (tag: string) =>
+        remoteLaunchLine(
+          {
+            cwd: tmpdir(),
+            args: ['-c', `sleep 300; : ${tag}`, `--session-id=${session}`],
+            envSet: {},
+            envUnset: [],
+          },
+          '/bin/sh',
+        );
+      const alive = (tag: string) =>
+        execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+          .split('\n')
+          .some((args) => args.startsWith(`/bin/sh -c sleep 300; : ${tag}`));
+      const env = { PATH: process.env.PATH, HOME: home, XDG_RUNTIME_DIR: '' };
+      const first = spawn('sh', ['-c', launch('first')], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+      await vi.waitFor(() => expect(alive('first')).toBe(true), { timeout: 10_000, interval: 50 });
+      const second = spawn('sh', ['-c', launch('second')], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+      await vi.waitFor(() => expect(alive('second')).toBe(true), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(() => expect(alive('first')).toBe(false), { timeout: 10_000, interval: 50 });
+      second.kill('SIGKILL');
+      first.kill('SIGKILL');
+      execFileSync('pkill', ['-f', `sleep 300; : second`]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('exits with its own code when the folder is not there, running nothing', () => {
     const line = remoteLaunchLine({ cwd: '/no/such/folder', args: [], envSet: {}, envUnset: [] }, 'false');

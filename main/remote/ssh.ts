@@ -107,13 +107,33 @@ const WRAPPER = [
   'dir=$1',
   'case "$dir" in "~") dir=$HOME ;; "~/"*) dir="$HOME/${dir#"~/"}" ;; esac',
   `cd -- "$dir" || exit ${NO_FOLDER_EXIT}`,
-  'shift',
+  'session=$2',
+  'shift 2',
   'parent=$PPID',
+  // One process per session on the host: one left from a connection the host never saw go (a network that
+  // dropped) ends before another carries the session on, or both would write its file.
+  'mark=',
+  'if [ -n "$session" ]; then',
+  '  marks="${XDG_RUNTIME_DIR:-$HOME/.cache}/byre"',
+  '  mkdir -p "$marks" 2>/dev/null && chmod 700 "$marks" 2>/dev/null',
+  '  mark="$marks/$session.pid"',
+  '  old=$(cat "$mark" 2>/dev/null)',
+  '  case "$old" in',
+  "    ''|*[!0-9]*) ;;",
+  // Only the session's own CLI: a pid the system gave to another process since is left alone.
+  '    *) if ps -o args= -p "$old" 2>/dev/null | grep -F -q -- "$session"; then',
+  '         kill -TERM "-$old" 2>/dev/null; kill -TERM "$old" 2>/dev/null',
+  '         n=0; while kill -0 "$old" 2>/dev/null && [ "$n" -lt 20 ]; do sleep 0.1; n=$((n + 1)); done',
+  '         kill -KILL "-$old" 2>/dev/null; kill -KILL "$old" 2>/dev/null',
+  '       fi ;;',
+  '  esac',
+  'fi',
   // A job started with & reads /dev/null unless told otherwise: the channel's stdin is kept on fd 3 for it.
   'exec 3<&0',
   'if command -v setsid >/dev/null 2>&1; then setsid "$@" 0<&3 3<&- & else "$@" 0<&3 3<&- & fi',
   'child=$!',
   'exec 3<&-',
+  '[ -n "$mark" ] && printf "%s\\n" "$child" >"$mark"',
   '(',
   "  trap '' HUP",
   '  while kill -0 "$child" 2>/dev/null; do',
@@ -128,6 +148,8 @@ const WRAPPER = [
   ') </dev/null >/dev/null 2>&1 &',
   'wait "$child"',
   'status=$?',
+  // Its own mark only: a newer process of the session may have written one since.
+  'if [ -n "$mark" ] && [ "$(cat "$mark" 2>/dev/null)" = "$child" ]; then rm -f "$mark"; fi',
   // What the CLI left running in its group (a command in the background, a server) ends with it, as here.
   'kill -TERM "-$child" 2>/dev/null',
   '( sleep 2; kill -KILL "-$child" 2>/dev/null ) </dev/null >/dev/null 2>&1 &',
@@ -147,7 +169,23 @@ export function remoteLaunchLine(
     ...launch.envUnset.flatMap((name) => ['-u', name]),
     ...Object.entries(launch.envSet).map(([name, value]) => `${name}=${value}`),
   ];
-  return ['sh', '-c', WRAPPER, 'byre', launch.cwd, ...env, cli, ...launch.args].map(shellQuote).join(' ');
+  // The session the process writes: a fork's new one, else the one carried on (an id is a uuid).
+  const named = (flag: string) =>
+    launch.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
+  const session = named('--session-id') ?? named('--resume') ?? '';
+  const words = [
+    'sh',
+    '-c',
+    WRAPPER,
+    'byre',
+    launch.cwd,
+    /^[\w-]+$/.test(session) ? session : '',
+    ...env,
+    cli,
+  ];
+  // `exec`: the login shell gives way to sh, so that the wrapper's parent is sshd whatever that shell is
+  // (fish, say, does not exec its last command itself).
+  return `exec ${[...words, ...launch.args].map(shellQuote).join(' ')}`;
 }
 
 /**
