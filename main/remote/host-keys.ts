@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RemoteProblem } from './run';
@@ -46,6 +46,12 @@ interface Resolved {
   knownHostsFile: string | null;
   /** Every file ssh checks the host's key against, the system's too. */
   knownHostsFiles: string[];
+  /** HostKeyAlias: the name its key is kept under instead. */
+  alias?: string;
+  /** HashKnownHosts: names are written hashed. */
+  hashed: boolean;
+  /** It is reached through a ProxyJump or ProxyCommand. */
+  proxied: boolean;
 }
 
 /** Where ssh would connect for a target, and the known_hosts file it would write to (`ssh -G`). */
@@ -74,17 +80,29 @@ async function resolveTarget(setup: SshSetup, target: SshTarget, env: NodeJS.Pro
     );
   }
   const user = files('userknownhostsfile');
+  const alias = value('hostkeyalias');
   return {
     hostname,
     port: Number(value('port') ?? 22),
     knownHostsFile: user[0] ?? null,
     knownHostsFiles: [...user, ...files('globalknownhostsfile')],
+    ...(alias && alias !== 'none' ? { alias } : {}),
+    hashed: value('hashknownhosts') === 'yes',
+    // ssh-keyscan goes straight to the host: through a jump host or a proxy it would scan another machine.
+    proxied: [value('proxyjump'), value('proxycommand')].some((hop) => hop !== undefined && hop !== 'none'),
   };
 }
 
-/** How known_hosts names a host: `host`, or `[host]:port` off port 22. */
-function knownHostsName({ hostname, port }: Resolved): string {
+/** How known_hosts names a host: its HostKeyAlias, else `host`, or `[host]:port` off port 22. */
+function knownHostsName({ hostname, port, alias }: Resolved): string {
+  if (alias) return alias;
   return port === 22 ? hostname : `[${hostname}]:${port}`;
+}
+
+/** A known_hosts name as HashKnownHosts writes it: `|1|salt|HMAC-SHA1(salt, name)`. */
+export function hashedHostName(name: string, salt: Buffer = randomBytes(20)): string {
+  const hash = createHmac('sha1', salt).update(name).digest('base64');
+  return `|1|${salt.toString('base64')}|${hash}`;
 }
 
 /** The keys the host offers now (ssh-keyscan), each with its fingerprint. */
@@ -98,7 +116,8 @@ async function scan(resolved: Resolved, env: NodeJS.ProcessEnv): Promise<HostKey
   return stdout.split('\n').flatMap((line) => {
     const [, type, key] = line.trim().split(/\s+/);
     if (!type || !key || line.startsWith('#')) return [];
-    return [{ fingerprint: fingerprintOf(key), type, line: `${name} ${type} ${key}` }];
+    const written = resolved.hashed ? hashedHostName(name) : name;
+    return [{ fingerprint: fingerprintOf(key), type, line: `${written} ${type} ${key}` }];
   });
 }
 
@@ -108,7 +127,10 @@ export async function hostKeyFingerprints(
   target: SshTarget,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string[]> {
-  const keys = await scan(await resolveTarget(setup, target, env), env);
+  const resolved = await resolveTarget(setup, target, env);
+  // Not scanned around the proxy: the user checks it from a terminal, as ssh asks there.
+  if (resolved.proxied) return [];
+  const keys = await scan(resolved, env);
   return keys.map((key) => `${key.fingerprint} (${key.type})`);
 }
 
@@ -123,6 +145,12 @@ export async function acceptHostKeys(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const resolved = await resolveTarget(setup, target, env);
+  if (resolved.proxied) {
+    throw new RemoteProblem(
+      'unknown-host-key',
+      `${target.destination} is reached through a jump host or a proxy, where Byre cannot check its key: connect once from a terminal (\`ssh ${target.destination}\`) and check it there.`,
+    );
+  }
   if (!resolved.knownHostsFile) {
     throw new RemoteProblem(
       'other',
