@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -168,6 +169,47 @@ describe('conversations on another host', () => {
     await harness.when(() => replyText(conversation).includes('Hello from the host.'));
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
     firstSession = conversation.sessionId;
+  });
+
+  it('asks before a tool runs there, and runs it there once allowed', async () => {
+    const marker = join(remote.cwd, 'allowed-there.txt');
+    harness.world.fake.enqueue(
+      {
+        blocks: [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: 'touch allowed-there.txt', description: 'make it' },
+          },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'Made it there.' }] },
+    );
+    const conversation = await harness.invoke('startConversation', {
+      cwd: remote.cwd,
+      host: REMOTE_ALIAS,
+      permissionMode: 'default',
+    });
+    const { conversationId } = conversation;
+    await harness.invoke('send', { conversationId, text: 'make the file' });
+    const request = await harness.when(() =>
+      harness.eventsOf(conversationId).find((event) => event.kind === 'permission_request'),
+    );
+    expect(request).toMatchObject({ toolName: 'Bash', input: { command: 'touch allowed-there.txt' } });
+    // Nothing runs while it waits.
+    expect(existsSync(marker)).toBe(false);
+    if (request.kind !== 'permission_request') throw new Error('not a permission request');
+    await harness.invoke('answerPermission', {
+      conversationId,
+      requestId: request.requestId,
+      answer: { behavior: 'allow', remember: false },
+    });
+    await harness.when(() => replyText(conversation).includes('Made it there.'));
+    expect(existsSync(marker)).toBe(true);
+    // Made by a process of the host's, under its HOME: the session file is there, not here.
+    const projects = join(remote.home, '.claude', 'projects', remote.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+    expect(existsSync(join(projects, `${conversation.sessionId}.jsonl`))).toBe(true);
+    await harness.invoke('closeConversation', { conversationId });
   });
 
   it('carries on a session there by its id, as a tab kept across a restart does', async () => {
