@@ -45,6 +45,12 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered from the host.' }] });
     await send(page, 'where are you?');
     await expect(claude(page).last()).toContainText('Answered from the host.');
+    // The library lists it under the host, apart from this computer's conversations.
+    await expect(
+      page
+        .getByRole('navigation', { name: 'Conversations' })
+        .getByRole('heading', { name: /^byre-remote · 1$/ }),
+    ).toBeVisible();
 
     // The host goes away: the conversation says so, with Resume, which works once it is back.
     remote.sshd.dropConnections();

@@ -14,6 +14,8 @@ export const LibraryRow = z.object({
   /** The folder the session ran in, from its entries' `cwd`; null where no entry says. */
   cwd: z.string().nullable(),
   gitBranch: z.string().nullable(),
+  /** The host Byre ran it on over ssh, as the user named it; absent: this computer. */
+  host: z.string().nullable().optional(),
   /** When it was last active, ms since the epoch (the last entry's timestamp, else the file's mtime). */
   lastActive: z.number(),
   /** User and assistant messages of the main thread. */

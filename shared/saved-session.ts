@@ -36,6 +36,8 @@ export const BYRE_LINE = 'byre';
 export const CHECK_LINE = 'byre_check';
 /** The `msg.type` of a Byre line that holds how a new worktree's setup command ended (`msg.run`: a SetupRun). */
 export const SETUP_LINE = 'byre_setup';
+/** A transcript's line saying the host its CLI ran on, over ssh (absent: this computer). */
+export const HOST_LINE = 'byre_host';
 
 /** What one line of a saved file turns into. */
 export interface SavedLine {
@@ -188,6 +190,8 @@ function readTranscriptLine(line: JsonObject): SavedLine {
       const check = CheckRun.safeParse(msg.check);
       return check.success ? { ...NOTHING, events: [{ kind: 'check', check: check.data }] } : BAD;
     }
+    // Where it ran is the library's to know; it shows nothing in the conversation.
+    if (msg.type === HOST_LINE) return NOTHING;
     if (msg.type === SETUP_LINE) {
       const run = SetupRun.safeParse(msg.run);
       return run.success ? { ...NOTHING, events: [{ kind: 'setup', run: run.data }] } : BAD;

@@ -450,12 +450,21 @@ export class OpenConversations {
     const open = this.withSession(from.sessionId);
     if (open) return open.snapshot();
     const saved = await this.saved(from.sessionId);
+    if (saved.host) {
+      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
+      return { sessionId: from.sessionId, cwd: saved.cwd, host: saved.host };
+    }
     if (resumed && !saved.cliFile) throw new CliCopyGone('fork');
     return { sessionId: from.sessionId, cwd: existingFolder(saved.cwd) };
   }
 
   private async resumeNow(sessionId: string): Promise<Conversation> {
     const saved = await this.saved(sessionId);
+    // A session Byre ran on another host is carried on there, where its CLI's file is.
+    if (saved.host) {
+      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
+      return this.startRemote(saved.host, saved.cwd, { resume: sessionId });
+    }
     if (!saved.cliFile) throw new CliCopyGone('resume');
     // What the file holds now is the history before this process: the pages a window reads past the start
     // of main's log of it (which begins here).

@@ -171,6 +171,21 @@ describe('conversations on another host', () => {
     firstSession = conversation.sessionId;
   });
 
+  it('lists a conversation Byre ran on the host under that host, and resumes it there from the library', async () => {
+    const listed = await harness.when(async () => {
+      const { rows } = await harness.invoke('libraryList', {});
+      return rows.find((row) => row.sessionId === firstSession && row.host === REMOTE_ALIAS);
+    });
+    expect(listed).toMatchObject({ cwd: realpathSync(remote.cwd), resumable: true });
+    harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Resumed from the library.' }] });
+    const resumed = await harness.invoke('resumeSaved', { sessionId: firstSession });
+    expect(resumed).toMatchObject({ host: REMOTE_ALIAS, sessionId: firstSession });
+    await harness.invoke('send', { conversationId: resumed.conversationId, text: 'still with me?' });
+    await harness.when(() => replyText(resumed).includes('Resumed from the library.'));
+    expect(JSON.stringify(harness.world.fake.messageRequests().at(-1))).toContain('hello?');
+    await harness.invoke('closeConversation', { conversationId: resumed.conversationId });
+  });
+
   it('asks before a tool runs there, and runs it there once allowed', async () => {
     const marker = join(remote.cwd, 'allowed-there.txt');
     harness.world.fake.enqueue(

@@ -24,7 +24,7 @@ import { NotSupported, toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
-import { CHECK_LINE, SETUP_LINE } from '../../shared/saved-session';
+import { CHECK_LINE, HOST_LINE, SETUP_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { rewindFiles } from '../changes/rewind';
@@ -598,6 +598,8 @@ export class Conversation {
   }
 
   private follow(session: Session): void {
+    // Each run's transcript says where it ran, for the library (a session on a host resumes there).
+    if (this.options.host) session.recordByre({ type: HOST_LINE, host: this.options.host.name });
     session.on((event) => {
       // Events from a process that has been replaced are history.
       if (session !== this.session) return;

@@ -65,10 +65,13 @@ export function libraryHandlers(
       if (!saved.cliFile && saved.transcripts.length === 0) {
         throw new NoSuchSession('Nothing of this conversation is left on disk to carry on from.');
       }
-      const cwd = existingFolder(saved.cwd);
       const meta = { title: saved.title, sessionId, cwd: saved.cwd };
       const { markdown } = await recentMarkdown(saved, meta, MAX_CONTINUATION_CHARS);
-      const conversation = await open.start(cwd, {});
+      // A conversation Byre ran on another host goes on there, in its folder on that host.
+      const conversation =
+        saved.host && saved.cwd
+          ? await open.startRemote(saved.host, saved.cwd, {})
+          : await open.start(existingFolder(saved.cwd), {});
       conversation.send(continuationPrompt(saved.title, markdown));
       const continued = conversation.snapshot();
       // Listed under the old title rather than the boilerplate of its first message.

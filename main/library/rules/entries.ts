@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { isRecord, list, record, text, timestamp, type JsonRecord } from './json';
 import { cleanTitle, cutTo, promptOffer, withoutMarkers } from './titles';
-import { BYRE_LINE } from '../../../shared/saved-session';
+import { BYRE_LINE, HOST_LINE } from '../../../shared/saved-session';
 import { UsageState } from './usage';
 
 export type FileKind = 'cli' | 'transcript';
@@ -25,6 +25,8 @@ export const FileFacts = z.object({
   sessionId: z.string().nullable(),
   cwd: z.string().nullable(),
   gitBranch: z.string().nullable(),
+  /** The host Byre ran it on over ssh (its transcript says), as the user named it; null: this computer. */
+  host: z.string().nullable().optional(),
   firstActive: z.number().nullable(),
   lastActive: z.number().nullable(),
   firstPrompt: z.string().nullable(),
@@ -76,6 +78,7 @@ export function emptyFacts(sessionId: string | null = null): FileFacts {
     sessionId,
     cwd: null,
     gitBranch: null,
+    host: null,
     firstActive: null,
     lastActive: null,
     firstPrompt: null,
@@ -181,6 +184,10 @@ function readTranscriptLine(value: unknown, facts: FileFacts): Read | null {
     const message = record(msg.message);
     const read = { uuid: text(msg.uuid), ...NO_TEXT };
     return message ? { ...read, ...readUser(facts, message.content, msg) } : read;
+  }
+  if (line.dir === BYRE_LINE && msg.type === HOST_LINE) {
+    facts.host ??= text(msg.host);
+    return null;
   }
   // Byre's own lines are replies the CLI cut off, recorded as far as they had streamed.
   if (line.dir !== 'recv' && !(line.dir === BYRE_LINE && msg.type === 'assistant')) return null;

@@ -73,6 +73,7 @@ export function toLibraryRow(row: ListedSessionRow, families: Families): Library
     title: row.title,
     cwd: row.cwd,
     gitBranch: row.git_branch,
+    ...(row.host ? { host: row.host } : {}),
     lastActive: row.last_active,
     messageCount: row.message_count,
     sizeBytes: row.size_bytes,

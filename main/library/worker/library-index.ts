@@ -709,6 +709,7 @@ export class LibraryIndex {
       transcripts: files.filter((file) => file.row.kind === 'transcript').map((file) => file.row.path),
       cwd: session.cwd,
       title: session.title,
+      host: session.host,
     };
   }
 

@@ -73,6 +73,8 @@ export const SessionFiles = z.object({
   transcripts: z.array(z.string()),
   cwd: z.string().nullable(),
   title: z.string(),
+  /** The host Byre ran it on over ssh: its CLI's file is there. Null: this computer. */
+  host: z.string().nullable().optional(),
 });
 export type SessionFiles = z.infer<typeof SessionFiles>;
 

@@ -40,7 +40,7 @@ import {
  *   model and 15-minute UTC bucket, kept by triggers as rows come and go, which the Usage view queries.
  */
 
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 
 /**
  * A file with less than this left to read skips the preview and is read at once, first (a conversation being
@@ -92,6 +92,7 @@ CREATE TABLE sessions (
   title TEXT NOT NULL,
   cwd TEXT,
   git_branch TEXT,
+  host TEXT,
   last_active REAL NOT NULL,
   message_count INTEGER NOT NULL,
   size_bytes INTEGER NOT NULL,
@@ -270,6 +271,8 @@ export interface SessionRow {
   title: string;
   cwd: string | null;
   git_branch: string | null;
+  /** The host Byre ran it on over ssh; null: this computer. */
+  host: string | null;
   last_active: number;
   message_count: number;
   size_bytes: number;
@@ -481,10 +484,10 @@ export class IndexStore {
       ),
       session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
       upsertSession: db.prepare(
-        `INSERT OR REPLACE INTO sessions (session_id, title, cwd, git_branch, last_active, message_count,
+        `INSERT OR REPLACE INTO sessions (session_id, title, cwd, git_branch, host, last_active, message_count,
            size_bytes, resumable, has_transcript, indexed, hidden, renamed, forked_from, rewinds)
-         VALUES (@session_id, @title, @cwd, @git_branch, @last_active, @message_count, @size_bytes, @resumable,
-           @has_transcript, @indexed, @hidden, @renamed, @forked_from, @rewinds)`,
+         VALUES (@session_id, @title, @cwd, @git_branch, @host, @last_active, @message_count, @size_bytes,
+           @resumable, @has_transcript, @indexed, @hidden, @renamed, @forked_from, @rewinds)`,
       ),
       deleteSession: db.prepare('DELETE FROM sessions WHERE session_id = ?'),
       listedSession: db.prepare<[string], ListedSessionRow>(`${LISTED} WHERE s.session_id = ?`),

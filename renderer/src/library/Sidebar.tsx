@@ -210,11 +210,13 @@ function RowList({ rows }: { rows: LibraryRow[] }) {
   const items = useMemo(() => groupRows(rows, worktrees, sort), [rows, worktrees, sort]);
   const scroller = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLUListElement>(null);
-  const estimateSize = useCallback((index: number) => (items[index]?.kind === 'folder' ? 30 : 58), [items]);
+  const estimateSize = useCallback((index: number) => (items[index]?.kind === 'row' ? 58 : 30), [items]);
   const getItemKey = useCallback(
     (index: number) => {
       const item = items[index];
-      return item?.kind === 'row' ? item.row.sessionId : `folder:${item?.folder ?? ''}`;
+      if (!item) return index;
+      if (item.kind === 'row') return item.row.sessionId;
+      return item.kind === 'host' ? `host:${item.host}` : `folder:${item.host ?? ''}:${item.folder ?? ''}`;
     },
     [items],
   );
@@ -233,7 +235,15 @@ function RowList({ rows }: { rows: LibraryRow[] }) {
           if (!item) return null;
           return (
             <li key={virtual.key} data-index={virtual.index} ref={measure} className="sidebar-item">
-              {item.kind === 'folder' ? (
+              {item.kind === 'host' ? (
+                <h2
+                  className="sidebar-host-heading"
+                  title={`Conversations Byre ran on ${item.host}, over ssh`}
+                >
+                  {item.host}
+                  <span className="muted"> · {item.count}</span>
+                </h2>
+              ) : item.kind === 'folder' ? (
                 <h2 className="sidebar-folder-heading" title={item.folder ?? undefined}>
                   {item.folder ? folderName(item.folder) : 'Unknown folder'}
                   <span className="muted"> · {item.count}</span>

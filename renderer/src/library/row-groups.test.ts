@@ -40,7 +40,13 @@ const status: WorktreeStatus = {
 };
 
 const names = (items: SidebarItem[]) =>
-  items.map((item) => (item.kind === 'folder' ? `# ${item.folder} (${item.count})` : item.row.sessionId));
+  items.map((item) =>
+    item.kind === 'host'
+      ? `@ ${item.host} (${item.count})`
+      : item.kind === 'folder'
+        ? `# ${item.folder} (${item.count})`
+        : item.row.sessionId,
+  );
 
 describe('the sidebar groups', () => {
   const rows = [
@@ -130,5 +136,34 @@ describe('the sidebar sorted by cost', () => {
     expect(costLabel({ usd: 0.006, estimated: true })).toBe('~$0.01');
     expect(costLabel({ usd: 0, estimated: false })).toBe('$0.00');
     expect(costLabel({ usd: null, estimated: false })).toBeNull();
+  });
+});
+
+describe('conversations on other hosts', () => {
+  it('are listed after this computer’s, each host under its name, a folder of one path on two machines apart', () => {
+    const on = (host: string, sessionId: string, cwd: string, lastActive: number): LibraryRow => ({
+      ...row(sessionId, cwd, lastActive),
+      host,
+    });
+    const items = groupRows(
+      [
+        on('devbox', 'there-new', '/srv/app', 9),
+        row('here', '/srv/app', 5),
+        on('gpu', 'far', '/data', 7),
+        on('devbox', 'there-old', '/srv/app', 1),
+      ],
+      {},
+    );
+    expect(names(items)).toEqual([
+      '# /srv/app (1)',
+      'here',
+      '@ devbox (2)',
+      '# /srv/app (2)',
+      'there-new',
+      'there-old',
+      '@ gpu (1)',
+      '# /data (1)',
+      'far',
+    ]);
   });
 });

@@ -12,7 +12,9 @@ import { folderName } from '../state/selectors';
 import type { LibrarySort } from '../state/types';
 
 export type SidebarItem =
-  | { kind: 'folder'; folder: string | null; count: number }
+  | { kind: 'host'; host: string; count: number }
+  /** `host`: the host its rows ran on (null: this computer), as its heading's group says. */
+  | { kind: 'folder'; folder: string | null; count: number; host?: string | null }
   | { kind: 'row'; row: LibraryRow; worktree: RowWorktree | null };
 
 /** A row whose folder is a worktree: its name, and how it stands if Byre made it. */
@@ -41,8 +43,30 @@ export function groupRows(
   worktrees: Readonly<Record<string, WorktreeStatus>>,
   sort: LibrarySort = 'recent',
 ): SidebarItem[] {
-  const groups = new Map<string | null, { own: SidebarItem[]; worktree: SidebarItem[] }>();
+  // This computer's first, then each other host's under its name, in the order asked: a folder of one
+  // path on two machines is two places.
+  const byHost = new Map<string | null, LibraryRow[]>([[null, []]]);
   for (const row of [...rows].sort(ORDERS[sort])) {
+    const host = row.host ?? null;
+    byHost.set(host, [...(byHost.get(host) ?? []), row]);
+  }
+  const items: SidebarItem[] = [];
+  for (const [host, own] of byHost) {
+    if (own.length === 0) continue;
+    if (host !== null) items.push({ kind: 'host', host, count: own.length });
+    items.push(...groupFolders(own, worktrees, host));
+  }
+  return items;
+}
+
+/** Rows (already in order) by folder, each folder's own rows, then its worktrees'. */
+function groupFolders(
+  rows: readonly LibraryRow[],
+  worktrees: Readonly<Record<string, WorktreeStatus>>,
+  host: string | null,
+): SidebarItem[] {
+  const groups = new Map<string | null, { own: SidebarItem[]; worktree: SidebarItem[] }>();
+  for (const row of rows) {
     const layout = worktreeLayout(row.cwd);
     const home = layout?.repository ?? row.cwd;
     let group = groups.get(home);
@@ -57,7 +81,8 @@ export function groupRows(
   }
   const items: SidebarItem[] = [];
   for (const [folder, group] of groups) {
-    items.push({ kind: 'folder', folder, count: group.own.length + group.worktree.length });
+    const count = group.own.length + group.worktree.length;
+    items.push(host === null ? { kind: 'folder', folder, count } : { kind: 'folder', folder, count, host });
     items.push(...group.own, ...group.worktree);
   }
   return items;
