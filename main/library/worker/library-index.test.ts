@@ -532,6 +532,22 @@ describe('files that are gone', () => {
     expect(only(index.list())).toMatchObject({ sessionId: id, resumable: true });
   });
 
+  it("says the folder from the CLI's file it finds on the way, when the transcript read so far does not", () => {
+    const id = randomUUID();
+    // A transcript listed before its init line (the one that says the folder) was read.
+    const run = byreRun(id, 'prompt', 'answer');
+    world.writeTranscript(
+      'run',
+      run.filter((_, line) => line !== 2),
+    );
+    const index = world.open();
+    indexAll(index);
+    expect(only(index.list())).toMatchObject({ sessionId: id, cwd: null });
+    // The CLI's file, written since: a resume asked for now needs the folder it says.
+    const path = world.writeCli(id, conversation(id, 'prompt', 'answer'));
+    expect(index.files(id)).toMatchObject({ cliFile: path, cwd: CWD });
+  });
+
   it('still lists a session whose files are all gone, marked', () => {
     const id = randomUUID();
     const path = world.writeCli(id, conversation(id, 'remember me', 'answer'));

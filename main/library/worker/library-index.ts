@@ -701,16 +701,47 @@ export class LibraryIndex {
 
   /** The files of one session, for opening, exporting or resuming it; transcripts oldest first. */
   files(sessionId: string): SessionFiles | null {
-    const session = this.store.session(sessionId);
+    if (!this.store.session(sessionId)) return null;
+    const present = () => sessionFiles(this.store, sessionId).filter((file) => file.row.present === 1);
+    const cliFile =
+      present().find((file) => file.row.kind === 'cli')?.row.path ?? this.unreadCliFile(sessionId);
+    let session = this.store.session(sessionId);
+    if (session?.cwd === null) {
+      // Asked for before its files were read far enough to say its folder (a CLI file found on the way,
+      // a transcript listed before its init line): read them now, since the folder is what a resume or a
+      // fork needs, or it would be refused as not saying one. Rare, and only this session's files.
+      this.readSessionNow(sessionId);
+      session = this.store.session(sessionId);
+    }
     if (!session) return null;
-    const files = sessionFiles(this.store, sessionId).filter((file) => file.row.present === 1);
     return {
-      cliFile: files.find((file) => file.row.kind === 'cli')?.row.path ?? this.unreadCliFile(sessionId),
-      transcripts: files.filter((file) => file.row.kind === 'transcript').map((file) => file.row.path),
+      cliFile,
+      transcripts: present()
+        .filter((file) => file.row.kind === 'transcript')
+        .map((file) => file.row.path),
       cwd: session.cwd,
       title: session.title,
       host: session.host,
     };
+  }
+
+  /** Previews and reads a session's own files to their end, at once (see files()). */
+  private readSessionNow(sessionId: string): void {
+    for (const listed of this.store.filesOfSession(sessionId)) {
+      if (listed.present !== 1 || listed.kind === 'subagent') continue;
+      if (listed.needs_preview === 1) this.preview(listed);
+      for (
+        let row = this.store.fileById(listed.id);
+        row && readingOn(row);
+        row = this.store.fileById(listed.id)
+      ) {
+        const before = row.offset;
+        this.readMore(row);
+        // A read that could not go on (a failure, marked on the file) ends here.
+        if ((this.store.fileById(listed.id)?.offset ?? before) <= before) break;
+      }
+    }
+    this.transaction(() => this.recomputeDirty());
   }
 
   /**
@@ -750,6 +781,13 @@ export class LibraryIndex {
     this.touch(sessionId);
     this.transaction(() => this.recomputeDirty());
   }
+}
+
+/** A file the full read has more of to do. */
+function readingOn(row: FileRow): boolean {
+  return (
+    (row.state === 'reading' || row.state === 'skipping') && row.needs_preview === 0 && row.offset < row.size
+  );
 }
 
 /** The folder under a session's own folder where the CLI writes its subagents' transcripts. */
