@@ -7,6 +7,7 @@ import { acceptHostKeys, hostKeyFingerprints } from './host-keys';
 import { checkSsh, findRemoteCli, RemoteProblem, runOnHost } from './run';
 import {
   hostsFromConfig,
+  inHostHome,
   parseSshTarget,
   shellQuote,
   sshTransport,
@@ -121,7 +122,8 @@ export class RemoteHosts {
         { host: name, fingerprints },
       );
     });
-    const line = `sh -c ${shellQuote('dir=$1; case "$dir" in "~") dir=$HOME ;; "~/"*) dir="$HOME/${dir#"~/"}" ;; esac; cd -- "$dir" && pwd -P')} byre ${shellQuote(folder)}`;
+    const check = `dir=$1; ${inHostHome('dir')}; cd -- "$dir" && pwd -P`;
+    const line = `sh -c ${shellQuote(check)} byre ${shellQuote(folder)}`;
     const there = await runOnHost(setup, target, line, this.env);
     checkSsh(there, name);
     const real = there.stdout.trim().split('\n').at(-1);
@@ -143,7 +145,8 @@ export class RemoteHosts {
     const target = this.target(name);
     const list = [
       'prefix=$1',
-      'case "$prefix" in "" | "~") prefix="$HOME/" ;; "~/"*) prefix="$HOME/${prefix#"~/"}" ;; esac',
+      '[ -n "$prefix" ] || prefix="$HOME/"',
+      inHostHome('prefix'),
       'n=0',
       'for d in "$prefix"*/; do',
       '  [ -d "$d" ] || continue',

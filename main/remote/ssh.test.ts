@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -157,6 +157,29 @@ describe('the remote launch line', () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it('takes a folder typed as ~ or ~/… in the host’s home folder', () => {
+    const home = mkdtempSync(join(tmpdir(), 'byre-home-'));
+    try {
+      mkdirSync(join(home, 'sub'));
+      for (const [typed, where] of [
+        ['~', home],
+        ['~/sub', join(home, 'sub')],
+      ] as const) {
+        const line = remoteLaunchLine(
+          { cwd: typed, args: ['-e', 'console.log(process.cwd())'], envSet: {}, envUnset: [] },
+          process.execPath,
+        );
+        const printed = execFileSync('sh', ['-c', line], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, HOME: home },
+        });
+        expect(printed.trim()).toBe(where);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 
   it('exits with its own code when the folder is not there, running nothing', () => {
     const line = remoteLaunchLine({ cwd: '/no/such/folder', args: [], envSet: {}, envUnset: [] }, 'false');

@@ -92,6 +92,11 @@ export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** sh that makes the path in `$<name>` one in the host's home folder when it is `~` or starts with `~/`. */
+export function inHostHome(name: string): string {
+  return `case "$${name}" in "~") ${name}=$HOME/ ;; "~/"*) ${name}="$HOME/\${${name}#"~/"}" ;; esac`;
+}
+
 /** What the wrapper exits with when the folder is not there (the CLI never started). */
 export const NO_FOLDER_EXIT = 90;
 
@@ -105,7 +110,7 @@ export const NO_FOLDER_EXIT = 90;
 const WRAPPER = [
   // A folder typed as ~/… is in the host's home folder.
   'dir=$1',
-  'case "$dir" in "~") dir=$HOME ;; "~/"*) dir="$HOME/${dir#"~/"}" ;; esac',
+  inHostHome('dir'),
   `cd -- "$dir" || exit ${NO_FOLDER_EXIT}`,
   'session=$2',
   'shift 2',
