@@ -179,7 +179,8 @@ describe('permission requests', () => {
     }
     // Subagents may run in the background, after the turn that started them has ended.
     const made = () => ['left.txt', 'right.txt'].filter((file) => existsSync(join(world.cwd, file)));
-    await when(() => made().length === 2);
+    // The answers' events reach a window in the next batch, which may come after the files are there.
+    await when(() => made().length === 2 && resolvedOf(conversation).length === 2);
     expect(resolvedOf(conversation).map((resolved) => resolved.outcome)).toEqual(['allowed', 'allowed']);
   });
 

@@ -172,11 +172,15 @@ describe('conversations on another host', () => {
   });
 
   it('lists a conversation Byre ran on the host under that host, and resumes it there from the library', async () => {
+    // Listed under the host, with its folder once the index has read that far.
     const listed = await harness.when(async () => {
       const { rows } = await harness.invoke('libraryList', {});
-      return rows.find((row) => row.sessionId === firstSession && row.host === REMOTE_ALIAS);
+      return rows.find(
+        (row) =>
+          row.sessionId === firstSession && row.host === REMOTE_ALIAS && row.cwd === realpathSync(remote.cwd),
+      );
     });
-    expect(listed).toMatchObject({ cwd: realpathSync(remote.cwd), resumable: true });
+    expect(listed).toMatchObject({ resumable: true });
     harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Resumed from the library.' }] });
     const resumed = await harness.invoke('resumeSaved', { sessionId: firstSession });
     expect(resumed).toMatchObject({ host: REMOTE_ALIAS, sessionId: firstSession });
@@ -221,9 +225,13 @@ describe('conversations on another host', () => {
     });
     await harness.when(() => replyText(conversation).includes('Made it there.'));
     expect(existsSync(marker)).toBe(true);
-    // Made by a process of the host's, under its HOME: the session file is there, not here.
+    // Made by a process of the host's, under its HOME: the session file is there (once the CLI has
+    // written it, in its own time), not here.
     const projects = join(remote.home, '.claude', 'projects', remote.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
-    expect(existsSync(join(projects, `${conversation.sessionId}.jsonl`))).toBe(true);
+    await vi.waitFor(() => expect(existsSync(join(projects, `${conversation.sessionId}.jsonl`))).toBe(true), {
+      timeout: 20_000,
+      interval: 100,
+    });
     await harness.invoke('closeConversation', { conversationId });
   });
 

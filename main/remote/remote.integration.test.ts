@@ -112,7 +112,10 @@ describe('a host over ssh', () => {
       expect(existsSync(join(world.cwd, 'written-there.txt'))).toBe(false);
       // The host keeps the session file, under its own HOME.
       const projects = join(remote.home, '.claude', 'projects', remote.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
-      expect(existsSync(join(projects, `${session.id}.jsonl`))).toBe(true);
+      await vi.waitFor(() => expect(existsSync(join(projects, `${session.id}.jsonl`))).toBe(true), {
+        timeout: 20_000,
+        interval: 100,
+      });
     } finally {
       await session.close({ graceMs: 1_000, termMs: 1_000 });
     }
