@@ -45,6 +45,7 @@ import { WorktreeStatuses } from './worktree-statuses';
 import type { BackendOptions } from './options';
 import type { EventListener, Handlers, Parts } from './parts';
 import { RemoteHosts } from '../remote/hosts';
+import { HostCopies } from './host-copies';
 
 /**
  * The backend the UI talks to: it implements the IPC contract once, for both hosts (Electron's ipcMain and
@@ -69,6 +70,7 @@ export class Backend {
   private readonly idle = new IdleCollector();
   private readonly handlers: Handlers;
   private readonly worktreeStatuses: WorktreeStatuses;
+  private readonly hostCopies: HostCopies;
   private readonly scheduled: ScheduledSender;
 
   constructor(options: BackendOptions) {
@@ -122,6 +124,13 @@ export class Backend {
         ? { file: chosen, chosen: true }
         : { file: join(homedir(), '.ssh', 'config'), chosen: false };
     }, options.env);
+    const copies = new HostCopies(
+      options.dataDir,
+      remote,
+      () => settings.hostsUsed,
+      () => this.library.refresh(),
+    );
+    this.hostCopies = copies;
     this.open = new OpenConversations(trust, {
       options,
       settings,
@@ -135,6 +144,7 @@ export class Backend {
       worktreesChanged,
       rateLimit: (conversationId, info) => limits.heard(conversationId, info),
       remote,
+      hostSessionsChanged: (host) => copies.soon(host),
     });
     this.scheduled = new ScheduledSender(
       new ScheduledSends(options.dataDir),
@@ -176,10 +186,12 @@ export class Backend {
       ...usageHandlers(parts),
       ...limitsHandlers(parts),
       remoteHosts: async () => remote.list(),
-      remoteFolders: async ({ host, prefix }) => ({
-        folders: await remote.folders(host, prefix),
-        recent: settings.recentFoldersOn(host),
-      }),
+      remoteFolders: async ({ host, prefix }) => {
+        const folders = await remote.folders(host, prefix);
+        // The host was picked and answers: the library's copy of its sessions is brought up to date.
+        copies.soon(host);
+        return { folders, recent: settings.recentFoldersOn(host) };
+      },
       acceptHostKey: async ({ host, fingerprints }) => {
         await remote.acceptHostKey(host, fingerprints);
         return {};
@@ -187,6 +199,7 @@ export class Backend {
     };
     // What waits from before (sent at once if its time came while Byre was closed), once all is wired.
     this.scheduled.start();
+    copies.start();
   }
 
   /** Validates a request against the contract, runs it, and returns a plain result or error. */
@@ -223,6 +236,7 @@ export class Backend {
   async dispose(): Promise<void> {
     this.batcher.flush();
     this.idle.stop();
+    this.hostCopies.stop();
     // Before the conversations end: their drafts go with them.
     this.tabs.flush();
     await this.scheduled.stop();

@@ -86,6 +86,8 @@ export class OpenConversations {
       rateLimit?: (conversationId: string, info: RateLimitInfo) => void;
       /** Other hosts, over ssh. */
       remote: RemoteHosts;
+      /** A conversation on `host` wrote to its session there: the library's copy may be behind. */
+      hostSessionsChanged?: (host: string) => void;
     },
   ) {}
 
@@ -133,13 +135,19 @@ export class OpenConversations {
   }
 
   /** How a conversation the UI shows in a tab reaches every window: its events, and its notifications. */
-  private wiring(id: string, inWorktree: boolean): Pick<ConversationOptions, 'id' | 'emit' | 'notify'> {
+  private wiring(
+    id: string,
+    inWorktree: boolean,
+    host?: string,
+  ): Pick<ConversationOptions, 'id' | 'emit' | 'notify'> {
     return {
       id,
       emit: (event, seq) => {
         this.parts.batcher.push(id, event, seq);
         // A turn ended in a worktree (its snapshot was taken, or its result came): how it stands moved.
         if (inWorktree && turnEnded(event)) this.parts.worktreesChanged();
+        // A turn ended on a host, or its CLI did: the host's session file grew, for the library to copy.
+        if (host && (turnEnded(event) || event.kind === 'exit')) this.parts.hostSessionsChanged?.(host);
         if (event.kind === 'message' && event.message.type === 'rate_limit_event')
           this.parts.rateLimit?.(id, event.message.rate_limit_info);
       },
@@ -343,21 +351,31 @@ export class OpenConversations {
   }
 
   private async startRemoteNow(host: string, cwd: string, launch: Launch): Promise<Conversation> {
-    const remote = await this.parts.remote.prepare(host, cwd);
     const id = randomUUID();
-    const conversation = await Conversation.start({
-      ...this.common(launch, this.wiring(id, false)),
-      cwd: remote.folder,
-      host: remote,
-      changes: null,
-    });
+    const conversation = await this.launchRemote(host, cwd, launch, this.wiring(id, false, host));
     this.conversations.set(id, conversation);
     try {
-      this.parts.settings.addRecentFolderOn(host, remote.folder);
+      this.parts.settings.addRecentFolderOn(host, conversation.snapshot().cwd);
     } catch {
       // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
     }
     return conversation;
+  }
+
+  /** A conversation's CLI on a host, in a folder there, wired as asked. */
+  private async launchRemote(
+    host: string,
+    cwd: string,
+    launch: Launch,
+    wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
+  ): Promise<Conversation> {
+    const remote = await this.parts.remote.prepare(host, cwd);
+    return Conversation.start({
+      ...this.common(launch, wiring),
+      cwd: remote.folder,
+      host: remote,
+      changes: null,
+    });
   }
 
   /** Closes the connections to other hosts, once their conversations have ended. */
@@ -371,13 +389,17 @@ export class OpenConversations {
    */
   async inTemporaryProcess<T>(sessionId: string, work: (conversation: Conversation) => Promise<T>) {
     const saved = await this.saved(sessionId);
-    if (!saved.cliFile) throw new CliCopyGone('files');
-    await this.recreateWorktree(saved.cwd);
-    const conversation = await this.launch(
-      existingFolder(saved.cwd),
-      { resume: sessionId },
-      { id: randomUUID(), emit: () => undefined, notify: () => undefined },
-    );
+    const quiet = { id: randomUUID(), emit: () => undefined, notify: () => undefined };
+    let conversation: Conversation;
+    if (saved.host) {
+      // Where its session is: the library's copy of it is for reading.
+      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
+      conversation = await this.launchRemote(saved.host, saved.cwd, { resume: sessionId }, quiet);
+    } else {
+      if (!saved.cliFile) throw new CliCopyGone('files');
+      await this.recreateWorktree(saved.cwd);
+      conversation = await this.launch(existingFolder(saved.cwd), { resume: sessionId }, quiet);
+    }
     try {
       return await work(conversation);
     } finally {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { commandLinesWithHome, processesWithHome } from '../../e2e/fixtures/cli-env';
 import type { ConversationSnapshot } from '../../shared/ipc';
@@ -23,6 +24,8 @@ import { openBackend, type BackendHarness } from '../test-support/invoke';
  * and a conversation started on one, over the test's own sshd on 127.0.0.1, with the real CLI on the
  * "remote" (this machine under another HOME) against the fake model.
  */
+
+const run = promisify(execFile);
 
 let harness: BackendHarness;
 let remote: RemoteWorld;
@@ -302,6 +305,43 @@ describe('conversations on another host', () => {
     expect((await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: '' })).folders).toEqual([
       join(remote.home, 'code'),
     ]);
+  });
+
+  it('lists a session made there by claude -p, finds a word of it, and keeps it readable while the host is away', async () => {
+    harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered without Byre.' }] });
+    // Made by the host's own CLI, as by a person at its terminal: Byre has no transcript of it.
+    const { stdout } = await run('ssh', [
+      '-F',
+      sshConfig,
+      '-o',
+      'BatchMode=yes',
+      REMOTE_ALIAS,
+      '--',
+      `cd ${remote.cwd} && ~/.local/bin/claude -p 'a question about zanzibar' --output-format json`,
+    ]);
+    const made = (JSON.parse(stdout) as { session_id: string }).session_id;
+    // Picking the host in the new-conversation form brings the library's copy of its sessions up to date.
+    await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: '' });
+    const listed = await harness.when(async () => {
+      const { rows } = await harness.invoke('libraryList', {});
+      return rows.find((row) => row.sessionId === made && row.cwd === realpathSync(remote.cwd));
+    });
+    expect(listed).toMatchObject({ host: REMOTE_ALIAS, title: 'a question about zanzibar', resumable: true });
+    const hits = await harness.when(async () => {
+      const { hits } = await harness.invoke('librarySearch', { query: 'zanzibar' });
+      return hits.some((hit) => hit.sessionId === made && hit.messageUuid !== null) ? hits : undefined;
+    });
+    expect(hits.filter((hit) => hit.sessionId === made).length).toBeGreaterThan(0);
+
+    // With the host gone, the conversation still reads from the library's copy.
+    remote.sshd.dropConnections();
+    try {
+      const page = await harness.invoke('openSaved', { sessionId: made });
+      expect(JSON.stringify(page.events)).toContain('Answered without Byre.');
+      expect(page.row).toMatchObject({ host: REMOTE_ALIAS });
+    } finally {
+      await remote.sshd.restart();
+    }
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {

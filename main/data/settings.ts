@@ -230,6 +230,11 @@ export class SettingsStore {
       : [];
   }
 
+  /** The hosts conversations ran on, as the user named them. */
+  get hostsUsed(): string[] {
+    return Object.keys(this.settings.recentFoldersByHost);
+  }
+
   addRecentFolderOn(host: string, folder: string): void {
     this.change((settings) => {
       const known = Object.hasOwn(settings.recentFoldersByHost, host)

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Launch, PipeCommand } from '../claude';
 import { acceptHostKeys, hostKeyFingerprints } from './host-keys';
-import { checkSsh, findRemoteCli, RemoteProblem, runOnHost } from './run';
+import { checkSsh, findRemoteCli, RemoteProblem, runOnHost, runOnHostRaw } from './run';
 import {
   hostsFromConfig,
   inHostHome,
@@ -164,6 +164,15 @@ export class RemoteHosts {
     );
     if (result.code !== 0) return [];
     return result.stdout.split('\n').filter((line) => line.length > 0);
+  }
+
+  /** Runs a line on a host for its bytes (library-pull.ts); a RemoteProblem when the host cannot be reached. */
+  async runRaw(
+    name: string,
+    line: string,
+    maxBuffer: number,
+  ): Promise<{ code: number | null; stdout: Buffer }> {
+    return runOnHostRaw(this.setup(), this.target(name), line, maxBuffer, this.env);
   }
 
   /** Keeps the host keys the user accepted, as shown, in the known_hosts file ssh reads for the host. */

@@ -58,6 +58,45 @@ export function runOnHost(
   });
 }
 
+/**
+ * Runs `line` in the host's shell for its bytes, as they are (up to `maxBuffer`): its exit code and output.
+ * Throws a RemoteProblem when ssh itself failed.
+ */
+export function runOnHostRaw(
+  setup: SshSetup,
+  target: SshTarget,
+  line: string,
+  maxBuffer: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: Buffer }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'ssh',
+      [...sshArgs(setup, target), line],
+      { env, timeout: RUN_TIMEOUT_MS * 4, maxBuffer, encoding: 'buffer' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        try {
+          checkSsh(
+            {
+              code,
+              stdout: '',
+              stderr: stderr.toString('utf8'),
+              ...(error?.killed ? { timedOut: true } : {}),
+              ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
+            },
+            target.destination,
+          );
+        } catch (problem) {
+          reject(problem instanceof Error ? problem : new Error(String(problem)));
+          return;
+        }
+        resolve({ code, stdout });
+      },
+    );
+  });
+}
+
 /** Throws a RemoteProblem saying what is wrong when ssh itself failed (exit 255, or it could not run). */
 export function checkSsh(result: SshResult, host: string): void {
   if (result.timedOut) {

@@ -47,6 +47,9 @@ export function branchHandlers(parts: Parts): HandlersOf<'forkConversation' | 'r
           : await open.inTemporaryProcess(sessionId, (conversation) =>
               conversation.rewindFiles(userMessageUuid, dryRun),
             );
+        // As above: a session on a host has its files there.
+        const host = running ? running.snapshot().host : (await open.saved(sessionId)).host;
+        if (host) return { ...result, fileChanges: null };
       }
       if (!dryRun || !result.canRewind) return { ...result, fileChanges: null };
       // The command files' counts come from the snapshots; the CLI's files' are worked out here.

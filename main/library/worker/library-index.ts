@@ -6,6 +6,7 @@ import { ForkRecords } from '../../data/fork-records';
 import { LibraryChoices } from '../../data/library-choices';
 import { describeError, errorCode, nodeFs, readAt, type FileStat, type LibraryFs } from '../../disk/files';
 import { readFamily } from '../family';
+import { hostOfCopyFolder, remoteCopiesDir } from '../remote-copies';
 import { emptyFacts } from '../rules/entries';
 import type { MessageUsage, UsageRead } from '../rules/usage';
 import { familiesOf, familySource, toLibraryRow, type Families } from './families';
@@ -58,6 +59,8 @@ const FILES_PER_STEP = 64;
 export class LibraryIndex {
   readonly transcriptsDir: string;
   readonly projectsDir: string;
+  /** Where other hosts' sessions are copied to (remote-copies.ts). */
+  readonly remoteDir: string;
   private readonly store: IndexStore;
   /** The list's rows, kept in step with the sessions table as rows are worked out again. */
   private readonly listed: ListedSessions;
@@ -94,6 +97,7 @@ export class LibraryIndex {
   constructor(private readonly options: LibraryIndexOptions) {
     this.transcriptsDir = join(options.dataDir, 'transcripts');
     this.projectsDir = join(options.configDir, 'projects');
+    this.remoteDir = remoteCopiesDir(options.dataDir);
     this.fs = options.fs ?? nodeFs;
     this.now = options.now ?? Date.now;
     this.choices = new LibraryChoices(options.dataDir);
@@ -218,16 +222,11 @@ export class LibraryIndex {
       if (entry.isFile() && entry.name.endsWith('.jsonl'))
         found.set(join(this.transcriptsDir, entry.name), 'transcript');
     }
-    for (const project of this.listFolder(this.projectsDir, problems)) {
-      if (!project.isDirectory()) continue;
-      const folder = join(this.projectsDir, project.name);
-      // Sessions at the top level; subagents' files in <session>/subagents/, read for their usage only.
-      for (const entry of this.listFolder(folder, problems)) {
-        if (entry.isFile() && entry.name.endsWith('.jsonl')) found.set(join(folder, entry.name), 'cli');
-        if (!entry.isDirectory()) continue;
-        for (const path of this.subagentFiles(join(folder, entry.name), problems))
-          found.set(path, 'subagent');
-      }
+    this.findCliFiles(this.projectsDir, found, problems);
+    // Other hosts' sessions, as the library copied them (main/remote/library-pull.ts).
+    for (const host of this.listFolder(this.remoteDir, problems)) {
+      if (host.isDirectory() && hostOfCopyFolder(host.name) !== null)
+        this.findCliFiles(join(this.remoteDir, host.name, 'projects'), found, problems);
     }
     this.cleanupPeriodDays = readCleanupPeriodDays(this.options.configDir);
     // Byre records a fork, then asks for a refresh: the list's families may have changed.
@@ -245,6 +244,21 @@ export class LibraryIndex {
     this.scanProblems = problems;
     if (!this.scanned) this.changed = true;
     this.scanned = true;
+  }
+
+  /** The CLI's files in a projects folder: sessions at the top level of each project's folder, and subagents'. */
+  private findCliFiles(projectsDir: string, found: Map<string, IndexedKind>, problems: LibraryProblem[]) {
+    for (const project of this.listFolder(projectsDir, problems)) {
+      if (!project.isDirectory()) continue;
+      const folder = join(projectsDir, project.name);
+      // Sessions at the top level; subagents' files in <session>/subagents/, read for their usage only.
+      for (const entry of this.listFolder(folder, problems)) {
+        if (entry.isFile() && entry.name.endsWith('.jsonl')) found.set(join(folder, entry.name), 'cli');
+        if (!entry.isDirectory()) continue;
+        for (const path of this.subagentFiles(join(folder, entry.name), problems))
+          found.set(path, 'subagent');
+      }
+    }
   }
 
   /**
@@ -277,10 +291,22 @@ export class LibraryIndex {
   private kindOf(path: string): IndexedKind | null {
     if (!path.endsWith('.jsonl')) return null;
     if (dirname(path) === this.transcriptsDir) return 'transcript';
-    const inProjects = relative(this.projectsDir, path).split(sep);
-    if (inProjects[0] === '..') return null;
+    let inProjects = relative(this.projectsDir, path).split(sep);
+    if (inProjects[0] === '..') {
+      // A host's copied projects folder: <remote>/<host>/projects/…
+      const inRemote = relative(this.remoteDir, path).split(sep);
+      if (inRemote[0] === '..' || inRemote[1] !== 'projects' || this.hostOfPath(path) === null) return null;
+      inProjects = inRemote.slice(2);
+    }
     if (inProjects.length === 4 && inProjects[2] === SUBAGENTS) return 'subagent';
     return inProjects.length === 2 ? 'cli' : null;
+  }
+
+  /** The host a file is a copy from (under remoteDir), as the user named it; null: this computer's. */
+  private hostOfPath(path: string): string | null {
+    const inRemote = relative(this.remoteDir, path).split(sep);
+    if (inRemote[0] === '..' || inRemote[1] !== 'projects' || inRemote.length < 3) return null;
+    return hostOfCopyFolder(inRemote[0] ?? '');
   }
 
   /** The subagents' transcripts in a session's own folder (`<session>/subagents/*.jsonl`). */
@@ -587,7 +613,7 @@ export class LibraryIndex {
   /** Works out a session's row from all its files (rows.ts); one that holds no conversation is dropped. */
   private recompute(sessionId: string): void {
     const before = this.store.session(sessionId);
-    const row = sessionRow(this.store, this.choices, sessionId);
+    const row = sessionRow(this.store, this.choices, sessionId, (path) => this.hostOfPath(path));
     if (row === null) {
       if (before) {
         this.store.deleteSession(sessionId);

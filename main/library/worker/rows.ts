@@ -25,7 +25,13 @@ export interface SessionFile {
 }
 
 /** Works out a session's row from all its files (one row per session id, whatever holds it); null if none holds a conversation. */
-export function sessionRow(store: IndexStore, choices: LibraryChoices, sessionId: string): SessionRow | null {
+export function sessionRow(
+  store: IndexStore,
+  choices: LibraryChoices,
+  sessionId: string,
+  /** The host a CLI file was copied from; null for this computer's own. */
+  hostOfPath: (path: string) => string | null = () => null,
+): SessionRow | null {
   const files = sessionFiles(store, sessionId);
   const cli = files.filter((file) => file.row.kind === 'cli');
   const transcripts = files.filter((file) => file.row.kind === 'transcript');
@@ -53,6 +59,11 @@ export function sessionRow(store: IndexStore, choices: LibraryChoices, sessionId
     firstPrompt: first((facts) => facts.firstPrompt),
     commandFallback: first((facts) => facts.commandFallback),
   });
+  // Byre's transcript says where it ran it; a session copied from a host is that host's.
+  const host =
+    first((facts) => facts.host ?? null) ??
+    cli.map((file) => hostOfPath(file.row.path)).find((name) => name !== null) ??
+    null;
   const present = files.filter((file) => file.row.present === 1);
   const transcriptMessages = transcripts.reduce((sum, file) => sum + file.facts.messages, 0);
   const row: SessionRow = {
@@ -60,12 +71,12 @@ export function sessionRow(store: IndexStore, choices: LibraryChoices, sessionId
     title,
     cwd: first((facts) => facts.cwd),
     git_branch: primary?.facts.gitBranch ?? null,
-    host: first((facts) => facts.host ?? null),
+    host,
     last_active: Math.max(...files.map((file) => file.facts.lastActive ?? file.row.mtime)),
     message_count: Math.max(primary?.facts.messages ?? 0, transcriptMessages),
     size_bytes: present.reduce((sum, file) => sum + file.row.size, 0),
     // One Byre ran on another host has its CLI's file there: it resumes there.
-    resumable: cli.some((file) => file.row.present === 1) || first((facts) => facts.host ?? null) ? 1 : 0,
+    resumable: cli.some((file) => file.row.present === 1) || host ? 1 : 0,
     has_transcript: transcripts.some((file) => file.row.present === 1) ? 1 : 0,
     indexed: present.every((file) => isRead(file.row)) ? 1 : 0,
     hidden: choices.isHidden(sessionId) ? 1 : 0,
