@@ -331,9 +331,9 @@ export class OpenConversations {
 
   /**
    * A conversation on another host, over ssh, in a folder there: the host's CLI is found and the folder
-   * checked first, each failure said in words (RemoteProblem). What would run on this computer in the
-   * conversation's folder (Changes snapshots, the "Done when" check, a worktree) has no folder here: a
-   * remote conversation starts without them.
+   * checked first, each failure said in words (RemoteProblem). Its "Done when" check runs there too. What
+   * would run on this computer in the conversation's folder (Changes snapshots, a worktree) has no folder
+   * here: a remote conversation starts without them.
    */
   async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
     const { resume } = launch;
@@ -374,6 +374,7 @@ export class OpenConversations {
       ...this.common(launch, wiring),
       cwd: remote.folder,
       host: remote,
+      doneWhen: this.parts.settings.doneWhenFor(remote.folder, host),
       changes: null,
     });
   }

@@ -75,6 +75,9 @@ const replyText = (conversation: ConversationSnapshot) =>
         : [],
     );
 
+const checksOf = (conversationId: string) =>
+  harness.eventsOf(conversationId).flatMap((event) => (event.kind === 'check' ? [event.check] : []));
+
 describe('conversations on another host', () => {
   it('lists the hosts of the config file', async () => {
     expect(await harness.invoke('remoteHosts', {})).toEqual({
@@ -258,18 +261,9 @@ describe('conversations on another host', () => {
     expect(local).toMatchObject({ ok: false, error: { name: 'NotSupported' } });
   });
 
-  it('keeps what would run on this computer away from a conversation on a host, and branches it there', async () => {
+  it('offers none of this computer’s files to a conversation on a host, and branches it there', async () => {
     const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
     const { conversationId } = conversation;
-    const doneWhen = await harness.backend.invoke('setDoneWhen', {
-      conversationId,
-      command: 'npm test',
-      folderDefault: false,
-    });
-    expect(doneWhen).toMatchObject({
-      ok: false,
-      error: { name: 'NotSupported', message: expect.stringMatching(/another host/) },
-    });
     // This computer has a folder of the same path (the "host" is this machine): its files are not offered.
     writeFileSync(join(remote.cwd, 'here.txt'), 'x');
     expect(await harness.invoke('findFiles', { conversationId, query: 'here', limit: 10 })).toEqual({
@@ -288,6 +282,85 @@ describe('conversations on another host', () => {
     for (const id of [conversationId, branch.snapshot.conversationId]) {
       await harness.invoke('closeConversation', { conversationId: id });
     }
+  });
+
+  it('runs its "Done when" check on the host, in the folder there, keeping Claude going until it passes', async () => {
+    const { fake } = harness.world;
+    const flag = 'checked-there.txt';
+    fake.enqueue(
+      { blocks: [{ type: 'text', text: 'I think it is done.' }] },
+      {
+        blocks: [
+          { type: 'tool_use', name: 'Bash', input: { command: `touch ${flag}`, description: 'mark' } },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'Now it is.' }] },
+    );
+    const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    const { conversationId } = conversation;
+    // $HOME tells the host ("remote" is this machine under its own HOME) from this computer.
+    const command = `echo "ran in $(pwd -P) as $HOME"; test -f ${flag}`;
+    await harness.invoke('setDoneWhen', { conversationId, command, folderDefault: true });
+    const before = fake.messageRequests().length;
+    await harness.invoke('send', { conversationId, text: 'finish it' });
+    const finished = await harness.when(() => {
+      const done = checksOf(conversationId).filter((check) => check.status !== 'running');
+      return done.length === 2 ? done : undefined;
+    });
+    expect(finished.map((check) => [check.round, check.status, check.summary])).toEqual([
+      [1, 'failed', 'exit 1'],
+      [2, 'passed', 'exit 0'],
+    ]);
+    expect(finished[0]?.output).toContain(`ran in ${realpathSync(remote.cwd)} as ${remote.home}`);
+    // Claude was kept going with the failure in front of it.
+    const asked = fake.messageRequests().slice(before);
+    expect(JSON.stringify(asked[1]?.body)).toContain(`Command: ${command.replaceAll('"', '\\"')}`);
+    await harness.when(() => replyText(conversation).includes('Now it is.'));
+    await harness.invoke('closeConversation', { conversationId });
+
+    // The folder's default is the host's folder's: a new conversation there starts with it, and one in a
+    // folder of the same path on this computer does not.
+    const again = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    await harness.when(() =>
+      harness
+        .eventsOf(again.conversationId)
+        .some((event) => event.kind === 'done_when' && event.command === command),
+    );
+    const here = await harness.invoke('startConversation', { cwd: remote.cwd });
+    expect(harness.eventsOf(here.conversationId).some((event) => event.kind === 'done_when')).toBe(false);
+    // The tests after this one start there without it.
+    await harness.invoke('setDoneWhen', {
+      conversationId: again.conversationId,
+      command: '',
+      folderDefault: true,
+    });
+    for (const id of [again.conversationId, here.conversationId]) {
+      await harness.invoke('closeConversation', { conversationId: id });
+    }
+  });
+
+  it('ends a check on the host when the user stops Claude, leaving nothing running there', async () => {
+    harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Checking now.' }] });
+    const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    const { conversationId } = conversation;
+    // A check that would run for minutes, with a child of its own, as a test runner's would be.
+    const marker = `byre-check-${process.pid}-${Date.now()}`;
+    await harness.invoke('setDoneWhen', {
+      conversationId,
+      command: `sh -c 'sleep 300; : ${marker}' & sleep 300`,
+      folderDefault: false,
+    });
+    const left = () => commandLinesWithHome(remote.home).filter((line) => line.includes(marker));
+    await harness.invoke('send', { conversationId, text: 'go' });
+    // Processes say nothing as they start and end: looked at again every 100 ms.
+    await vi.waitFor(() => expect(left().length).toBeGreaterThan(0), { timeout: 60_000, interval: 100 });
+    await harness.invoke('interrupt', { conversationId });
+    const stopped = await harness.when(() =>
+      checksOf(conversationId).find((check) => check.status === 'stopped'),
+    );
+    expect(stopped.summary).toBe('stopped');
+    await vi.waitFor(() => expect(left()).toEqual([]), { timeout: 60_000, interval: 100 });
+    await harness.invoke('closeConversation', { conversationId });
   });
 
   it('helps with the folder field: the folders there as typed, and those conversations ran in before', async () => {

@@ -32,7 +32,7 @@ import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
 import { WorktreeSetup } from './worktree-setup';
 import type { RemoteHost } from '../remote/hosts';
-import { explainRemoteExit } from '../remote/run';
+import { explainCheckExit, explainRemoteExit } from '../remote/run';
 
 /** How long a conversation's start waits for its folder's first snapshot, beyond the CLI's own start. */
 const FIRST_SNAPSHOT_WAIT_MS = 5_000;
@@ -201,6 +201,7 @@ export class Conversation {
     const early: ConversationEvent[] = [];
     const emit = (event: ConversationEvent) =>
       made.conversation ? made.conversation.options.emit(event) : early.push(event);
+    const host = options.host ?? null;
     const doneWhen = new DoneWhen({
       cwd: options.cwd,
       command: options.doneWhen ?? '',
@@ -209,6 +210,15 @@ export class Conversation {
       record: (check) => made.conversation?.session.recordByre({ type: CHECK_LINE, check }),
       notify: options.notify,
       env: options.env,
+      // On a host, the check runs there, in the folder there.
+      ...(host
+        ? {
+            elsewhere: {
+              via: (command: string) => host.check(options.cwd, command),
+              failure: (code: number | null, output: string) => explainCheckExit(code, output, host.name),
+            },
+          }
+        : {}),
     });
     if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
     // Chosen here, not by the driver, so the first snapshot, named by it, is taken while the CLI starts.

@@ -15,6 +15,13 @@ export interface CheckOptions {
   env?: NodeJS.ProcessEnv;
   /** The shell and its arguments before the command; by default the login shell (see loginShell). */
   shell?: readonly string[];
+  /**
+   * Run it elsewhere (another host, over ssh): the process that runs `command` there, in place of the shell.
+   * Its stdin is the check's lifeline, held open until the check ends or is ended; `cwd` is then unused.
+   */
+  via?: { command: string; args: readonly string[]; cwd: string; env: NodeJS.ProcessEnv };
+  /** Over `via`: what its own failure means, from its exit code and output; null when it is the check's. */
+  viaFailure?: (code: number | null, output: string) => string | null;
 }
 
 export interface CheckOutcome {
@@ -33,6 +40,8 @@ export interface CheckOutcome {
 
 /** How long a group asked to end (SIGTERM) has before it is killed. */
 const KILL_GRACE_MS = 2_000;
+/** How long a check elsewhere has to end its group there (the host's own SIGTERM to SIGKILL), and say so. */
+const REMOTE_GRACE_MS = 5_000;
 /**
  * Once the shell has exited, how long output still in the pipes may take to arrive. A process that left the
  * group (setsid, a daemon) may hold them open for good: the check is over when its shell is.
@@ -98,16 +107,23 @@ export function runCheck(command: string, options: CheckOptions): Promise<CheckO
     let settled = false;
 
     // cmd.exe takes the command line as it is, quoted whole (as Node's own `shell: true` does).
-    const cmdExe = WINDOWS && options.shell === undefined;
-    const child = spawn(shell, [...shellArgs, cmdExe ? `"${command}"` : command], {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so that the group can be killed whole.
-      detached: !WINDOWS,
-      windowsHide: true,
-      windowsVerbatimArguments: cmdExe,
-    });
+    const cmdExe = WINDOWS && options.shell === undefined && !options.via;
+    const { via } = options;
+    const child = spawn(
+      via ? via.command : shell,
+      via ? [...via.args] : [...shellArgs, cmdExe ? `"${command}"` : command],
+      {
+        cwd: via ? via.cwd : options.cwd,
+        env: via ? via.env : (options.env ?? process.env),
+        // Elsewhere, stdin is the lifeline: its end ends the check there.
+        stdio: [via ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        // Its own process group, so that the group can be killed whole.
+        detached: !WINDOWS,
+        windowsHide: true,
+        windowsVerbatimArguments: cmdExe,
+      },
+    );
+    child.stdin?.on('error', () => undefined);
 
     const keep = (chunk: Buffer) => {
       chunks.push(chunk);
@@ -129,6 +145,13 @@ export function runCheck(command: string, options: CheckOptions): Promise<CheckO
       if (settled) return;
       if (why === 'timeout') timedOut = true;
       else stopped = true;
+      if (via) {
+        // The lifeline's end, which ssh carries to the host: the check there ends its group (SIGTERM, SIGKILL
+        // 2 s later), then its ssh. Ended here at once, ssh might not carry it first.
+        child.stdin?.end();
+        killTimer ??= setTimeout(killGroup, KILL_GRACE_MS + REMOTE_GRACE_MS);
+        return;
+      }
       if (child.pid !== undefined) signalTree(child.pid, 'SIGTERM');
       killTimer ??= setTimeout(killGroup, KILL_GRACE_MS);
     };
@@ -147,7 +170,10 @@ export function runCheck(command: string, options: CheckOptions): Promise<CheckO
       options.signal?.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();
+      child.stdin?.destroy();
       const output = keptText(chunks, options.maxOutputBytes);
+      // ssh's own failure (the host could not be reached, say) is not the check's.
+      if (options.viaFailure && !timedOut && !stopped) spawnError ??= options.viaFailure(code, output.text);
       resolve({
         exitCode: code,
         signal: signal ?? null,

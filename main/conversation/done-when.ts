@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CHECK_OUTPUT_SHOWN_CHARS, type CheckRun, type ConversationEvent } from '../../shared/ipc';
 import type { HookOutput, JsonObject } from '../../shared/protocol';
 import type { HookRegistration } from '../claude';
-import { describeOutcome, lastLines, runCheck, type CheckOutcome } from './done-check';
+import { describeOutcome, lastLines, runCheck, type CheckOptions, type CheckOutcome } from './done-check';
 
 /**
  * "Done when": a conversation's check command, run by Byre's Stop hook each time Claude stops. A check that
@@ -36,6 +36,11 @@ export interface DoneWhenOptions {
   notify(notification: { title: string; message: string }): void;
   env?: NodeJS.ProcessEnv;
   shell?: readonly string[];
+  /** On another host: how the check runs there (runCheck's `via` and `viaFailure`). */
+  elsewhere?: {
+    via: (command: string) => CheckOptions['via'];
+    failure: NonNullable<CheckOptions['viaFailure']>;
+  };
 }
 
 export class DoneWhen {
@@ -112,6 +117,9 @@ export class DoneWhen {
         signal: controller.signal,
         ...(this.options.env ? { env: this.options.env } : {}),
         ...(this.options.shell ? { shell: this.options.shell } : {}),
+        ...(this.options.elsewhere
+          ? { via: this.options.elsewhere.via(command), viaFailure: this.options.elsewhere.failure }
+          : {}),
       });
     } finally {
       hookSignal.removeEventListener('abort', onHookAbort);

@@ -153,13 +153,19 @@ export class SettingsStore {
   }
 
   /** The "Done when" command for new conversations in `folder` (empty: none). */
-  doneWhenFor(folder: string): string {
+  /**
+   * The "Done when" command new conversations in `folder` start with; on a host, in that host's folder (a
+   * folder of the same path here is another folder).
+   */
+  doneWhenFor(folder: string, host?: string): string {
+    folder = host ? hostFolderKey(host, folder) : folder;
     return Object.hasOwn(this.settings.doneWhenByFolder, folder)
       ? (this.settings.doneWhenByFolder[folder] ?? '')
       : '';
   }
 
-  setDoneWhenFor(folder: string, command: string): void {
+  setDoneWhenFor(folder: string, command: string, host?: string): void {
+    folder = host ? hostFolderKey(host, folder) : folder;
     const trimmed = command.trim();
     this.change((settings) => {
       const { [folder]: _old, ...rest } = settings.doneWhenByFolder;
@@ -335,4 +341,9 @@ function validEntries(
     }
   }
   return kept;
+}
+
+/** A folder on another host, as a key of the settings' by-folder maps: never a path of this computer. */
+function hostFolderKey(host: string, folder: string): string {
+  return `ssh://${encodeURIComponent(host)}${folder}`;
 }

@@ -10,6 +10,7 @@ import {
   inHostHome,
   parseSshTarget,
   shellQuote,
+  sshCheck,
   sshTransport,
   type SshSetup,
   type SshTarget,
@@ -22,6 +23,8 @@ const FOLDERS_LISTED = 50;
 export interface RemoteHost {
   name: string;
   transport: (launch: Launch) => PipeCommand;
+  /** The command that runs a "Done when" check there, in a folder there. */
+  check: (folder: string, command: string) => PipeCommand;
 }
 
 /**
@@ -134,6 +137,7 @@ export class RemoteHosts {
       name,
       folder: real,
       transport: sshTransport(setup, target, cli.path, { cwd: homedir(), env: this.env }),
+      check: sshCheck(setup, target, { cwd: homedir(), env: this.env }),
     };
   }
 

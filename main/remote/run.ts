@@ -177,3 +177,16 @@ export function explainRemoteExit(error: Error, host: string): Error {
     `Connection lost: the connection to ${host} went away${error.stderrTail.trim() ? ` (ssh said: ${error.stderrTail.trim().split('\n').slice(-2).join(' ')})` : ''}. What happened before it is kept in the session on the host: Resume carries on once ${host} can be reached again. If the host did not notice the connection go (a network that dropped, not a host that went down), Claude Code may still be running there until it does.`,
   );
 }
+
+/**
+ * What a "Done when" check's ssh exit says of ssh itself or the wrapper, from its output (ssh's stderr is
+ * in it); null when the exit is the check's own.
+ */
+export function explainCheckExit(code: number | null, output: string, host: string): string | null {
+  if (code === NO_FOLDER_EXIT) return `the conversation's folder is no longer there on ${host}.`;
+  if (code !== 255) return null;
+  const failure = explainSshFailure(output, host);
+  if (failure.kind !== 'other') return failure.message;
+  // 255 is also a check's own exit status: ssh's failure only when ssh said so.
+  return /^ssh: |^(Connection|Control socket|mux_client)/m.test(output) ? failure.message : null;
+}

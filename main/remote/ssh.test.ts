@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -9,6 +9,7 @@ import {
   hostsFromConfig,
   NO_FOLDER_EXIT,
   parseSshTarget,
+  remoteCheckLine,
   remoteLaunchLine,
   shellQuote,
   sshArgs,
@@ -98,32 +99,42 @@ describe('the remote launch line', () => {
     }
   });
 
-  it('ends what the CLI left running in its group when it exits, passing its exit status on', async () => {
-    const marker = `byre-left-${process.pid}-${Date.now()}`;
-    const line = remoteLaunchLine(
-      // A command left in the background, as a server started by a tool would be.
-      {
-        cwd: tmpdir(),
-        args: ['-c', `sh -c 'sleep 300; : ${marker}' >/dev/null 2>&1 & exit 3`],
-        envSet: {},
-        envUnset: [],
-      },
-      '/bin/sh',
-    );
-    let code = 0;
-    try {
-      run(line);
-    } catch (error) {
-      code = (error as { status: number }).status;
-    }
-    expect(code).toBe(3);
-    const left = () =>
-      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
-        .split('\n')
-        // The command itself, not the wrapper's own forks, whose arguments name it too.
-        .filter((args) => args.startsWith(`sh -c sleep 300; : ${marker}`));
-    await vi.waitFor(() => expect(left()).toEqual([]), { timeout: 10_000, interval: 100 });
-  }, 20_000);
+  it.each([false, true])(
+    'ends what the CLI left running in its group when it exits, passing its exit status on (no setsid: %s)',
+    async (mac) => {
+      const marker = `byre-left-${mac}-${process.pid}-${Date.now()}`;
+      const path = mac ? withoutSetsid() : null;
+      const line = remoteLaunchLine(
+        // A command left in the background, as a server started by a tool would be.
+        {
+          cwd: tmpdir(),
+          args: ['-c', `sh -c 'sleep 300; : ${marker}' >/dev/null 2>&1 & exit 3`],
+          envSet: {},
+          envUnset: [],
+        },
+        '/bin/sh',
+      );
+      let code = 0;
+      try {
+        execFileSync('sh', ['-c', line], {
+          encoding: 'utf8',
+          env: { PATH: path ? path.bin : process.env.PATH, HOME: tmpdir() },
+        });
+      } catch (error) {
+        code = (error as { status: number }).status;
+      } finally {
+        path?.dispose();
+      }
+      expect(code).toBe(3);
+      const left = () =>
+        execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+          .split('\n')
+          // The command itself, not the wrapper's own forks, whose arguments name it too.
+          .filter((args) => args.startsWith(`sh -c sleep 300; : ${marker}`));
+      await vi.waitFor(() => expect(left()).toEqual([]), { timeout: 10_000, interval: 100 });
+    },
+    20_000,
+  );
 
   it('ends a process still carrying on the same session (from a connection the host never saw go) before another starts', async () => {
     const home = mkdtempSync(join(tmpdir(), 'byre-marks-'));
@@ -237,4 +248,93 @@ describe('versions', () => {
     expect(compareVersions('2.0.9', '2.1.0')).toBe(-1);
     expect(compareVersions('2.1', '2.1.0')).toBe(0);
   });
+});
+
+/**
+ * A PATH as a Mac has it: no `setsid`, and an sh that is bash (job control gives a group there instead).
+ * Every other program of this machine's is in it.
+ */
+function withoutSetsid(): { bin: string; dispose: () => void } {
+  const bin = mkdtempSync(join(tmpdir(), 'byre-nosetsid-'));
+  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin']) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (name === 'setsid' || name === 'sh' || existsSync(join(bin, name))) continue;
+      symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  symlinkSync('/bin/bash', join(bin, 'sh'));
+  return { bin, dispose: () => rmSync(bin, { recursive: true, force: true }) };
+}
+
+/** The processes whose arguments start with `start` (the command itself, not the wrappers that name it). */
+const running = (start: string) =>
+  execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((args) => args.startsWith(start));
+
+describe('the remote line of a "Done when" check', () => {
+  it('runs the check in the folder, in the login shell, and exits with its status', async () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'byre-check-')));
+    try {
+      // Its stdin held open, as ssh's is while the check may run.
+      const child = spawn('sh', ['-c', remoteCheckLine(folder, 'echo "in $(pwd -P)"; exit 7')], {
+        env: { PATH: process.env.PATH, SHELL: '/bin/sh' },
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      const status = await new Promise((resolve) => child.on('close', resolve));
+      child.stdin.end();
+      expect(status).toBe(7);
+      expect(stdout).toContain(`in ${folder}`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('says so when the folder is not there, running nothing', () => {
+    let result = { status: 0, stderr: '' };
+    try {
+      execFileSync('sh', ['-c', remoteCheckLine('/no/such/folder', 'touch /tmp/never')], {
+        encoding: 'utf8',
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      result = error as { status: number; stderr: string };
+    }
+    expect(result).toMatchObject({
+      status: NO_FOLDER_EXIT,
+      stderr: expect.stringContaining('/no/such/folder'),
+    });
+  });
+
+  for (const mac of [false, true]) {
+    it(`ends the check and all it started when its stdin ends${mac ? ', with no setsid (bash’s job control)' : ''}`, async () => {
+      const marker = `byre-lifeline-${mac ? 'mac' : 'linux'}-${process.pid}-${Date.now()}`;
+      const path = mac ? withoutSetsid() : null;
+      try {
+        const child = spawn(
+          'sh',
+          ['-c', remoteCheckLine(tmpdir(), `sh -c 'sleep 300; : ${marker}' & sleep 300`)],
+          {
+            env: { PATH: path ? path.bin : process.env.PATH, SHELL: '/bin/bash', HOME: tmpdir() },
+            stdio: ['pipe', 'ignore', 'ignore'],
+          },
+        );
+        await vi.waitFor(() => expect(running(`sh -c sleep 300; : ${marker}`)).toHaveLength(1), {
+          timeout: 10_000,
+          interval: 50,
+        });
+        // What ssh does when Byre stops the check, or the connection goes.
+        child.stdin.end();
+        await vi.waitFor(() => expect(running(`sh -c sleep 300; : ${marker}`)).toEqual([]), {
+          timeout: 10_000,
+          interval: 50,
+        });
+      } finally {
+        path?.dispose();
+      }
+    }, 30_000);
+  }
 });

@@ -101,6 +101,16 @@ export function inHostHome(name: string): string {
 export const NO_FOLDER_EXIT = 90;
 
 /**
+ * sh that starts `command` in a process group of its own, so that it and everything it
+ * starts can be ended together, in the background: by `setsid` where there is one (Linux), else by job
+ * control, which puts each background job in its own group (macOS, whose sh is bash; where neither works,
+ * the command alone is ended).
+ */
+function inOwnGroup(command: string): string {
+  return `if command -v setsid >/dev/null 2>&1; then setsid ${command} & else set -m 2>/dev/null; ${command} & fi`;
+}
+
+/**
  * The remote side of a conversation, in POSIX sh: it goes to the folder, starts the command with the
  * channel's stdin (its own process group where `setsid` exists, so that the tools it runs end with it), and
  * watches its parent, the sshd of the connection. When the connection is gone sshd is too, and the command
@@ -135,7 +145,7 @@ const WRAPPER = [
   'fi',
   // A job started with & reads /dev/null unless told otherwise: the channel's stdin is kept on fd 3 for it.
   'exec 3<&0',
-  'if command -v setsid >/dev/null 2>&1; then setsid "$@" 0<&3 3<&- & else "$@" 0<&3 3<&- & fi',
+  inOwnGroup('"$@" 0<&3 3<&-'),
   'child=$!',
   'exec 3<&-',
   '[ -n "$mark" ] && printf "%s\\n" "$child" >"$mark"',
@@ -194,6 +204,44 @@ export function remoteLaunchLine(
 }
 
 /**
+ * The remote side of a "Done when" check, in POSIX sh: in the folder, the user's login shell runs the check
+ * in a process group of its own, its output on the channel. The channel's stdin is its lifeline: Byre holds
+ * it open while the check may run, and its end (Byre stopped the check or timed it out, Byre is gone, or the
+ * connection is) ends the check's group, SIGTERM then SIGKILL. A multiplexed connection outlives the
+ * channel, so its sshd alone would not say. When the check ends by itself, what it left running in its
+ * group ends too, as here; the wrapper exits with the check's status.
+ */
+const CHECK_WRAPPER = [
+  'dir=$1',
+  inHostHome('dir'),
+  `cd -- "$dir" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$dir" >&2; exit ${NO_FOLDER_EXIT}; }`,
+  'shift',
+  'exec 3<&0',
+  inOwnGroup('"${SHELL:-/bin/sh}" -lc "$1" </dev/null 3<&-'),
+  'child=$!',
+  '(',
+  "  trap '' HUP",
+  '  cat <&3 >/dev/null 2>&1',
+  '  kill -TERM "-$child" 2>/dev/null; kill -TERM "$child" 2>/dev/null',
+  '  sleep 2',
+  '  kill -KILL "-$child" 2>/dev/null; kill -KILL "$child" 2>/dev/null',
+  ') >/dev/null 2>&1 &',
+  'lifeline=$!',
+  'exec 3<&-',
+  'wait "$child"',
+  'status=$?',
+  'kill "$lifeline" 2>/dev/null',
+  'kill -TERM "-$child" 2>/dev/null',
+  '( sleep 2; kill -KILL "-$child" 2>/dev/null ) </dev/null >/dev/null 2>&1 &',
+  'exit "$status"',
+].join('\n');
+
+/** The line the remote shell runs for a "Done when" check: the wrapper, the folder, the command. */
+export function remoteCheckLine(folder: string, command: string): string {
+  return `exec ${['sh', '-c', CHECK_WRAPPER, 'byre', folder, command].map(shellQuote).join(' ')}`;
+}
+
+/**
  * The command that runs a launch on a host: ssh with Byre's arguments and the remote line. It runs from
  * `localCwd` (any folder of this machine: the conversation's own is on the host) with this machine's
  * environment, which holds what ssh needs (SSH_AUTH_SOCK, say) and goes no further than ssh.
@@ -207,6 +255,20 @@ export function sshTransport(
   return (launch) => ({
     command: 'ssh',
     args: [...sshArgs(setup, target), remoteLaunchLine(launch, cli)],
+    cwd: local.cwd,
+    env: local.env,
+  });
+}
+
+/** The command that runs a "Done when" check on a host, in a folder there (as sshTransport, from `local`). */
+export function sshCheck(
+  setup: SshSetup,
+  target: SshTarget,
+  local: { cwd: string; env: NodeJS.ProcessEnv },
+): (folder: string, command: string) => PipeCommand {
+  return (folder, command) => ({
+    command: 'ssh',
+    args: [...sshArgs(setup, target), remoteCheckLine(folder, command)],
     cwd: local.cwd,
     env: local.env,
   });

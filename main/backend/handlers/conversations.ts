@@ -109,13 +109,9 @@ export function conversationHandlers(
     },
     setDoneWhen: async ({ conversationId, command, folderDefault }) => {
       const conversation = open.get(conversationId);
-      const { host } = conversation.snapshot();
-      // The check would run here, in a folder of the same path on this computer.
-      if (host && command.trim()) {
-        throw new NotSupported(`Byre does not run a "Done when" check on another host yet (${host}).`);
-      }
+      const { host, cwd } = conversation.snapshot();
       conversation.doneWhen.set(command);
-      if (folderDefault) settings.setDoneWhenFor(conversation.snapshot().cwd, command);
+      if (folderDefault) settings.setDoneWhenFor(cwd, command, host ?? undefined);
       return { command: conversation.doneWhen.current };
     },
     setDraft: async ({ conversationId, draft }) => {
