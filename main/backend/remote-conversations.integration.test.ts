@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { commandLinesWithHome, processesWithHome } from '../../e2e/fixtures/cli-env';
+import { Gate } from '../../e2e/fake-model/server';
 import type { ConversationSnapshot } from '../../shared/ipc';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld } from '../test-support/sshd';
 import { openBackend, type BackendHarness } from '../test-support/invoke';
@@ -361,6 +362,106 @@ describe('conversations on another host', () => {
     expect(stopped.summary).toBe('stopped');
     await vi.waitFor(() => expect(left()).toEqual([]), { timeout: 60_000, interval: 100 });
     await harness.invoke('closeConversation', { conversationId });
+  });
+
+  it('over the host’s channel: a question answered, the model switched, a reply stopped mid-stream, and a rewind at a message', async () => {
+    const { fake } = harness.world;
+    const question = {
+      question: 'Which database should we use?',
+      header: 'Database',
+      options: [
+        { label: 'SQLite', description: 'One file' },
+        { label: 'Postgres', description: 'A server' },
+      ],
+      multiSelect: false,
+    };
+    const held = new Gate();
+    fake.enqueue(
+      { blocks: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions: [question] } }] },
+      { blocks: [{ type: 'text', text: 'SQLite it is.' }] },
+      { blocks: [{ type: 'text', text: 'On the other model.' }] },
+      {
+        blocks: [{ type: 'text', text: 'a long reply that is stopped before its end' }],
+        hold: { after: 2, until: held },
+      },
+      { blocks: [{ type: 'text', text: 'The branch answers.' }] },
+    );
+    const conversation = await harness.invoke('startConversation', {
+      cwd: remote.cwd,
+      host: REMOTE_ALIAS,
+      permissionMode: 'default',
+    });
+    const { conversationId } = conversation;
+    const results = () =>
+      harness
+        .eventsOf(conversationId)
+        .filter((event) => event.kind === 'message' && event.message.type === 'result').length;
+
+    // A question: asked through the channel, answered, and the answer is what the model gets.
+    await harness.invoke('send', { conversationId, text: 'pick a database' });
+    const asked = await harness.when(() =>
+      harness
+        .eventsOf(conversationId)
+        .find((event) => event.kind === 'permission_request' && event.toolName === 'AskUserQuestion'),
+    );
+    if (asked.kind !== 'permission_request') throw new Error('not a question');
+    await harness.invoke('answerQuestions', {
+      conversationId,
+      requestId: asked.requestId,
+      answer: { behavior: 'answer', answers: { [question.question]: 'SQLite' } },
+    });
+    await harness.when(() => replyText(conversation).includes('SQLite it is.'));
+    const answered = fake.messageRequests().at(-1);
+    expect(JSON.stringify(answered?.body)).toContain('\\"Which database should we use?\\"=\\"SQLite\\"');
+    await harness.when(() => results() === 1);
+
+    // The model, switched: the next turn asks for it.
+    expect(await harness.invoke('setModel', { conversationId, model: 'claude-sonnet-4-5' })).toEqual({
+      model: 'claude-sonnet-4-5',
+    });
+    const second = await harness.invoke('send', { conversationId, text: 'and now?' });
+    await harness.when(() => replyText(conversation).includes('On the other model.'));
+    expect(fake.messageRequests().at(-1)?.model).toBe('claude-sonnet-4-5');
+    await harness.when(() => results() === 2);
+
+    // A reply still streaming, stopped: the turn ends there, and the rest never comes.
+    await harness.invoke('send', { conversationId, text: 'say something long' });
+    await harness.when(() =>
+      harness
+        .eventsOf(conversationId)
+        .some((event) => event.kind === 'message' && JSON.stringify(event.message).includes('"a long "')),
+    );
+    await harness.invoke('interrupt', { conversationId });
+    await harness.when(() => results() === 3);
+    held.release();
+    expect(replyText(conversation).join(' ')).not.toContain('before its end');
+
+    // A rewind at the second message: a branch on the host whose history stops before it.
+    const events = harness.eventsOf(conversationId);
+    const before = events.slice(
+      0,
+      events.findIndex((event) => event.kind === 'prompt' && event.uuid === second.uuid),
+    );
+    const at = before
+      .flatMap((event) =>
+        event.kind === 'message' && event.message.type === 'assistant' ? [event.message.uuid] : [],
+      )
+      .at(-1);
+    expect(at).toBeDefined();
+    const branch = await harness.invoke('forkConversation', {
+      from: { conversationId },
+      at: at ?? null,
+      message: { text: 'and instead?', images: [] },
+    });
+    expect(branch.snapshot).toMatchObject({ host: REMOTE_ALIAS });
+    await harness.when(() => replyText(branch.snapshot).includes('The branch answers.'));
+    const history = JSON.stringify(fake.messageRequests().at(-1)?.body);
+    expect(history).toContain('pick a database');
+    expect(history).toContain('and instead?');
+    expect(history).not.toContain('and now?');
+    for (const id of [conversationId, branch.snapshot.conversationId]) {
+      await harness.invoke('closeConversation', { conversationId: id });
+    }
   });
 
   it('helps with the folder field: the folders there as typed, and those conversations ran in before', async () => {
