@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { commandLinesWithHome, processesWithHome } from '../../e2e/fixtures/cli-env';
@@ -515,6 +515,64 @@ describe('conversations on another host', () => {
       expect(page.row).toMatchObject({ host: REMOTE_ALIAS });
     } finally {
       await remote.sshd.restart();
+    }
+  });
+
+  it('works with a host whose shell start-up files print (a greeting, a tool that says it is ready)', async () => {
+    // bash reads ~/.bashrc for a command from sshd too: what it prints comes before every command's output.
+    const bashrc = join(remote.home, '.bashrc');
+    writeFileSync(
+      bashrc,
+      [
+        'echo "Welcome to the host"',
+        // A line a decoder could take for the CLI's, and one without its newline.
+        `echo '{"type":"system","subtype":"init","session_id":"not-the-cli"}'`,
+        'printf "conda: base"',
+        'echo "env: ready" >&2',
+      ].join('\n'),
+    );
+    try {
+      const folders = await harness.invoke('remoteFolders', {
+        host: REMOTE_ALIAS,
+        prefix: `${dirname(remote.cwd)}/`,
+      });
+      expect(folders.folders).toEqual([join(dirname(remote.cwd), 'home'), join(dirname(remote.cwd), 'work')]);
+      harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Heard past the greeting.' }] });
+      const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+      const { conversationId } = conversation;
+      await harness.invoke('send', { conversationId, text: 'are you there?' });
+      await harness.when(() => replyText(conversation).includes('Heard past the greeting.'));
+      // Nothing of the greeting is taken for a line of the CLI's.
+      expect(
+        harness
+          .eventsOf(conversationId)
+          .filter((event) => event.kind === 'warning' || event.kind === 'bad_line'),
+      ).toEqual([]);
+      await harness.invoke('closeConversation', { conversationId });
+      // The library's copy of the session is the host's file as it is, byte for byte.
+      const projects = join(remote.home, '.claude', 'projects', remote.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+      const file = join(projects, `${conversation.sessionId}.jsonl`);
+      await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 20_000, interval: 100 });
+      const listed = await harness.when(async () => {
+        await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: '' });
+        const { rows } = await harness.invoke('libraryList', {});
+        return rows.find((row) => row.sessionId === conversation.sessionId && row.messageCount >= 2);
+      });
+      expect(listed).toMatchObject({ host: REMOTE_ALIAS });
+      const copy = join(
+        harness.dataDir,
+        'remote',
+        REMOTE_ALIAS,
+        'projects',
+        basename(projects),
+        basename(file),
+      );
+      await vi.waitFor(() => expect(readFileSync(copy).equals(readFileSync(file))).toBe(true), {
+        timeout: 20_000,
+        interval: 100,
+      });
+    } finally {
+      rmSync(bashrc, { force: true });
     }
   });
 

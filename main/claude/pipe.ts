@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CliExited } from './errors';
 import { LineSplitter, type LineSink } from './lines';
+import { Preamble } from './preamble';
 import { liveProcesses } from './registry';
 
 /**
@@ -16,6 +17,8 @@ export interface PipeOptions {
   maxLineBytes?: number;
   /** How much of stderr to keep for error messages. */
   stderrTailBytes?: number;
+  /** Stdout starts with what a host's shell printed, up to a line that is this marker: dropped (preamble.ts). */
+  preamble?: string;
 }
 
 export interface PipeEvents extends LineSink {
@@ -78,6 +81,7 @@ export class CliPipe {
     });
     this.pid = this.child.pid;
     const splitter = new LineSplitter(events, options.maxLineBytes);
+    const preamble = options.preamble ? new Preamble(options.preamble) : null;
     const stdout = this.child.stdout;
     // libuv reads a pipe up to 32 times in one go when the CLI writes fast (a resumed or bulk turn), so a
     // burst would hold the event loop for hundreds of ms. After READ_SLICE_MS of work in one turn of the
@@ -88,13 +92,16 @@ export class CliPipe {
         sliceStart = performance.now();
         setImmediate(() => (sliceStart = -1));
       }
-      splitter.push(chunk);
+      splitter.push(preamble ? preamble.take(chunk) : chunk);
       if (performance.now() - sliceStart > READ_SLICE_MS && !stdout.isPaused()) {
         stdout.pause();
         setImmediate(() => stdout.resume());
       }
     });
-    this.child.stdout.on('end', () => splitter.end());
+    this.child.stdout.on('end', () => {
+      if (preamble) splitter.push(preamble.end());
+      splitter.end();
+    });
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-tailBytes);

@@ -99,6 +99,8 @@ export interface PipeCommand {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Its output starts after a line that is this marker (a host's shell may print before it). */
+  preamble?: string;
 }
 
 /** The CLI on this machine: the one chosen, or the one locateCli finds. */

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Preamble } from '../claude/preamble';
 
 /**
  * Runs a "Done when" check: a command line, in the user's login shell, in the conversation's folder. The
@@ -19,7 +20,7 @@ export interface CheckOptions {
    * Run it elsewhere (another host, over ssh): the process that runs `command` there, in place of the shell.
    * Its stdin is the check's lifeline, held open until the check ends or is ended; `cwd` is then unused.
    */
-  via?: { command: string; args: readonly string[]; cwd: string; env: NodeJS.ProcessEnv };
+  via?: { command: string; args: readonly string[]; cwd: string; env: NodeJS.ProcessEnv; preamble?: string };
   /** Over `via`: what its own failure means, from its exit code and output; null when it is the check's. */
   viaFailure?: (code: number | null, output: string) => string | null;
 }
@@ -134,7 +135,10 @@ export function runCheck(command: string, options: CheckOptions): Promise<CheckO
         dropped = true;
       }
     };
-    child.stdout?.on('data', keep);
+    // What a host's shell printed before the check is not the check's (preamble.ts).
+    const preamble = via?.preamble ? new Preamble(via.preamble) : null;
+    child.stdout?.on('data', (chunk: Buffer) => keep(preamble ? preamble.take(chunk) : chunk));
+    if (preamble) child.stdout?.on('end', () => keep(preamble.end()));
     child.stderr?.on('data', keep);
 
     const killGroup = () => {

@@ -1,6 +1,16 @@
 import { execFile } from 'node:child_process';
 import { CliExited } from '../claude';
-import { explainSshFailure, NO_FOLDER_EXIT, shellQuote, sshArgs, type SshSetup, type SshTarget } from './ssh';
+import { textWithoutPreamble, withoutPreamble } from '../claude/preamble';
+import {
+  explainSshFailure,
+  markedLine,
+  NO_FOLDER_EXIT,
+  OUTPUT_MARKER,
+  shellQuote,
+  sshArgs,
+  type SshSetup,
+  type SshTarget,
+} from './ssh';
 
 /** Short commands on a host over its multiplexed connection: what the remote CLI is, and where. */
 
@@ -42,13 +52,13 @@ export function runOnHost(
   return new Promise((resolve) => {
     execFile(
       'ssh',
-      [...sshArgs(setup, target), line],
+      [...sshArgs(setup, target), markedLine(line)],
       { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({
           code,
-          stdout,
+          stdout: textWithoutPreamble(stdout, OUTPUT_MARKER),
           stderr,
           ...(error?.killed ? { timedOut: true } : {}),
           ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
@@ -72,7 +82,7 @@ export function runOnHostRaw(
   return new Promise((resolve, reject) => {
     execFile(
       'ssh',
-      [...sshArgs(setup, target), line],
+      [...sshArgs(setup, target), markedLine(line)],
       { env, timeout: RUN_TIMEOUT_MS * 4, maxBuffer, encoding: 'buffer' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
@@ -91,7 +101,7 @@ export function runOnHostRaw(
           reject(problem instanceof Error ? problem : new Error(String(problem)));
           return;
         }
-        resolve({ code, stdout });
+        resolve({ code, stdout: withoutPreamble(stdout, OUTPUT_MARKER) });
       },
     );
   });

@@ -97,6 +97,17 @@ export function inHostHome(name: string): string {
   return `case "$${name}" in "~") ${name}=$HOME/ ;; "~/"*) ${name}="$HOME/\${${name}#"~/"}" ;; esac`;
 }
 
+/**
+ * The line every remote command of Byre's prints first, on a line of its own: what the host's shell printed
+ * before it (a greeting from ~/.bashrc) is not the command's output (main/claude/preamble.ts).
+ */
+export const OUTPUT_MARKER = 'byre-output-starts-7f3c9e';
+
+/** `line`, printing OUTPUT_MARKER first (in words every login shell reads alike: sh, bash, zsh, fish, csh). */
+export function markedLine(line: string): string {
+  return `printf '\\n%s\\n' ${OUTPUT_MARKER}; ${line}`;
+}
+
 /** What the wrapper exits with when the folder is not there (the CLI never started). */
 export const NO_FOLDER_EXIT = 90;
 
@@ -254,9 +265,10 @@ export function sshTransport(
 ): (launch: Launch) => PipeCommand {
   return (launch) => ({
     command: 'ssh',
-    args: [...sshArgs(setup, target), remoteLaunchLine(launch, cli)],
+    args: [...sshArgs(setup, target), markedLine(remoteLaunchLine(launch, cli))],
     cwd: local.cwd,
     env: local.env,
+    preamble: OUTPUT_MARKER,
   });
 }
 
@@ -268,9 +280,10 @@ export function sshCheck(
 ): (folder: string, command: string) => PipeCommand {
   return (folder, command) => ({
     command: 'ssh',
-    args: [...sshArgs(setup, target), remoteCheckLine(folder, command)],
+    args: [...sshArgs(setup, target), markedLine(remoteCheckLine(folder, command))],
     cwd: local.cwd,
     env: local.env,
+    preamble: OUTPUT_MARKER,
   });
 }
 
