@@ -42,6 +42,13 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     await expect(header.locator('.cwd')).toHaveText(remote.cwd);
     await expect(header.getByText(`on ${REMOTE_ALIAS}`, { exact: true })).toBeVisible();
     await expect(page.getByLabel('Status: idle')).toBeVisible();
+    // Changes are not kept on a host yet: the button says so, and opens no empty panel.
+    const changes = header.getByRole('button', { name: 'Changes' });
+    await expect(changes).toHaveAttribute('aria-disabled', 'true');
+    await expect(changes).toHaveAttribute('title', /not kept yet for a conversation on another host/);
+    // A person can still click it (aria-disabled keeps it in reach, for its tooltip).
+    await changes.click({ force: true });
+    await expect(page.locator('.changes-panel')).toHaveCount(0);
     world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered from the host.' }] });
     await send(page, 'where are you?');
     await expect(claude(page).last()).toContainText('Answered from the host.');

@@ -15,8 +15,16 @@ export function changesHandlers(
 ): HandlersOf<'changes' | 'changesDiff' | 'previewRevert' | 'revert'> {
   const { open } = parts;
   const of = (conversationId: string): ConversationChanges => {
-    const changes = open.get(conversationId).changes;
-    if (!changes) throw new NotSupported('This conversation keeps no snapshots of its folder.');
+    const conversation = open.get(conversationId);
+    const { changes } = conversation;
+    if (!changes) {
+      const { host } = conversation.snapshot();
+      throw new NotSupported(
+        host
+          ? `Byre keeps no Changes yet for a conversation on another host (${host}).`
+          : 'This conversation keeps no snapshots of its folder.',
+      );
+    }
     return changes;
   };
   /** The conversation's worktree base, or null when it is not in a worktree (or its folder is gone). */
