@@ -9,7 +9,7 @@ import {
   hostsFromConfig,
   inHostHome,
   parseSshTarget,
-  shellQuote,
+  portableSh,
   sshCheck,
   sshTransport,
   type SshSetup,
@@ -126,7 +126,7 @@ export class RemoteHosts {
       );
     });
     const check = `dir=$1; ${inHostHome('dir')}; cd -- "$dir" && pwd -P`;
-    const line = `sh -c ${shellQuote(check)} byre ${shellQuote(folder)}`;
+    const line = portableSh(check, [folder]);
     const there = await runOnHost(setup, target, line, this.env);
     checkSsh(there, name);
     const real = there.stdout.trim().split('\n').at(-1);
@@ -160,12 +160,7 @@ export class RemoteHosts {
       'done',
       'exit 0',
     ].join('\n');
-    const result = await runOnHost(
-      this.setup(),
-      target,
-      `sh -c ${shellQuote(list)} byre ${shellQuote(prefix)}`,
-      this.env,
-    );
+    const result = await runOnHost(this.setup(), target, portableSh(list, [prefix]), this.env);
     if (result.code !== 0) return [];
     return result.stdout.split('\n').filter((line) => line.length > 0);
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hostProjectsCopy } from '../library/remote-copies';
-import { shellQuote } from './ssh';
+import { portableSh } from './ssh';
 
 /**
  * The library's copies of a host's sessions (DESIGN.md, "Remote hosts"), kept up to date over the host's
@@ -127,7 +127,7 @@ export function fetchRuns(fetches: readonly Fetch[]): Fetch[][] {
 /** The remote command line of one run. */
 export function fetchLine(run: readonly Fetch[], nonce: string): string {
   const words = run.flatMap((fetch) => [fetch.rel, String(fetch.from), String(fetch.length)]);
-  return ['sh', '-c', FETCH_SCRIPT, 'byre', nonce, ...words].map(shellQuote).join(' ');
+  return portableSh(FETCH_SCRIPT, [nonce, ...words]);
 }
 
 /**
@@ -203,7 +203,7 @@ export class RemoteLibraryPull {
 
   private async pullOnce(host: string): Promise<number> {
     const root = hostProjectsCopy(this.dataDir, host);
-    const listing = await this.run(host, `sh -c ${shellQuote(LIST_SCRIPT)}`, 64 * 1024 * 1024);
+    const listing = await this.run(host, portableSh(LIST_SCRIPT, []), 64 * 1024 * 1024);
     if (listing.code !== 0) return 0;
     const files = parseListing(listing.stdout.toString('utf8'));
     const fetches = planFetches(files, (rel) => {

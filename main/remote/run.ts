@@ -6,7 +6,7 @@ import {
   markedLine,
   NO_FOLDER_EXIT,
   OUTPUT_MARKER,
-  shellQuote,
+  portableSh,
   sshArgs,
   type SshSetup,
   type SshTarget,
@@ -140,7 +140,7 @@ export async function findRemoteCli(
     'done',
     'exit 127',
   ].join('\n');
-  const result = await runOnHost(setup, target, `sh -c ${shellQuote(look)}`, env);
+  const result = await runOnHost(setup, target, portableSh(look, []), env);
   checkSsh(result, target.destination);
   const [path, versionLine] = result.stdout.trim().split('\n');
   if (result.code !== 0 || !path) {

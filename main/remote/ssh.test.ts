@@ -7,7 +7,9 @@ import { compareVersions } from './run';
 import {
   explainSshFailure,
   hostsFromConfig,
+  markedLine,
   NO_FOLDER_EXIT,
+  OUTPUT_MARKER,
   parseSshTarget,
   remoteCheckLine,
   remoteLaunchLine,
@@ -76,28 +78,56 @@ describe('the remote launch line', () => {
   const run = (line: string) =>
     execFileSync('sh', ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH, CLAUDECODE: '1' } });
 
-  it('reaches the CLI with every argument as it was, the launch’s environment, and none of this machine’s', () => {
-    const folder = mkdtempSync(join(tmpdir(), "byre ssh 'quoted' $HOME-"));
-    try {
-      const tricky = ["it's", '$HOME', '`date`', 'two words', 'line\nbreak', '--x=--y', '"', ''];
-      const line = remoteLaunchLine(
-        {
+  // sshd runs the line with the user's login shell: sh-like, or csh's, which refuses a quoted newline and
+  // expands a `!` even inside quotes.
+  it.each(['sh', 'bash', 'tcsh'])(
+    'reaches the CLI with every argument as it was, the launch’s environment, and none of this machine’s (login shell: %s)',
+    (shell) => {
+      const folder = mkdtempSync(join(tmpdir(), "byre ssh 'quoted' $HOME!-"));
+      try {
+        const tricky = [
+          "it's",
+          '$HOME',
+          '`date`',
+          'two words',
+          'line\nbreak',
+          '--x=--y',
+          '"',
+          '',
+          'wow!',
+          'a\\nb\\',
+          'ends\n',
+        ];
+        const line = remoteLaunchLine(
+          {
+            cwd: folder,
+            args: [
+              '-e',
+              'console.log(JSON.stringify({ args: process.argv.slice(1), cwd: process.cwd(), name: process.env.GIT_AUTHOR_NAME, nested: process.env.CLAUDECODE ?? null }))',
+              ...tricky,
+            ],
+            envSet: { GIT_AUTHOR_NAME: "Ada O'Brien" },
+            envUnset: ['CLAUDECODE'],
+          },
+          process.execPath,
+        );
+        const printed = execFileSync(shell, ['-c', markedLine(line)], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, CLAUDECODE: '1' },
+        });
+        // The marker first, on a line of its own, then the CLI's output alone.
+        expect(printed.startsWith(`\n${OUTPUT_MARKER}\n`)).toBe(true);
+        expect(JSON.parse(printed.slice(OUTPUT_MARKER.length + 2))).toEqual({
+          args: tricky,
           cwd: folder,
-          args: [
-            '-e',
-            'console.log(JSON.stringify({ args: process.argv.slice(1), cwd: process.cwd(), name: process.env.GIT_AUTHOR_NAME, nested: process.env.CLAUDECODE ?? null }))',
-            ...tricky,
-          ],
-          envSet: { GIT_AUTHOR_NAME: "Ada O'Brien" },
-          envUnset: ['CLAUDECODE'],
-        },
-        process.execPath,
-      );
-      expect(JSON.parse(run(line))).toEqual({ args: tricky, cwd: folder, name: "Ada O'Brien", nested: null });
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-  });
+          name: "Ada O'Brien",
+          nested: null,
+        });
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.each([false, true])(
     'ends what the CLI left running in its group when it exits, passing its exit status on (no setsid: %s)',

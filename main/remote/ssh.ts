@@ -92,6 +92,26 @@ export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * A POSIX sh script and its arguments as one line that every login shell passes to sh alike: the host runs
+ * what Byre sends with the user's shell (`$SHELL -c`), and csh or tcsh refuse a quoted newline and expand a
+ * `!` even inside quotes. So no word holds either: newlines, `!` and backslashes are written as printf's
+ * `%b` escapes, and a one-line prelude turns the arguments back into what they were, then runs the script.
+ */
+export function portableSh(script: string, args: readonly string[]): string {
+  const escape = (text: string) =>
+    text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('!', '\\0041');
+  // Only a word with a backslash was escaped (most are not: no process is spent on them); `x` keeps its
+  // own trailing newlines from $(…), which drops them.
+  const prelude = [
+    'n=$#',
+    'for a do case $a in *\\\\*) v=$(printf "%bx" "$a"); a=${v%x} ;; esac; set -- "$@" "$a"; done',
+    'shift "$n"',
+    'eval "$(printf "%b" "$0")"',
+  ].join('; ');
+  return ['sh', '-c', prelude, escape(script), ...args.map(escape)].map(shellQuote).join(' ');
+}
+
 /** sh that makes the path in `$<name>` one in the host's home folder when it is `~` or starts with `~/`. */
 export function inHostHome(name: string): string {
   return `case "$${name}" in "~") ${name}=$HOME/ ;; "~/"*) ${name}="$HOME/\${${name}#"~/"}" ;; esac`;
@@ -199,19 +219,10 @@ export function remoteLaunchLine(
   const named = (flag: string) =>
     launch.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
   const session = named('--session-id') ?? named('--resume') ?? '';
-  const words = [
-    'sh',
-    '-c',
-    WRAPPER,
-    'byre',
-    launch.cwd,
-    /^[\w-]+$/.test(session) ? session : '',
-    ...env,
-    cli,
-  ];
+  const words = [launch.cwd, /^[\w-]+$/.test(session) ? session : '', ...env, cli];
   // `exec`: the login shell gives way to sh, so that the wrapper's parent is sshd whatever that shell is
   // (fish, say, does not exec its last command itself).
-  return `exec ${[...words, ...launch.args].map(shellQuote).join(' ')}`;
+  return `exec ${portableSh(WRAPPER, [...words, ...launch.args])}`;
 }
 
 /**
@@ -249,7 +260,7 @@ const CHECK_WRAPPER = [
 
 /** The line the remote shell runs for a "Done when" check: the wrapper, the folder, the command. */
 export function remoteCheckLine(folder: string, command: string): string {
-  return `exec ${['sh', '-c', CHECK_WRAPPER, 'byre', folder, command].map(shellQuote).join(' ')}`;
+  return `exec ${portableSh(CHECK_WRAPPER, [folder, command])}`;
 }
 
 /**
