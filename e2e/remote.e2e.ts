@@ -1,5 +1,6 @@
-import { chmodSync, copyFileSync, mkdirSync, realpathSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Page } from '@playwright/test';
 import { claude, send } from './fixtures/chat-page';
 import { expect, test } from './fixtures/web-host';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../main/test-support/sshd';
@@ -19,6 +20,14 @@ async function remoteHost(world: CliWorld, config: (sshd: TestSshd) => string): 
   chmodSync(ssh, 0o700);
   copyFileSync(config(remote.sshd), join(ssh, 'config'));
   return remote;
+}
+
+/** Starts a conversation on the test's host, in `folder` there, from the new-conversation form. */
+async function startOnHost(page: Page, folder: string): Promise<void> {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('combobox', { name: 'Where' }).selectOption(REMOTE_ALIAS);
+  await page.getByLabel('Working folder').fill(folder);
+  await page.getByRole('button', { name: 'Start' }).click();
 }
 
 test('picks a host of the ssh config and a folder there, and the conversation runs on it', async ({
@@ -90,10 +99,7 @@ test('an unknown host key is shown with its fingerprint, and the conversation st
   const { world } = webHost;
   const remote = await remoteHost(world, (sshd) => sshd.unknownKeyConfigFile);
   try {
-    await page.getByRole('button', { name: 'New conversation' }).click();
-    await page.getByRole('combobox', { name: 'Where' }).selectOption(REMOTE_ALIAS);
-    await page.getByLabel('Working folder').fill(remote.cwd);
-    await page.getByRole('button', { name: 'Start' }).click();
+    await startOnHost(page, remote.cwd);
     const unknown = page.getByRole('alert').filter({ hasText: 'host key' });
     await expect(unknown.getByRole('heading')).toHaveText(`The host key of ${REMOTE_ALIAS} is not known`);
     await expect(unknown.getByRole('list', { name: 'Host key fingerprints' })).toHaveText(
@@ -116,4 +122,44 @@ test('a host typed under Other… that is not one says why, in the tab', async (
   await page.getByLabel('Working folder').fill('/srv/project');
   await page.getByRole('button', { name: 'Start' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'is not a host' })).toBeVisible();
+});
+
+test('a folder on the host whose own settings run a hook is asked about first, from its files there', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  const remote = await remoteHost(world, (sshd) => sshd.configFile);
+  const hook = 'touch prompt-submitted.marker';
+  mkdirSync(join(remote.cwd, '.claude'));
+  writeFileSync(
+    join(remote.cwd, '.claude', 'settings.json'),
+    JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }] } }),
+  );
+  const marker = join(remote.cwd, 'prompt-submitted.marker');
+  try {
+    await startOnHost(page, remote.cwd);
+    const dialog = page.getByRole('dialog', { name: 'Trust this folder?' });
+    await expect(dialog.getByText(`on ${REMOTE_ALIAS}`)).toBeVisible();
+    await expect(dialog.getByText(`UserPromptSubmit: ${hook}`)).toBeVisible();
+    // Escape opens it without them: nothing of them runs on the host.
+    await page.keyboard.press('Escape');
+    const off = page.getByRole('note').filter({ hasText: 'Folder settings off' });
+    await expect(off).toBeVisible();
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello, untrusted.' }] });
+    await send(page, 'hello');
+    await expect(claude(page).filter({ hasText: 'Hello, untrusted.' })).toBeVisible();
+    expect(existsSync(marker)).toBe(false);
+
+    // Trusted from the header: Claude Code starts again there with them, and the hook runs on the host.
+    await page.getByRole('button', { name: 'Trust folder…' }).click();
+    await dialog.getByRole('button', { name: 'Trust', exact: true }).click();
+    await expect(off).toBeHidden();
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello, trusted.' }] });
+    await send(page, 'again');
+    await expect(claude(page).filter({ hasText: 'Hello, trusted.' })).toBeVisible();
+    expect(existsSync(marker)).toBe(true);
+  } finally {
+    await remote.dispose();
+  }
 });

@@ -19,7 +19,14 @@ export function toIpcError(error: unknown): IpcError {
       ...(error.explanation ? { explanation: error.explanation } : {}),
     };
   }
-  if (error instanceof TrustNeeded) return { name: error.name, message: error.message, folder: error.folder };
+  if (error instanceof TrustNeeded) {
+    return {
+      name: error.name,
+      message: error.message,
+      folder: error.folder,
+      ...(error.host ? { host: error.host } : {}),
+    };
+  }
   if (error instanceof RemoteProblem && error.hostKey) {
     return { name: error.name, message: error.message, hostKey: error.hostKey };
   }

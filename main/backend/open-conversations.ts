@@ -19,6 +19,7 @@ import type { ImageRefs } from '../conversation/image-refs';
 import type { ForkRecords } from '../data/fork-records';
 import type { SettingsStore } from '../data/settings';
 import { TrustNeeded, type TrustGate } from '../data/trust';
+import { hostFolder } from './host-trust';
 import type { WorktreeRecords } from '../data/worktree-records';
 import { gitRun } from '../changes/git';
 import {
@@ -331,9 +332,9 @@ export class OpenConversations {
 
   /**
    * A conversation on another host, over ssh, in a folder there: the host's CLI is found and the folder
-   * checked first, each failure said in words (RemoteProblem). Its "Done when" check runs there too. What
-   * would run on this computer in the conversation's folder (Changes snapshots, a worktree) has no folder
-   * here: a remote conversation starts without them.
+   * checked first, each failure said in words (RemoteProblem). Its "Done when" check runs there, and its
+   * folder's own settings, read there, are trusted as a folder's here are. What would run on this computer
+   * in the conversation's folder (Changes snapshots, a worktree) has no folder here: it starts without them.
    */
   async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
     const { resume } = launch;
@@ -370,8 +371,11 @@ export class OpenConversations {
     wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
   ): Promise<Conversation> {
     const remote = await this.parts.remote.prepare(host, cwd);
+    const there = hostFolder(this.parts.remote, host, remote.folder);
     return Conversation.start({
       ...this.common(launch, wiring),
+      // Its own settings, read there at each start, are loaded once trusted, as a folder's here are.
+      startSession: (session) => this.trust.startSession(session, there),
       cwd: remote.folder,
       host: remote,
       doneWhen: this.parts.settings.doneWhenFor(remote.folder, host),

@@ -169,8 +169,8 @@ describe('conversations on another host', () => {
     harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello from the host.' }] });
     const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
     expect(conversation).toMatchObject({ host: REMOTE_ALIAS, cwd: realpathSync(remote.cwd) });
-    // The folder's own settings are not read from here, so they are never loaded there.
-    expect(conversation.folderSettingsOff).toBe(true);
+    // Its folder's own settings, read there, need no trust: loaded, as a folder's here would be.
+    expect(conversation.folderSettingsOff).toBeUndefined();
     expect(processesWithHome(remote.home).length).toBeGreaterThan(0);
     await harness.invoke('send', { conversationId: conversation.conversationId, text: 'hello?' });
     await harness.when(() => replyText(conversation).includes('Hello from the host.'));
@@ -479,6 +479,67 @@ describe('conversations on another host', () => {
     expect((await harness.invoke('remoteFolders', { host: REMOTE_ALIAS, prefix: '' })).folders).toEqual([
       join(remote.home, 'code'),
     ]);
+  });
+
+  it('asks before a folder’s own settings on the host run, from its files there, and loads them once trusted', async () => {
+    // A folder there whose settings run a hook (a SessionStart one, at each start of the CLI).
+    const folder = join(remote.home, 'hooked');
+    const marker = join(folder, 'hook-ran.txt');
+    mkdirSync(join(folder, '.claude'), { recursive: true });
+    writeFileSync(
+      join(folder, '.claude', 'settings.json'),
+      JSON.stringify({
+        hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `echo "$HOME" > '${marker}'` }] }] },
+      }),
+    );
+    try {
+      // Nothing starts before the answer; the question is the host's folder's.
+      const asked = await harness.backend.invoke('startConversation', { cwd: folder, host: REMOTE_ALIAS });
+      expect(asked).toMatchObject({ ok: false, error: { name: 'TrustNeeded', folder, host: REMOTE_ALIAS } });
+      const view = await harness.invoke('folderTrust', { cwd: folder, host: REMOTE_ALIAS });
+      expect(view).toMatchObject({ folder, host: REMOTE_ALIAS, needsTrust: true, trusted: false });
+      expect(view.items).toEqual([
+        { file: '.claude/settings.json', kind: 'hook', text: expect.stringContaining('SessionStart') },
+      ]);
+      expect(existsSync(marker)).toBe(false);
+
+      // Opened without them: the hook does not run there.
+      await harness.invoke('decideTrust', { folder, host: REMOTE_ALIAS, digest: view.digest, trust: false });
+      const without = await harness.invoke('startConversation', { cwd: folder, host: REMOTE_ALIAS });
+      expect(without.folderSettingsOff).toBe(true);
+      harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'No hook.' }] });
+      await harness.invoke('send', { conversationId: without.conversationId, text: 'hi' });
+      await harness.when(() => replyText(without).includes('No hook.'));
+      expect(existsSync(marker)).toBe(false);
+
+      // Trusted from the conversation: the CLI starts again there with them, and the hook runs on the host.
+      await harness.invoke('decideTrust', { folder, host: REMOTE_ALIAS, digest: view.digest, trust: true });
+      const withThem = await harness.invoke('useFolderSettings', { conversationId: without.conversationId });
+      expect(withThem.folderSettingsOff).toBeFalsy();
+      await vi.waitFor(() => expect(readFileSync(marker, 'utf8').trim()).toBe(remote.home), {
+        timeout: 30_000,
+        interval: 100,
+      });
+      await harness.invoke('closeConversation', { conversationId: without.conversationId });
+      // Kept for that host's folder: a folder of the same path on this computer is not trusted by it.
+      expect((await harness.invoke('folderTrust', { cwd: folder })).trusted).toBe(false);
+      const { folders } = await harness.invoke('trustedFolders', {});
+      expect(folders.map((trusted) => trusted.folder)).toContain(`ssh://${REMOTE_ALIAS}${folder}`);
+
+      // Its files change there: asked again, with what changed.
+      writeFileSync(
+        join(folder, '.mcp.json'),
+        JSON.stringify({ mcpServers: { tool: { command: 'node', args: ['server.js'] } } }),
+      );
+      const again = await harness.backend.invoke('startConversation', { cwd: folder, host: REMOTE_ALIAS });
+      expect(again).toMatchObject({ ok: false, error: { name: 'TrustNeeded', host: REMOTE_ALIAS } });
+      const changed = await harness.invoke('folderTrust', { cwd: folder, host: REMOTE_ALIAS });
+      expect(changed.changed?.added).toEqual([
+        { file: '.mcp.json', kind: 'mcpServer', text: expect.stringContaining('node server.js') },
+      ]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('lists a session made there by claude -p, finds a word of it, and keeps it readable while the host is away', async () => {

@@ -20,7 +20,7 @@ import {
 import type { InitializeResponse, OutgoingUserContent } from '../../shared/protocol';
 import { BYRE_MCP_SERVER, CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
-import { NotSupported, toIpcError } from '../backend/errors';
+import { toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
@@ -536,11 +536,6 @@ export class Conversation {
    */
   async useFolderSettings(): Promise<ConversationSnapshot> {
     if (this.session.folderSettings) return this.snapshot();
-    if (this.options.host) {
-      throw new NotSupported(
-        `Byre does not load a folder's own settings on another host yet: the conversation on ${this.options.host.name} runs without them.`,
-      );
-    }
     if (this.session.pendingTurns.length > 0 || this.held.any) {
       throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
     }

@@ -13,6 +13,7 @@ import {
 import { DEFAULT_CHECK_LIMITS, type CheckLimits } from '../conversation/done-when';
 import { JsonFile } from './json-file';
 import { makePrivateDir } from '../disk/private-files';
+import { hostFolderKey } from './host-folders';
 
 /**
  * Where the app keeps its data: transcripts and settings. Electron passes its userData folder; the browser
@@ -341,9 +342,4 @@ function validEntries(
     }
   }
   return kept;
-}
-
-/** A folder on another host, as a key of the settings' by-folder maps: never a path of this computer. */
-function hostFolderKey(host: string, folder: string): string {
-  return `ssh://${encodeURIComponent(host)}${folder}`;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, type posix } from 'node:path';
 import { z } from 'zod';
 import {
   TrustItem,
@@ -26,7 +26,7 @@ import { JsonFile } from './json-file';
 export const FOLDER_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json', '.mcp.json'];
 
 /** A settings file larger than this is not read: it is shown as unreadable, and so needs trust. */
-const MAX_SETTINGS_BYTES = 1024 * 1024;
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
 /** How many of a kind the question lists before it sums up the rest. */
 const MAX_TEXT = 2_000;
 
@@ -63,18 +63,41 @@ export interface FolderSettings {
 /** What the folder's files would do, and their digest; a folder that does not exist has none. */
 export function readFolderSettings(cwd: string): FolderSettings {
   const folder = realFolder(cwd);
+  return folderSettingsOf(folder, folder, readSmall, pathsHere);
+}
+
+/** The paths of this computer, or POSIX ones (a folder on another host). */
+type Paths = Pick<typeof posix, 'dirname' | 'join'>;
+const pathsHere: Paths = { dirname, join };
+
+/**
+ * The files of `folder` whose contents are its settings, by their name in the question and their path: its
+ * own, and every `.mcp.json` above it. Claude Code also starts the servers of those (seen with 2.1.332), not
+ * their settings: they count as the folder's own, named by their full path.
+ */
+export function settingsFilesOf(folder: string, paths: Paths = pathsHere): { file: string; path: string }[] {
+  const ancestors: { file: string; path: string }[] = [];
+  for (let dir = folder; paths.dirname(dir) !== dir;) {
+    dir = paths.dirname(dir);
+    ancestors.push({ file: paths.join(dir, '.mcp.json'), path: paths.join(dir, '.mcp.json') });
+  }
+  return [...FOLDER_SETTINGS_FILES.map((file) => ({ file, path: paths.join(folder, file) })), ...ancestors];
+}
+
+/**
+ * What a folder's files would do, and their digest, from `read`: this computer's files, or those a host
+ * sent. `key` is what trust is kept by: the folder's real path here, a host's folder otherwise.
+ */
+export function folderSettingsOf(
+  folder: string,
+  key: string,
+  read: (path: string) => FileText,
+  paths: Paths = pathsHere,
+): FolderSettings {
   const hash = createHash('sha256');
   const items: TrustItemType[] = [];
-  // Claude Code also starts the servers of every `.mcp.json` above the folder (seen with 2.1.332), not its
-  // settings: those count as the folder's own, named by their full path.
-  const ancestors: { file: string; path: string }[] = [];
-  for (let dir = folder; dirname(dir) !== dir;) {
-    dir = dirname(dir);
-    ancestors.push({ file: join(dir, '.mcp.json'), path: join(dir, '.mcp.json') });
-  }
-  const files = [...FOLDER_SETTINGS_FILES.map((file) => ({ file, path: join(folder, file) })), ...ancestors];
-  for (const { file, path } of files) {
-    const text = readSmall(path);
+  for (const { file, path } of settingsFilesOf(folder, paths)) {
+    const text = read(path);
     hash.update(`${file}\0${text.kind === 'text' ? `=${text.text}` : text.kind}\0`);
     if (text.kind === 'absent') continue;
     if (text.kind === 'unreadable') {
@@ -83,7 +106,7 @@ export function readFolderSettings(cwd: string): FolderSettings {
     }
     items.push(...describeFile(file, text.text));
   }
-  return { folder, digest: hash.digest('hex'), items, needsTrust: items.length > 0 };
+  return { folder: key, digest: hash.digest('hex'), items, needsTrust: items.length > 0 };
 }
 
 /** What one settings file would do, each item in words a person can judge. */
@@ -186,7 +209,9 @@ function commandText(value: unknown): string {
   return clip(JSON.stringify(value) ?? String(value));
 }
 
-type FileText = { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
+/** A settings file as read: its text, not there, or why it could not be read. */
+export type FileText =
+  { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
 
 function readSmall(path: string): FileText {
   let fd: number;
@@ -264,10 +289,25 @@ const TrustFile = z.object({
 type TrustFile = z.infer<typeof TrustFile>;
 
 /** A CLI would start in a folder whose settings the user has not answered for: ask, then start again. */
+/** A folder on another host, for the gate: where it is, and how to read its settings files there. */
+export interface HostFolder {
+  host: string;
+  /** Its path there. */
+  folder: string;
+  /** Its settings, read there now (keyed by hostFolderKey). */
+  read: () => Promise<FolderSettings>;
+}
+
 export class TrustNeeded extends Error {
   override readonly name = 'TrustNeeded';
-  constructor(readonly folder: string) {
-    super(`Byre needs to know whether to trust ${folder} before Claude Code starts there.`);
+  constructor(
+    readonly folder: string,
+    /** The host the folder is on; absent: this computer. */
+    readonly host?: string,
+  ) {
+    super(
+      `Byre needs to know whether to trust ${folder}${host ? ` on ${host}` : ''} before Claude Code starts there.`,
+    );
   }
 }
 
@@ -297,7 +337,11 @@ export class TrustGate {
 
   /** The question's content for a folder. */
   view(cwd: string): FolderTrust {
-    const settings = readFolderSettings(cwd);
+    return this.viewOf(readFolderSettings(cwd));
+  }
+
+  /** The question's content for a folder's settings as read (here, or from a host). */
+  viewOf(settings: FolderSettings): FolderTrust {
     const record = this.file.read().folders[settings.folder];
     const trusted = !settings.needsTrust || this.trusts(settings);
     const changed =
@@ -315,11 +359,15 @@ export class TrustGate {
    * are, no when the user said to open without them; otherwise TrustNeeded, and nothing starts.
    */
   folderSettingsFor(cwd: string): boolean {
-    const settings = readFolderSettings(cwd);
+    return this.allows(readFolderSettings(cwd));
+  }
+
+  /** The same for a folder's settings as read; `host` names the host they were read from, for the question. */
+  private allows(settings: FolderSettings, onHost?: { host: string; folder: string }): boolean {
     if (!settings.needsTrust || this.trusts(settings)) return true;
     if (this.declined.get(settings.folder) === settings.digest) return false;
     if (this.carried(settings)?.declined) return false;
-    throw new TrustNeeded(settings.folder);
+    throw onHost ? new TrustNeeded(onHost.folder, onHost.host) : new TrustNeeded(settings.folder);
   }
 
   /**
@@ -343,10 +391,15 @@ export class TrustGate {
   }
 
   /** Starts a CLI: the only way main does (see the file's comment). */
-  startSession(options: SessionOptions): Promise<Session> {
-    // A folder on another host is not read from here (its files are there): its own settings are never
-    // loaded, so nothing of it runs, whatever a folder of the same path on this computer holds.
-    if (options.transport) return Session.start({ ...options, folderSettings: false });
+  startSession(options: SessionOptions, onHost?: HostFolder): Promise<Session> {
+    // A folder on another host is judged by its files there, read anew for each start; without them its own
+    // settings are never loaded, whatever a folder of the same path on this computer holds.
+    if (options.transport) {
+      if (!onHost) return Session.start({ ...options, folderSettings: false });
+      return onHost
+        .read()
+        .then((settings) => Session.start({ ...options, folderSettings: this.allows(settings, onHost) }));
+    }
     return Session.start({ ...options, folderSettings: this.folderSettingsFor(options.cwd) });
   }
 
@@ -359,7 +412,11 @@ export class TrustGate {
 
   /** The user's answer for the files with `digest`; nothing is recorded when they changed meanwhile. */
   decide(cwd: string, digest: string, trust: boolean): void {
-    const settings = readFolderSettings(cwd);
+    this.decideFor(readFolderSettings(cwd), digest, trust);
+  }
+
+  /** The same for a folder's settings as read (here, or from a host). */
+  decideFor(settings: FolderSettings, digest: string, trust: boolean): void {
     if (settings.digest !== digest) return;
     if (!trust) {
       this.declined.set(settings.folder, digest);

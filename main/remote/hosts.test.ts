@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RemoteHosts } from './hosts';
+import { parseReadFiles, RemoteHosts } from './hosts';
 
 /** The hosts of the one config file, before any ssh runs. */
 
@@ -36,5 +36,33 @@ describe('the hosts Byre lists', () => {
       message: expect.stringMatching(/\/nowhere\/ssh_config, is not there/),
     });
     await hosts.closeAll();
+  });
+});
+
+describe('files read on a host', () => {
+  const paths = ['/srv/app/.claude/settings.json', '/srv/app/.mcp.json', '/srv/.mcp.json'];
+
+  it('are each a text, absent, or unreadable with why', () => {
+    const text = '{"hooks":{}}\nwith a newline inside\n';
+    const answer = Buffer.from(`T ${Buffer.byteLength(text)}\n${text}\nA\nU it is a folder\n`);
+    expect([...parseReadFiles(answer, paths)]).toEqual([
+      [paths[0], { kind: 'text', text }],
+      [paths[1], { kind: 'absent' }],
+      [paths[2], { kind: 'unreadable', reason: 'it is a folder' }],
+    ]);
+  });
+
+  it('are all unreadable, never absent, when the answer does not read as it should', () => {
+    const unreadable = { kind: 'unreadable', reason: 'the host’s answer could not be read' };
+    for (const answer of [
+      null,
+      // A file that grew while it was read: its bytes do not end where its size said.
+      Buffer.from('T 3\nabcdef\nA\nA\n'),
+      Buffer.from('A\nA\n'),
+      Buffer.from('A\nA\nA\nmore\n'),
+      Buffer.from('X\nA\nA\n'),
+    ]) {
+      expect([...parseReadFiles(answer, paths).values()]).toEqual([unreadable, unreadable, unreadable]);
+    }
   });
 });

@@ -165,6 +165,20 @@ export class RemoteHosts {
     return result.stdout.split('\n').filter((line) => line.length > 0);
   }
 
+  /**
+   * The files at `paths` on a host (absolute paths there), each as its text (up to `maxBytes`), absent, or
+   * unreadable with why, in one ssh. An answer that does not read as expected makes every file unreadable:
+   * never taken as absent. A RemoteProblem when the host cannot be reached.
+   */
+  async readFiles(name: string, paths: readonly string[], maxBytes: number): Promise<Map<string, HostFile>> {
+    const result = await this.runRaw(
+      name,
+      portableSh(READ_FILES, [String(maxBytes), ...paths]),
+      paths.length * (maxBytes + 64) + 4096,
+    );
+    return parseReadFiles(result.code === 0 ? result.stdout : null, paths);
+  }
+
   /** Runs a line on a host for its bytes (library-pull.ts); a RemoteProblem when the host cannot be reached. */
   async runRaw(
     name: string,
@@ -208,4 +222,57 @@ export class RemoteHosts {
     rmSync(dir, { recursive: true, force: true });
     this.controlDir = null;
   }
+}
+
+/** A file on a host as read: its text, not there, or why it could not be read. */
+export type HostFile =
+  { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
+
+/** sh that prints, for each path after the size limit, a line that says what it is, and a file's bytes after it. */
+const READ_FILES = [
+  'max=$1',
+  'shift',
+  'for f do',
+  '  if [ -d "$f" ]; then printf "U it is a folder\\n"',
+  '  elif [ ! -e "$f" ]; then printf "A\\n"',
+  '  elif [ ! -r "$f" ]; then printf "U it cannot be read\\n"',
+  '  else',
+  '    s=$(wc -c <"$f" 2>/dev/null | tr -d " ")',
+  '    case $s in',
+  '      ""|*[!0-9]*) printf "U it cannot be read\\n" ;;',
+  '      *) if [ "$s" -gt "$max" ]; then printf "U it is over %s bytes\\n" "$max"; else printf "T %s\\n" "$s"; head -c "$s" -- "$f"; printf "\\n"; fi ;;',
+  '    esac',
+  '  fi',
+  'done',
+].join('\n');
+
+/** READ_FILES' answer, file by file; every file unreadable when it does not read as expected. */
+export function parseReadFiles(output: Buffer | null, paths: readonly string[]): Map<string, HostFile> {
+  const unreadable = () =>
+    new Map<string, HostFile>(
+      paths.map((path) => [path, { kind: 'unreadable', reason: 'the host’s answer could not be read' }]),
+    );
+  if (!output) return unreadable();
+  const files = new Map<string, HostFile>();
+  let at = 0;
+  for (const path of paths) {
+    const end = output.indexOf(0x0a, at);
+    if (end < 0) return unreadable();
+    const head = output.subarray(at, end).toString('utf8');
+    at = end + 1;
+    if (head === 'A') {
+      files.set(path, { kind: 'absent' });
+    } else if (head.startsWith('U ')) {
+      files.set(path, { kind: 'unreadable', reason: head.slice(2) });
+    } else {
+      const size = /^T (\d+)$/.exec(head)?.[1];
+      if (size === undefined) return unreadable();
+      const bytes = Number(size);
+      // The bytes, then the newline after them: a file that changed while it was read does not end there.
+      if (output[at + bytes] !== 0x0a) return unreadable();
+      files.set(path, { kind: 'text', text: output.subarray(at, at + bytes).toString('utf8') });
+      at += bytes + 1;
+    }
+  }
+  return at === output.length ? files : unreadable();
 }

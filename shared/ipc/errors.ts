@@ -72,6 +72,8 @@ export const IpcError = z.object({
   explanation: z.string().optional(),
   /** For TrustNeeded: the folder whose settings wait for the user's answer. */
   folder: z.string().optional(),
+  /** For TrustNeeded: the host that folder is on, when it is not this computer. */
+  host: z.string().optional(),
   /** For RemoteProblem, a host key not known: the host and its keys' fingerprints, to check and accept. */
   hostKey: z.object({ host: z.string(), fingerprints: z.array(z.string()) }).optional(),
 });

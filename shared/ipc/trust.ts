@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ConversationSnapshot } from './conversation';
 import { ConversationRef, Empty, FolderPath } from './refs';
+import { HostName } from './remote';
 
 /** One thing a folder's own settings would do, in words for the trust question. */
 export const TrustItem = z.object({
@@ -35,6 +36,8 @@ export const FolderTrust = z.object({
   digest: z.string(),
   /** The files hold something that runs code or widens what Claude may do. */
   needsTrust: z.boolean(),
+  /** The host the folder is on; absent: this computer. */
+  host: z.string().optional(),
   /** Trusted with these very files (by Byre, or by Claude Code's own trust record). */
   trusted: z.boolean(),
   items: z.array(TrustItem),
@@ -53,13 +56,18 @@ export type TrustedFolder = z.infer<typeof TrustedFolder>;
 
 export const trustChannels = {
   /** What a folder's own settings would do, for the "Trust this folder?" question. */
-  folderTrust: { request: z.object({ cwd: FolderPath }), response: FolderTrust },
+  folderTrust: { request: z.object({ cwd: FolderPath, host: HostName.optional() }), response: FolderTrust },
   /**
    * The answer to that question for the files with `digest`: trust (kept in trust.json) or not (until Byre
    * quits). A digest that no longer matches the files records nothing: the next start asks again.
    */
   decideTrust: {
-    request: z.object({ folder: FolderPath, digest: z.string().max(200), trust: z.boolean() }),
+    request: z.object({
+      folder: FolderPath,
+      host: HostName.optional(),
+      digest: z.string().max(200),
+      trust: z.boolean(),
+    }),
     response: Empty,
   },
   trustedFolders: { request: Empty, response: z.object({ folders: z.array(TrustedFolder) }) },

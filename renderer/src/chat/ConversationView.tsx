@@ -280,18 +280,12 @@ function FolderSettingsOff({ tabId }: { tabId: string }) {
     <span
       className="badge badge-warning header-warning"
       role="note"
-      title={
-        remote
-          ? "Folder settings off: Byre does not load a folder's own settings on another host yet"
-          : 'Folder settings off: its hooks, MCP servers and allow rules do not run'
-      }
+      title={`Folder settings off: its hooks, MCP servers and allow rules do not run${remote ? ' on the host' : ''}`}
     >
       <ShieldOff aria-hidden="true" size={14} />
       <span className="sr-only">Folder settings off</span>
     </span>
   );
-  // On another host they are not read from here, so never loaded there: nothing to trust yet.
-  if (remote) return badge;
   return (
     <span className="folder-settings-off">
       {badge}

@@ -35,8 +35,12 @@ function TrustQuestion({
       }}
     >
       <h2 id="trust-title">Trust this folder?</h2>
-      <p className="trust-folder" title={question.folder}>
+      <p
+        className="trust-folder"
+        title={question.host ? `${question.folder} on ${question.host}` : question.folder}
+      >
         {question.folder}
+        {question.host && <span className="trust-host"> on {question.host}</span>}
       </p>
       <div id="trust-what">
         {changed && (

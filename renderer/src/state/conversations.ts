@@ -238,8 +238,9 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
 
     trustFolderOf: (tabId) =>
       guarded(tabId, async () => {
-        const cwd = get().tabs[tabId]?.conversation.cwd;
-        if (!cwd || !(await get().askTrust(cwd))) return;
+        const conversation = get().tabs[tabId]?.conversation;
+        const cwd = conversation?.cwd;
+        if (!cwd || !(await get().askTrust(cwd, conversation.host ?? undefined))) return;
         await get().trusted(() => call('useFolderSettings', { conversationId: conversationOf(tabId) }));
       }),
 

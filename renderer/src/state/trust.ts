@@ -17,8 +17,8 @@ export function trustSlice(set: (partial: Partial<TrustSlice>) => void, get: () 
   /** Questions about different folders wait their turn. */
   let queue: Promise<unknown> = Promise.resolve();
 
-  const ask = async (folder: string): Promise<boolean> => {
-    const view = await call('folderTrust', { cwd: folder });
+  const ask = async (folder: string, host: string | undefined): Promise<boolean> => {
+    const view = await call('folderTrust', host ? { cwd: folder, host } : { cwd: folder });
     if (!view.needsTrust || view.trusted) return true;
     const shown = queue.then(
       () =>
@@ -29,7 +29,12 @@ export function trustSlice(set: (partial: Partial<TrustSlice>) => void, get: () 
     );
     queue = shown.catch(() => undefined);
     const trust = await shown;
-    await call('decideTrust', { folder: view.folder, digest: view.digest, trust });
+    await call('decideTrust', {
+      folder: view.folder,
+      ...(view.host ? { host: view.host } : {}),
+      digest: view.digest,
+      trust,
+    });
     return trust;
   };
 
@@ -41,18 +46,20 @@ export function trustSlice(set: (partial: Partial<TrustSlice>) => void, get: () 
         try {
           return await start();
         } catch (error) {
-          const folder = (error as { name?: string; folder?: string }).folder;
+          const { folder, host } = error as { name?: string; folder?: string; host?: string };
           if ((error as Error).name !== 'TrustNeeded' || !folder || asked === MAX_ASKS) throw error;
-          await get().askTrust(folder);
+          await get().askTrust(folder, host);
         }
       }
     },
 
-    askTrust(folder) {
-      let pending = asking.get(folder);
+    askTrust(folder, host) {
+      // A folder of the same path on a host is another folder.
+      const key = `${host ?? ''}\0${folder}`;
+      let pending = asking.get(key);
       if (!pending) {
-        pending = ask(folder).finally(() => asking.delete(folder));
-        asking.set(folder, pending);
+        pending = ask(folder, host).finally(() => asking.delete(key));
+        asking.set(key, pending);
       }
       return pending;
     },

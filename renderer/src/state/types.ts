@@ -453,8 +453,11 @@ export interface TrustSlice {
   trustQuestion: FolderTrust | null;
   /** Runs `start`; if main first needs the user's answer for a folder, asks and runs it again. */
   trusted<T>(start: () => Promise<T>): Promise<T>;
-  /** Asks about a folder (unless its settings need no answer) and tells main; true if it is trusted. */
-  askTrust(folder: string): Promise<boolean>;
+  /**
+   * Asks about a folder (unless its settings need no answer) and tells main; true if it is trusted. `host`:
+   * the folder is on that host, and its files are read there.
+   */
+  askTrust(folder: string, host?: string): Promise<boolean>;
   /** The dialog's answer: Trust, or open without the folder's settings (Escape, closing, the button). */
   answerTrust(trust: boolean): void;
   /** The folders trusted now, for Settings. */
