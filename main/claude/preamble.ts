@@ -13,6 +13,8 @@ export class Preamble {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private done = false;
+  /** The marker came: what follows is the command's. */
+  found = false;
 
   constructor(marker: string) {
     this.mark = Buffer.from(`\n${marker}\n`);
@@ -29,6 +31,7 @@ export class Preamble {
     const at = all.indexOf(this.mark);
     if (at >= 0) {
       this.done = true;
+      this.found = true;
       this.held = [];
       return all.subarray(at + this.mark.length);
     }

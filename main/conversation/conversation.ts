@@ -215,7 +215,8 @@ export class Conversation {
         ? {
             elsewhere: {
               via: (command: string) => host.check(options.cwd, command),
-              failure: (code: number | null, output: string) => explainCheckExit(code, output, host.name),
+              failure: (code: number | null, output: string, reached: boolean) =>
+                explainCheckExit(code, output, host.name, reached),
             },
           }
         : {}),

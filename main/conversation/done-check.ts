@@ -22,7 +22,7 @@ export interface CheckOptions {
    */
   via?: { command: string; args: readonly string[]; cwd: string; env: NodeJS.ProcessEnv; preamble?: string };
   /** Over `via`: what its own failure means, from its exit code and output; null when it is the check's. */
-  viaFailure?: (code: number | null, output: string) => string | null;
+  viaFailure?: (code: number | null, output: string, reached: boolean) => string | null;
 }
 
 export interface CheckOutcome {
@@ -177,7 +177,10 @@ export function runCheck(command: string, options: CheckOptions): Promise<CheckO
       child.stdin?.destroy();
       const output = keptText(chunks, options.maxOutputBytes);
       // ssh's own failure (the host could not be reached, say) is not the check's.
-      if (options.viaFailure && !timedOut && !stopped) spawnError ??= options.viaFailure(code, output.text);
+      // `reached`: the output marker came, so the host's shell ran Byre's line.
+      if (options.viaFailure && !timedOut && !stopped) {
+        spawnError ??= options.viaFailure(code, output.text, preamble ? preamble.found : true);
+      }
       resolve({
         exitCode: code,
         signal: signal ?? null,

@@ -3,6 +3,7 @@ import { CliExited } from '../claude';
 import { textWithoutPreamble, withoutPreamble } from '../claude/preamble';
 import {
   explainSshFailure,
+  LOGIN_FLAG,
   markedLine,
   NO_FOLDER_EXIT,
   OUTPUT_MARKER,
@@ -18,8 +19,10 @@ export interface SshResult {
   code: number | null;
   stdout: string;
   stderr: string;
-  /** It had not finished within RUN_TIMEOUT_MS, and was ended. */
+  /** It had not finished within its time (RUN_TIMEOUT_MS, or RAW_TIMEOUT_MS), and was ended. */
   timedOut?: boolean;
+  /** That time, in ms, when it is not RUN_TIMEOUT_MS. */
+  timeoutMs?: number;
   /** ssh itself could not be run (not installed, say). */
   spawnFailed?: boolean;
 }
@@ -38,6 +41,8 @@ export class RemoteProblem extends Error {
 }
 
 const RUN_TIMEOUT_MS = 30_000;
+/** For a run that brings bytes back (the library's copies): up to some MB over a slow link. */
+const RAW_TIMEOUT_MS = 120_000;
 /** The oldest CLI whose stream-json and control channel Byre speaks. */
 export const MIN_REMOTE_CLI = '2.1.0';
 const INSTALL_COMMAND = 'npm install -g @anthropic-ai/claude-code';
@@ -83,7 +88,7 @@ export function runOnHostRaw(
     execFile(
       'ssh',
       [...sshArgs(setup, target), markedLine(line)],
-      { env, timeout: RUN_TIMEOUT_MS * 4, maxBuffer, encoding: 'buffer' },
+      { env, timeout: RAW_TIMEOUT_MS, maxBuffer, encoding: 'buffer' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         try {
@@ -92,7 +97,7 @@ export function runOnHostRaw(
               code,
               stdout: '',
               stderr: stderr.toString('utf8'),
-              ...(error?.killed ? { timedOut: true } : {}),
+              ...(error?.killed ? { timedOut: true, timeoutMs: RAW_TIMEOUT_MS } : {}),
               ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
             },
             target.destination,
@@ -110,7 +115,8 @@ export function runOnHostRaw(
 /** Throws a RemoteProblem saying what is wrong when ssh itself failed (exit 255, or it could not run). */
 export function checkSsh(result: SshResult, host: string): void {
   if (result.timedOut) {
-    throw new RemoteProblem('unreachable', `${host} did not answer within ${RUN_TIMEOUT_MS / 1000} s.`);
+    const seconds = (result.timeoutMs ?? RUN_TIMEOUT_MS) / 1000;
+    throw new RemoteProblem('unreachable', `${host} did not answer within ${seconds} s.`);
   }
   if (result.code !== 255 && result.code !== null) return;
   if (result.spawnFailed) {
@@ -134,7 +140,10 @@ export async function findRemoteCli(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ path: string; version: string }> {
   const look = [
-    'found=$("${SHELL:-sh}" -lc "command -v claude" 2>/dev/null </dev/null | tail -n 1)',
+    // csh's own way to say where a command is: it has no `command -v`.
+    'case "${SHELL##*/}" in csh|tcsh) look="which claude" ;; *) look="command -v claude" ;; esac',
+    LOGIN_FLAG,
+    'found=$("${SHELL:-sh}" "$login" "$look" 2>/dev/null </dev/null | tail -n 1)',
     'for c in "$found" "$HOME/.local/bin/claude" "$(npm prefix -g 2>/dev/null)/bin/claude"; do',
     '  if [ -n "$c" ] && [ -x "$c" ]; then printf "%s\\n" "$c"; "$c" --version 2>/dev/null </dev/null | head -n 1; exit 0; fi',
     'done',
@@ -192,11 +201,27 @@ export function explainRemoteExit(error: Error, host: string): Error {
  * What a "Done when" check's ssh exit says of ssh itself or the wrapper, from its output (ssh's stderr is
  * in it); null when the exit is the check's own.
  */
-export function explainCheckExit(code: number | null, output: string, host: string): string | null {
-  if (code === NO_FOLDER_EXIT) return `the conversation's folder is no longer there on ${host}.`;
-  if (code !== 255) return null;
-  const failure = explainSshFailure(output, host);
-  if (failure.kind !== 'other') return failure.message;
-  // 255 is also a check's own exit status: ssh's failure only when ssh said so.
-  return /^ssh: |^(Connection|Control socket|mux_client)/m.test(output) ? failure.message : null;
+export function explainCheckExit(
+  code: number | null,
+  output: string,
+  host: string,
+  /** The host's shell ran Byre's line (its output marker came): the exit is the wrapper's or the check's. */
+  reached: boolean,
+): string | null {
+  if (!reached) {
+    // Byre's line never ran: whatever the exit, it is ssh's (or the host shell's) own.
+    if (code === 0) return null;
+    const failure = explainSshFailure(output, host);
+    return failure.message;
+  }
+  // The wrapper's own exit, which it says in words; a check that exits 90 is the check's.
+  if (code === NO_FOLDER_EXIT && /^There is no folder .* on this host\.$/m.test(output)) {
+    return `the conversation's folder is no longer there on ${host}.`;
+  }
+  // 255 after the line ran is the check's own, unless ssh's last words say the connection went.
+  if (code === 255) {
+    const failure = explainSshFailure(output.split('\n').slice(-3).join('\n'), host);
+    if (failure.kind === 'connection-lost') return failure.message;
+  }
+  return null;
 }

@@ -233,6 +233,19 @@ describe('the remote launch line', () => {
     expect(code).toBe(NO_FOLDER_EXIT);
   });
 
+  it('sends no word that a login shell reads otherwise: no newline, no !, no two backslashes (fish)', () => {
+    const line = remoteLaunchLine(
+      {
+        cwd: '/srv/a b',
+        args: ['--append-system-prompt', 'two\nlines!', 'C:\\\\path\\', "it's"],
+        envSet: {},
+        envUnset: [],
+      },
+      '/usr/bin/claude',
+    );
+    expect(line).not.toMatch(/[\n!]|\\\\/);
+  });
+
   it('quotes a word so that sh reads it back as it was', () => {
     for (const word of ["a'b", '', '$(id)', 'x y']) {
       expect(execFileSync('sh', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' })).toBe(word);
@@ -321,6 +334,20 @@ describe('the remote line of a "Done when" check', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('runs in the user’s login shell when that is tcsh, which takes -l only alone', async () => {
+    const child = spawn('sh', ['-c', remoteCheckLine(tmpdir(), 'echo "from tcsh"; exit 3')], {
+      env: { PATH: process.env.PATH, SHELL: '/usr/bin/tcsh', HOME: tmpdir() },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const status = await new Promise((resolve) => child.on('close', resolve));
+    child.stdin.end();
+    expect(output).toBe('from tcsh\n');
+    expect(status).toBe(3);
   });
 
   it('says so when the folder is not there, running nothing', () => {

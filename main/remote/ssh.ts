@@ -94,23 +94,31 @@ export function shellQuote(word: string): string {
 
 /**
  * A POSIX sh script and its arguments as one line that every login shell passes to sh alike: the host runs
- * what Byre sends with the user's shell (`$SHELL -c`), and csh or tcsh refuse a quoted newline and expand a
- * `!` even inside quotes. So no word holds either: newlines, `!` and backslashes are written as printf's
- * `%b` escapes, and a one-line prelude turns the arguments back into what they were, then runs the script.
+ * what Byre sends with the user's shell (`$SHELL -c`). csh and tcsh refuse a quoted newline and expand a `!`
+ * even inside quotes, and fish reads `\\` inside quotes as one backslash. So no word holds a newline, a `!`
+ * or two backslashes in a row: a word with any of them, or with a backslash, is sent escaped for printf's
+ * `%b` (each as `\0ddd`, the one escape every shell leaves alone) behind a `%`, a word without them as it is
+ * behind a `=`, and a one-line prelude turns them back into what they were before it runs the script.
  */
 export function portableSh(script: string, args: readonly string[]): string {
-  const escape = (text: string) =>
-    text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('!', '\\0041');
-  // Only a word with a backslash was escaped (most are not: no process is spent on them); `x` keeps its
-  // own trailing newlines from $(…), which drops them.
+  const octal = (char: string) => `\\0${char.charCodeAt(0).toString(8).padStart(3, '0')}`;
+  const escape = (text: string) => text.replace(/[\\\n!]/g, octal);
+  const word = (text: string) => (/[\\\n!]/.test(text) ? `%${escape(text)}` : `=${text}`);
+  // Only an escaped word spends a process on $(…); `x` keeps its own trailing newlines, which $(…) drops.
   const prelude = [
     'n=$#',
-    'for a do case $a in *\\\\*) v=$(printf "%bx" "$a"); a=${v%x} ;; esac; set -- "$@" "$a"; done',
+    'for a do case $a in %*) v=$(printf "%bx" "${a#%}"); a=${v%x} ;; *) a=${a#=} ;; esac; set -- "$@" "$a"; done',
     'shift "$n"',
     'eval "$(printf "%b" "$0")"',
   ].join('; ');
-  return ['sh', '-c', prelude, escape(script), ...args.map(escape)].map(shellQuote).join(' ');
+  return ['sh', '-c', prelude, escape(script), ...args.map(word)].map(shellQuote).join(' ');
 }
+
+/**
+ * sh that sets `$login` to how the user's login shell runs a command as a terminal there would: `-lc`, or
+ * `-c` for csh and tcsh, which take `-l` only alone.
+ */
+export const LOGIN_FLAG = 'case "${SHELL##*/}" in csh|tcsh) login=-c ;; *) login=-lc ;; esac';
 
 /** sh that makes the path in `$<name>` one in the host's home folder when it is `~` or starts with `~/`. */
 export function inHostHome(name: string): string {
@@ -239,7 +247,8 @@ const CHECK_WRAPPER = [
   `cd -- "$dir" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$dir" >&2; exit ${NO_FOLDER_EXIT}; }`,
   'shift',
   'exec 3<&0',
-  inOwnGroup('"${SHELL:-/bin/sh}" -lc "$1" </dev/null 3<&-'),
+  LOGIN_FLAG,
+  inOwnGroup('"${SHELL:-/bin/sh}" "$login" "$1" </dev/null 3<&-'),
   'child=$!',
   '(',
   "  trap '' HUP",
