@@ -19,6 +19,7 @@ import type { ImageRefs } from '../conversation/image-refs';
 import type { ForkRecords } from '../data/fork-records';
 import type { SettingsStore } from '../data/settings';
 import { TrustNeeded, type TrustGate } from '../data/trust';
+import { hostFolderKey } from '../data/host-folders';
 import { hostFolder } from './host-trust';
 import type { WorktreeRecords } from '../data/worktree-records';
 import { gitRun } from '../changes/git';
@@ -376,6 +377,8 @@ export class OpenConversations {
       ...this.common(launch, wiring),
       // Its own settings, read there at each start, are loaded once trusted, as a folder's here are.
       startSession: (session) => this.trust.startSession(session, there),
+      // "Always allow" writes into its settings there: the change is the user's own, and asks nothing.
+      remembered: (suggestions) => this.trust.expectFor(hostFolderKey(host, remote.folder), suggestions),
       cwd: remote.folder,
       host: remote,
       doneWhen: this.parts.settings.doneWhenFor(remote.folder, host),

@@ -509,7 +509,13 @@ describe('conversations on another host', () => {
       expect(without.folderSettingsOff).toBe(true);
       harness.world.fake.enqueue({ blocks: [{ type: 'text', text: 'No hook.' }] });
       await harness.invoke('send', { conversationId: without.conversationId, text: 'hi' });
-      await harness.when(() => replyText(without).includes('No hook.'));
+      // The turn's end, as the header's Trust folder… waits for it.
+      await harness.when(() =>
+        harness
+          .eventsOf(without.conversationId)
+          .some((event) => event.kind === 'message' && event.message.type === 'result'),
+      );
+      expect(replyText(without)).toContain('No hook.');
       expect(existsSync(marker)).toBe(false);
 
       // Trusted from the conversation: the CLI starts again there with them, and the hook runs on the host.

@@ -405,7 +405,11 @@ export class TrustGate {
 
   /** The rules and folders "Always allow" sent for a conversation in `cwd` (the CLI's suggestions). */
   expect(cwd: string, suggestions: readonly unknown[]): void {
-    const folder = realFolder(cwd);
+    this.expectFor(realFolder(cwd), suggestions);
+  }
+
+  /** The same for a folder as trust keeps it (a host's folder: hostFolderKey). */
+  expectFor(folder: string, suggestions: readonly unknown[]): void {
     const items = suggestions.flatMap(expectedItems);
     if (items.length > 0) this.expected.set(folder, [...(this.expected.get(folder) ?? []), ...items]);
   }

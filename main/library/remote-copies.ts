@@ -13,14 +13,19 @@ export function remoteCopiesDir(dataDir: string): string {
 
 /** The copy of `host`'s projects folder. */
 export function hostProjectsCopy(dataDir: string, host: string): string {
-  return join(remoteCopiesDir(dataDir), encodeURIComponent(host), 'projects');
+  return join(remoteCopiesDir(dataDir), folderName(host), 'projects');
+}
+
+/** A host's name as a folder's: percent-encoded, and a leading dot too, so that `.` or `..` is no path. */
+function folderName(host: string): string {
+  return encodeURIComponent(host).replace(/^\./, '%2E');
 }
 
 /** The host a folder of remoteCopiesDir() is the copy of; null for a name that is not one it made. */
 export function hostOfCopyFolder(name: string): string | null {
   try {
     const host = decodeURIComponent(name);
-    return host.length > 0 && encodeURIComponent(host) === name ? host : null;
+    return host.length > 0 && folderName(host) === name ? host : null;
   } catch {
     return null;
   }

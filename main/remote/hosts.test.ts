@@ -56,8 +56,8 @@ describe('files read on a host', () => {
     const unreadable = { kind: 'unreadable', reason: 'the host’s answer could not be read' };
     for (const answer of [
       null,
-      // A file that grew while it was read: its bytes do not end where its size said.
-      Buffer.from('T 3\nabcdef\nA\nA\n'),
+      // A file that shrank while it was read: its bytes do not end where its size said.
+      Buffer.from('T 6\nabc\nA\nA\n'),
       Buffer.from('A\nA\n'),
       Buffer.from('A\nA\nA\nmore\n'),
       Buffer.from('X\nA\nA\n'),

@@ -233,11 +233,12 @@ const READ_FILES = [
   'max=$1',
   'shift',
   'for f do',
-  '  if [ -d "$f" ]; then printf "U it is a folder\\n"',
-  '  elif [ ! -e "$f" ]; then printf "A\\n"',
+  '  if [ ! -e "$f" ]; then printf "A\\n"',
+  // Only a regular file is read: a link to /dev/zero or a FIFO in a cloned repository would never end.
+  '  elif [ ! -f "$f" ]; then printf "U it is not a file\\n"',
   '  elif [ ! -r "$f" ]; then printf "U it cannot be read\\n"',
   '  else',
-  '    s=$(wc -c <"$f" 2>/dev/null | tr -d " ")',
+  '    s=$(head -c "$((max + 1))" -- "$f" 2>/dev/null | wc -c | tr -d " ")',
   '    case $s in',
   '      ""|*[!0-9]*) printf "U it cannot be read\\n" ;;',
   '      *) if [ "$s" -gt "$max" ]; then printf "U it is over %s bytes\\n" "$max"; else printf "T %s\\n" "$s"; head -c "$s" -- "$f"; printf "\\n"; fi ;;',
@@ -268,7 +269,8 @@ export function parseReadFiles(output: Buffer | null, paths: readonly string[]):
       const size = /^T (\d+)$/.exec(head)?.[1];
       if (size === undefined) return unreadable();
       const bytes = Number(size);
-      // The bytes, then the newline after them: a file that changed while it was read does not end there.
+      // The bytes, then the newline after them: a file that shrank while it was read does not end there (one
+      // that grew is read as far as its size said).
       if (output[at + bytes] !== 0x0a) return unreadable();
       files.set(path, { kind: 'text', text: output.subarray(at, at + bytes).toString('utf8') });
       at += bytes + 1;

@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hostProjectsCopy } from '../library/remote-copies';
 import {
   FETCH_BYTES,
+  fetchLine,
   fetchRuns,
   isSessionPath,
   parseListing,
@@ -111,6 +112,22 @@ describe('the pure parts', () => {
       expect(run.reduce((sum, fetch) => sum + fetch.length, 0)).toBeLessThanOrEqual(FETCH_BYTES);
   });
 
+  it('keeps each run’s command line short enough for Windows, and plans nothing for a size no file has', () => {
+    const many = Array.from({ length: 200 }, (_, index) => ({
+      rel: `-home-ada-projects-a-rather-long-project-name-${index}/0b7a3c1e-5d2f-4e6a-9b8c-7d6e5f4a3b2c/subagents/agent-a1b2c3d4e5f6.jsonl`,
+      from: 0,
+      length: 10,
+      size: 10,
+      mtime: 1,
+    }));
+    const runs = fetchRuns(many);
+    expect(runs.length).toBeGreaterThan(1);
+    for (const run of runs) expect(fetchLine(run, 'n'.repeat(32)).length).toBeLessThan(20_000);
+    expect(
+      parseListing('99999999999999999999 1 p/a.jsonl\n999999999999999 1 p/b.jsonl\n5 1 p/c.jsonl\n'),
+    ).toEqual([{ rel: 'p/c.jsonl', size: 5, mtime: 1 }]);
+  });
+
   it('keeps only the pieces that end with the nonce where they should', () => {
     const run = [
       { rel: 'p/a.jsonl', from: 0, length: 3, size: 3, mtime: 1 },
@@ -153,7 +170,7 @@ describe('pulling a host’s sessions', () => {
     appendFileSync(session, '{"type":"assistant","n":2}\n');
     lines.length = 0;
     expect(await pull.pull('devbox')).toEqual({ changed: 1 });
-    expect(lines[1]).toContain(`'-srv-app/aaaa-1.jsonl' '${before}' `);
+    expect(lines[1]).toContain(`'=-srv-app/aaaa-1.jsonl' '=${before}' `);
     expect(readFileSync(copy('-srv-app/aaaa-1.jsonl'), 'utf8')).toBe(readFileSync(session, 'utf8'));
 
     // The host cleaned up: the copy keeps the conversation.

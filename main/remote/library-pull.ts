@@ -34,6 +34,10 @@ export interface Fetch {
 export const FETCH_BYTES = 8 * 1024 * 1024;
 /** Files one run asks for at most (each is three words on the remote command line). */
 export const FETCH_FILES = 200;
+/** The words one run names, in characters at most: Windows takes a command line of 32,767 at most. */
+export const FETCH_WORDS_CHARS = 16 * 1024;
+/** A session file larger than this is left out of the copy. */
+export const MAX_SESSION_BYTES = 64 * 1024 ** 3;
 
 const PROJECTS = 'd="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects"';
 
@@ -77,9 +81,12 @@ export function isSessionPath(rel: string): boolean {
 export function parseListing(stdout: string): HostFile[] {
   const files: HostFile[] = [];
   for (const line of stdout.split('\n')) {
-    const match = /^(\d+) (\d+) (.+)$/.exec(line);
+    const match = /^(\d{1,15}) (\d{1,15}) (.+)$/.exec(line);
     if (!match?.[3] || !isSessionPath(match[3])) continue;
-    files.push({ rel: match[3], size: Number(match[1]), mtime: Number(match[2]) });
+    const size = Number(match[1]);
+    // A size no session file has is not planned for (a broken or hostile host could name any).
+    if (size > MAX_SESSION_BYTES) continue;
+    files.push({ rel: match[3], size, mtime: Number(match[2]) });
   }
   return files;
 }
@@ -106,19 +113,27 @@ export function planFetches(
   return fetches;
 }
 
-/** The fetches in runs of at most FETCH_BYTES and FETCH_FILES each. */
+/** The fetches in runs of at most FETCH_BYTES, FETCH_FILES and FETCH_WORDS_CHARS each. */
 export function fetchRuns(fetches: readonly Fetch[]): Fetch[][] {
   const runs: Fetch[][] = [];
   let run: Fetch[] = [];
   let bytes = 0;
+  let chars = 0;
   for (const fetch of fetches) {
-    if (run.length > 0 && (bytes + fetch.length > FETCH_BYTES || run.length >= FETCH_FILES)) {
+    // Its three words, quoted, with room for escapes.
+    const words = fetch.rel.length + 48;
+    if (
+      run.length > 0 &&
+      (bytes + fetch.length > FETCH_BYTES || run.length >= FETCH_FILES || chars + words > FETCH_WORDS_CHARS)
+    ) {
       runs.push(run);
       run = [];
       bytes = 0;
+      chars = 0;
     }
     run.push(fetch);
     bytes += fetch.length;
+    chars += words;
   }
   if (run.length > 0) runs.push(run);
   return runs;

@@ -35,6 +35,7 @@ import {
 import { shardFiles } from './text-store';
 import { SearchLanes, SearchSuperseded, supersededBy } from '../search-lanes';
 import { UNTITLED } from '../rules/titles';
+import { hostProjectsCopy } from '../remote-copies';
 
 let world: SessionWorld;
 beforeEach(() => {
@@ -1074,5 +1075,42 @@ describe('text shards', () => {
     indexAll(again);
     expect(again.list()).toHaveLength(WORDS.length);
     expect(found(again)).toEqual(WORDS);
+  });
+});
+
+describe('copies of another host’s sessions', () => {
+  /** Writes a host's copy of a session, as library-pull.ts keeps it. */
+  const writeCopy = (host: string, id: string, prompt: string) => {
+    const folder = join(hostProjectsCopy(world.dataDir, host), '-srv-app');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, `${id}.jsonl`),
+      jsonl(conversation(id, prompt, 'answered there', { cwd: '/srv/app' })),
+    );
+  };
+
+  it('are listed under their host, resumable there, and found by search', () => {
+    const id = randomUUID();
+    writeCopy('devbox', id, 'a question about zanzibar');
+    const index = world.open();
+    indexAll(index);
+    expect(only(index.list())).toMatchObject({
+      sessionId: id,
+      host: 'devbox',
+      cwd: '/srv/app',
+      resumable: true,
+    });
+    expect(index.search({ query: 'zanzibar' }).some((hit) => hit.sessionId === id)).toBe(true);
+  });
+
+  it('a session this computer has its own file of stays this computer’s (a home folder shared with the host)', () => {
+    const id = randomUUID();
+    world.writeCli(id, conversation(id, 'asked here', 'answered here'));
+    writeCopy('devbox', id, 'asked here');
+    const index = world.open();
+    indexAll(index);
+    const row = only(index.list());
+    expect(row.sessionId).toBe(id);
+    expect(row.host ?? null).toBeNull();
   });
 });

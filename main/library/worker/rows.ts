@@ -59,11 +59,12 @@ export function sessionRow(
     firstPrompt: first((facts) => facts.firstPrompt),
     commandFallback: first((facts) => facts.commandFallback),
   });
-  // Byre's transcript says where it ran it; a session copied from a host is that host's.
+  // Byre's transcript says where it ran it; a session copied from a host is that host's, unless this
+  // computer has its own file of it (a home folder shared with the host, say): then it is this computer's.
+  const copiedFrom = cli.map((file) => hostOfPath(file.row.path));
   const host =
     first((facts) => facts.host ?? null) ??
-    cli.map((file) => hostOfPath(file.row.path)).find((name) => name !== null) ??
-    null;
+    (copiedFrom.includes(null) ? null : (copiedFrom.find((name) => name !== null) ?? null));
   const present = files.filter((file) => file.row.present === 1);
   const transcriptMessages = transcripts.reduce((sum, file) => sum + file.facts.messages, 0);
   const row: SessionRow = {
