@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseReadFiles, RemoteHosts } from './hosts';
+import { parseReadFiles, READ_FILES, RemoteHosts } from './hosts';
+import { portableSh } from './ssh';
 
 /** The hosts of the one config file, before any ssh runs. */
 
@@ -64,5 +66,30 @@ describe('files read on a host', () => {
     ]) {
       expect([...parseReadFiles(answer, paths).values()]).toEqual([unreadable, unreadable, unreadable]);
     }
+  });
+});
+
+describe('reading files on a host', () => {
+  it('reads only regular files, each at most as far as the limit, so a link to /dev/zero or a FIFO never hangs it', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'byre-read-'));
+    folders.push(folder);
+    const text = '{"hooks":{"Stop":[]}}\n';
+    writeFileSync(join(folder, 'settings.json'), text);
+    writeFileSync(join(folder, 'big.json'), 'x'.repeat(2048));
+    symlinkSync('/dev/zero', join(folder, 'zero.json'));
+    execFileSync('mkfifo', [join(folder, 'fifo.json')]);
+    const paths = ['settings.json', 'zero.json', 'fifo.json', 'big.json', 'none.json'].map((name) =>
+      join(folder, name),
+    );
+    const output = execFileSync('sh', ['-c', portableSh(READ_FILES, ['1024', ...paths])], {
+      timeout: 20_000,
+    });
+    expect([...parseReadFiles(output, paths).values()]).toEqual([
+      { kind: 'text', text },
+      { kind: 'unreadable', reason: 'it is not a file' },
+      { kind: 'unreadable', reason: 'it is not a file' },
+      { kind: 'unreadable', reason: 'it is over 1024 bytes' },
+      { kind: 'absent' },
+    ]);
   });
 });

@@ -229,7 +229,7 @@ export type HostFile =
   { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
 
 /** sh that prints, for each path after the size limit, a line that says what it is, and a file's bytes after it. */
-const READ_FILES = [
+export const READ_FILES = [
   'max=$1',
   'shift',
   'for f do',
