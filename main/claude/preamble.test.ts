@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PREAMBLE_BYTES, Preamble, textWithoutPreamble, withoutPreamble } from './preamble';
+import { MAX_PREAMBLE_BYTES, Preamble, withoutPreamble } from './preamble';
 
 /** What a host's shell prints before Byre's command, dropped up to the marker line. */
 
@@ -32,8 +32,8 @@ describe('a command’s output after what the host’s shell printed', () => {
   it('passes on what came when the marker never does (ssh’s own failure, say)', () => {
     expect(through(['ssh: connect to host refused\n'])).toBe('ssh: connect to host refused\n');
     expect(withoutPreamble(Buffer.from(''), MARK).toString()).toBe('');
-    expect(textWithoutPreamble('plain\n', MARK)).toBe('plain\n');
-    expect(textWithoutPreamble(`hi\n${MARK}\n/srv\n`, MARK)).toBe('/srv\n');
+    expect(withoutPreamble(Buffer.from('plain\n'), MARK).toString()).toBe('plain\n');
+    expect(withoutPreamble(Buffer.from(`hi\n${MARK}\n/srv\n`), MARK).toString()).toBe('/srv\n');
   });
 
   it('holds nothing back for good: past its bound, the stream goes on whole', () => {

@@ -60,10 +60,3 @@ export function withoutPreamble(output: Buffer, marker: string): Buffer {
   const taken = preamble.take(output);
   return Buffer.concat([taken, preamble.end()]);
 }
-
-/** The same for text. */
-export function textWithoutPreamble(output: string, marker: string): string {
-  const mark = `\n${marker}\n`;
-  const at = `\n${output}`.indexOf(mark);
-  return at < 0 ? output : `\n${output}`.slice(at + mark.length);
-}

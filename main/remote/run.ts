@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { CliExited } from '../claude';
-import { textWithoutPreamble, withoutPreamble } from '../claude/preamble';
+import { withoutPreamble } from '../claude/preamble';
 import {
   explainSshFailure,
   LOGIN_FLAG,
@@ -47,25 +47,29 @@ const RAW_TIMEOUT_MS = 120_000;
 export const MIN_REMOTE_CLI = '2.1.0';
 const INSTALL_COMMAND = 'npm install -g @anthropic-ai/claude-code';
 
-/** Runs `line` in the host's shell. Resolves with what it printed and its exit code; never rejects. */
-export function runOnHost(
+/**
+ * Runs `line` in the host's shell, its output marked (markedLine) and taken after the marker: its exit code,
+ * its output's bytes and what ssh said. Never rejects.
+ */
+function runMarked(
   setup: SshSetup,
   target: SshTarget,
   line: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<SshResult> {
+  limits: { timeoutMs: number; maxBuffer: number },
+  env: NodeJS.ProcessEnv,
+): Promise<Omit<SshResult, 'stdout'> & { stdout: Buffer }> {
   return new Promise((resolve) => {
     execFile(
       'ssh',
       [...sshArgs(setup, target), markedLine(line)],
-      { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' },
+      { env, timeout: limits.timeoutMs, maxBuffer: limits.maxBuffer, encoding: 'buffer' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({
           code,
-          stdout: textWithoutPreamble(stdout, OUTPUT_MARKER),
-          stderr,
-          ...(error?.killed ? { timedOut: true } : {}),
+          stdout: withoutPreamble(stdout, OUTPUT_MARKER),
+          stderr: stderr.toString('utf8'),
+          ...(error?.killed ? { timedOut: true, timeoutMs: limits.timeoutMs } : {}),
           ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
         });
       },
@@ -73,43 +77,37 @@ export function runOnHost(
   });
 }
 
+/** Runs `line` in the host's shell. Resolves with what it printed and its exit code; never rejects. */
+export async function runOnHost(
+  setup: SshSetup,
+  target: SshTarget,
+  line: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SshResult> {
+  const result = await runMarked(
+    setup,
+    target,
+    line,
+    { timeoutMs: RUN_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 },
+    env,
+  );
+  return { ...result, stdout: result.stdout.toString('utf8') };
+}
+
 /**
  * Runs `line` in the host's shell for its bytes, as they are (up to `maxBuffer`): its exit code and output.
  * Throws a RemoteProblem when ssh itself failed.
  */
-export function runOnHostRaw(
+export async function runOnHostRaw(
   setup: SshSetup,
   target: SshTarget,
   line: string,
   maxBuffer: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; stdout: Buffer }> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'ssh',
-      [...sshArgs(setup, target), markedLine(line)],
-      { env, timeout: RAW_TIMEOUT_MS, maxBuffer, encoding: 'buffer' },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        try {
-          checkSsh(
-            {
-              code,
-              stdout: '',
-              stderr: stderr.toString('utf8'),
-              ...(error?.killed ? { timedOut: true, timeoutMs: RAW_TIMEOUT_MS } : {}),
-              ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
-            },
-            target.destination,
-          );
-        } catch (problem) {
-          reject(problem instanceof Error ? problem : new Error(String(problem)));
-          return;
-        }
-        resolve({ code, stdout: withoutPreamble(stdout, OUTPUT_MARKER) });
-      },
-    );
-  });
+  const result = await runMarked(setup, target, line, { timeoutMs: RAW_TIMEOUT_MS, maxBuffer }, env);
+  checkSsh({ ...result, stdout: '' }, target.destination);
+  return { code: result.code, stdout: result.stdout };
 }
 
 /** Throws a RemoteProblem saying what is wrong when ssh itself failed (exit 255, or it could not run). */

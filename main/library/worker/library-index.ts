@@ -294,9 +294,8 @@ export class LibraryIndex {
     let inProjects = relative(this.projectsDir, path).split(sep);
     if (inProjects[0] === '..') {
       // A host's copied projects folder: <remote>/<host>/projects/…
-      const inRemote = relative(this.remoteDir, path).split(sep);
-      if (inRemote[0] === '..' || inRemote[1] !== 'projects' || this.hostOfPath(path) === null) return null;
-      inProjects = inRemote.slice(2);
+      if (this.hostOfPath(path) === null) return null;
+      inProjects = relative(this.remoteDir, path).split(sep).slice(2);
     }
     if (inProjects.length === 4 && inProjects[2] === SUBAGENTS) return 'subagent';
     return inProjects.length === 2 ? 'cli' : null;
