@@ -3,10 +3,12 @@ import type { RemoteHosts } from '../remote/hosts';
 
 /** How often the hosts conversations ran on are looked at again for sessions made there meanwhile. */
 export const HOST_PULL_MS = 2 * 60_000;
+/** How long after start the first pull waits. */
+const START_DELAY_MS = 10_000;
 
 /**
  * When the library's copies of other hosts' sessions are brought up to date (main/remote/library-pull.ts):
- * at start and every HOST_PULL_MS for each host Byre has run a conversation on, when a turn there ends, and
+ * shortly after start and every HOST_PULL_MS for each host Byre has run a conversation on, when a turn there ends, and
  * when a host is picked in the new-conversation form. A host that cannot be reached keeps its copy as it
  * is; the next pull tries again.
  */
@@ -31,10 +33,16 @@ export class HostCopies {
     );
   }
 
-  /** Pulls every known host now, and again every `everyMs`. */
+  /**
+   * Pulls every known host a moment after start (the first screen and the index go first: a pull reaches
+   * out over ssh and asks the library to look again), then every `everyMs`.
+   */
   start(): void {
-    this.pullKnown();
-    this.timer = setInterval(() => this.pullKnown(), this.everyMs);
+    this.timer = setTimeout(() => {
+      this.pullKnown();
+      this.timer = setInterval(() => this.pullKnown(), this.everyMs);
+      this.timer.unref();
+    }, START_DELAY_MS);
     this.timer.unref();
   }
 
@@ -44,15 +52,11 @@ export class HostCopies {
     this.pull.pull(host).catch(() => undefined);
   }
 
-  /** Pulls `host`, for a caller that waits for it: what it changed, or why the host could not be reached. */
-  now(host: string) {
-    return this.pull.pull(host);
-  }
-
   /** No more pulls; one under way is left to end (what it wrote is whole, or is carried on next time). */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    // A timeout's and an interval's handle are cleared alike.
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
