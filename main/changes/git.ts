@@ -49,6 +49,8 @@ export interface GitOptions {
   mayFail?: boolean;
   /** What git reads on its stdin (`--pathspec-from-file=-`); nothing otherwise. */
   input?: string;
+  /** Where git runs: this computer's git unless given (a host's, over ssh: changes/machine.ts). */
+  via?: (args: readonly string[], options: GitOptions) => Promise<GitRun>;
 }
 
 /** How a run of git ended, for the few commands whose failure still did work (`add --ignore-errors`). */
@@ -62,7 +64,7 @@ export interface GitRun {
 export function git(args: readonly string[], options: GitOptions): Promise<string>;
 export function git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
 export async function git(args: readonly string[], options: GitOptions): Promise<string | null> {
-  const run = await gitRun(args, options);
+  const run = await (options.via ?? gitRun)(args, options);
   if (run.code === 0) return run.stdout;
   if (options.mayFail) return null;
   throw new GitFailed(args, run.stderr, run.code);

@@ -10,13 +10,12 @@
  * are never touched: the private index is Byre's file, and writing objects and refs/byre changes nothing a
  * `git status` or `git stash list` reads.
  */
-import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, chmod, lstat, mkdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
-import { copyIndex, git, GitFailed, gitRun } from './git';
+import { git, GitFailed, type GitOptions } from './git';
 import { parseHunks } from './hunks';
+import { thisMachine, type Machine } from './machine';
 
 /** One file that differs between two snapshots. */
 export interface FileChange {
@@ -120,7 +119,15 @@ export class Snapshots {
     /** The repository's git folder, to tell what it is in the middle of; null outside one. */
     private readonly gitDir: string | null,
     private readonly bounds: typeof SNAPSHOT_BOUNDS,
+    /** The computer the folder is on: this one, or a host over ssh. */
+    private readonly machine: Machine,
   ) {}
+
+  private git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
+  private git(args: readonly string[], options: GitOptions): Promise<string>;
+  private git(args: readonly string[], options: GitOptions): Promise<string | null> {
+    return git(args, { ...options, via: this.machine.git });
+  }
 
   /**
    * The snapshots of `folder`, kept with Byre's other state under `store` (its private indexes, and the
@@ -130,10 +137,15 @@ export class Snapshots {
     folder: string,
     store: string,
     bounds: typeof SNAPSHOT_BOUNDS = SNAPSHOT_BOUNDS,
+    machine: Machine = thisMachine,
   ): Promise<Snapshots> {
-    const found = await gitRun(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], {
-      cwd: folder,
-    });
+    const { join, resolve } = machine.path;
+    const found = await machine.git(
+      ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'],
+      {
+        cwd: folder,
+      },
+    );
     if (found.code === 'ENOENT') {
       throw new SnapshotsOff(
         'Git is not installed, so Byre cannot keep snapshots of this folder. Install git to see what each turn changes.',
@@ -142,7 +154,7 @@ export class Snapshots {
     const [workTree, gitDir, commonDir] = found.code === 0 ? found.stdout.split('\n').filter(Boolean) : [];
     // git gives the common folder relative to where it ran.
     const objects = workTree && gitDir ? join(resolve(folder, commonDir ?? gitDir), 'objects') : null;
-    const own = objects !== null && (await writable(objects));
+    const own = objects !== null && (await machine.writable(objects));
     // One private index per work tree and object store: an index names objects only its store has.
     const key = createHash('sha256')
       .update(`${own ? 'repository' : 'private'}:${workTree ?? resolve(folder)}`)
@@ -150,8 +162,8 @@ export class Snapshots {
       .slice(0, 24);
     const home = join(store, key);
     try {
-      await mkdir(home, { recursive: true, mode: 0o700 });
-      await access(home, constants.W_OK);
+      await machine.makePrivateFolder(home);
+      if (!(await machine.writable(home))) throw new Error('it is not writable.');
     } catch (error) {
       throw new SnapshotsOff(`Byre cannot write its snapshots to ${home}: ${reasonOf(error)}`);
     }
@@ -166,12 +178,13 @@ export class Snapshots {
           privateIndex,
           gitDir,
           bounds,
+          machine,
         );
       }
       // A repository Byre may not write to (a read-only checkout, another user's): its snapshots go to a
       // private repository that borrows its objects and its ignore rules, and its own files stay untouched.
-      const repository = await privateRepository(home);
-      await writeFile(join(repository, 'objects', 'info', 'alternates'), `${objects}\n`, { mode: 0o600 });
+      const repository = await privateRepository(machine, home);
+      await machine.writePrivateFile(join(repository, 'objects', 'info', 'alternates'), `${objects}\n`);
       return new Snapshots(
         workTree,
         true,
@@ -185,9 +198,10 @@ export class Snapshots {
         privateIndex,
         gitDir,
         bounds,
+        machine,
       );
     }
-    const repository = await privateRepository(home);
+    const repository = await privateRepository(machine, home);
     const where = resolve(folder);
     return new Snapshots(
       where,
@@ -197,6 +211,7 @@ export class Snapshots {
       privateIndex,
       null,
       bounds,
+      machine,
     );
   }
 
@@ -225,7 +240,7 @@ export class Snapshots {
     const ref = `refs/byre/${refPart(conversation)}/${refPart(label)}`;
     const env = { ...this.env, ...BYRE };
     const commit = (
-      await git(
+      await this.git(
         [
           'commit-tree',
           '--no-gpg-sign',
@@ -240,7 +255,7 @@ export class Snapshots {
         },
       )
     ).trim();
-    await git(['update-ref', ref, commit], { cwd: this.workTree, env });
+    await this.git(['update-ref', ref, commit], { cwd: this.workTree, env });
     return { commit, ref };
   }
 
@@ -256,8 +271,8 @@ export class Snapshots {
     const range = [id(from), id(to)];
     const plain = ['diff-tree', '-r', '-z', '-M', '--no-commit-id', '--no-ext-diff', '--no-textconv'];
     const [raw, counts] = await Promise.all([
-      git([...plain, '--raw', ...range], { cwd, env }),
-      git([...plain, '--numstat', ...range], { cwd, env }),
+      this.git([...plain, '--raw', ...range], { cwd, env }),
+      this.git([...plain, '--numstat', ...range], { cwd, env }),
     ]);
     const lines = new Map<string, { added: number | null; removed: number | null }>();
     const numstat = counts.split('\0');
@@ -315,7 +330,7 @@ export class Snapshots {
       };
     }
     const paths = oldPath === path ? [path] : [oldPath, path];
-    const patch = await git(
+    const patch = await this.git(
       [
         '--literal-pathspecs',
         'diff-tree',
@@ -350,7 +365,7 @@ export class Snapshots {
     return await oneAtATime(this.privateIndex, async () => {
       const present = new Set<string>();
       for (let at = 0; at < paths.length; at += 500) {
-        const listed = await git(
+        const listed = await this.git(
           [
             '--literal-pathspecs',
             'ls-tree',
@@ -371,7 +386,7 @@ export class Snapshots {
       const written = paths.filter((path) => present.has(path));
       if (written.length > 0) {
         const env = await this.withoutFilters();
-        const restored = await gitRun(
+        const restored = await this.machine.git(
           [
             '--literal-pathspecs',
             'restore',
@@ -395,9 +410,10 @@ export class Snapshots {
    */
   async compose(base: Treeish, source: Treeish, paths: readonly string[]): Promise<string> {
     for (const path of paths) mustBeInside(path);
-    const index = `${this.privateIndex}.compose-${process.pid}-${++composed}`;
+    // Unique on the computer the store is on, whichever Byre (of whichever computer) composes there.
+    const index = `${this.privateIndex}.compose-${process.pid}-${++composed}-${randomBytes(4).toString('hex')}`;
     const run = (args: string[], input?: string) =>
-      git(args, {
+      this.git(args, {
         cwd: this.workTree,
         env: { ...this.env, GIT_INDEX_FILE: index },
         ...(input === undefined ? {} : { input }),
@@ -427,13 +443,13 @@ export class Snapshots {
       if (info) await run(['update-index', '-z', '--index-info'], info);
       return (await run(['write-tree'])).trim();
     } finally {
-      await rm(index, { force: true });
+      await this.machine.remove(index);
     }
   }
 
   /** Whether the store still has this snapshot (git's gc or a new repository may have taken it). */
   async has(commit: string): Promise<boolean> {
-    const found = await git(['cat-file', '-e', `${commit}^{commit}`], {
+    const found = await this.git(['cat-file', '-e', `${commit}^{commit}`], {
       cwd: this.workTree,
       env: this.env,
       mayFail: true,
@@ -445,21 +461,15 @@ export class Snapshots {
   async repositoryState(): Promise<string | null> {
     const gitDir = this.gitDir;
     if (!gitDir) return null;
-    for (const [file, state] of REPOSITORY_STATES) {
-      if (
-        await lstat(join(gitDir, file)).then(
-          () => true,
-          () => false,
-        )
-      )
-        return state;
-    }
-    return null;
+    const kinds = await this.machine.kinds(
+      REPOSITORY_STATES.map(([file]) => this.machine.path.join(gitDir, file)),
+    );
+    return REPOSITORY_STATES.find((_, index) => kinds[index] !== null)?.[1] ?? null;
   }
 
   /** That files .gitignore leaves out are not tracked, with how many (a folder counts once), or null. */
   async ignoredNote(): Promise<string | null> {
-    const listed = await git(
+    const listed = await this.git(
       ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
       {
         cwd: this.workTree,
@@ -477,22 +487,22 @@ export class Snapshots {
   /** Forgets a conversation's snapshots: their refs go, and git's own gc takes the objects in its time. */
   async forget(conversation: string): Promise<void> {
     const prefix = `refs/byre/${refPart(conversation)}/`;
-    const refs = await git(['for-each-ref', '--format=%(refname)', prefix], {
+    const refs = await this.git(['for-each-ref', '--format=%(refname)', prefix], {
       cwd: this.workTree,
       env: this.env,
     });
     for (const ref of refs.split('\n').filter(Boolean)) {
-      await git(['update-ref', '-d', ref], { cwd: this.workTree, env: this.env });
+      await this.git(['update-ref', '-d', ref], { cwd: this.workTree, env: this.env });
     }
     // A private repository nothing needs any more goes whole, and its disk with it; in the user's own
     // repository, git's gc takes the objects in its time.
     if (this.inRepository) return;
     await oneAtATime(this.privateIndex, async () => {
-      const left = await git(['for-each-ref', '--count=1', 'refs/byre/'], {
+      const left = await this.git(['for-each-ref', '--count=1', 'refs/byre/'], {
         cwd: this.workTree,
         env: this.env,
       });
-      if (left.trim() === '') await rm(dirname(this.privateIndex), { recursive: true, force: true });
+      if (left.trim() === '') await this.machine.remove(this.machine.path.dirname(this.privateIndex));
     });
   }
 
@@ -502,27 +512,25 @@ export class Snapshots {
     if (
       !this.inRepository &&
       this.env.GIT_DIR &&
-      !(await stat(this.env.GIT_DIR).then(
-        () => true,
-        () => false,
-      ))
+      (await this.machine.kinds([this.env.GIT_DIR]))[0] === null
     ) {
-      await mkdir(dirname(this.privateIndex), { recursive: true, mode: 0o700 });
-      await privateRepository(dirname(this.privateIndex));
+      const home = this.machine.path.dirname(this.privateIndex);
+      await this.machine.makePrivateFolder(home);
+      await privateRepository(this.machine, home);
     }
     await this.seed();
     const cwd = this.workTree;
     // Neither reads a file's content, so neither runs a filter: they can go at once.
     const [off] = await Promise.all([this.withoutFilters(), this.withinBounds()]);
     const add = ['add', '--all', '--ignore-errors', '--', '.'];
-    const added = await gitRun(add, { cwd, env: off });
+    const added = await this.machine.git(add, { cwd, env: off });
     const unreadable = added.code === 0 ? [] : unreadablePaths(added.stderr);
     if (added.code !== 0 && unreadable.length === 0) throw new GitFailed(add, added.stderr, added.code);
     // Every step, not only `add`: git re-reads a racily clean file through its filter wherever it checks the
     // index against the work tree, `write-tree` included.
-    const tree = (await git(['write-tree'], { cwd, env: off })).trim();
+    const tree = (await this.git(['write-tree'], { cwd, env: off })).trim();
     // The user's repository's settings decide the mode git gives it; it is Byre's, and private.
-    await chmod(this.privateIndex, 0o600).catch(() => undefined);
+    await this.machine.makePrivate(this.privateIndex);
     return { tree, unreadable };
   }
 
@@ -531,7 +539,7 @@ export class Snapshots {
    * SNAPSHOT_BOUNDS, no snapshot is taken, rather than copying a node_modules install into git.
    */
   private async withinBounds(): Promise<void> {
-    const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], {
+    const listed = await this.git(['ls-files', '-z', '--others', '--exclude-standard'], {
       cwd: this.workTree,
       env: this.env,
     });
@@ -542,16 +550,9 @@ export class Snapshots {
       );
     }
     let bytes = 0;
-    for (let at = 0; at < paths.length; at += 256) {
-      const sizes = await Promise.all(
-        paths.slice(at, at + 256).map((path) =>
-          lstat(join(this.workTree, path)).then(
-            (found) => found.size,
-            () => 0,
-          ),
-        ),
-      );
-      bytes += sizes.reduce((sum, size) => sum + size, 0);
+    // In runs, each one piece of work on a host, stopping at the first that passes the bound.
+    for (let at = 0; at < paths.length; at += 10_000) {
+      bytes += await this.machine.bytes(this.workTree, paths.slice(at, at + 10_000));
       if (bytes > this.bounds.bytes) {
         throw new SnapshotsOff(
           `Byre stopped taking snapshots: the new files come to more than ${megabytes(this.bounds.bytes).toLocaleString('en-US')} MB, too much to copy. Add the folder they are in to .gitignore to count the rest again.`,
@@ -562,7 +563,7 @@ export class Snapshots {
 
   /** A path's entry in a snapshot: its mode and object, or null where it has none. */
   private async entry(treeish: string, path: string): Promise<{ mode: string; object: string } | null> {
-    const listed = await git(['--literal-pathspecs', 'ls-tree', '-z', treeish, '--', path], {
+    const listed = await this.git(['--literal-pathspecs', 'ls-tree', '-z', treeish, '--', path], {
       cwd: this.workTree,
       env: this.env,
     });
@@ -578,13 +579,13 @@ export class Snapshots {
   private async blobSize(entry: { object: string } | null): Promise<number | null> {
     if (!entry) return null;
     return Number(
-      (await git(['cat-file', '-s', entry.object], { cwd: this.workTree, env: this.env })).trim(),
+      (await this.git(['cat-file', '-s', entry.object], { cwd: this.workTree, env: this.env })).trim(),
     );
   }
 
   private async blobText(entry: { object: string } | null): Promise<string | null> {
     if (!entry) return null;
-    return git(['cat-file', 'blob', entry.object], { cwd: this.workTree, env: this.env });
+    return this.git(['cat-file', 'blob', entry.object], { cwd: this.workTree, env: this.env });
   }
 
   /**
@@ -592,29 +593,28 @@ export class Snapshots {
    * symlink, never a folder (a submodule's is left).
    */
   private async remove(path: string): Promise<void> {
+    const { join, dirname, sep } = this.machine.path;
     const parts = path.split('/');
-    for (let depth = 1; depth < parts.length; depth++) {
-      const folder = join(this.workTree, ...parts.slice(0, depth));
-      const found = await lstat(folder).catch(() => null);
-      if (!found) return;
-      if (!found.isDirectory())
-        throw new Error(`${path} could not be deleted: ${parts.slice(0, depth).join('/')} is not a folder.`);
+    // Each folder on the way, then the file itself: what is there, in one look.
+    const chain = parts.map((_, depth) => join(this.workTree, ...parts.slice(0, depth + 1)));
+    const kinds = await this.machine.kinds(chain);
+    for (let depth = 0; depth < parts.length - 1; depth++) {
+      const kind = kinds[depth];
+      if (kind === null) return;
+      if (kind !== 'folder')
+        throw new Error(
+          `${path} could not be deleted: ${parts.slice(0, depth + 1).join('/')} is not a folder.`,
+        );
     }
     const target = join(this.workTree, path);
-    const found = await lstat(target).catch(() => null);
-    if (!found) return;
-    if (found.isDirectory()) throw new Error(`${path} is a folder now; Byre deletes only files.`);
-    await unlink(target).catch((error: unknown) => {
+    const kind = kinds[parts.length - 1];
+    if (kind === null) return;
+    if (kind === 'folder') throw new Error(`${path} is a folder now; Byre deletes only files.`);
+    await this.machine.unlink(target).catch((error: unknown) => {
       throw new Error(`${path} could not be deleted: ${reasonOf(error)}`);
     });
     for (let folder = dirname(target); folder.startsWith(this.workTree + sep); folder = dirname(folder)) {
-      if (
-        !(await rmdir(folder).then(
-          () => true,
-          () => false,
-        ))
-      )
-        break;
+      if (!(await this.machine.removeEmptyFolder(folder))) break;
     }
   }
 
@@ -638,7 +638,7 @@ export class Snapshots {
 
   /** The names of the filter drivers git's config (any of its files) defines. */
   private async filterDrivers(): Promise<string[]> {
-    const found = await git(
+    const found = await this.git(
       ['config', '-z', '--get-regexp', '^filter\\..*\\.(clean|smudge|process|required)$'],
       {
         cwd: this.workTree,
@@ -665,26 +665,14 @@ export class Snapshots {
   private async seed(): Promise<void> {
     if (this.seeded || !this.seedIndex) return;
     this.seeded = true;
-    if (
-      await stat(this.privateIndex).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    if (
-      !(await copyIndex(this.seedIndex, this.privateIndex).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return;
+    if ((await this.machine.kinds([this.privateIndex]))[0] !== null) return;
+    if (!(await this.machine.copyIndex(this.seedIndex, this.privateIndex))) return;
     if ((await this.filterDrivers()).length === 0) return;
     const cwd = this.workTree;
     const env = this.env;
-    const tracked = await git(['ls-files', '-z'], { cwd, env });
+    const tracked = await this.git(['ls-files', '-z'], { cwd, env });
     const attributes = (
-      await git(['check-attr', '-z', '--stdin', 'filter'], { cwd, env, input: tracked })
+      await this.git(['check-attr', '-z', '--stdin', 'filter'], { cwd, env, input: tracked })
     ).split('\0');
     const filtered: string[] = [];
     // "<path>\0filter\0<value>\0" for each path.
@@ -693,7 +681,7 @@ export class Snapshots {
       if (value !== 'unspecified' && value !== 'unset') filtered.push(attributes[at] ?? '');
     }
     if (filtered.length === 0) return;
-    await git(['update-index', '-z', '--force-remove', '--stdin'], {
+    await this.git(['update-index', '-z', '--force-remove', '--stdin'], {
       cwd,
       env,
       input: `${filtered.join('\0')}\0`,
@@ -721,23 +709,23 @@ function configPairs(env: Record<string, string>): [string, string][] {
 }
 
 /** A bare repository of Byre's own in `home`, made the first time. */
-async function privateRepository(home: string): Promise<string> {
-  const repository = join(home, 'repository.git');
+async function privateRepository(machine: Machine, home: string): Promise<string> {
+  const repository = machine.path.join(home, 'repository.git');
   // Private as the rest of the data folder: files 0600, folders 0700, and none of git's sample hooks.
-  await git(['init', '--bare', '--quiet', '--template=', '--shared=0600', repository], { cwd: home });
+  await git(['init', '--bare', '--quiet', '--template=', '--shared=0600', repository], {
+    cwd: home,
+    via: machine.git,
+  });
   return repository;
-}
-
-async function writable(folder: string): Promise<boolean> {
-  return access(folder, constants.W_OK).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** A path from a diff, which a revert may write: relative, inside the work tree, no `..`. */
 function mustBeInside(path: string): void {
-  if (isAbsolute(path) || path.split('/').some((part) => part === '..' || part === '' || part === '.git')) {
+  if (
+    posix.isAbsolute(path) ||
+    /^[A-Za-z]:|^\\/.test(path) ||
+    path.split('/').some((part) => part === '..' || part === '' || part === '.git')
+  ) {
     throw new Error(`"${path}" is not a path inside the folder.`);
   }
 }

@@ -1,0 +1,82 @@
+/**
+ * The computer a folder's snapshots are taken on: this one, or a host over ssh (main/remote/host-machine.ts).
+ * Snapshots run git there and touch a few files there (the private index, a private repository, a file a
+ * revert deletes) only through this, so one engine serves both. Each call is one piece of work; on a host,
+ * one ssh run over its multiplexed connection.
+ */
+import { constants } from 'node:fs';
+import { access, chmod, lstat, mkdir, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { copyIndex, gitRun, type GitOptions, type GitRun } from './git';
+
+/** What is at a path, not following a symlink: a folder, a regular file, anything else, or nothing. */
+export type PathKind = 'folder' | 'file' | 'other' | null;
+
+export interface Machine {
+  /** Path arithmetic of that computer's paths (POSIX on a host). */
+  readonly path: Pick<path.PlatformPath, 'join' | 'resolve' | 'dirname' | 'isAbsolute' | 'sep'>;
+  /** Runs git there, as git.ts does here: no hooks, no fsmonitor, no inherited GIT_* redirects. */
+  git(args: readonly string[], options: GitOptions): Promise<GitRun>;
+  /** What is at each path, in order. */
+  kinds(paths: readonly string[]): Promise<PathKind[]>;
+  /** How many bytes the files at these paths (relative to `root`) take, symlinks not followed. */
+  bytes(root: string, paths: readonly string[]): Promise<number>;
+  writable(folder: string): Promise<boolean>;
+  /** A folder and its parents, made private (0700) where they are new. */
+  makePrivateFolder(folder: string): Promise<void>;
+  /** A file of Byre's, written whole, private (0600). */
+  writePrivateFile(file: string, text: string): Promise<void>;
+  /** A file of Byre's made private (0600); nothing when it cannot be. */
+  makePrivate(file: string): Promise<void>;
+  /** copyIndex (git.ts) there: a copy dated as the original; false when it could not be made. */
+  copyIndex(from: string, to: string): Promise<boolean>;
+  /** Removes a file, or a folder with everything in it; nothing when it is not there. */
+  remove(target: string): Promise<void>;
+  /** Deletes one file (never a folder); throws with the reason when it cannot. */
+  unlink(file: string): Promise<void>;
+  /** Removes a folder only when it is empty: whether it went. */
+  removeEmptyFolder(folder: string): Promise<boolean>;
+}
+
+const yes = () => true;
+const no = () => false;
+
+/** This computer. */
+export const thisMachine: Machine = {
+  path,
+  git: gitRun,
+  kinds: (paths) =>
+    Promise.all(
+      paths.map((at) =>
+        lstat(at).then(
+          (found): PathKind => (found.isDirectory() ? 'folder' : found.isFile() ? 'file' : 'other'),
+          () => null,
+        ),
+      ),
+    ),
+  async bytes(root, paths) {
+    let total = 0;
+    for (let at = 0; at < paths.length; at += 256) {
+      const sizes = await Promise.all(
+        paths.slice(at, at + 256).map((file) =>
+          lstat(path.join(root, file)).then(
+            (found) => found.size,
+            () => 0,
+          ),
+        ),
+      );
+      total += sizes.reduce((sum, size) => sum + size, 0);
+    }
+    return total;
+  },
+  writable: (folder) => access(folder, constants.W_OK).then(yes, no),
+  makePrivateFolder: async (folder) => {
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+  },
+  writePrivateFile: (file, text) => writeFile(file, text, { mode: 0o600 }),
+  makePrivate: (file) => chmod(file, 0o600).catch(() => undefined),
+  copyIndex: (from, to) => copyIndex(from, to).then(yes, no),
+  remove: (target) => rm(target, { recursive: true, force: true }),
+  unlink: (file) => unlink(file),
+  removeEmptyFolder: (folder) => rmdir(folder).then(yes, no),
+};
