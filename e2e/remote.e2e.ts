@@ -51,16 +51,28 @@ test('picks a host of the ssh config and a folder there, and the conversation ru
     await expect(header.locator('.cwd')).toHaveText(remote.cwd);
     await expect(header.getByText(`on ${REMOTE_ALIAS}`, { exact: true })).toBeVisible();
     await expect(page.getByLabel('Status: idle')).toBeVisible();
-    // Changes are not kept on a host yet: the button says so, and opens no empty panel.
-    const changes = header.getByRole('button', { name: 'Changes' });
-    await expect(changes).toHaveAttribute('aria-disabled', 'true');
-    await expect(changes).toHaveAttribute('title', /not kept yet for a conversation on another host/);
-    // A person can still click it (aria-disabled keeps it in reach, for its tooltip).
-    await changes.click({ force: true });
-    await expect(page.locator('.changes-panel')).toHaveCount(0);
-    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Answered from the host.' }] });
+    const command = "printf 'from the host\\n' > made-there.txt";
+    world.fake.enqueue(
+      { blocks: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'make a file' } }] },
+      { blocks: [{ type: 'text', text: 'Answered from the host.' }] },
+    );
     await send(page, 'where are you?');
     await expect(claude(page).last()).toContainText('Answered from the host.');
+    // Its Changes are kept there, by git there: the command's file, with its diff, and a revert there.
+    await header.getByRole('button', { name: 'Changes' }).click();
+    const panel = page.getByRole('region', { name: 'Changes' });
+    const files = panel.getByRole('list', { name: 'Changed files' }).getByRole('listitem');
+    await expect(files).toHaveCount(1);
+    await expect(files).toContainText(`turn 1 “where are you?” · Bash: ${command}`);
+    await files.getByText('made-there.txt', { exact: true }).click();
+    await expect(panel.getByRole('region', { name: 'Diff of made-there.txt' })).toContainText(
+      'from the host',
+    );
+    await files.getByRole('button', { name: 'Revert made-there.txt' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revert' }).click();
+    await expect.poll(() => existsSync(join(remote.cwd, 'made-there.txt'))).toBe(false);
+    await header.getByRole('button', { name: 'Changes' }).click();
+    await expect(panel).toBeHidden();
     // The library lists it under the host, apart from this computer's conversations.
     await expect(
       page

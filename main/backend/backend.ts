@@ -83,10 +83,6 @@ export class Backend {
     this.eventLogDir = join(open, String(process.pid));
     this.images = new ImageRefs(join(this.eventLogDir, 'images'));
     const settings = new SettingsStore(options.dataDir);
-    inBackground(
-      'removing old snapshots',
-      pruneChanges(settings.values.snapshotRetentionDays, changesFolders(options.dataDir)),
-    );
     const forks = new ForkRecords(options.dataDir);
     const worktrees = new WorktreeRecords(options.dataDir);
     // A worktree's settings carry its repository's trust: the records say which folders are worktrees.
@@ -124,6 +120,14 @@ export class Backend {
         ? { file: chosen, chosen: true }
         : { file: join(homedir(), '.ssh', 'config'), chosen: false };
     }, options.env);
+    // Those of conversations on other hosts are removed there, when the host can be reached.
+    inBackground(
+      'removing old snapshots',
+      pruneChanges(settings.values.snapshotRetentionDays, {
+        ...changesFolders(options.dataDir),
+        machineFor: (host) => remote.machine(host),
+      }),
+    );
     const copies = new HostCopies(
       options.dataDir,
       remote,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import type {
   ConversationEvent,
   ConversationSnapshot,
@@ -38,7 +38,8 @@ import {
   NOT_A_REPOSITORY,
   recreateIfGone,
 } from './worktree-choices';
-import { changesFolders } from '../changes/record';
+import { changesFolders, HOST_SNAPSHOTS } from '../changes/record';
+import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
 import { cliCursorAt } from '../library/read-session';
@@ -382,7 +383,16 @@ export class OpenConversations {
       cwd: remote.folder,
       host: remote,
       doneWhen: this.parts.settings.doneWhenFor(remote.folder, host),
-      changes: null,
+      // Its snapshots are taken there, by git there, with their private files in the home folder there; the
+      // record of them is kept here with the others.
+      changes: remote.home
+        ? {
+            records: changesFolders(this.parts.options.dataDir).records,
+            store: posix.join(remote.home, HOST_SNAPSHOTS),
+            host,
+            open: (folder, store) => openSnapshotStore(folder, store, remote.machine),
+          }
+        : null,
     });
   }
 

@@ -19,6 +19,7 @@ import { Gate } from '../../e2e/fake-model/server';
 import type { ConversationSnapshot } from '../../shared/ipc';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld } from '../test-support/sshd';
 import { openBackend, type BackendHarness } from '../test-support/invoke';
+import { gitIn } from '../changes/test-support/git';
 
 /**
  * Conversations on another host through the backend the UI talks to: the hosts of the one ssh config file,
@@ -641,6 +642,106 @@ describe('conversations on another host', () => {
     } finally {
       rmSync(bashrc, { force: true });
     }
+  });
+
+  it('keeps Changes of a repository there, by git there: a turn’s Write and shell command listed, diffed and reverted on the host', async () => {
+    const { fake } = harness.world;
+    const repo = join(dirname(remote.cwd), 'repository');
+    mkdirSync(repo);
+    gitIn(repo, 'init', '--quiet');
+    writeFileSync(join(repo, 'tracked.txt'), 'one\ntwo\n');
+    gitIn(repo, 'add', 'tracked.txt');
+    gitIn(repo, 'commit', '--quiet', '-m', 'first');
+    const bash = "printf 'x\\n' > made-by-bash.txt && printf 'one\\n2\\n' > tracked.txt";
+    // The host's git, on its PATH there only, says each time it runs (the host is this machine: the files
+    // would be the same from here).
+    const calls = join(remote.home, 'git-calls.log');
+    mkdirSync(join(remote.home, 'bin'));
+    writeFileSync(
+      join(remote.home, 'bin', 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> ${calls}\nexec /usr/bin/git "$@"\n`,
+      { mode: 0o755 },
+    );
+    const bashrc = join(remote.home, '.bashrc');
+    writeFileSync(bashrc, 'PATH="$HOME/bin:$PATH"\n');
+    fake.enqueue(
+      {
+        blocks: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: join(repo, 'new.txt'), content: 'fresh\n' },
+          },
+        ],
+      },
+      { blocks: [{ type: 'tool_use', name: 'Bash', input: { command: bash, description: 'change files' } }] },
+      { blocks: [{ type: 'text', text: 'Changed them there.' }] },
+    );
+    const { conversationId, sessionId } = await harness.invoke('startConversation', {
+      cwd: repo,
+      host: REMOTE_ALIAS,
+    });
+    await harness.invoke('send', { conversationId, text: 'change the files there' });
+    await harness.when(() =>
+      harness.eventsOf(conversationId).some((event) => event.kind === 'changes' && event.steps >= 1),
+    );
+
+    const view = await harness.invoke('changes', { conversationId, step: null, scope: 'conversation' });
+    expect(view).toMatchObject({ state: { kind: 'on' }, inRepository: true, repositoryState: null });
+    expect(view.files.map((file) => ({ path: file.path, status: file.status, steps: file.steps }))).toEqual([
+      {
+        path: 'made-by-bash.txt',
+        status: 'added',
+        steps: [{ step: 1, causes: [{ tool: 'Bash', command: bash }] }],
+      },
+      { path: 'new.txt', status: 'added', steps: [{ step: 1, causes: [{ tool: 'Write', command: null }] }] },
+      {
+        path: 'tracked.txt',
+        status: 'modified',
+        steps: [{ step: 1, causes: [{ tool: 'Bash', command: bash }] }],
+      },
+    ]);
+    const diff = await harness.invoke('changesDiff', {
+      conversationId,
+      step: null,
+      path: 'tracked.txt',
+      scope: 'conversation',
+    });
+    expect(diff.kind === 'text' ? diff.hunks.flatMap((hunk) => hunk.lines) : diff).toEqual([
+      ' one',
+      '-two',
+      '+2',
+    ]);
+
+    // Kept by git there: refs in the host's repository, the private index in the host's home, none here.
+    expect(gitIn(repo, 'for-each-ref', '--format=%(refname)', 'refs/byre/').split('\n')).toContain(
+      `refs/byre/${sessionId}/start`,
+    );
+    const record = JSON.parse(readFileSync(join(harness.dataDir, 'changes', `${sessionId}.json`), 'utf8'));
+    expect(record).toMatchObject({ host: REMOTE_ALIAS, folder: realpathSync(repo) });
+    expect(record.store).toBe(join(remote.home, '.local', 'state', 'byre', 'snapshots'));
+    // The user's own index is as it was: nothing staged.
+    expect(gitIn(repo, 'status', '--porcelain')).toBe(' M tracked.txt\n?? made-by-bash.txt\n?? new.txt\n');
+
+    // Reverts write there.
+    for (const path of ['made-by-bash.txt', 'tracked.txt']) {
+      const target = { kind: 'file' as const, path, step: null };
+      const preview = await harness.invoke('previewRevert', { conversationId, target });
+      expect(preview.files).toEqual([
+        { path, action: path === 'tracked.txt' ? 'restore' : 'delete', changedSince: false },
+      ]);
+      const reverted = await harness.invoke('revert', { conversationId, target, overwriteChanged: false });
+      expect(reverted).toMatchObject({ kept: [], step: { kind: 'revert', paths: [path] } });
+    }
+    expect(existsSync(join(repo, 'made-by-bash.txt'))).toBe(false);
+    expect(readFileSync(join(repo, 'tracked.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(readFileSync(join(repo, 'new.txt'), 'utf8')).toBe('fresh\n');
+    // Each snapshot and the reverts were git's there.
+    const ran = readFileSync(calls, 'utf8');
+    expect(ran).toMatch(/ add --all --ignore-errors -- \.$/m);
+    expect(ran).toMatch(/ restore --source=[0-9a-f]+ --worktree /);
+    await harness.invoke('closeConversation', { conversationId });
+    rmSync(bashrc);
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {

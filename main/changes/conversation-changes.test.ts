@@ -7,6 +7,7 @@ import type { CliMessage } from '../../shared/protocol';
 import { ConversationChanges, type ChangesOptions } from './conversation-changes';
 import { GitFailed } from './git';
 import { loadRecord, saveRecord } from './record';
+import { thisMachine, type Machine } from './machine';
 import { forgetChanges, pruneChanges } from './retention';
 import { rewindFiles } from './rewind';
 import type { SnapshotChange, SnapshotStore } from './snapshot-store';
@@ -322,5 +323,56 @@ describe('retention', () => {
     await forgetChanges('recent', options);
     expect(forgotten).toEqual(['old', 'recent']);
     expect(await loadRecord(records, 'recent', () => undefined)).toBeNull();
+  });
+
+  it('removes the refs of a conversation on another host there, and keeps its record until the host can be reached', async () => {
+    const { store, forgotten } = memoryStore({});
+    const records = join(root, 'changes');
+    const now = 1_000 * 24 * 60 * 60 * 1000;
+    await saveRecord(records, {
+      version: 1,
+      key: 'far',
+      folder: '/srv/project',
+      store: '/home/me/.local/state/byre/snapshots',
+      host: 'build-box',
+      start: '0'.repeat(40),
+      turns: 0,
+      steps: [],
+      updatedAt: now - 40 * 86_400_000,
+    });
+    const opened: (string | null)[] = [];
+    const open = async (_folder: string, _store: string, machine: Machine) => {
+      opened.push(machine.where);
+      return store;
+    };
+    const logged: string[] = [];
+    const log = (message: string) => logged.push(message);
+    // No way to reach hosts: kept, and nothing of this computer's is touched in its name.
+    expect(await pruneChanges(30, { records, open, log }, now)).toEqual([]);
+    // The host cannot be reached: kept, and said.
+    const away: Machine = {
+      ...thisMachine,
+      where: 'build-box',
+      kinds: () => Promise.reject(new Error('build-box could not be reached.')),
+    };
+    expect(await pruneChanges(30, { records, open, log, machineFor: () => away }, now)).toEqual([]);
+    expect(logged).toEqual(['the snapshots of conversation far could not be removed:']);
+    expect(await loadRecord(records, 'far', () => undefined)).not.toBeNull();
+    // Reached: its refs go there, then its record.
+    const asked: string[] = [];
+    const there: Machine = {
+      ...thisMachine,
+      where: 'build-box',
+      kinds: async (paths) => {
+        asked.push(...paths);
+        return ['folder'];
+      },
+    };
+    const machineFor = (host: string) => (host === 'build-box' ? there : away);
+    expect(await pruneChanges(30, { records, open, log, machineFor }, now)).toEqual(['far']);
+    expect(asked).toEqual(['/srv/project']);
+    expect(opened).toEqual(['build-box']);
+    expect(forgotten).toEqual(['far']);
+    expect(await loadRecord(records, 'far', () => undefined)).toBeNull();
   });
 });

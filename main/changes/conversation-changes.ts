@@ -31,8 +31,10 @@ export interface ChangesOptions {
   store: string;
   /** Where the conversations' records are (record.ts). */
   records: string;
-  /** Opens a folder's snapshots; Snapshots.open unless a test says otherwise. */
+  /** Opens a folder's snapshots; Snapshots.open unless a test says otherwise (or a host's, over ssh). */
   open?: (folder: string, store: string) => Promise<SnapshotStore>;
+  /** The host the folder and the store are on, for a conversation on another host. */
+  host?: string;
 }
 
 /**
@@ -127,6 +129,7 @@ export class ConversationChanges {
         key: this.key,
         folder: this.folder,
         store: this.options.store,
+        ...(this.options.host ? { host: this.options.host } : {}),
         start: start.commit,
         turns: 0,
         steps: [],

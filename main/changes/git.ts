@@ -18,12 +18,15 @@ export class GitFailed extends Error {
   }
 }
 
-/** Settings that keep a repository's config from running anything or reshaping the output we read. */
-const SAFE = [
+/**
+ * Settings that keep a repository's config from running anything or reshaping the output we read, for git on
+ * a computer of this platform.
+ */
+export const safeSettings = (platform: NodeJS.Platform): string[] => [
   '-c',
   'core.fsmonitor=false',
   '-c',
-  `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`,
+  `core.hooksPath=${platform === 'win32' ? 'NUL' : '/dev/null'}`,
   '-c',
   'core.quotepath=off',
   // Never into a submodule: a revert of the superproject's files leaves a submodule's checkout alone.
@@ -36,6 +39,8 @@ const SAFE = [
   '-c',
   'gc.auto=0',
 ];
+
+const SAFE = safeSettings(process.platform);
 
 /** The inherited variables that would point git somewhere else than where we say. */
 const REDIRECTS =

@@ -13,6 +13,8 @@ import { copyIndex, gitRun, type GitOptions, type GitRun } from './git';
 export type PathKind = 'folder' | 'file' | 'other' | null;
 
 export interface Machine {
+  /** Another computer's name as the user knows it (a host's), for messages; null for this one. */
+  readonly where: string | null;
   /** Path arithmetic of that computer's paths (POSIX on a host). */
   readonly path: Pick<path.PlatformPath, 'join' | 'resolve' | 'dirname' | 'isAbsolute' | 'sep'>;
   /** Runs git there, as git.ts does here: no hooks, no fsmonitor, no inherited GIT_* redirects. */
@@ -43,6 +45,7 @@ const no = () => false;
 
 /** This computer. */
 export const thisMachine: Machine = {
+  where: null,
   path,
   git: gitRun,
   kinds: (paths) =>

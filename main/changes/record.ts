@@ -15,6 +15,12 @@ import { z } from 'zod';
 import { ChangeCause, ChangeStep } from '../../shared/ipc';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../disk/private-files';
 
+/**
+ * Where a conversation's snapshots on another host keep their private files there, under its home folder:
+ * Byre's state, as the data folder is here.
+ */
+export const HOST_SNAPSHOTS = '.local/state/byre/snapshots';
+
 /** Where Changes keep their state in the data folder: the snapshots' store and the records. */
 export function changesFolders(dataDir: string): { store: string; records: string } {
   return { store: join(dataDir, 'snapshots'), records: join(dataDir, 'changes') };
@@ -43,6 +49,8 @@ export const ChangesRecord = z.object({
   /** The conversation's folder, and the store its snapshots are in (Snapshots.open takes both). */
   folder: z.string(),
   store: z.string(),
+  /** The host they are on, for a conversation on another host (both paths are its); absent for this computer. */
+  host: z.string().min(1).optional(),
   start: Commit,
   /** Turns ended so far: the next is turn `turns + 1`. */
   turns: z.number().int().nonnegative(),

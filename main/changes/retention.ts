@@ -4,27 +4,41 @@
  * git's own gc takes the objects in its time. This is housekeeping, so it runs in the background and a
  * failure is logged, never in the way.
  */
-import { existsSync } from 'node:fs';
+import { thisMachine, type Machine } from './machine';
 import { loadRecord, expired, recordKeys, removeRecord } from './record';
 import { openSnapshotStore, type SnapshotStore } from './snapshot-store';
 
 export interface RetentionOptions {
   /** Where the records are (`<dataDir>/changes`). */
   records: string;
-  open?: (folder: string, store: string) => Promise<SnapshotStore>;
+  open?: (folder: string, store: string, machine: Machine) => Promise<SnapshotStore>;
+  /** A host's git and files, for the records of conversations on other hosts; without it those are kept. */
+  machineFor?: (host: string) => Machine;
   log?: (message: string, error: unknown) => void;
 }
 
 const logError = (message: string, error: unknown) => console.error(`Byre: ${message}`, error);
 
-/** Removes one conversation's record and refs (its session id is the key); nothing when it has none. */
-export async function forgetChanges(key: string, options: RetentionOptions): Promise<void> {
+/**
+ * Removes one conversation's record and refs (its session id is the key): whether it is gone. A
+ * conversation's on another host has its refs there: its record stays until they can be removed (the host
+ * reachable), so none are left behind for good.
+ */
+export async function forgetChanges(key: string, options: RetentionOptions): Promise<boolean> {
   const record = await loadRecord(options.records, key, () => undefined);
-  if (record && existsSync(record.folder)) {
-    const snapshots = await (options.open ?? openSnapshotStore)(record.folder, record.store);
-    await snapshots.forget(key);
+  if (record) {
+    let machine = thisMachine;
+    if (record.host) {
+      if (!options.machineFor) return false;
+      machine = options.machineFor(record.host);
+    }
+    if ((await machine.kinds([record.folder]))[0] !== null) {
+      const snapshots = await (options.open ?? openSnapshotStore)(record.folder, record.store, machine);
+      await snapshots.forget(key);
+    }
   }
   await removeRecord(options.records, key);
+  return true;
 }
 
 /** Removes every record (and its refs) retention says is past keeping; returns their keys. */
@@ -39,8 +53,7 @@ export async function pruneChanges(
     try {
       const record = await loadRecord(options.records, key, () => undefined);
       if (!record || !expired(record, days, now)) continue;
-      await forgetChanges(key, options);
-      removed.push(key);
+      if (await forgetChanges(key, options)) removed.push(key);
     } catch (error) {
       (options.log ?? logError)(`the snapshots of conversation ${key} could not be removed:`, error);
     }

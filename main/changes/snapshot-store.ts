@@ -2,7 +2,8 @@
  * The snapshots the Changes tracker works against: `Snapshots` itself, named by what the tracker uses of
  * it, so a test can give it a stand-in over files in memory.
  */
-import { Snapshots, type FileChange } from './snapshots';
+import { thisMachine, type Machine } from './machine';
+import { SNAPSHOT_BOUNDS, Snapshots, type FileChange } from './snapshots';
 
 export type { Snapshot } from './snapshots';
 
@@ -26,5 +27,9 @@ export type SnapshotStore = Pick<
   | 'forget'
 >;
 
-export const openSnapshotStore = (folder: string, store: string): Promise<SnapshotStore> =>
-  Snapshots.open(folder, store);
+/** A folder's snapshots, on this computer or (given its Machine) on a host. */
+export const openSnapshotStore = (
+  folder: string,
+  store: string,
+  machine: Machine = thisMachine,
+): Promise<SnapshotStore> => Snapshots.open(folder, store, SNAPSHOT_BOUNDS, machine);

@@ -13,7 +13,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Snapshots, SnapshotsOff } from './snapshots';
+import { SNAPSHOT_BOUNDS, Snapshots, SnapshotsOff } from './snapshots';
+import { MACHINES } from './test-support/shell-host';
 import { gitIn, TEST_GIT_ENV } from './test-support/git';
 
 /**
@@ -56,9 +57,9 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-describe('restoring from a snapshot', () => {
+describe.each(MACHINES)('restoring from a snapshot, %s', (_, machine) => {
   it('puts edited, deleted and added files back as they were, and touches nothing else', async () => {
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const start = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'src', 'app.ts'), 'const a = 10;\n');
     rmSync(join(repo, 'gone.txt'));
@@ -90,7 +91,7 @@ describe('restoring from a snapshot', () => {
   });
 
   it('refuses a path that leads out of the folder, and never deletes through a symlink', async () => {
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const start = await snapshots.take('c', 'start', null);
     await expect(snapshots.restore(start, ['../outside.txt'])).rejects.toThrow(/not a path inside/);
     const elsewhere = join(root, 'elsewhere');
@@ -102,9 +103,9 @@ describe('restoring from a snapshot', () => {
   });
 });
 
-describe("a file's diff", () => {
+describe.each(MACHINES)("a file's diff, %s", (_, machine) => {
   it('reads text hunks, binary sizes, symlink targets and submodule commits', async () => {
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const start = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'src', 'app.ts'), 'const a = 1;\nconst b = 3;\n');
     writeFileSync(join(repo, 'image.bin'), Buffer.from([0, 1, 2, 3, 0, 255, 7, 7]));
@@ -165,7 +166,7 @@ describe("a file's diff", () => {
   });
 
   it('against the working tree as it is now, which no ref keeps', async () => {
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const start = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'src', 'app.ts'), 'changed by hand\n');
     const now = await snapshots.current();
@@ -174,7 +175,7 @@ describe("a file's diff", () => {
   });
 });
 
-describe('what the panel says about the folder', () => {
+describe.each(MACHINES)('what the panel says about the folder, %s', (_, machine) => {
   it('names the state a repository is in the middle of, and snapshots it all the same', async () => {
     run(repo, 'checkout', '--quiet', '-b', 'other');
     writeFileSync(join(repo, 'src', 'app.ts'), 'other side\n');
@@ -183,7 +184,7 @@ describe('what the panel says about the folder', () => {
     writeFileSync(join(repo, 'src', 'app.ts'), 'main side\n');
     run(repo, 'commit', '--quiet', '-am', 'main');
     expect(() => run(repo, 'merge', '--quiet', 'other')).toThrow();
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     expect(await snapshots.repositoryState()).toBe('a merge');
     const before = userState();
     const start = await snapshots.take('c', 'start', null);
@@ -195,7 +196,7 @@ describe('what the panel says about the folder', () => {
   });
 
   it('says once that ignored files are not tracked, and leaves them out', async () => {
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     expect(await snapshots.ignoredNote()).toBeNull();
     mkdirSync(join(repo, 'dist'));
     writeFileSync(join(repo, 'dist', 'bundle.js'), 'built\n');
@@ -208,7 +209,7 @@ describe('what the panel says about the folder', () => {
   });
 
   it('takes no snapshot past its bound of new files, and says why', async () => {
-    const snapshots = await Snapshots.open(repo, store, { files: 50, bytes: 1024 ** 3 });
+    const snapshots = await Snapshots.open(repo, store, { files: 50, bytes: 1024 ** 3 }, machine);
     await snapshots.take('c', 'start', null);
     mkdirSync(join(repo, 'node_modules'));
     for (let index = 0; index < 60; index++) writeFileSync(join(repo, 'node_modules', `m${index}.js`), 'x\n');

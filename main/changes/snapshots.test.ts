@@ -12,7 +12,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Snapshots } from './snapshots';
+import { SNAPSHOT_BOUNDS, Snapshots } from './snapshots';
+import { MACHINES } from './test-support/shell-host';
 import { gitIn } from './test-support/git';
 
 /**
@@ -67,7 +68,7 @@ const EXPECTED = [
   { path: 'new-name.txt', from: 'old-name.txt', status: 'renamed', kind: 'file', added: 0, removed: 0 },
 ];
 
-describe('snapshots', () => {
+describe.each(MACHINES)('snapshots, %s', (_, machine) => {
   it('in a repository: lists what changed between two, and leaves the user’s git as it was', async () => {
     const repo = join(root, 'repo');
     start(repo);
@@ -80,7 +81,7 @@ describe('snapshots', () => {
     writeFileSync(join(repo, 'staged.txt'), 'staged\n');
     run(repo, 'add', 'staged.txt');
 
-    const snapshots = await Snapshots.open(join(repo), store);
+    const snapshots = await Snapshots.open(join(repo), store, SNAPSHOT_BOUNDS, machine);
     expect(snapshots.inRepository).toBe(true);
     let before = userState(repo);
     const first = await snapshots.take('conversation-1', 'start', null);
@@ -103,7 +104,7 @@ describe('snapshots', () => {
   it('outside a repository: the same, in a private repository that leaves the folder alone', async () => {
     const folder = join(root, 'plain');
     start(folder);
-    const snapshots = await Snapshots.open(folder, store);
+    const snapshots = await Snapshots.open(folder, store, SNAPSHOT_BOUNDS, machine);
     expect(snapshots.inRepository).toBe(false);
     const first = await snapshots.take('conversation-2', 'start', null);
     edit(folder);
@@ -125,7 +126,7 @@ describe('snapshots', () => {
     // A name with "=" in it, which `-c filter.<name>.clean=` would cut short.
     run(repo, 'config', 'filter.x=y.clean', `touch '${marker}'; tr a-z A-Z`);
     writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n*.txt filter=x=y\n');
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const first = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'edited.txt'), 'one\ntwo\nthree\nfour\n');
     const second = await snapshots.take('c', 'turn-1', first);
@@ -148,7 +149,7 @@ describe('snapshots', () => {
     run(repo, 'config', 'diff.evil.textconv', program);
     run(repo, 'config', 'diff.evil.command', program);
     writeFileSync(join(repo, '.gitattributes'), '* diff=evil\n');
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const first = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'edited.txt'), 'one\ntwo\nthree\nfour\n');
     const second = await snapshots.take('c', 'turn-1', first);
@@ -167,7 +168,7 @@ describe('snapshots', () => {
     run(repo, 'init', '--quiet', '-b', 'main');
     run(repo, 'add', '-A');
     run(repo, 'commit', '--quiet', '-m', 'start');
-    const snapshots = await Snapshots.open(join(repo, 'src'), store);
+    const snapshots = await Snapshots.open(join(repo, 'src'), store, SNAPSHOT_BOUNDS, machine);
     expect(snapshots.inRepository).toBe(true);
     expect(snapshots.workTree).toBe(repo);
     const first = await snapshots.take('c', 'start', null);
@@ -196,7 +197,7 @@ describe('snapshots', () => {
     run(repo, 'commit', '--quiet', '-m', 'start');
     expect(run(repo, 'cat-file', '-p', 'HEAD:big.bin')).toBe('POINTER:real content\n');
 
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const first = await snapshots.take('c', 'start', null);
     writeFileSync(join(repo, 'big.bin'), 'changed by a command\n');
     await snapshots.take('c', 'turn-1', first);
@@ -205,7 +206,7 @@ describe('snapshots', () => {
   });
 });
 
-describe('the first snapshot of a repository', () => {
+describe.each(MACHINES)('the first snapshot of a repository, %s', (_, machine) => {
   it("sees a file edited to the same size in the second the user's index was written", async () => {
     const repo = join(root, 'racy');
     mkdirSync(repo);
@@ -222,7 +223,7 @@ describe('the first snapshot of a repository', () => {
     utimesSync(join(repo, '.git', 'index'), then, then);
     writeFileSync(file, 'one\nTWO\nthree\n');
     utimesSync(file, then, then);
-    const snapshots = await Snapshots.open(repo, store);
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const { commit } = await snapshots.take('c', 'start', null);
     expect(run(repo, 'show', `${commit}:app.ts`)).toBe('one\nTWO\nthree\n');
   });

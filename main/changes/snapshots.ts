@@ -148,7 +148,9 @@ export class Snapshots {
     );
     if (found.code === 'ENOENT') {
       throw new SnapshotsOff(
-        'Git is not installed, so Byre cannot keep snapshots of this folder. Install git to see what each turn changes.',
+        machine.where
+          ? `Git is not installed on ${machine.where}, so Byre cannot keep snapshots of this folder there. Install git there to see what each turn changes.`
+          : 'Git is not installed, so Byre cannot keep snapshots of this folder. Install git to see what each turn changes.',
       );
     }
     const [workTree, gitDir, commonDir] = found.code === 0 ? found.stdout.split('\n').filter(Boolean) : [];

@@ -4,7 +4,9 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Launch, PipeCommand } from '../claude';
 import { acceptHostKeys, hostKeyFingerprints } from './host-keys';
-import { checkSsh, findRemoteCli, RemoteProblem, runOnHost, runOnHostRaw } from './run';
+import type { Machine } from '../changes/machine';
+import { hostMachine } from './host-machine';
+import { checkSsh, findRemoteCli, RemoteProblem, runMarked, runOnHost, runOnHostRaw } from './run';
 import {
   hostsFromConfig,
   inHostHome,
@@ -25,6 +27,10 @@ export interface RemoteHost {
   transport: (launch: Launch) => PipeCommand;
   /** The command that runs a "Done when" check there, in a folder there. */
   check: (folder: string, command: string) => PipeCommand;
+  /** Its git and files, for the Changes panel's snapshots there. */
+  machine: Machine;
+  /** The home folder there (where Byre keeps its snapshots' private files there); null if it has none. */
+  home: string | null;
 }
 
 /**
@@ -125,19 +131,22 @@ export class RemoteHosts {
         { host: name, fingerprints },
       );
     });
-    const check = `dir=$1; ${inHostHome('dir')}; cd -- "$dir" && pwd -P`;
+    // The folder's real path, then the home folder (its own line, whatever the folder's path holds).
+    const check = `dir=$1; ${inHostHome('dir')}; cd -- "$dir" && pwd -P && printf "%s\\n" "$HOME"`;
     const line = portableSh(check, [folder]);
     const there = await runOnHost(setup, target, line, this.env);
     checkSsh(there, name);
-    const real = there.stdout.trim().split('\n').at(-1);
+    const [real, home] = there.stdout.replace(/\n$/, '').split('\n').slice(-2);
     if (there.code !== 0 || !real) {
       throw new RemoteProblem('no-folder', `There is no folder ${folder} on ${name}.`);
     }
     return {
       name,
       folder: real,
+      home: home?.startsWith('/') ? home : null,
       transport: sshTransport(setup, target, cli.path, { cwd: homedir(), env: this.env }),
       check: sshCheck(setup, target, { cwd: homedir(), env: this.env }),
+      machine: this.machine(name),
     };
   }
 
@@ -186,6 +195,13 @@ export class RemoteHosts {
     maxBuffer: number,
   ): Promise<{ code: number | null; stdout: Buffer }> {
     return runOnHostRaw(this.setup(), this.target(name), line, maxBuffer, this.env);
+  }
+
+  /** A host's git and files, each use one ssh run over its connection (host-machine.ts). */
+  machine(name: string): Machine {
+    return hostMachine(name, (line, limits) =>
+      runMarked(this.setup(), this.target(name), line, limits, this.env),
+    );
   }
 
   /** Keeps the host keys the user accepted, as shown, in the known_hosts file ssh reads for the host. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { CliExited } from '../claude';
-import { withoutPreamble } from '../claude/preamble';
+import { Preamble } from '../claude/preamble';
 import {
   explainSshFailure,
   LOGIN_FLAG,
@@ -47,33 +47,49 @@ const RAW_TIMEOUT_MS = 120_000;
 export const MIN_REMOTE_CLI = '2.1.0';
 const INSTALL_COMMAND = 'npm install -g @anthropic-ai/claude-code';
 
+/** A run's result with its output's bytes, and whether the host's shell ran Byre's line (its marker came). */
+export type MarkedRun = Omit<SshResult, 'stdout'> & { stdout: Buffer; reached: boolean };
+
+/** How long a run may take, how much it may print, and what it reads on its stdin (nothing otherwise). */
+export interface RunLimits {
+  timeoutMs: number;
+  maxBuffer: number;
+  input?: Buffer | string;
+}
+
 /**
  * Runs `line` in the host's shell, its output marked (markedLine) and taken after the marker: its exit code,
- * its output's bytes and what ssh said. Never rejects.
+ * its output's bytes and what ssh said. Its stdin is `input`, then its end. Never rejects.
  */
-function runMarked(
+export function runMarked(
   setup: SshSetup,
   target: SshTarget,
   line: string,
-  limits: { timeoutMs: number; maxBuffer: number },
+  limits: RunLimits,
   env: NodeJS.ProcessEnv,
-): Promise<Omit<SshResult, 'stdout'> & { stdout: Buffer }> {
+): Promise<MarkedRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       'ssh',
       [...sshArgs(setup, target), markedLine(line)],
       { env, timeout: limits.timeoutMs, maxBuffer: limits.maxBuffer, encoding: 'buffer' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        const preamble = new Preamble(OUTPUT_MARKER);
+        const taken = Buffer.concat([preamble.take(stdout), preamble.end()]);
         resolve({
           code,
-          stdout: withoutPreamble(stdout, OUTPUT_MARKER),
+          stdout: taken,
+          reached: preamble.found,
           stderr: stderr.toString('utf8'),
           ...(error?.killed ? { timedOut: true, timeoutMs: limits.timeoutMs } : {}),
           ...(error?.code === 'ENOENT' ? { spawnFailed: true } : {}),
         });
       },
     );
+    // A command that reads its stdin gets `input` and then its end, never a pipe left open to wait on.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(limits.input ?? '');
   });
 }
 
@@ -91,7 +107,8 @@ export async function runOnHost(
     { timeoutMs: RUN_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 },
     env,
   );
-  return { ...result, stdout: result.stdout.toString('utf8') };
+  const { reached: _reached, ...rest } = result;
+  return { ...rest, stdout: result.stdout.toString('utf8') };
 }
 
 /**

@@ -17,19 +17,15 @@ export function changesHandlers(
   const of = (conversationId: string): ConversationChanges => {
     const conversation = open.get(conversationId);
     const { changes } = conversation;
-    if (!changes) {
-      const { host } = conversation.snapshot();
-      throw new NotSupported(
-        host
-          ? `Byre keeps no Changes yet for a conversation on another host (${host}).`
-          : 'This conversation keeps no snapshots of its folder.',
-      );
-    }
+    if (!changes) throw new NotSupported('This conversation keeps no snapshots of its folder.');
     return changes;
   };
   /** The conversation's worktree base, or null when it is not in a worktree (or its folder is gone). */
   const baseOf = async (conversationId: string): Promise<ChangesBase | null> => {
-    const record = parts.worktrees.at(open.get(conversationId).snapshot().cwd);
+    const { cwd, host } = open.get(conversationId).snapshot();
+    // The worktree records are of this computer's folders: one on a host is never one of them.
+    if (host) return null;
+    const record = parts.worktrees.at(cwd);
     if (!record || !existsSync(record.path)) return null;
     return { branch: record.base ?? record.baseCommit, commit: await partedFrom(record) };
   };

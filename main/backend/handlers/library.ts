@@ -86,7 +86,13 @@ export function libraryHandlers(
       await library.hide(sessionId);
       // Open in a tab, it still uses them: retention takes them later.
       if (!open.withSession(sessionId)) {
-        inBackground('removing its snapshots', forgetChanges(sessionId, changesFolders(options.dataDir)));
+        inBackground(
+          'removing its snapshots',
+          forgetChanges(sessionId, {
+            ...changesFolders(options.dataDir),
+            machineFor: (host) => parts.remote.machine(host),
+          }),
+        );
       }
       return {};
     },

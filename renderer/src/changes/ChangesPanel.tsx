@@ -26,7 +26,7 @@ function conversationOf(state: Store, tabId: string): string | null {
 
 /** The header's "Changes" button: opens and closes the panel, with how many files changed once known. */
 export function ChangesButton({ tabId }: { tabId: string }) {
-  const { conversationId, open, count, host } = useStore(
+  const { conversationId, open, count } = useStore(
     useShallow((state) => {
       const id = conversationOf(state, tabId);
       const panel = id ? state.changes[id] : undefined;
@@ -34,27 +34,11 @@ export function ChangesButton({ tabId }: { tabId: string }) {
         conversationId: id,
         open: panel?.open ?? false,
         count: panel && !panel.stale ? panel.total : null,
-        host: state.tabs[tabId]?.conversation?.host ?? null,
       };
     }),
   );
   const toggle = useStore((state) => state.toggleChanges);
   if (!conversationId) return null;
-  // Its folder is on the host, where Byre keeps no snapshots yet: said, rather than an empty panel.
-  if (host) {
-    return (
-      <button
-        type="button"
-        className="header-text-button changes-toggle"
-        aria-label="Changes"
-        aria-disabled="true"
-        title={`Changes: not kept yet for a conversation on another host (${host})`}
-      >
-        <FileDiffIcon aria-hidden="true" size={16} />
-        <span className="changes-toggle-name">Changes</span>
-      </button>
-    );
-  }
   return (
     <button
       type="button"

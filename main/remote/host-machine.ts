@@ -1,0 +1,158 @@
+/**
+ * A host as the computer a folder's snapshots are taken on (changes/machine.ts): git and the few file
+ * operations Snapshots need, each one ssh run over the host's multiplexed connection, in POSIX sh and the
+ * tools every Unix has (git itself, du, xargs -0, cp -p). Nothing is installed there; Byre's files there are
+ * its private index and, for a folder outside a repository, a private repository, under the store folder.
+ */
+import { posix } from 'node:path';
+import type { GitOptions, GitRun } from '../changes/git';
+import { safeSettings } from '../changes/git';
+import type { Machine, PathKind } from '../changes/machine';
+import type { MarkedRun, RunLimits } from './run';
+import { explainSshFailure, NO_FOLDER_EXIT, portableSh } from './ssh';
+
+/** Runs a line on the host (run.ts's runMarked, for one host). */
+export type HostRunner = (line: string, limits: RunLimits) => Promise<MarkedRun>;
+
+/** What a git run there may print: as much as git here may. */
+const GIT_OUTPUT = 256 * 1024 * 1024;
+/** Generous: a first snapshot of a big folder over a slow link. A lost connection is noticed sooner. */
+const GIT_TIMEOUT_MS = 15 * 60_000;
+const SHORT = { timeoutMs: 60_000, maxBuffer: 4 * 1024 * 1024 };
+/**
+ * The longest line Byre sends: the host's shell gets it as one argument, and Linux takes none longer than
+ * 128 KiB (MAX_ARG_STRLEN).
+ */
+const MAX_LINE = 120_000;
+
+/** In the folder, with nothing inherited that would point git elsewhere, git with our settings. */
+const GIT_SCRIPT = [
+  `cd -- "$1" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$1" >&2; exit ${NO_FOLDER_EXIT}; }`,
+  'shift',
+  'unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_COMMON_DIR GIT_CEILING_DIRECTORIES GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_NOSYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT',
+  'command -v git >/dev/null 2>&1 || { echo "git is not installed on this host." >&2; exit 127; }',
+  'exec env GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0 "$@"',
+].join('\n');
+
+/** One line a path: what is there, not following a symlink. */
+const KINDS_SCRIPT =
+  'for p do if [ -L "$p" ]; then echo other; elif [ -d "$p" ]; then echo folder; elif [ -f "$p" ]; then echo file; elif [ -e "$p" ]; then echo other; else echo none; fi; done';
+
+/**
+ * The bytes the files named on stdin (NUL-separated, relative to the folder) take, by du: what they take
+ * on disk, in KiB, which is near enough for a bound of gigabytes. du follows no symlink and reads no file,
+ * so a FIFO or a link to /dev/zero counts as nothing.
+ */
+const BYTES_SCRIPT = [
+  `cd -- "$1" 2>/dev/null || exit ${NO_FOLDER_EXIT}`,
+  'xargs -0 -r du -sk -- 2>/dev/null | awk -F "\t" \'$1 ~ /^[0-9]+$/ { s += $1 } END { printf "%.0f\\n", s * 1024 }\'',
+].join('\n');
+
+/** A host's git and files, for Snapshots.open. `name`: the host as the user knows it, for messages. */
+export function hostMachine(name: string, run: HostRunner): Machine {
+  /** A short run of `script`: its exit code and output; a RemoteProblem-worded Error when ssh failed. */
+  const short = async (script: string, args: readonly string[], input?: string): Promise<MarkedRun> => {
+    const result = await run(portableSh(script, args), {
+      ...SHORT,
+      ...(input === undefined ? {} : { input }),
+    });
+    if (!result.reached) throw new Error(sshFailure(result, name));
+    return result;
+  };
+  const ok = async (script: string, args: readonly string[], input?: string) =>
+    (await short(script, args, input)).code === 0;
+  return {
+    where: name,
+    path: posix,
+    async git(args: readonly string[], options: GitOptions): Promise<GitRun> {
+      const env = Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`);
+      const line = portableSh(GIT_SCRIPT, [options.cwd, ...env, 'git', ...safeSettings('linux'), ...args]);
+      if (line.length > MAX_LINE) {
+        return { stdout: '', stderr: `the command is too long to send to ${name}.`, code: 'E2BIG' };
+      }
+      const result = await run(line, {
+        timeoutMs: GIT_TIMEOUT_MS,
+        maxBuffer: GIT_OUTPUT,
+        ...(options.input === undefined ? {} : { input: options.input }),
+      });
+      const stderr = result.stderr;
+      if (!result.reached) return { stdout: '', stderr: sshFailure(result, name), code: 'ENOHOST' };
+      // git missing there: as here, so that Changes say git is not installed.
+      if (result.code === 127 && /git is not installed on this host/.test(stderr)) {
+        return { stdout: '', stderr, code: 'ENOENT' };
+      }
+      return { stdout: result.stdout.toString('utf8'), stderr, code: result.code };
+    },
+    async kinds(paths) {
+      const kinds: PathKind[] = [];
+      for (const batch of byLength(paths)) {
+        const result = await short(KINDS_SCRIPT, batch);
+        const lines = result.stdout.toString('utf8').split('\n');
+        if (result.code !== 0 || lines.length < batch.length) {
+          throw new Error(`Byre could not look at files on ${name}: ${result.stderr.trim() || 'no answer'}`);
+        }
+        for (const line of lines.slice(0, batch.length)) {
+          kinds.push(line === 'folder' || line === 'file' || line === 'other' ? line : null);
+        }
+      }
+      return kinds;
+    },
+    async bytes(root, paths) {
+      if (paths.length === 0) return 0;
+      const result = await short(BYTES_SCRIPT, [root], `${paths.join('\0')}\0`);
+      const bytes = Number(result.stdout.toString('utf8').trim());
+      if (result.code !== 0 || !Number.isFinite(bytes)) {
+        throw new Error(`Byre could not count the new files' sizes on ${name}.`);
+      }
+      return bytes;
+    },
+    writable: (folder) => ok('[ -w "$1" ]', [folder]),
+    async makePrivateFolder(folder) {
+      const made = await short('umask 077 && mkdir -p -- "$1"', [folder]);
+      if (made.code !== 0) throw new Error(made.stderr.trim() || `mkdir ${folder} failed.`);
+    },
+    async writePrivateFile(file, text) {
+      const written = await short('umask 077 && cat > "$1"', [file], text);
+      if (written.code !== 0) throw new Error(written.stderr.trim() || `${file} could not be written.`);
+    },
+    makePrivate: async (file) => {
+      await short('chmod 600 -- "$1" 2>/dev/null; exit 0', [file]).catch(() => undefined);
+    },
+    // -p: dated as the original, which git's stat cache needs (git.ts, copyIndex).
+    copyIndex: (from, to) => ok('cp -p -- "$1" "$2"', [from, to]),
+    async remove(target) {
+      const removed = await short('rm -rf -- "$1"', [target]);
+      if (removed.code !== 0) throw new Error(removed.stderr.trim() || `${target} could not be removed.`);
+    },
+    async unlink(file) {
+      const removed = await short('rm -f -- "$1"', [file]);
+      if (removed.code !== 0) throw new Error(removed.stderr.trim() || 'rm failed.');
+    },
+    removeEmptyFolder: (folder) => ok('rmdir -- "$1" 2>/dev/null', [folder]),
+  };
+}
+
+/** What ssh said when Byre's line never ran there, in words. */
+function sshFailure(result: MarkedRun, name: string): string {
+  if (result.timedOut) return `${name} did not answer within ${(result.timeoutMs ?? 0) / 1000} s.`;
+  return explainSshFailure(result.stderr, name).message;
+}
+
+/** Paths in runs whose line stays well under MAX_LINE (a word may grow fourfold when escaped). */
+function byLength(paths: readonly string[]): string[][] {
+  const runs: string[][] = [];
+  let run: string[] = [];
+  let length = 0;
+  for (const path of paths) {
+    const cost = path.length * 4 + 8;
+    if (run.length > 0 && length + cost > MAX_LINE / 2) {
+      runs.push(run);
+      run = [];
+      length = 0;
+    }
+    run.push(path);
+    length += cost;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
