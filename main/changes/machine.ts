@@ -5,7 +5,20 @@
  * one ssh run over its multiplexed connection.
  */
 import { constants } from 'node:fs';
-import { access, chmod, lstat, mkdir, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import {
+  access,
+  appendFile,
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  rmdir,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { copyIndex, gitRun, type GitOptions, type GitRun } from './git';
 
@@ -16,7 +29,7 @@ export interface Machine {
   /** Another computer's name as the user knows it (a host's), for messages; null for this one. */
   readonly where: string | null;
   /** Path arithmetic of that computer's paths (POSIX on a host). */
-  readonly path: Pick<path.PlatformPath, 'join' | 'resolve' | 'dirname' | 'isAbsolute' | 'sep'>;
+  readonly path: Pick<path.PlatformPath, 'join' | 'resolve' | 'dirname' | 'relative' | 'isAbsolute' | 'sep'>;
   /** Runs git there, as git.ts does here: no hooks, no fsmonitor, no inherited GIT_* redirects. */
   git(args: readonly string[], options: GitOptions): Promise<GitRun>;
   /** What is at each path, in order. */
@@ -38,6 +51,16 @@ export interface Machine {
   unlink(file: string): Promise<void>;
   /** Removes a folder only when it is empty: whether it went. */
   removeEmptyFolder(folder: string): Promise<boolean>;
+  /** A small text file's text (a git folder's own files), or null when it cannot be read. */
+  readText(file: string): Promise<string | null>;
+  /** Text added at a file's end, the file (not its folder) made where it is missing. */
+  appendText(file: string, text: string): Promise<void>;
+  /** A folder made where it is missing (its parent must be there); nothing when it cannot be. */
+  makeFolder(folder: string): Promise<void>;
+  /** The names in a folder; none when it cannot be read. */
+  list(folder: string): Promise<string[]>;
+  /** A path with every symlink resolved; rejects when it is not there. */
+  realpath(target: string): Promise<string>;
 }
 
 const yes = () => true;
@@ -82,4 +105,13 @@ export const thisMachine: Machine = {
   remove: (target) => rm(target, { recursive: true, force: true }),
   unlink: (file) => unlink(file),
   removeEmptyFolder: (folder) => rmdir(folder).then(yes, no),
+  readText: (file) => readFile(file, 'utf8').catch(() => null),
+  appendText: (file, text) => appendFile(file, text),
+  makeFolder: (folder) =>
+    mkdir(folder).then(
+      () => undefined,
+      () => undefined,
+    ),
+  list: (folder) => readdir(folder).catch(() => []),
+  realpath: (target) => realpath(target),
 };

@@ -129,6 +129,39 @@ export function hostMachine(name: string, run: HostRunner): Machine {
       if (removed.code !== 0) throw new Error(removed.stderr.trim() || 'rm failed.');
     },
     removeEmptyFolder: (folder) => ok('rmdir -- "$1" 2>/dev/null', [folder]),
+    async readText(file) {
+      // Regular files only, and no more than a git folder's own files hold: never a FIFO's wait.
+      const read = await short('[ -f "$1" ] && [ -r "$1" ] && head -c 1048576 -- "$1"', [file]);
+      return read.code === 0 ? read.stdout.toString('utf8') : null;
+    },
+    async appendText(file, text) {
+      const added = await short('cat >> "$1"', [file], text);
+      if (added.code !== 0) throw new Error(added.stderr.trim() || `${file} could not be written.`);
+    },
+    makeFolder: async (folder) => {
+      await short('mkdir -- "$1" 2>/dev/null; exit 0', [folder]);
+    },
+    async list(folder) {
+      // One name a line, each behind a slash so that a name's own newline cannot pass for another name.
+      const listed = await short(
+        'cd -- "$1" 2>/dev/null || exit 0; for f in * .[!.]* ..?*; do [ -e "$f" ] || [ -L "$f" ] || continue; printf "/%s\\0" "$f"; done',
+        [folder],
+      );
+      return listed.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter((name) => name.startsWith('/'))
+        .map((name) => name.slice(1));
+    },
+    async realpath(target) {
+      const found = await short(
+        'if [ -d "$1" ]; then cd -P -- "$1" && pwd -P; else d=$(dirname -- "$1") && cd -P -- "$d" && printf "%s/%s\\n" "$(pwd -P)" "$(basename -- "$1")"; fi',
+        [target],
+      );
+      const real = found.stdout.toString('utf8').replace(/\n$/, '');
+      if (found.code !== 0 || !real.startsWith('/')) throw new Error(`${target} is not there on ${name}.`);
+      return real;
+    },
   };
 }
 

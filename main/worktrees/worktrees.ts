@@ -10,10 +10,22 @@
  * the main checkout's `git status` stays as it was.
  */
 import { randomUUID } from 'node:crypto';
-import { appendFile, lstat, mkdir, readFile, readdir, realpath, rm } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import { copyIndex, git, gitRun } from '../changes/git';
+import { join } from 'node:path';
+import { git as gitHere, type GitOptions, type GitRun } from '../changes/git';
+import { thisMachine, type Machine } from '../changes/machine';
 import { nameProblem } from './names';
+
+/** Git on `machine` (this computer, or a host over ssh), as git.ts runs it here. */
+function gitOn(machine: Machine) {
+  function git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
+  function git(args: readonly string[], options: GitOptions): Promise<string>;
+  function git(args: readonly string[], options: GitOptions): Promise<string | null> {
+    return gitHere(args, { ...options, via: machine.git });
+  }
+  const gitRun = (args: readonly string[], options: GitOptions): Promise<GitRun> =>
+    machine.git(args, options);
+  return { git, gitRun };
+}
 
 /** Something asked of a worktree that cannot be done, in words the user can act on. */
 export class WorktreeRefused extends Error {
@@ -28,12 +40,16 @@ const OLDEST_GIT: [number, number] = [2, 31];
 
 /** Where a repository's worktrees go, from its top level. */
 export const WORKTREES_FOLDER = join('.claude', 'worktrees');
+/** The same, as parts: joined by the path rules of the computer the repository is on. */
+const WORKTREES_PARTS = ['.claude', 'worktrees'];
 
-/** The git that runs here, refused (with which version it is) when it is missing or too old. */
-export async function gitForWorktrees(): Promise<string> {
-  const found = await gitRun(['--version'], { cwd: process.cwd() });
+/** The git that runs here (or on a host), refused (with which version it is) when it is missing or too old. */
+export async function gitForWorktrees(machine: Machine = thisMachine): Promise<string> {
+  const found = await machine.git(['--version'], { cwd: machine.where ? '/' : process.cwd() });
   if (found.code === 'ENOENT') {
-    throw new WorktreeRefused('Git is not installed: worktrees need git 2.31 or later.');
+    throw new WorktreeRefused(
+      `Git is not installed${machine.where ? ` on ${machine.where}` : ''}: worktrees need git 2.31 or later.`,
+    );
   }
   const version = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(found.stdout);
   const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
@@ -50,17 +66,25 @@ export interface Repository {
   top: string;
   /** The git folder all its worktrees share. */
   commonDir: string;
+  /** The computer it is on: this one unless said (a host's, over ssh). */
+  machine?: Machine;
 }
 
 /** The repository `folder` is in, or null when it is in none. */
-export async function repositoryOf(folder: string): Promise<Repository | null> {
-  const found = await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], {
-    cwd: folder,
-    mayFail: true,
-  });
+export async function repositoryOf(
+  folder: string,
+  machine: Machine = thisMachine,
+): Promise<Repository | null> {
+  const found = await gitOn(machine).git(
+    ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'],
+    { cwd: folder, mayFail: true },
+  );
   const [top, commonDir] = (found ?? '').split('\n').filter(Boolean);
-  return top && commonDir ? { top, commonDir } : null;
+  if (!top || !commonDir) return null;
+  return machine === thisMachine ? { top, commonDir } : { top, commonDir, machine };
 }
+
+const machineOf = (repository: Repository): Machine => repository.machine ?? thisMachine;
 
 export interface Branches {
   /** The branch checked out, or null for a detached HEAD. */
@@ -73,6 +97,7 @@ export interface Branches {
 
 export async function localBranches(repository: Repository): Promise<Branches> {
   const cwd = repository.top;
+  const { git } = gitOn(machineOf(repository));
   const [listed, current, head] = await Promise.all([
     git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/'], { cwd }),
     git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, mayFail: true }),
@@ -100,16 +125,18 @@ export interface Worktree {
  * is not a commit of the repository.
  */
 export async function createWorktree(repository: Repository, base: string, name: string): Promise<Worktree> {
-  await gitForWorktrees();
+  const machine = machineOf(repository);
+  await gitForWorktrees(machine);
   const problem = nameProblem(name);
   if (problem) throw new WorktreeRefused(problem);
   const cwd = repository.top;
+  const { git, gitRun } = gitOn(machine);
   if (await branchExists(repository, name)) {
     throw new WorktreeRefused(`A branch named ${name} exists already: pick another name.`);
   }
   const commit = await git(['rev-parse', '--verify', '--quiet', `${base}^{commit}`], { cwd, mayFail: true });
   if (!commit) throw new WorktreeRefused(`${base} is not a branch or commit of this repository.`);
-  const path = join(repository.top, WORKTREES_FOLDER, name);
+  const path = machine.path.join(repository.top, ...WORKTREES_PARTS, name);
   await excludeWorktrees(repository);
   await worktreesFolder(repository);
   const made = await gitRun(['worktree', 'add', '--quiet', '-b', name, '--', path, commit.trim()], { cwd });
@@ -125,19 +152,21 @@ export async function createWorktree(repository: Repository, base: string, name:
  * worktree out wherever the link points (into `~/.claude`, say), outside the repository and unasked.
  */
 async function worktreesFolder(repository: Repository): Promise<string> {
-  const top = await realpath(repository.top);
+  const machine = machineOf(repository);
+  const { join, relative } = machine.path;
+  const top = await machine.realpath(repository.top);
   let folder = top;
-  for (const part of WORKTREES_FOLDER.split(sep)) {
+  for (const part of WORKTREES_PARTS) {
     folder = join(folder, part);
-    const found = await lstat(folder).catch(() => null);
-    if (found && (found.isSymbolicLink() || !found.isDirectory())) {
+    const [found] = await machine.kinds([folder]);
+    if (found === 'file' || found === 'other') {
       throw new WorktreeRefused(
         `${join(repository.top, relative(top, folder))} is a link or a file, not a folder, so no worktree is made there: a worktree must stay inside its repository.`,
       );
     }
-    if (!found) await mkdir(folder).catch(() => undefined);
+    if (!found) await machine.makeFolder(folder);
   }
-  if ((await realpath(folder)) !== join(top, WORKTREES_FOLDER)) {
+  if ((await machine.realpath(folder)) !== join(top, ...WORKTREES_PARTS)) {
     throw new WorktreeRefused(`${folder} is not inside the repository, so no worktree is made there.`);
   }
   return folder;
@@ -145,12 +174,13 @@ async function worktreesFolder(repository: Repository): Promise<string> {
 
 /** Keeps the worktrees' folder out of the main checkout's status: one line in info/exclude, once. */
 async function excludeWorktrees(repository: Repository): Promise<void> {
-  const exclude = join(repository.commonDir, 'info', 'exclude');
-  const line = `/${WORKTREES_FOLDER.split(sep).join('/')}/`;
-  const now = await readFile(exclude, 'utf8').catch(() => '');
+  const machine = machineOf(repository);
+  const exclude = machine.path.join(repository.commonDir, 'info', 'exclude');
+  const line = `/${WORKTREES_PARTS.join('/')}/`;
+  const now = (await machine.readText(exclude)) ?? '';
   if (now.split('\n').includes(line)) return;
-  await mkdir(dirname(exclude), { recursive: true });
-  await appendFile(exclude, `${now === '' || now.endsWith('\n') ? '' : '\n'}${line}\n`);
+  await machine.makeFolder(machine.path.dirname(exclude));
+  await machine.appendText(exclude, `${now === '' || now.endsWith('\n') ? '' : '\n'}${line}\n`);
 }
 
 /**
@@ -161,9 +191,10 @@ async function excludeWorktrees(repository: Repository): Promise<void> {
 export async function partedFrom(
   worktree: { path: string; base: string | null; baseCommit: string },
   cwd: string = worktree.path,
+  machine: Machine = thisMachine,
 ): Promise<string> {
   const base = worktree.base ?? worktree.baseCommit;
-  const found = await git(['merge-base', base, 'HEAD'], { cwd, mayFail: true });
+  const found = await gitOn(machine).git(['merge-base', base, 'HEAD'], { cwd, mayFail: true });
   return found?.trim() || worktree.baseCommit;
 }
 
@@ -201,21 +232,23 @@ export async function commitOfUncommitted(
   worktree: { path: string; branch: string },
   message: string,
   identity: { name: string; email: string } | null,
+  machine: Machine = thisMachine,
 ): Promise<string | null> {
   const cwd = worktree.path;
+  const { git, gitRun } = gitOn(machine);
   const head = await git(['symbolic-ref', '--quiet', 'HEAD'], { cwd, mayFail: true });
   if (head?.trim() !== `refs/heads/${worktree.branch}`) {
     throw new WorktreeRefused(
       `The worktree has another branch checked out than its own ${worktree.branch}: check ${worktree.branch} out there again, or commit by hand.`,
     );
   }
-  if ((await uncommitted(cwd)).length === 0) return null;
+  if ((await uncommitted(cwd, machine)).length === 0) return null;
   const index = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd })).trim();
   // A copy of the worktree's own index keeps git's stat cache, so unchanged files are not read again.
   // Its own name each time: two merges asked at once must never share (or delete) one index.
   const own = `${index}.byre-commit-${randomUUID()}`;
   try {
-    await copyIndex(index, own).catch(() => undefined);
+    await machine.copyIndex(index, own);
     const env = { GIT_INDEX_FILE: own };
     await git(['add', '--all', '--', '.'], { cwd, env });
     const tree = (await git(['write-tree'], { cwd, env })).trim();
@@ -229,7 +262,7 @@ export async function commitOfUncommitted(
     }
     return made.stdout.trim();
   } finally {
-    await rm(own, { force: true });
+    await machine.remove(own);
   }
 }
 
@@ -240,8 +273,10 @@ export async function commitOfUncommitted(
 export async function moveBranchTo(
   worktree: { path: string; branch: string },
   commit: string,
+  machine: Machine = thisMachine,
 ): Promise<void> {
   const cwd = worktree.path;
+  const { git } = gitOn(machine);
   const parent = (await git(['rev-parse', '--verify', `${commit}^`], { cwd })).trim();
   await git(['update-ref', `refs/heads/${worktree.branch}`, commit, parent], { cwd });
   try {
@@ -260,16 +295,21 @@ export async function aheadBehind(
   branch: string,
   base: string,
 ): Promise<{ ahead: number; behind: number }> {
-  const counted = await git(['rev-list', '--left-right', '--count', `${base}...${branch}`], {
-    cwd: repository.top,
-  });
+  const counted = await gitOn(machineOf(repository)).git(
+    ['rev-list', '--left-right', '--count', `${base}...${branch}`],
+    {
+      cwd: repository.top,
+    },
+  );
   const [behind = 0, ahead = 0] = counted.trim().split(/\s+/).map(Number);
   return { ahead, behind };
 }
 
 /** What a worktree holds that is not committed: its paths, as `git status` names them. */
-export async function uncommitted(path: string): Promise<string[]> {
-  const listed = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: path });
+export async function uncommitted(path: string, machine: Machine = thisMachine): Promise<string[]> {
+  const listed = await gitOn(machine).git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], {
+    cwd: path,
+  });
   const entries = listed.split('\0');
   const paths: string[] = [];
   for (let index = 0; index < entries.length; index++) {
@@ -293,6 +333,7 @@ export async function removeWorktree(
   deleteBranch: boolean,
 ): Promise<void> {
   const cwd = repository.top;
+  const { git, gitRun } = gitOn(machineOf(repository));
   mustBeOurs(repository, worktree.path);
   await git(['worktree', 'unlock', worktree.path], { cwd, mayFail: true });
   const removed = await gitRun(['worktree', 'remove', '--force', worktree.path], { cwd });
@@ -309,6 +350,7 @@ export async function recreateWorktree(
   worktree: { path: string; branch: string },
 ): Promise<void> {
   const cwd = repository.top;
+  const { gitRun } = gitOn(machineOf(repository));
   mustBeOurs(repository, worktree.path);
   if (!(await branchExists(repository, worktree.branch))) {
     throw new WorktreeRefused(
@@ -329,18 +371,19 @@ export async function recreateWorktree(
  * `git worktree prune` would also forget the user's own worktrees on a drive that is not mounted now.
  */
 async function forgetGoneWorktree(repository: Repository, path: string): Promise<void> {
+  const machine = machineOf(repository);
+  const { join, resolve, dirname } = machine.path;
   const admin = join(repository.commonDir, 'worktrees');
-  const ids = await readdir(admin).catch(() => [] as string[]);
-  for (const id of ids) {
-    const gitdir = await readFile(join(admin, id, 'gitdir'), 'utf8').catch(() => '');
+  for (const id of await machine.list(admin)) {
+    const gitdir = (await machine.readText(join(admin, id, 'gitdir'))) ?? '';
     if (resolve(dirname(gitdir.trim())) !== resolve(path)) continue;
-    if (await lstat(path).catch(() => null)) return;
-    await rm(join(admin, id), { recursive: true, force: true });
+    if ((await machine.kinds([path]))[0] !== null) return;
+    await machine.remove(join(admin, id));
   }
 }
 
 async function branchExists(repository: Repository, branch: string): Promise<boolean> {
-  const found = await gitRun(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
+  const found = await machineOf(repository).git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
     cwd: repository.top,
   });
   return found.code === 0;
@@ -348,7 +391,8 @@ async function branchExists(repository: Repository, branch: string): Promise<boo
 
 /** Only the worktrees' own folder: a path from anywhere else is never removed or written. */
 function mustBeOurs(repository: Repository, path: string): void {
-  const inside = relative(join(repository.top, WORKTREES_FOLDER), resolve(path));
+  const { join, relative, resolve, sep } = machineOf(repository).path;
+  const inside = relative(join(repository.top, ...WORKTREES_PARTS), resolve(path));
   if (!inside || inside.startsWith('..') || inside.includes(sep)) {
     throw new WorktreeRefused(`${path} is not one of this repository's worktrees.`);
   }
