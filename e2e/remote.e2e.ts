@@ -1,4 +1,13 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { claude, send } from './fixtures/chat-page';
@@ -171,6 +180,85 @@ test('a folder on the host whose own settings run a hook is asked about first, f
     await send(page, 'again');
     await expect(claude(page).filter({ hasText: 'Hello, trusted.' })).toBeVisible();
     expect(existsSync(marker)).toBe(true);
+  } finally {
+    await remote.dispose();
+  }
+});
+
+test('a conversation in a new worktree of a repository on the host: offered from git there, listed with its state, and merged there', async ({
+  page,
+  webHost,
+}) => {
+  const { world } = webHost;
+  const remote = await remoteHost(world, (sshd) => sshd.configFile);
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: remote.cwd,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: remote.home },
+    });
+  // Whose commits they are there: the host's own git settings.
+  writeFileSync(join(remote.home, '.gitconfig'), '[user]\n\tname = Dev There\n\temail = dev@there.example\n');
+  writeFileSync(join(remote.cwd, 'README.md'), '# on the host\n');
+  git('init', '--quiet', '-b', 'main');
+  git('add', '-A');
+  git('commit', '--quiet', '-m', 'first');
+  git('branch', 'develop');
+  const statusBefore = git('status', '--porcelain');
+  const top = realpathSync(remote.cwd);
+  const worktree = join(top, '.claude', 'worktrees', 'greeting');
+  try {
+    world.fake.enqueue(
+      {
+        blocks: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: join(worktree, 'greeting.txt'), content: 'hello\n' },
+          },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'Wrote the greeting there.' }] },
+    );
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    const form = page.getByRole('form', { name: 'New conversation' });
+    await form.getByRole('combobox', { name: 'Where' }).selectOption(REMOTE_ALIAS);
+    await form.getByLabel('Working folder').fill(remote.cwd);
+    const inWorktree = form.getByRole('checkbox', { name: 'In a new worktree' });
+    await expect(inWorktree).toBeEnabled();
+    await inWorktree.check();
+    // The host's branches, from git there.
+    const base = form.getByRole('combobox', { name: 'Base branch' });
+    await expect(base.getByRole('option')).toHaveText(['main', 'develop']);
+    await base.selectOption('develop');
+    await form.getByRole('textbox', { name: 'Worktree name' }).fill('greeting');
+    await form.getByRole('textbox', { name: 'First message' }).fill('write a greeting file');
+    await form.getByRole('button', { name: 'Start' }).click();
+
+    const banner = page.getByRole('banner');
+    await expect(banner).toContainText('⎇ greeting → develop');
+    await expect(banner.getByText(`on ${REMOTE_ALIAS}`, { exact: true })).toBeVisible();
+    await expect(claude(page).last()).toContainText('Wrote the greeting there.');
+    expect(readFileSync(join(worktree, 'greeting.txt'), 'utf8')).toBe('hello\n');
+    // Listed with its state as git there counts it.
+    const row = page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByRole('button')
+      .filter({ hasText: 'write a greeting file' });
+    await expect(row).toContainText('⎇ greeting');
+    await expect(row).toContainText('1 file');
+
+    // Merged into develop there, what was uncommitted committed first.
+    await banner.getByRole('button', { name: 'Worktree' }).click();
+    await page.getByRole('menuitem', { name: 'Merge into develop' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText('greeting.txt');
+    await dialog.getByRole('button', { name: 'Merge' }).click();
+    await expect(dialog).toContainText('Merged');
+    expect(git('show', 'develop:greeting.txt')).toBe('hello\n');
+    expect(git('log', '-1', '--format=%an', 'develop').trim()).toBe('Dev There');
+    expect(git('status', '--porcelain')).toBe(statusBefore);
+    await expect(row).toContainText('0 files');
   } finally {
     await remote.dispose();
   }

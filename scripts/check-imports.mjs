@@ -94,9 +94,11 @@ function arrow(from, to, relativeImport) {
     from.startsWith('main/worktrees/') &&
     relativeImport &&
     !/^(shared|main\/worktrees|main\/disk)\//.test(to) &&
-    to !== 'main/changes/git.ts'
+    to !== 'main/changes/git.ts' &&
+    // The computer that git runs on (this one, or a host over ssh), as the snapshots take it.
+    to !== 'main/changes/machine.ts'
   ) {
-    return 'main/worktrees/ imports only shared/, main/disk/, git as main/changes/git.ts runs it, and itself';
+    return 'main/worktrees/ imports only shared/, main/disk/, git as main/changes/git.ts runs it (on the computer main/changes/machine.ts names), and itself';
   }
   if (from.startsWith('renderer/') && relativeImport && to.startsWith('main/')) {
     return 'the renderer imports nothing of main/';

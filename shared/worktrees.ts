@@ -24,3 +24,11 @@ export function worktreeLayout(folder: string | null | undefined): WorktreeLayou
   if (!match?.[1] || !match[2]) return null;
   return { repository: match[1], name: match[2] };
 }
+
+/**
+ * What the renderer keeps a worktree's status under: its folder, and the host it is on (a folder of the same
+ * path on another computer is another worktree).
+ */
+export function worktreeStatusKey(path: string, host?: string | null): string {
+  return host ? `${host}\u0000${path}` : path;
+}

@@ -101,8 +101,11 @@ export class Backend {
     this.library.onChange(() => this.emit('libraryChanged', {}));
     this.library.onUsageChange(() => this.emit('usageChanged', {}));
     const emit: EventListener = (channel, payload) => this.emit(channel, payload);
-    this.worktreeStatuses = new WorktreeStatuses(worktrees, (payload) =>
-      this.emit('worktreesChanged', payload),
+    this.worktreeStatuses = new WorktreeStatuses(
+      worktrees,
+      (payload) => this.emit('worktreesChanged', payload),
+      // Called only once a status is asked for, when `remote` is long made.
+      (host) => remote.machine(host),
     );
     const worktreesChanged = () => this.worktreeStatuses.changed();
     const limits = new AccountLimits(

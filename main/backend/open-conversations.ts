@@ -22,7 +22,6 @@ import { TrustNeeded, type TrustGate } from '../data/trust';
 import { hostFolderKey } from '../data/host-folders';
 import { hostFolder } from './host-trust';
 import type { WorktreeRecords } from '../data/worktree-records';
-import { gitRun } from '../changes/git';
 import {
   createWorktree,
   gitForWorktrees,
@@ -33,11 +32,14 @@ import {
 } from '../worktrees/worktrees';
 import {
   hasSubmodules,
+  HERE,
   mainRepositoryOf,
   newWorktreeName,
   NOT_A_REPOSITORY,
   recreateIfGone,
+  settingsKey,
 } from './worktree-choices';
+import type { Machine } from '../changes/machine';
 import { changesFolders, HOST_SNAPSHOTS } from '../changes/record';
 import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';
@@ -63,7 +65,10 @@ export class OpenConversations {
   /** Worktrees being made, by repository: one at a time, as git's own worktree list takes them. */
   private readonly making = new Map<string, Promise<unknown>>();
   /** Worktrees just made whose own files wait for the user's trust, by the start that made them. */
-  private readonly awaitingTrust = new Map<string, { repository: Repository; made: Worktree }>();
+  private readonly awaitingTrust = new Map<
+    string,
+    { repository: Repository; made: Worktree; host: string | null }
+  >();
   /** Saved sessions whose CLI is starting, so a second resume joins the first. */
   private readonly resuming = new Map<string, Promise<Conversation>>();
   /** Sessions on other hosts being carried on, by session id. */
@@ -119,8 +124,8 @@ export class OpenConversations {
     this.awaitingTrust.clear();
     await Promise.all([
       ...this.all().map((conversation) => conversation.close()),
-      ...unanswered.map(async ({ repository, made }) => {
-        this.parts.worktrees.forget(made.path);
+      ...unanswered.map(async ({ repository, made, host }) => {
+        this.parts.worktrees.forget(made.path, host);
         await removeWorktree(repository, made, true).catch(() => undefined);
       }),
     ]);
@@ -196,31 +201,42 @@ export class OpenConversations {
     worktree: NewWorktree,
     firstMessage: string | undefined,
     launch: Launch,
+    /** The host the repository is on; null for this computer. */
+    host: string | null = null,
   ): Promise<Conversation> {
-    await gitForWorktrees();
+    const on = host ? { host, machine: this.parts.remote.machine(host) } : HERE;
+    const { machine } = on;
+    await gitForWorktrees(machine);
     const { worktrees, settings } = this.parts;
-    const repository = await mainRepositoryOf(cwd, worktrees);
+    const repository = await mainRepositoryOf(cwd, worktrees, on);
     if (!repository) throw new WorktreeRefused(NOT_A_REPOSITORY);
-    // TrustNeeded here leaves nothing behind: the window asks, then starts the same again.
-    this.trust.folderSettingsFor(repository.top);
-    const branch = await gitRun(['show-ref', '--verify', '--quiet', `refs/heads/${worktree.base}`], {
+    // TrustNeeded here leaves nothing behind: the window asks, then starts the same again. (A host's
+    // folder's own settings are read there as its conversation starts.)
+    if (!host) this.trust.folderSettingsFor(repository.top);
+    const branch = await machine.git(['show-ref', '--verify', '--quiet', `refs/heads/${worktree.base}`], {
       cwd: repository.top,
     });
     // A start that waited for the trust of the worktree's own files (its base's settings differ from the
     // main checkout's) is asked again, the same: it carries on in the worktree it made, not in another.
-    const asked = JSON.stringify([repository.top, worktree.base, worktree.name ?? null, firstMessage ?? '']);
+    const asked = JSON.stringify([
+      host,
+      repository.top,
+      worktree.base,
+      worktree.name ?? null,
+      firstMessage ?? '',
+    ]);
     const waiting = this.awaitingTrust.get(asked)?.made;
     this.awaitingTrust.delete(asked);
     // Named and made one at a time in a repository: two at once would pick the same name, and git's
     // worktree list does not take two additions at once.
     const made =
-      waiting && isDirectory(waiting.path) && worktrees.at(waiting.path)
+      waiting && (await machine.kinds([waiting.path]))[0] === 'folder' && worktrees.at(waiting.path, host)
         ? waiting
-        : await this.oneAtATime(repository.commonDir, async () =>
+        : await this.oneAtATime(settingsKey(on, repository.commonDir), async () =>
             createWorktree(
               repository,
               worktree.base,
-              await newWorktreeName(repository, worktrees, worktree, firstMessage ?? ''),
+              await newWorktreeName(repository, worktrees, worktree, firstMessage ?? '', host),
             ),
           );
     const name = made.branch;
@@ -239,25 +255,29 @@ export class OpenConversations {
           baseCommit: made.baseCommit,
           createdAt: Date.now(),
           removedAt: null,
+          ...(host ? { host } : {}),
         });
-        if (hasSubmodules(made.path)) notes.push(...(await initSubmodules(made.path)));
+        if (await hasSubmodules(made.path, machine))
+          notes.push(...(await initSubmodules(made.path, machine)));
       }
-      conversation = await this.start(made.path, launch);
+      conversation = host
+        ? await this.startRemote(host, made.path, launch)
+        : await this.start(made.path, launch);
     } catch (error) {
       if (error instanceof TrustNeeded && error.folder === made.path) {
         // The window asks about the worktree's own files, which must be there to be shown; then it asks
         // for this start again.
-        this.awaitingTrust.set(asked, { repository, made });
+        this.awaitingTrust.set(asked, { repository, made, host });
         this.parts.worktreesChanged();
         throw error;
       }
-      worktrees.forget(made.path);
+      worktrees.forget(made.path, host);
       await removeWorktree(repository, made, true).catch(() => undefined);
       throw error;
     }
     this.parts.worktreesChanged();
     for (const message of notes) conversation.warn(message);
-    const setup = settings.worktreeSetupFor(repository.top);
+    const setup = settings.worktreeSetupFor(settingsKey(on, repository.top));
     if (setup) conversation.runSetup(setup);
     if (firstMessage?.trim()) conversation.send(firstMessage);
     return conversation;
@@ -280,8 +300,8 @@ export class OpenConversations {
   }
 
   /** What a conversation's snapshot says of the Byre worktree it runs in, if it does. */
-  private worktreeOf(folder: string): ConversationSnapshot['worktree'] {
-    const record = this.parts.worktrees.at(folder);
+  private worktreeOf(folder: string, host: string | null = null): ConversationSnapshot['worktree'] {
+    const record = this.parts.worktrees.at(folder, host);
     return record
       ? { repository: record.repository, name: record.name, branch: record.branch, base: record.base }
       : null;
@@ -335,12 +355,22 @@ export class OpenConversations {
   /**
    * A conversation on another host, over ssh, in a folder there: the host's CLI is found and the folder
    * checked first, each failure said in words (RemoteProblem). Its "Done when" check runs there, and its
-   * folder's own settings, read there, are trusted as a folder's here are. What would run on this computer
-   * in the conversation's folder (Changes snapshots, a worktree) has no folder here: it starts without them.
+   * folder's own settings, read there, are trusted as a folder's here are. Its Changes snapshots and its
+   * worktree are git's there, over the same connection.
    */
   async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
     const { resume } = launch;
     if (!resume) return this.startRemoteNow(host, cwd, launch);
+    // A worktree there that was removed is made again from its branch first, as here. A host that cannot
+    // be asked is said by the start itself, in ssh's words.
+    const remade = await recreateIfGone(cwd, this.parts.worktrees, {
+      host,
+      machine: this.parts.remote.machine(host),
+    }).catch((error: unknown) => {
+      if (error instanceof WorktreeRefused) throw error;
+      return false;
+    });
+    if (remade) this.parts.worktreesChanged();
     // One process per session however many windows (or a reload mid-start) ask: two CLIs carrying on one
     // session on the host would both write its file.
     const open = this.withSession(resume);
@@ -355,7 +385,8 @@ export class OpenConversations {
 
   private async startRemoteNow(host: string, cwd: string, launch: Launch): Promise<Conversation> {
     const id = randomUUID();
-    const conversation = await this.launchRemote(host, cwd, launch, this.wiring(id, false, host));
+    const inWorktree = this.parts.worktrees.at(cwd, host) !== undefined;
+    const conversation = await this.launchRemote(host, cwd, launch, this.wiring(id, inWorktree, host));
     this.conversations.set(id, conversation);
     try {
       this.parts.settings.addRecentFolderOn(host, conversation.snapshot().cwd);
@@ -382,7 +413,12 @@ export class OpenConversations {
       remembered: (suggestions) => this.trust.expectFor(hostFolderKey(host, remote.folder), suggestions),
       cwd: remote.folder,
       host: remote,
+      worktree: this.worktreeOf(remote.folder, host),
       doneWhen: this.parts.settings.doneWhenFor(remote.folder, host),
+      // "Commit as" for the folder there (a worktree's: its repository's), else for all folders.
+      identity: this.parts.settings.commitIdentityFor(
+        hostFolderKey(host, this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder),
+      ),
       // Its snapshots are taken there, by git there, with their private files in the home folder there; the
       // record of them is kept here with the others.
       changes: remote.home
@@ -552,8 +588,8 @@ function turnEnded(event: ConversationEvent): boolean {
  * A new worktree of a repository with submodules gets them checked out too (git leaves them empty); what
  * went wrong is a note for the conversation, not a failed start.
  */
-async function initSubmodules(path: string): Promise<string[]> {
-  const done = await gitRun(['submodule', 'update', '--init', '--recursive'], { cwd: path });
+async function initSubmodules(path: string, machine: Machine): Promise<string[]> {
+  const done = await machine.git(['submodule', 'update', '--init', '--recursive'], { cwd: path });
   if (done.code === 0) return [];
   const said = done.stderr.trim().split('\n').slice(-1)[0] ?? '';
   return [`The submodules could not be set up in the worktree${said ? `: ${said}` : '.'}`];

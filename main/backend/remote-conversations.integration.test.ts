@@ -80,6 +80,24 @@ const replyText = (conversation: ConversationSnapshot) =>
 const checksOf = (conversationId: string) =>
   harness.eventsOf(conversationId).flatMap((event) => (event.kind === 'check' ? [event.check] : []));
 
+/**
+ * The host's git, on its PATH there only (through its ~/.bashrc), saying each time it runs: the host is this
+ * machine, whose files would be the same from here, so this is what shows that git ran there.
+ */
+function logGitThere(): { calls: () => string; stop: () => void } {
+  const log = join(remote.home, 'git-calls.log');
+  mkdirSync(join(remote.home, 'bin'), { recursive: true });
+  writeFileSync(
+    join(remote.home, 'bin', 'git'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${log}\nexec /usr/bin/git "$@"\n`,
+    { mode: 0o755 },
+  );
+  const bashrc = join(remote.home, '.bashrc');
+  writeFileSync(bashrc, 'PATH="$HOME/bin:$PATH"\n');
+  writeFileSync(log, '');
+  return { calls: () => readFileSync(log, 'utf8'), stop: () => rmSync(bashrc) };
+}
+
 describe('conversations on another host', () => {
   it('lists the hosts of the config file', async () => {
     expect(await harness.invoke('remoteHosts', {})).toEqual({
@@ -653,17 +671,7 @@ describe('conversations on another host', () => {
     gitIn(repo, 'add', 'tracked.txt');
     gitIn(repo, 'commit', '--quiet', '-m', 'first');
     const bash = "printf 'x\\n' > made-by-bash.txt && printf 'one\\n2\\n' > tracked.txt";
-    // The host's git, on its PATH there only, says each time it runs (the host is this machine: the files
-    // would be the same from here).
-    const calls = join(remote.home, 'git-calls.log');
-    mkdirSync(join(remote.home, 'bin'));
-    writeFileSync(
-      join(remote.home, 'bin', 'git'),
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> ${calls}\nexec /usr/bin/git "$@"\n`,
-      { mode: 0o755 },
-    );
-    const bashrc = join(remote.home, '.bashrc');
-    writeFileSync(bashrc, 'PATH="$HOME/bin:$PATH"\n');
+    const gitThere = logGitThere();
     fake.enqueue(
       {
         blocks: [
@@ -737,11 +745,172 @@ describe('conversations on another host', () => {
     expect(readFileSync(join(repo, 'tracked.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(readFileSync(join(repo, 'new.txt'), 'utf8')).toBe('fresh\n');
     // Each snapshot and the reverts were git's there.
-    const ran = readFileSync(calls, 'utf8');
+    const ran = gitThere.calls();
     expect(ran).toMatch(/ add --all --ignore-errors -- \.$/m);
     expect(ran).toMatch(/ restore --source=[0-9a-f]+ --worktree /);
     await harness.invoke('closeConversation', { conversationId });
-    rmSync(bashrc);
+    gitThere.stop();
+  });
+
+  it('makes a worktree of a repository there, by git there: offered with its branches, set up, looked at, merged and removed there', async () => {
+    const { fake } = harness.world;
+    const top = realpathSync(mkdtempSync(join(dirname(remote.cwd), 'worktree-repository-')));
+    writeFileSync(join(top, 'app.txt'), 'main\n');
+    gitIn(top, 'init', '--quiet', '-b', 'main');
+    gitIn(top, 'add', '-A');
+    gitIn(top, 'commit', '--quiet', '-m', 'main');
+    gitIn(top, 'branch', 'release');
+    const statusBefore = gitIn(top, 'status', '--porcelain=v1', '--untracked-files=all');
+    const gitThere = logGitThere();
+    try {
+      // The form's choices, from git there.
+      expect(await harness.invoke('worktreeChoices', { cwd: top, host: REMOTE_ALIAS })).toMatchObject({
+        available: true,
+        repository: top,
+        branches: ['main', 'release'],
+        current: 'main',
+      });
+      // The same path on this computer is another folder: without the host, it is asked of this computer.
+      // A setup command for the repository there, kept for it alone.
+      const setup = 'echo "set up in $(pwd -P) as $HOME"';
+      expect(
+        await harness.invoke('setWorktreeSetup', { repository: top, host: REMOTE_ALIAS, command: setup }),
+      ).toEqual({ repository: top, command: setup, host: REMOTE_ALIAS });
+      expect((await harness.invoke('worktreeSetups', {})).setups).toContainEqual({
+        repository: top,
+        command: setup,
+        host: REMOTE_ALIAS,
+      });
+      expect(await harness.invoke('worktreeChoices', { cwd: top, host: REMOTE_ALIAS })).toMatchObject({
+        setupCommand: setup,
+      });
+
+      const worktreePath = join(top, '.claude', 'worktrees', 'fix-the-login-page');
+      fake.enqueue(
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: join(worktreePath, 'app.txt'), content: 'fixed\n' },
+            },
+          ],
+        },
+        { blocks: [{ type: 'text', text: 'Fixed there.' }] },
+      );
+      const snapshot = await harness.invoke('startConversation', {
+        cwd: top,
+        host: REMOTE_ALIAS,
+        worktree: { base: 'release' },
+        firstMessage: 'Fix the login page',
+      });
+      const { conversationId } = snapshot;
+      expect(snapshot).toMatchObject({
+        cwd: worktreePath,
+        host: REMOTE_ALIAS,
+        worktree: {
+          repository: top,
+          name: 'fix-the-login-page',
+          branch: 'fix-the-login-page',
+          base: 'release',
+        },
+      });
+      await harness.when(() => replyText(snapshot).includes('Fixed there.'));
+      // The setup ran there, in the worktree, before the first message.
+      const runs = harness
+        .eventsOf(conversationId)
+        .flatMap((event) => (event.kind === 'setup' && event.run.status !== 'running' ? [event.run] : []));
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ status: 'passed' });
+      expect(runs[0]?.output).toContain(`set up in ${worktreePath} as ${remote.home}`);
+      expect(readFileSync(join(worktreePath, 'app.txt'), 'utf8')).toBe('fixed\n');
+      expect(gitIn(worktreePath, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('fix-the-login-page');
+
+      // How it stands, as git there counts it.
+      await vi.waitFor(
+        async () => {
+          const { worktrees } = await harness.invoke('worktrees', {});
+          expect(worktrees.find((worktree) => worktree.path === worktreePath)).toMatchObject({
+            host: REMOTE_ALIAS,
+            ahead: 0,
+            behind: 0,
+            filesChanged: 1,
+            uncommitted: ['app.txt'],
+            removed: false,
+            problem: null,
+          });
+        },
+        { timeout: 20_000, interval: 200 },
+      );
+      // Its Changes against its base.
+      const against = await harness.invoke('changes', { conversationId, step: null, scope: 'base' });
+      expect(against.files.map((file) => file.path)).toEqual(['app.txt']);
+
+      // "Commit as" for the repository there, set from the conversation (its folder is the worktree).
+      await harness.invoke('setCommitIdentity', {
+        scope: 'folder',
+        cwd: worktreePath,
+        host: REMOTE_ALIAS,
+        identity: { name: 'Dev There', email: 'dev@there.example' },
+      });
+      expect(await harness.invoke('commitIdentity', { cwd: worktreePath, host: REMOTE_ALIAS })).toMatchObject(
+        { folder: { name: 'Dev There' } },
+      );
+      // Not this computer's folder of the same path.
+      expect(await harness.invoke('commitIdentity', { cwd: top })).toMatchObject({ folder: null });
+      // Merged into its base there, what was uncommitted committed first.
+      const merged = await harness.invoke('mergeWorktree', {
+        conversationId,
+        squash: true,
+        message: 'Fix the login page',
+        commitUncommitted: true,
+      });
+      expect(merged).toMatchObject({ merged: true, base: 'release' });
+      expect(gitIn(top, 'show', 'release:app.txt')).toBe('fixed\n');
+      expect(gitIn(top, 'log', '-1', '--format=%an <%ae>', 'release').trim()).toBe(
+        'Dev There <dev@there.example>',
+      );
+      // A pull request is not opened from here for it, and says what to do.
+      const draft = await harness.invoke('worktreeDraft', { conversationId });
+      expect(draft.pullRequest).toMatchObject({
+        ready: false,
+        reason: expect.stringMatching(/gh pr create/),
+      });
+
+      await harness.invoke('removeWorktree', { conversationId, deleteBranch: false });
+      expect(existsSync(worktreePath)).toBe(false);
+      expect(gitIn(top, 'branch', '--list', 'fix-the-login-page')).toContain('fix-the-login-page');
+      const { worktrees } = await harness.invoke('worktrees', {});
+      expect(worktrees.find((worktree) => worktree.path === worktreePath)).toMatchObject({ removed: true });
+
+      // Resumed from the library, it is made again there from its branch, and carries on in it.
+      await harness.when(async () => {
+        const { rows } = await harness.invoke('libraryList', {});
+        return rows.find(
+          (row) =>
+            row.sessionId === snapshot.sessionId && row.host === REMOTE_ALIAS && row.cwd === worktreePath,
+        );
+      });
+      fake.enqueue({ blocks: [{ type: 'text', text: 'Back in the worktree.' }] });
+      const resumed = await harness.invoke('resumeSaved', { sessionId: snapshot.sessionId });
+      expect(resumed).toMatchObject({
+        host: REMOTE_ALIAS,
+        cwd: worktreePath,
+        worktree: { name: 'fix-the-login-page', base: 'release' },
+      });
+      expect(gitIn(worktreePath, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('fix-the-login-page');
+      await harness.invoke('send', { conversationId: resumed.conversationId, text: 'are you back?' });
+      await harness.when(() => replyText(resumed).includes('Back in the worktree.'));
+      await harness.invoke('closeConversation', { conversationId: resumed.conversationId });
+      // All of it git's there; the main checkout as it was.
+      const ran = gitThere.calls();
+      expect(ran).toMatch(/ worktree add --quiet -b fix-the-login-page -- /);
+      expect(ran).toMatch(/ merge-tree --write-tree /);
+      expect(ran).toMatch(/ worktree remove --force /);
+      expect(gitIn(top, 'status', '--porcelain=v1', '--untracked-files=all')).toBe(statusBefore);
+    } finally {
+      gitThere.stop();
+    }
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {

@@ -6,8 +6,10 @@
  * saved conversation of it can resume where its CLI saved it.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { NewWorktree, WorktreeChoices } from '../../shared/ipc';
+import { thisMachine, type Machine } from '../changes/machine';
+import { hostFolderKey } from '../data/host-folders';
 import { worktreeLayout } from '../../shared/worktrees';
 import type { SettingsStore } from '../data/settings';
 import type { WorktreeRecord, WorktreeRecords } from '../data/worktree-records';
@@ -24,17 +26,36 @@ import {
 
 export const NOT_A_REPOSITORY = 'This folder is not in a git repository.';
 
+/** Where a repository is: this computer, or a host (by its name) and its git and files over ssh. */
+export interface On {
+  host: string | null;
+  machine: Machine;
+}
+export const HERE: On = { host: null, machine: thisMachine };
+
+/** What settings kept by folder (the setup command) know a repository's folder by: a host's is its own. */
+export function settingsKey(on: On, folder: string): string {
+  return on.host ? hostFolderKey(on.host, folder) : folder;
+}
+
 /**
  * The repository `folder` is in, as its main checkout: a folder in one of its worktrees (Byre's, or the
  * CLI's `--worktree` ones) counts as in the repository itself. Null when it is in none.
  */
-export async function mainRepositoryOf(folder: string, records: WorktreeRecords): Promise<Repository | null> {
-  const found = await repositoryOf(resolve(folder));
+export async function mainRepositoryOf(
+  folder: string,
+  records: WorktreeRecords,
+  on: On = HERE,
+): Promise<Repository | null> {
+  const found = await repositoryOf(on.machine.path.resolve(folder), on.machine);
   if (!found) return null;
-  const recorded = records.at(found.top);
-  if (recorded) return { top: recorded.repository, commonDir: recorded.commonDir };
+  const recorded = records.at(found.top, on.host);
+  if (recorded) {
+    const repository = { top: recorded.repository, commonDir: recorded.commonDir };
+    return on.host ? { ...repository, machine: on.machine } : repository;
+  }
   const layout = worktreeLayout(found.top);
-  return layout ? ((await repositoryOf(layout.repository)) ?? found) : found;
+  return layout ? ((await repositoryOf(layout.repository, on.machine)) ?? found) : found;
 }
 
 /** What the new-conversation form offers for `cwd`: the repository and its branches, or why not. */
@@ -42,14 +63,15 @@ export async function worktreeChoices(
   cwd: string,
   settings: SettingsStore,
   records: WorktreeRecords,
+  on: On = HERE,
 ): Promise<WorktreeChoices> {
   try {
-    await gitForWorktrees();
+    await gitForWorktrees(on.machine);
   } catch (error) {
     if (error instanceof WorktreeRefused) return { available: false, reason: error.message };
     throw error;
   }
-  const repository = await mainRepositoryOf(cwd, records);
+  const repository = await mainRepositoryOf(cwd, records, on);
   if (!repository) return { available: false, reason: NOT_A_REPOSITORY };
   const branches = await localBranches(repository);
   return {
@@ -58,14 +80,17 @@ export async function worktreeChoices(
     branches: branches.branches,
     current: branches.current,
     head: branches.head,
-    setupCommand: settings.worktreeSetupFor(repository.top),
-    notes: hasSubmodules(repository.top) ? ['It has submodules: they are initialised in the worktree.'] : [],
+    setupCommand: settings.worktreeSetupFor(settingsKey(on, repository.top)),
+    notes: (await hasSubmodules(repository.top, on.machine))
+      ? ['It has submodules: they are initialised in the worktree.']
+      : [],
   };
 }
 
 /** A checkout with submodules: the main one (for the form's note), or a new worktree's (its base's own). */
-export function hasSubmodules(checkout: string): boolean {
-  return existsSync(join(checkout, '.gitmodules'));
+export async function hasSubmodules(checkout: string, machine: Machine = thisMachine): Promise<boolean> {
+  if (machine === thisMachine) return existsSync(join(checkout, '.gitmodules'));
+  return (await machine.kinds([machine.path.join(checkout, '.gitmodules')]))[0] !== null;
 }
 
 /**
@@ -77,8 +102,9 @@ export async function newWorktreeName(
   records: WorktreeRecords,
   worktree: NewWorktree,
   firstMessage: string,
+  host: string | null = null,
 ): Promise<string> {
-  const taken = await takenNames(repository, records);
+  const taken = await takenNames(repository, records, host);
   if (worktree.name === undefined) return worktreeName(firstMessage, taken);
   const problem = nameProblem(worktree.name);
   if (problem) throw new WorktreeRefused(problem);
@@ -91,18 +117,25 @@ export async function newWorktreeName(
 }
 
 /** Names a new worktree must not have: the repository's branches, its worktree folders, Byre's records. */
-async function takenNames(repository: Repository, records: WorktreeRecords): Promise<Set<string>> {
+async function takenNames(
+  repository: Repository,
+  records: WorktreeRecords,
+  host: string | null,
+): Promise<Set<string>> {
   const { branches } = await localBranches(repository);
-  const folders = (() => {
-    try {
-      return readdirSync(join(repository.top, WORKTREES_FOLDER));
-    } catch {
-      return [];
-    }
-  })();
+  const machine = repository.machine;
+  const folders = machine
+    ? await machine.list(machine.path.join(repository.top, '.claude', 'worktrees'))
+    : (() => {
+        try {
+          return readdirSync(join(repository.top, WORKTREES_FOLDER));
+        } catch {
+          return [];
+        }
+      })();
   const recorded = records
     .all()
-    .filter((record) => record.repository === repository.top)
+    .filter((record) => record.repository === repository.top && (record.host ?? null) === host)
     .map((record) => record.name);
   return new Set([...branches, ...folders, ...recorded]);
 }
@@ -113,17 +146,27 @@ async function takenNames(repository: Repository, records: WorktreeRecords): Pro
  * worktree Byre recorded, or one the CLI made with `--worktree` (branch `worktree-<name>`). Refused, saying
  * so, when its branch is gone. True when it was made again.
  */
-export async function recreateIfGone(cwd: string | null, records: WorktreeRecords): Promise<boolean> {
-  if (!cwd || isFolder(cwd)) return false;
-  const recorded: WorktreeRecord | undefined = records.at(cwd);
+export async function recreateIfGone(
+  cwd: string | null,
+  records: WorktreeRecords,
+  on: On = HERE,
+): Promise<boolean> {
+  const { machine, host } = on;
+  const folder = async (path: string) =>
+    machine === thisMachine ? isFolder(path) : (await machine.kinds([path]))[0] === 'folder';
+  if (!cwd || (await folder(cwd))) return false;
+  const recorded: WorktreeRecord | undefined = records.at(cwd, host);
   if (recorded) {
-    await recreateWorktree({ top: recorded.repository, commonDir: recorded.commonDir }, recorded);
-    records.setRemoved(recorded.path, null);
+    await recreateWorktree(
+      { top: recorded.repository, commonDir: recorded.commonDir, ...(host ? { machine } : {}) },
+      recorded,
+    );
+    records.setRemoved(recorded.path, null, host);
     return true;
   }
   const layout = worktreeLayout(cwd);
-  if (!layout || !isFolder(layout.repository)) return false;
-  const repository = await repositoryOf(layout.repository);
+  if (!layout || !(await folder(layout.repository))) return false;
+  const repository = await repositoryOf(layout.repository, machine);
   if (!repository) return false;
   await recreateWorktree(repository, { path: cwd, branch: `worktree-${layout.name}` });
   return true;

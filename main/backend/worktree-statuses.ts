@@ -5,6 +5,7 @@
  * burst of changes while one runs makes one more, with everything as it is then.
  */
 import type { EventPayload, WorktreeStatus } from '../../shared/ipc';
+import { thisMachine, type Machine } from '../changes/machine';
 import type { WorktreeRecords } from '../data/worktree-records';
 import { worktreeStatus } from '../worktrees/status';
 
@@ -15,11 +16,17 @@ export class WorktreeStatuses {
   constructor(
     private readonly records: WorktreeRecords,
     private readonly emit: (payload: EventPayload<'worktreesChanged'>) => void,
+    /** A host's git and files, for the worktrees of repositories on other hosts. */
+    private readonly machineFor: (host: string) => Machine = () => thisMachine,
   ) {}
 
-  /** Every recorded worktree as it stands now. */
+  /** Every recorded worktree as it stands now (one on a host, as git there says). */
   async all(): Promise<WorktreeStatus[]> {
-    return Promise.all(this.records.all().map((record) => worktreeStatus(record)));
+    return Promise.all(
+      this.records
+        .all()
+        .map((record) => worktreeStatus(record, record.host ? this.machineFor(record.host) : thisMachine)),
+    );
   }
 
   /** Something may have changed how one stands: the windows get them all, once this burst is over. */

@@ -25,7 +25,7 @@ import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
 import { StreamTail } from '../claude/stream-tail';
 import { CHECK_LINE, HOST_LINE, SETUP_LINE } from '../../shared/saved-session';
-import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
+import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
@@ -211,15 +211,7 @@ export class Conversation {
       notify: options.notify,
       env: options.env,
       // On a host, the check runs there, in the folder there.
-      ...(host
-        ? {
-            elsewhere: {
-              via: (command: string) => host.check(options.cwd, command),
-              failure: (code: number | null, output: string, reached: boolean) =>
-                explainCheckExit(code, output, host.name, reached),
-            },
-          }
-        : {}),
+      ...(host ? { elsewhere: elsewhere(host, options.cwd) } : {}),
     });
     if (doneWhen.current) emit({ kind: 'done_when', command: doneWhen.current });
     // Chosen here, not by the driver, so the first snapshot, named by it, is taken while the CLI starts.
@@ -294,6 +286,8 @@ export class Conversation {
       emit: (event) => this.options.emit(event),
       record: (run) => this.session.recordByre({ type: SETUP_LINE, run }),
       env: this.options.env,
+      // On a host, it runs there, in the worktree there, as a "Done when" check does.
+      ...(this.options.host ? { elsewhere: elsewhere(this.options.host, this.options.cwd) } : {}),
     });
     this.setup = setup;
     this.held.gate(setup.opened);
@@ -707,4 +701,13 @@ export function userContent(text: string, images: readonly TurnImage[]): Outgoin
   }));
   if (text.trim().length > 0) blocks.push({ type: 'text', text });
   return blocks;
+}
+
+/** How a check or a setup command runs on a host: there, in the folder there, its exit explained. */
+function elsewhere(host: RemoteHost, cwd: string): NonNullable<DoneWhenOptions['elsewhere']> {
+  return {
+    via: (command: string) => host.check(cwd, command),
+    failure: (code: number | null, output: string, reached: boolean) =>
+      explainCheckExit(code, output, host.name, reached),
+  };
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { CHECK_OUTPUT_SHOWN_CHARS, type ConversationEvent, type SetupRun } from '../../shared/ipc';
 import { describeOutcome, runCheck } from './done-check';
-import { CHECK_OUTPUT_MAX_BYTES, endOf } from './done-when';
+import { CHECK_OUTPUT_MAX_BYTES, endOf, type DoneWhenOptions } from './done-when';
 
 export interface WorktreeSetupOptions {
   cwd: string;
@@ -19,6 +19,8 @@ export interface WorktreeSetupOptions {
   record(run: SetupRun): void;
   env?: NodeJS.ProcessEnv;
   shell?: readonly string[];
+  /** On another host: how it runs there (as a "Done when" check does). */
+  elsewhere?: DoneWhenOptions['elsewhere'];
 }
 
 export class WorktreeSetup {
@@ -65,6 +67,12 @@ export class WorktreeSetup {
         signal: controller.signal,
         ...(this.options.env ? { env: this.options.env } : {}),
         ...(this.options.shell ? { shell: this.options.shell } : {}),
+        ...(this.options.elsewhere
+          ? {
+              via: this.options.elsewhere.via(this.options.command),
+              viaFailure: this.options.elsewhere.failure,
+            }
+          : {}),
       });
       const passed = outcome.exitCode === 0 && !outcome.timedOut && !outcome.stopped && !outcome.spawnError;
       const shown = endOf(outcome.output, CHECK_OUTPUT_SHOWN_CHARS);

@@ -5,3 +5,14 @@
 export function hostFolderKey(host: string, folder: string): string {
   return `ssh://${encodeURIComponent(host)}${folder}`;
 }
+
+/** The host and folder of a key hostFolderKey made; null for a key that is a folder of this computer. */
+export function fromHostFolderKey(key: string): { host: string; folder: string } | null {
+  const match = /^ssh:\/\/([^/]+)(\/.*)$/.exec(key);
+  if (!match?.[1] || !match[2]) return null;
+  try {
+    return { host: decodeURIComponent(match[1]), folder: match[2] };
+  } catch {
+    return null;
+  }
+}

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { hostFolderKey } from './host-folders';
 import { JsonFile } from './json-file';
 
 /**
@@ -11,6 +12,14 @@ import { JsonFile } from './json-file';
  */
 
 export const WORKTREE_RECORDS_FILE = 'worktrees.json';
+
+/**
+ * What a record is kept under: the worktree's folder here, or its folder on a host as hostFolderKey names
+ * it, so that a worktree of the same path on another computer is another worktree.
+ */
+export function worktreeKey(path: string, host: string | null = null): string {
+  return host ? hostFolderKey(host, path) : path;
+}
 
 export const WorktreeRecord = z.object({
   /** The worktree's folder, absolute. */
@@ -27,6 +36,8 @@ export const WorktreeRecord = z.object({
   createdAt: z.number(),
   /** When Byre removed it (null: it is there, or was made again since). */
   removedAt: z.number().nullable(),
+  /** The host it is on, for a worktree of a repository on another host (its paths are the host's). */
+  host: z.string().min(1).optional(),
 });
 export type WorktreeRecord = z.infer<typeof WorktreeRecord>;
 
@@ -51,34 +62,37 @@ export class WorktreeRecords {
     return Object.values(this.file.read().worktrees).sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** The record of the worktree whose folder is `path`, if Byre made it. */
-  at(path: string): WorktreeRecord | undefined {
+  /** The record of the worktree whose folder is `path` (on `host`, or here), if Byre made it. */
+  at(path: string, host: string | null = null): WorktreeRecord | undefined {
     const worktrees = this.file.read().worktrees;
-    return Object.hasOwn(worktrees, path) ? worktrees[path] : undefined;
+    const key = worktreeKey(path, host);
+    return Object.hasOwn(worktrees, key) ? worktrees[key] : undefined;
   }
 
   add(record: WorktreeRecord): void {
     const checked = WorktreeRecord.parse(record);
     this.file.update((current) => ({
       version: 1,
-      worktrees: { ...current.worktrees, [checked.path]: checked },
+      worktrees: { ...current.worktrees, [worktreeKey(checked.path, checked.host)]: checked },
     }));
   }
 
   /** Marks it removed (`at` a time) or there again (null), as the folder now is. */
-  setRemoved(path: string, at: number | null): void {
+  setRemoved(path: string, at: number | null, host: string | null = null): void {
+    const key = worktreeKey(path, host);
     this.file.update((current) => {
-      const record = Object.hasOwn(current.worktrees, path) ? current.worktrees[path] : undefined;
+      const record = Object.hasOwn(current.worktrees, key) ? current.worktrees[key] : undefined;
       if (!record || record.removedAt === at) return current;
-      return { version: 1, worktrees: { ...current.worktrees, [path]: { ...record, removedAt: at } } };
+      return { version: 1, worktrees: { ...current.worktrees, [key]: { ...record, removedAt: at } } };
     });
   }
 
   /** Forgets it: its branch is gone too, so nothing could make it again. */
-  forget(path: string): void {
+  forget(path: string, host: string | null = null): void {
+    const key = worktreeKey(path, host);
     this.file.update((current) => {
-      if (!Object.hasOwn(current.worktrees, path)) return current;
-      const { [path]: _gone, ...worktrees } = current.worktrees;
+      if (!Object.hasOwn(current.worktrees, key)) return current;
+      const { [key]: _gone, ...worktrees } = current.worktrees;
       return { version: 1, worktrees };
     });
   }

@@ -6,8 +6,7 @@
  * that has it when that checkout is clean; refused, saying why, when it has local changes. One merge at a
  * time per repository: a second one asked meanwhile waits.
  */
-import { git, gitRun } from '../changes/git';
-import { commitProblem, identityEnv, WorktreeRefused, type Repository } from './worktrees';
+import { commitProblem, gitOn, identityEnv, machineOf, WorktreeRefused, type Repository } from './worktrees';
 
 export type MergeResult =
   | { merged: true; commit: string }
@@ -32,21 +31,25 @@ export interface MergeRequest {
 const merging = new Map<string, Promise<unknown>>();
 
 export function mergeIntoBase(repository: Repository, request: MergeRequest): Promise<MergeResult> {
-  const before = merging.get(repository.commonDir) ?? Promise.resolve();
+  // By the repository's common folder (on its host, for one on another computer).
+  const key = `${repository.machine?.where ?? ''}:${repository.commonDir}`;
+  const before = merging.get(key) ?? Promise.resolve();
   const next = before.then(
     () => mergeNow(repository, request),
     () => mergeNow(repository, request),
   );
   const settled = next.catch(() => undefined);
-  merging.set(repository.commonDir, settled);
+  merging.set(key, settled);
   void settled.then(() => {
-    if (merging.get(repository.commonDir) === settled) merging.delete(repository.commonDir);
+    if (merging.get(key) === settled) merging.delete(key);
   });
   return next;
 }
 
 async function mergeNow(repository: Repository, request: MergeRequest): Promise<MergeResult> {
   const cwd = repository.top;
+  // In the repository's own computer: a host's repository is merged by git there.
+  const { git, gitRun } = gitOn(machineOf(repository));
   const { branch, base } = request;
   const baseCommit = (await git(['rev-parse', '--verify', `refs/heads/${base}^{commit}`], { cwd })).trim();
   const branchCommit = (
@@ -100,6 +103,7 @@ async function mergeNow(repository: Repository, request: MergeRequest): Promise<
 
 /** The checkout (the main one, or a worktree) that has `branch` checked out, or null. */
 async function checkoutOf(repository: Repository, branch: string): Promise<string | null> {
+  const { git } = gitOn(machineOf(repository));
   const listed = await git(['worktree', 'list', '--porcelain'], { cwd: repository.top });
   for (const entry of listed.split('\n\n')) {
     const path = /^worktree (.+)$/m.exec(entry)?.[1];

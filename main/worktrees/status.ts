@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import type { WorktreeStatus } from '../../shared/ipc';
 import { git, GitFailed } from '../changes/git';
+import { thisMachine, type Machine } from '../changes/machine';
 import { aheadBehind, uncommitted } from './worktrees';
 
 /** What Byre recorded of a worktree (main/data/worktree-records.ts), as far as its status needs. */
@@ -19,16 +20,23 @@ export interface RecordedWorktree {
   base: string | null;
   baseCommit: string;
   createdAt: number;
+  /** The host it is on; absent for this computer. */
+  host?: string | undefined;
 }
 
-export async function worktreeStatus(record: RecordedWorktree): Promise<WorktreeStatus> {
-  const { files: _files, ...status } = await worktreeStanding(record);
+/** `machine`: the computer the worktree is on (its host's, over ssh, for one on a host). */
+export async function worktreeStatus(
+  record: RecordedWorktree,
+  machine: Machine = thisMachine,
+): Promise<WorktreeStatus> {
+  const { files: _files, ...status } = await worktreeStanding(record, machine);
   return status;
 }
 
 /** The status, with the paths that differ from the base (for a draft that names them). */
 export async function worktreeStanding(
   record: RecordedWorktree,
+  machine: Machine = thisMachine,
 ): Promise<WorktreeStatus & { files: string[] }> {
   const known = {
     path: record.path,
@@ -38,16 +46,23 @@ export async function worktreeStanding(
     base: record.base,
     baseCommit: record.baseCommit,
     createdAt: record.createdAt,
+    ...(record.host ? { host: record.host } : {}),
   };
   const unknown = { ahead: null, behind: null, filesChanged: null, uncommitted: [], files: [] };
-  if (!isFolder(record.path)) return { ...known, ...unknown, removed: true, problem: null };
-  const repository = { top: record.repository, commonDir: record.commonDir };
+  const repository = {
+    top: record.repository,
+    commonDir: record.commonDir,
+    ...(machine === thisMachine ? {} : { machine }),
+  };
   try {
-    const base = await baseRef(record);
+    const there =
+      machine === thisMachine ? isFolder(record.path) : (await machine.kinds([record.path]))[0] === 'folder';
+    if (!there) return { ...known, ...unknown, removed: true, problem: null };
+    const base = await baseRef(record, machine);
     const [counts, paths, files] = await Promise.all([
       aheadBehind(repository, record.branch, base),
-      uncommitted(record.path),
-      filesChanged(record.path, base),
+      uncommitted(record.path, machine),
+      filesChanged(record.path, base, machine),
     ]);
     return {
       ...known,
@@ -64,11 +79,12 @@ export async function worktreeStanding(
 }
 
 /** What the worktree is compared with: its base branch while it exists, else the commit it was made from. */
-async function baseRef(record: RecordedWorktree): Promise<string> {
+async function baseRef(record: RecordedWorktree, machine: Machine): Promise<string> {
   if (record.base === null) return record.baseCommit;
   const found = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${record.base}`], {
     cwd: record.repository,
     mayFail: true,
+    via: machine.git,
   });
   if (found) return `refs/heads/${record.base}`;
   throw new StatusProblem(`Its base branch ${record.base} is gone.`);
@@ -78,11 +94,12 @@ async function baseRef(record: RecordedWorktree): Promise<string> {
  * Files that differ between where the branch left its base (their merge-base) and the worktree as it is on
  * disk: committed on the branch, changed but not committed, and new files git does not ignore.
  */
-async function filesChanged(path: string, base: string): Promise<string[]> {
-  const since = (await git(['merge-base', base, 'HEAD'], { cwd: path })).trim();
+async function filesChanged(path: string, base: string, machine: Machine): Promise<string[]> {
+  const options = { cwd: path, via: machine.git };
+  const since = (await git(['merge-base', base, 'HEAD'], options)).trim();
   const [tracked, untracked] = await Promise.all([
-    git(['diff', '--name-only', '-z', '--no-renames', since, '--'], { cwd: path }),
-    git(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: path }),
+    git(['diff', '--name-only', '-z', '--no-renames', since, '--'], options),
+    git(['ls-files', '--others', '--exclude-standard', '-z'], options),
   ]);
   const paths = new Set([...tracked.split('\0'), ...untracked.split('\0')].filter(Boolean));
   return [...paths].sort((a, b) => a.localeCompare(b));

@@ -16,7 +16,7 @@ import { thisMachine, type Machine } from '../changes/machine';
 import { nameProblem } from './names';
 
 /** Git on `machine` (this computer, or a host over ssh), as git.ts runs it here. */
-function gitOn(machine: Machine) {
+export function gitOn(machine: Machine) {
   function git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
   function git(args: readonly string[], options: GitOptions): Promise<string>;
   function git(args: readonly string[], options: GitOptions): Promise<string | null> {
@@ -84,7 +84,7 @@ export async function repositoryOf(
   return machine === thisMachine ? { top, commonDir } : { top, commonDir, machine };
 }
 
-const machineOf = (repository: Repository): Machine => repository.machine ?? thisMachine;
+export const machineOf = (repository: Repository): Machine => repository.machine ?? thisMachine;
 
 export interface Branches {
   /** The branch checked out, or null for a detached HEAD. */

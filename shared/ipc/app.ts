@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { IMAGE_LIMITS } from '../images';
 import { Empty } from './refs';
+import { HostName } from './remote';
 
 /**
  * How much Claude may do without asking, as the user picks it (the CLI's permission modes; its `dontAsk`,
@@ -153,7 +154,8 @@ export const appChannels = {
   },
   /** "Commit as": the identity for all folders, and the one for `cwd` that overrides it (null: none set). */
   commitIdentity: {
-    request: z.object({ cwd: z.string().min(1).max(4096) }),
+    /** `host`: the folder is on that host. */
+    request: z.object({ cwd: z.string().min(1).max(4096), host: HostName.optional() }),
     response: z.object({ global: CommitIdentity.nullable(), folder: CommitIdentity.nullable() }),
   },
   /**
@@ -164,6 +166,7 @@ export const appChannels = {
     request: z.object({
       scope: z.enum(['global', 'folder']),
       cwd: z.string().min(1).max(4096),
+      host: HostName.optional(),
       identity: CommitIdentity.nullable(),
     }),
     response: Empty,

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ConversationRef, Empty, FolderPath } from './refs';
+import { HostName } from './remote';
 
 /** A worktree's name: also its branch's name and its folder's under `<repository>/.claude/worktrees/`. */
 export const WorktreeName = z.string().trim().min(1).max(100);
@@ -73,6 +74,8 @@ export const WorktreeStatus = z.object({
   uncommitted: z.array(z.string()),
   /** Why the figures could not be had, in words; null when they could. */
   problem: z.string().nullable(),
+  /** The host it is on, for a worktree of a repository on another host. */
+  host: z.string().optional(),
 });
 export type WorktreeStatus = z.infer<typeof WorktreeStatus>;
 
@@ -118,8 +121,11 @@ export const MergeOutcome = z.discriminatedUnion('merged', [
 export type MergeOutcome = z.infer<typeof MergeOutcome>;
 
 export const worktreeChannels = {
-  /** Whether a conversation in `cwd` can have a worktree, and from which branches. */
-  worktreeChoices: { request: z.object({ cwd: FolderPath }), response: WorktreeChoices },
+  /** Whether a conversation in `cwd` (on `host`, or here) can have a worktree, and from which branches. */
+  worktreeChoices: {
+    request: z.object({ cwd: FolderPath, host: HostName.optional() }),
+    response: WorktreeChoices,
+  },
   /** How every worktree Byre made stands (removed ones too, while a conversation of theirs is listed). */
   worktrees: { request: Empty, response: z.object({ worktrees: z.array(WorktreeStatus) }) },
   /** A worktree conversation's status, with the merge and pull request drafted from the conversation. */
@@ -168,11 +174,23 @@ export const worktreeChannels = {
   /** The setup commands of Settings ("Run in each new worktree"), by repository. */
   worktreeSetups: {
     request: Empty,
-    response: z.object({ setups: z.array(z.object({ repository: z.string(), command: SetupCommand })) }),
+    response: z.object({
+      setups: z.array(
+        z.object({
+          repository: z.string(),
+          command: SetupCommand,
+          /** The host the repository is on; absent for this computer. */
+          host: z.string().optional(),
+        }),
+      ),
+    }),
   },
-  /** Sets a repository's setup command (empty removes it); `repository` may be any folder in it. */
+  /**
+   * Sets a repository's setup command (empty removes it); `repository` may be any folder in it, on `host`
+   * when given (asked there, over ssh).
+   */
   setWorktreeSetup: {
-    request: z.object({ repository: FolderPath, command: SetupCommand }),
-    response: z.object({ repository: z.string(), command: SetupCommand }),
+    request: z.object({ repository: FolderPath, command: SetupCommand, host: HostName.optional() }),
+    response: z.object({ repository: z.string(), command: SetupCommand, host: z.string().optional() }),
   },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;

@@ -5,6 +5,7 @@ import type { AppInfo, InvokeResponse, SettingsView } from '../../../shared/ipc'
 import { CliNotFound, cliPathProblem, locateCli } from '../../claude';
 import { commandFor, type Command } from '../../claude/cmd-shim';
 import { InvalidSetting, NotAFolder, NotSupported } from '../errors';
+import { hostFolderKey } from '../../data/host-folders';
 import { isDirectory } from '../open-conversations';
 import type { HandlersOf, Parts } from '../parts';
 
@@ -25,6 +26,15 @@ export function appHandlers(
   | 'openLink'
 > {
   const { options, settings } = parts;
+  /**
+   * The folder "Commit as" is kept for: a Byre worktree's repository (as its conversations start and merge
+   * with it), and a folder on a host by its hostFolderKey (the same path here is another folder).
+   */
+  const identityFolder = (cwd: string, host: string | undefined) => {
+    const folder = host ? cwd : resolve(cwd);
+    const settled = parts.worktrees.at(folder, host ?? null)?.repository ?? folder;
+    return host ? hostFolderKey(host, settled) : settled;
+  };
   const settingsView = (): SettingsView => ({
     values: settings.values,
     cliFromEnvironment: options.env.BYRE_CLAUDE_PATH || null,
@@ -94,12 +104,15 @@ export function appHandlers(
       settings.setDefaultPermissionMode(mode);
       return {};
     },
-    commitIdentity: async ({ cwd }) => ({
+    commitIdentity: async ({ cwd, host }) => ({
       global: settings.globalCommitIdentity,
-      folder: settings.folderCommitIdentity(resolve(cwd)),
+      folder: settings.folderCommitIdentity(identityFolder(cwd, host)),
     }),
-    setCommitIdentity: async ({ scope, cwd, identity }) => {
-      settings.setCommitIdentity(scope === 'global' ? 'global' : { folder: resolve(cwd) }, identity);
+    setCommitIdentity: async ({ scope, cwd, host, identity }) => {
+      settings.setCommitIdentity(
+        scope === 'global' ? 'global' : { folder: identityFolder(cwd, host) },
+        identity,
+      );
       return {};
     },
     pickFolder: async () => ({ path: options.pickFolder ? await options.pickFolder() : null }),

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { ChangesAgainst, ChangesBase, ConversationChanges } from '../../changes/conversation-changes';
 import { partedFrom } from '../../worktrees/worktrees';
+import { thisMachine } from '../../changes/machine';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
 
@@ -22,12 +23,15 @@ export function changesHandlers(
   };
   /** The conversation's worktree base, or null when it is not in a worktree (or its folder is gone). */
   const baseOf = async (conversationId: string): Promise<ChangesBase | null> => {
-    const { cwd, host } = open.get(conversationId).snapshot();
-    // The worktree records are of this computer's folders: one on a host is never one of them.
-    if (host) return null;
-    const record = parts.worktrees.at(cwd);
-    if (!record || !existsSync(record.path)) return null;
-    return { branch: record.base ?? record.baseCommit, commit: await partedFrom(record) };
+    const { cwd, host = null } = open.get(conversationId).snapshot();
+    const record = parts.worktrees.at(cwd, host);
+    if (!record) return null;
+    const machine = host ? parts.remote.machine(host) : thisMachine;
+    if (host ? (await machine.kinds([record.path]))[0] !== 'folder' : !existsSync(record.path)) return null;
+    return {
+      branch: record.base ?? record.baseCommit,
+      commit: await partedFrom(record, record.path, machine),
+    };
   };
   const compared = async (
     conversationId: string,

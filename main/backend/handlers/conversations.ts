@@ -47,7 +47,11 @@ export function conversationHandlers(
         ...(permissionMode ? { permissionMode } : {}),
       };
       if (host) {
-        if (worktree) throw new NotSupported('Byre does not make worktrees on another host yet.');
+        if (worktree) {
+          if (resume)
+            throw new NotSupported('A saved conversation is resumed where it ran, never in a new worktree.');
+          return (await open.startInWorktree(cwd, worktree, firstMessage, launch, host)).snapshot();
+        }
         const conversation = await open.startRemote(host, cwd, { ...launch, ...(resume ? { resume } : {}) });
         if (firstMessage?.trim()) conversation.send(firstMessage);
         return conversation.snapshot();

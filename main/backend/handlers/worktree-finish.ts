@@ -8,6 +8,8 @@ import { mergeIntoBase } from '../../worktrees/merge';
 import { createPullRequest, pullRequestReadiness } from '../../worktrees/pull-request';
 import { worktreeStanding } from '../../worktrees/status';
 import { commitOfUncommitted, moveBranchTo, WorktreeRefused } from '../../worktrees/worktrees';
+import { thisMachine, type Machine } from '../../changes/machine';
+import { hostFolderKey } from '../../data/host-folders';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
 
@@ -22,11 +24,17 @@ export function worktreeFinishHandlers(
 ): HandlersOf<'worktreeDraft' | 'mergeWorktree' | 'createPullRequest' | 'openWorktreeFolder'> {
   const worktreeOf = (conversationId: string) => {
     const conversation = parts.open.get(conversationId);
-    const record = parts.worktrees.at(conversation.snapshot().cwd);
+    const { cwd, host = null } = conversation.snapshot();
+    const record = parts.worktrees.at(cwd, host);
     if (!record) throw new WorktreeRefused('This conversation is not in a worktree.');
     return { conversation, record };
   };
-  const present = (record: WorktreeRecord) => record.removedAt === null && existsSync(record.path);
+  /** The computer a worktree is on: its host's git and files for one on another host. */
+  const machineOf = (record: WorktreeRecord): Machine =>
+    record.host ? parts.remote.machine(record.host) : thisMachine;
+  const present = async (record: WorktreeRecord) =>
+    record.removedAt === null &&
+    (record.host ? (await machineOf(record).kinds([record.path]))[0] === 'folder' : existsSync(record.path));
   /** Worktrees being merged now, by folder. */
   const merging = new Set<string>();
   /** Only ever one at a time per worktree (mergeWorktree sees to it). */
@@ -35,13 +43,22 @@ export function worktreeFinishHandlers(
     base: string,
     { squash, message, commitUncommitted }: { squash: boolean; message: string; commitUncommitted: boolean },
   ): Promise<MergeOutcome> => {
-    const identity = parts.settings.commitIdentityFor(record.repository);
+    const machine = machineOf(record);
+    const identity = parts.settings.commitIdentityFor(
+      record.host ? hostFolderKey(record.host, record.repository) : record.repository,
+    );
     // Made as a commit on top of the branch, but the branch moves to it only once the merge is done: a
     // merge that conflicts, or is refused, leaves the worktree exactly as it was.
     const tip =
-      commitUncommitted && present(record) ? await commitOfUncommitted(record, message, identity) : null;
+      commitUncommitted && (await present(record))
+        ? await commitOfUncommitted(record, message, identity, machine)
+        : null;
     const result = await mergeIntoBase(
-      { top: record.repository, commonDir: record.commonDir },
+      {
+        top: record.repository,
+        commonDir: record.commonDir,
+        ...(record.host ? { machine } : {}),
+      },
       {
         branch: record.branch,
         base,
@@ -53,7 +70,7 @@ export function worktreeFinishHandlers(
     );
     if (!result.merged) return result;
     if (tip) {
-      await moveBranchTo(record, tip).catch((error: unknown) =>
+      await moveBranchTo(record, tip, machine).catch((error: unknown) =>
         // The base has the work either way; the worktree then still shows it as uncommitted.
         console.error(
           'Byre: the worktree’s branch could not take the commit of its uncommitted work:',
@@ -69,14 +86,19 @@ export function worktreeFinishHandlers(
     worktreeDraft: async ({ conversationId }) => {
       const { conversation, record } = worktreeOf(conversationId);
       const [standing, said] = await Promise.all([
-        worktreeStanding(record),
+        worktreeStanding(record, machineOf(record)),
         whatWasSaid(parts, conversation),
       ]);
       const { files, ...status } = standing;
       const drafts = draftFinish({ ...said, files, branch: record.branch });
       const pullRequest = !record.base
         ? { ready: false as const, reason: noBase(record, 'open a pull request against') }
-        : await pullRequestReadiness(present(record) ? record.path : record.repository, parts.options.env);
+        : record.host
+          ? { ready: false as const, reason: onHost(record.host, record, 'open a pull request') }
+          : await pullRequestReadiness(
+              (await present(record)) ? record.path : record.repository,
+              parts.options.env,
+            );
       return { status, ...drafts, pullRequest };
     },
 
@@ -99,9 +121,10 @@ export function worktreeFinishHandlers(
     createPullRequest: async ({ conversationId, title, body }) => {
       const { record } = worktreeOf(conversationId);
       if (!record.base) throw new WorktreeRefused(noBase(record, 'open a pull request against'));
+      if (record.host) throw new WorktreeRefused(onHost(record.host, record, 'open a pull request'));
       const made = await createPullRequest(
         {
-          cwd: present(record) ? record.path : record.repository,
+          cwd: (await present(record)) ? record.path : record.repository,
           branch: record.branch,
           base: record.base,
           title,
@@ -115,7 +138,12 @@ export function worktreeFinishHandlers(
 
     openWorktreeFolder: async ({ conversationId, in: where }) => {
       const { record } = worktreeOf(conversationId);
-      if (!present(record)) {
+      if (record.host) {
+        throw new NotSupported(
+          `The worktree’s folder is on ${record.host}, where this computer’s ${where === 'files' ? 'file manager' : 'terminal'} cannot open it: it is ${record.path} there.`,
+        );
+      }
+      if (!(await present(record))) {
         throw new WorktreeRefused(
           `The worktree’s folder ${record.path} is gone: resume the conversation to make it again.`,
         );
@@ -130,6 +158,14 @@ export function worktreeFinishHandlers(
       return {};
     },
   };
+}
+
+/**
+ * Why a pull request is not opened from here for a worktree on a host: gh and its login are this
+ * computer's, and the branch is in the repository there. What to do instead.
+ */
+function onHost(host: string, record: WorktreeRecord, what: string): string {
+  return `Byre does not ${what} for a worktree on ${host} yet: its branch ${record.branch} is in the repository there. Push it there and run gh pr create in ${record.path} on ${host}.`;
 }
 
 /** Why a worktree made from a detached HEAD's commit has no branch to finish into, and what to do instead. */

@@ -1,4 +1,5 @@
-import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY } from '../worktree-choices';
+import { fromHostFolderKey } from '../../data/host-folders';
+import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY, HERE, settingsKey } from '../worktree-choices';
 import { removeWorktree, WorktreeRefused } from '../../worktrees/worktrees';
 import type { HandlersOf, Parts } from '../parts';
 
@@ -13,20 +14,32 @@ export function worktreeHandlers(
 > {
   const { open, settings, worktrees, worktreeStatuses } = parts;
   return {
-    worktreeChoices: async ({ cwd }) => worktreeChoices(cwd, settings, worktrees),
+    worktreeChoices: async ({ cwd, host }) =>
+      worktreeChoices(cwd, settings, worktrees, host ? { host, machine: parts.remote.machine(host) } : HERE),
     worktrees: async () => ({ worktrees: await worktreeStatuses.all() }),
     removeWorktree: async ({ conversationId, deleteBranch }) => {
       const conversation = open.get(conversationId);
-      const { cwd, sessionId } = conversation.snapshot();
+      const { cwd, sessionId, host = null } = conversation.snapshot();
       // Only a worktree Byre made and recorded: a path a window names is never removed on its word.
-      const record = worktrees.at(cwd);
+      const record = worktrees.at(cwd, host);
       if (!record) throw new WorktreeRefused('This conversation does not run in a worktree Byre made.');
       // Every conversation at work in it ends first (a fork of this one runs in the same folder).
-      const inIt = open.all().filter((other) => other.snapshot().cwd === record.path);
+      const inIt = open.all().filter((other) => {
+        const snapshot = other.snapshot();
+        return snapshot.cwd === record.path && (snapshot.host ?? null) === host;
+      });
       await Promise.all(inIt.map((other) => open.close(other.id)));
-      await removeWorktree({ top: record.repository, commonDir: record.commonDir }, record, deleteBranch);
+      await removeWorktree(
+        {
+          top: record.repository,
+          commonDir: record.commonDir,
+          ...(host ? { machine: parts.remote.machine(host) } : {}),
+        },
+        record,
+        deleteBranch,
+      );
       // Kept, marked removed, so its conversations are listed as such; without its branch, Resume says so.
-      worktrees.setRemoved(record.path, Date.now());
+      worktrees.setRemoved(record.path, Date.now(), host);
       parts.worktreesChanged();
       return { sessionId };
     },
@@ -38,12 +51,24 @@ export function worktreeHandlers(
       conversation.setupAction(action);
       return {};
     },
-    worktreeSetups: async () => ({ setups: settings.worktreeSetups }),
-    setWorktreeSetup: async ({ repository: folder, command }) => {
-      const repository = await mainRepositoryOf(folder, worktrees);
+    // A host's repository is kept by its hostFolderKey: given back as its folder and host.
+    worktreeSetups: async () => ({
+      setups: settings.worktreeSetups.map(({ repository, command }) => {
+        const there = fromHostFolderKey(repository);
+        return there ? { repository: there.folder, command, host: there.host } : { repository, command };
+      }),
+    }),
+    setWorktreeSetup: async ({ repository: folder, command, host }) => {
+      const on = host ? { host, machine: parts.remote.machine(host) } : HERE;
+      const repository = await mainRepositoryOf(folder, worktrees, on);
       if (!repository) throw new WorktreeRefused(NOT_A_REPOSITORY);
-      settings.setWorktreeSetupFor(repository.top, command);
-      return { repository: repository.top, command: settings.worktreeSetupFor(repository.top) };
+      const key = settingsKey(on, repository.top);
+      settings.setWorktreeSetupFor(key, command);
+      return {
+        repository: repository.top,
+        command: settings.worktreeSetupFor(key),
+        ...(host ? { host } : {}),
+      };
     },
   };
 }

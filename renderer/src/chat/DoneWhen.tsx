@@ -98,6 +98,8 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
   const readCommitIdentity = useStore((state) => state.readCommitIdentity);
   const setCommitIdentity = useStore((state) => state.setCommitIdentity);
   const cwd = useStore((state) => state.tabs[tabId]?.conversation.cwd ?? null);
+  // A folder on a host is that host's: its "Commit as" is not this computer's folder of the same path.
+  const host = useStore((state) => state.tabs[tabId]?.conversation.host ?? null);
   const [value, setValue] = useState(command);
   const [folderDefault, setFolderDefault] = useState(false);
   const [identity, setIdentity] = useState<IdentityForm>({
@@ -113,7 +115,7 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
   useEffect(() => {
     if (!cwd) return;
     let current = true;
-    readCommitIdentity(cwd).then(
+    readCommitIdentity(cwd, host).then(
       ({ global, folder }) => {
         if (!current) return;
         const scope: Scope = folder ? 'folder' : 'global';
@@ -135,7 +137,7 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
     return () => {
       current = false;
     };
-  }, [cwd, readCommitIdentity]);
+  }, [cwd, host, readCommitIdentity]);
 
   const chooseScope = (scope: Scope) =>
     setIdentity((form) => {
@@ -158,7 +160,7 @@ function DoneWhenPanel(props: { id: string; tabId: string; command: string; onDo
     setSaving(true);
     try {
       if (cwd && identity.loaded && !sameIdentity(identity.loaded[identity.scope], wanted))
-        await setCommitIdentity(identity.scope, cwd, wanted);
+        await setCommitIdentity(identity.scope, cwd, wanted, host);
       await setDoneWhen(tabId, value, folderDefault);
       onDone();
     } catch (failure) {

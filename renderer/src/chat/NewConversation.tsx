@@ -3,6 +3,7 @@ import { PermissionModeChoice } from '../../../shared/ipc/app';
 import { useStore } from '../state/store';
 import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
+import { useRemoteHosts } from '../ui/remote-hosts';
 import {
   WorktreeFields,
   choicesFor,
@@ -40,8 +41,6 @@ export function NewConversation() {
     name: refused?.options.worktree?.name ?? '',
     firstMessage: refused?.options.firstMessage ?? '',
   }));
-  const answer = useWorktreeAnswer(cwd);
-  const inWorktree = worktreeStart(worktree, cwd, answer);
   const [makeDefault, setMakeDefault] = useState(false);
   const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
@@ -49,6 +48,9 @@ export function NewConversation() {
   const [checking, setChecking] = useState(false);
   const where = useWhere();
   const host = where.host;
+  // On a host, its git is asked there, over ssh.
+  const answer = useWorktreeAnswer(cwd, host);
+  const inWorktree = worktreeStart(worktree, cwd, answer, host);
   // A host typed under Other… is asked once a folder is typed too: never each half-typed name.
   const remoteFolders = useRemoteFolders(where.choice === OTHER && !cwd.trim() ? null : host, cwd);
 
@@ -69,19 +71,21 @@ export function NewConversation() {
       onSubmit={(event) => {
         event.preventDefault();
         if (!cwd.trim() || checking) return;
+        if (!inWorktree.ready) return;
+        const { options } = inWorktree;
         if (host !== null) {
           // The folder is on the host: main checks it there, over ssh, as it starts.
           if (!host) return;
+          setRefused(null);
           if (makeDefault && !isDefault) void setDefaultMode(mode);
           void start(cwd.trim(), {
             ...(model.trim() ? { model: model.trim() } : {}),
             permissionMode: mode,
             host,
+            ...options,
           });
           return;
         }
-        if (!inWorktree.ready) return;
-        const { options } = inWorktree;
         setRefused(null);
         // A folder that is not there is said here, in the form, rather than in a tab that cannot start.
         setChecking(true);
@@ -203,10 +207,10 @@ export function NewConversation() {
           </label>
         )}
       </div>
-      {host === null && (
+      {host !== '' && (
         <WorktreeFields
           folder={cwd}
-          choices={choicesFor(cwd, answer)}
+          choices={choicesFor(cwd, answer, host)}
           values={worktree}
           onChange={setWorktree}
         />
@@ -216,7 +220,7 @@ export function NewConversation() {
           The worktree was not made: {refused.reason}
         </p>
       )}
-      {host === null && !inWorktree.ready && (
+      {host !== '' && !inWorktree.ready && (
         <p id="start-waiting" className="field-hint" role="status">
           {inWorktree.waiting}
         </p>
@@ -248,21 +252,9 @@ interface Where {
 
 /** Where the conversation runs: this computer, a host of the ssh config file, or one typed in. */
 function useWhere(): Where {
-  const listRemoteHosts = useStore((state) => state.listRemoteHosts);
-  const [hosts, setHosts] = useState<string[]>([]);
+  const hosts = useRemoteHosts();
   const [choice, setChoice] = useState(THIS_COMPUTER);
   const [other, setOther] = useState('');
-  useEffect(() => {
-    let shown = true;
-    // Without the list, "Other…" still reaches any host.
-    listRemoteHosts().then(
-      (list) => shown && setHosts(list.hosts),
-      () => undefined,
-    );
-    return () => {
-      shown = false;
-    };
-  }, [listRemoteHosts]);
   const host = choice === THIS_COMPUTER ? null : choice === OTHER ? other.trim() : choice;
   return { hosts, choice, other, setChoice, setOther, host };
 }

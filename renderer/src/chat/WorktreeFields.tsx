@@ -13,28 +13,33 @@ import { useOverlay } from '../ui/overlays';
 /** How long typing pauses before the folder is asked about. */
 const ASK_AFTER_MS = 200;
 
-/** Main's answer about one folder (trimmed as it was asked). */
+/** Main's answer about one folder (trimmed as it was asked), on a host or (null) on this computer. */
 export interface FolderAnswer {
   folder: string;
+  host?: string | null;
   choices: WorktreeChoices;
 }
 
-/** Main's latest answer about the folder typed; null before the first. It may be for a folder typed earlier. */
-export function useWorktreeAnswer(folder: string): FolderAnswer | null {
+/**
+ * Main's latest answer about the folder typed, on `host` (null: this computer; empty: a host not named yet,
+ * not asked); null before the first. It may be for a folder, or a host, typed earlier.
+ */
+export function useWorktreeAnswer(folder: string, host: string | null = null): FolderAnswer | null {
   const ask = useStore((state) => state.worktreeChoices);
   const [known, setKnown] = useState<FolderAnswer | null>(null);
   const wanted = folder.trim();
   useEffect(() => {
-    if (!wanted) return;
+    if (!wanted || host === '') return;
     // Only the answer for the folder typed last counts: an earlier one arriving late is dropped.
     let current = true;
     const timer = setTimeout(() => {
-      ask(wanted).then(
-        (choices) => current && setKnown({ folder: wanted, choices }),
+      ask(wanted, host).then(
+        (choices) => current && setKnown({ folder: wanted, host, choices }),
         (error: unknown) =>
           current &&
           setKnown({
             folder: wanted,
+            host,
             choices: {
               available: false,
               reason: `Whether this folder can have a worktree could not be told: ${error instanceof Error ? error.message : String(error)}`,
@@ -46,13 +51,20 @@ export function useWorktreeAnswer(folder: string): FolderAnswer | null {
       current = false;
       clearTimeout(timer);
     };
-  }, [wanted, ask]);
+  }, [wanted, host, ask]);
   return known;
 }
 
-/** The choices for the folder as typed; null while it is asked about (an answer for another folder is not it). */
-export function choicesFor(folder: string, answer: FolderAnswer | null): WorktreeChoices | null {
-  return answer && answer.folder === folder.trim() ? answer.choices : null;
+/**
+ * The choices for the folder as typed, where it is; null while it is asked about (an answer for another
+ * folder, or for the same path on another computer, is not it).
+ */
+export function choicesFor(
+  folder: string,
+  answer: FolderAnswer | null,
+  host: string | null = null,
+): WorktreeChoices | null {
+  return answer && answer.folder === folder.trim() && (answer.host ?? null) === host ? answer.choices : null;
 }
 
 /** The bases offered, the preselected one first: the current branch, or a detached HEAD's commit. */
@@ -96,10 +108,11 @@ export function worktreeStart(
   values: WorktreeValues,
   folder: string,
   answer: FolderAnswer | null,
+  host: string | null = null,
 ): WorktreeStart {
   if (!values.on) return { ready: true, options: {} };
   if (!folder.trim()) return { ready: false, waiting: 'Choose a folder in a git repository first.' };
-  const choices = choicesFor(folder, answer);
+  const choices = choicesFor(folder, answer, host);
   if (!choices) return { ready: false, waiting: 'Checking the folder for a worktree…' };
   if (!choices.available) {
     return {

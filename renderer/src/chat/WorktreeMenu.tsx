@@ -16,6 +16,7 @@ import type { Tab, WorktreeDialogKind } from '../state/types';
 import { useBusyAction } from '../ui/busy-action';
 import { useModalDialog, usePopover } from '../ui/popover';
 import { moveFocus } from './HeaderMenu';
+import { worktreeStatusKey } from '../../../shared/worktrees';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -565,8 +566,9 @@ function RemoveDialog(props: {
   // Until the draft comes, what the sidebar knows of the worktree is shown; Remove waits for the draft.
   const known = useStore(
     useShallow((state) => {
-      const cwd = state.tabs[props.tabId]?.conversation.cwd;
-      return (cwd && state.worktrees[cwd]) || null;
+      const conversation = state.tabs[props.tabId]?.conversation;
+      const cwd = conversation?.cwd;
+      return (cwd && state.worktrees[worktreeStatusKey(cwd, conversation.host)]) || null;
     }),
   );
   const status = props.draft?.status ?? known;

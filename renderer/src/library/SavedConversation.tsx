@@ -2,6 +2,7 @@ import { useCallback, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useDismiss } from '../ui/popover';
 import { useStore } from '../state/store';
+import { worktreeStatusKey } from '../../../shared/worktrees';
 
 /**
  * The header and footer of a saved conversation shown read-only: its title and folder, and what can be
@@ -199,7 +200,9 @@ export function SavedFooter({ tabId }: { tabId: string }) {
   const { resumable, hasTranscript, skipped, inFile, removedBranch } = useStore(
     useShallow((state) => {
       const saved = state.tabs[tabId]?.saved;
-      const worktree = saved?.row.cwd ? state.worktrees[saved.row.cwd] : undefined;
+      const worktree = saved?.row.cwd
+        ? state.worktrees[worktreeStatusKey(saved.row.cwd, saved.row.host)]
+        : undefined;
       return {
         removedBranch: worktree?.removed ? worktree.branch : null,
         inFile: !!saved?.leafUuid,

@@ -1,3 +1,4 @@
+import { worktreeStatusKey } from '../../../shared/worktrees';
 import { describe, expect, it } from 'vitest';
 import type { WorktreeStatus } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
@@ -83,6 +84,22 @@ describe('the sidebar groups', () => {
     expect(worktreeOf('byre-worktree').worktree).toEqual({ name: 'fix-login', status });
     expect(worktreeOf('cli-worktree').worktree).toEqual({ name: 'quick-fix', status: null });
     expect(worktreeOf('own-new').worktree).toBeNull();
+  });
+
+  it('gives a worktree on a host the status of that host’s worktree, never this computer’s of the same path', () => {
+    const there = { ...row('on-host', status.path, 60), host: 'build-box' };
+    const hostStatus = { ...status, host: 'build-box', ahead: 7 };
+    const items = groupRows([...rows, there], {
+      [worktreeStatusKey(status.path)]: status,
+      [worktreeStatusKey(status.path, 'build-box')]: hostStatus,
+    });
+    const worktreeOf = (id: string) =>
+      items.find((item) => item.kind === 'row' && item.row.sessionId === id) as Extract<
+        SidebarItem,
+        { kind: 'row' }
+      >;
+    expect(worktreeOf('on-host').worktree).toEqual({ name: 'fix-login', status: hostStatus });
+    expect(worktreeOf('byre-worktree').worktree).toEqual({ name: 'fix-login', status });
   });
 
   it('offers a repository and its worktrees as one folder', () => {

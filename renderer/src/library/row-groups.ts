@@ -5,7 +5,7 @@
  * (issue 29), the same shape with the costliest first: folders by their costliest conversation. Pure: the
  * list is virtualized over what this returns.
  */
-import { worktreeLayout } from '../../../shared/worktrees';
+import { worktreeLayout, worktreeStatusKey } from '../../../shared/worktrees';
 import type { WorktreeStatus } from '../../../shared/ipc';
 import type { LibraryRow } from '../../../shared/library';
 import { folderName } from '../state/selectors';
@@ -75,7 +75,7 @@ function groupFolders(
       groups.set(home, group);
     }
     if (layout) {
-      const status = (row.cwd && worktrees[row.cwd]) || null;
+      const status = (row.cwd && worktrees[worktreeStatusKey(row.cwd, row.host)]) || null;
       group.worktree.push({ kind: 'row', row, worktree: { name: layout.name, status } });
     } else group.own.push({ kind: 'row', row, worktree: null });
   }

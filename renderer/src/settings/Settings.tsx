@@ -8,6 +8,7 @@ import { useOverlay } from '../ui/overlays';
 import { useModalDialog } from '../ui/popover';
 import { useStore } from '../state/store';
 import { applyTheme } from '../ui/theme';
+import { useRemoteHosts } from '../ui/remote-hosts';
 
 /**
  * The settings screen (Ctrl/Cmd+, or the palette): the claude program, the defaults new conversations start
@@ -511,15 +512,20 @@ function TrustedFolders() {
   );
 }
 
-/** "Run in each new worktree": a repository's setup command (e.g. `npm ci`), each editable and removable. */
+/**
+ * "Run in each new worktree": a repository's setup command (e.g. `npm ci`), each editable and removable; a
+ * repository on another host is named with its host, and added by picking the host first.
+ */
 function WorktreeSetups() {
   const readSetups = useStore((state) => state.worktreeSetups);
   const setSetup = useStore((state) => state.setWorktreeSetup);
+  const hosts = useRemoteHosts();
   const recent = useStore((state) => state.info?.recentFolders ?? NO_FOLDERS);
-  const [setups, setSetups] = useState<{ repository: string; command: string }[] | null>(null);
+  const [setups, setSetups] = useState<{ repository: string; command: string; host?: string }[] | null>(null);
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [folder, setFolder] = useState('');
   const [command, setCommand] = useState('');
+  const [host, setHost] = useState('');
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(
     () =>
@@ -529,11 +535,13 @@ function WorktreeSetups() {
     [readSetups],
   );
   useEffect(() => void load(), [load]);
-  const save = async (repository: string, value: string) => {
+  /** One setup's key among the edits: the same path on two computers is two repositories. */
+  const keyOf = (setup: { repository: string; host?: string }) => `${setup.host ?? ''}\n${setup.repository}`;
+  const save = async (setup: { repository: string; host?: string }, value: string) => {
     setError(null);
     try {
-      await setSetup(repository, value.trim());
-      setEdits(({ [repository]: _saved, ...rest }) => rest);
+      await setSetup(setup.repository, value.trim(), setup.host ?? null);
+      setEdits(({ [keyOf(setup)]: _saved, ...rest }) => rest);
       await load();
       return true;
     } catch (reason) {
@@ -551,43 +559,60 @@ function WorktreeSetups() {
       {setups && setups.length === 0 && <p className="muted">No repository has one yet.</p>}
       {setups && setups.length > 0 && (
         <ul className="worktree-setups" aria-label="Run in each new worktree">
-          {setups.map((setup) => (
-            <li key={setup.repository}>
-              <code title={setup.repository}>{setup.repository}</code>
-              <input
-                type="text"
-                aria-label={`Command for ${setup.repository}`}
-                spellCheck={false}
-                maxLength={SETUP_COMMAND_MAX_CHARS}
-                value={edits[setup.repository] ?? setup.command}
-                onChange={(event) => setEdits({ ...edits, [setup.repository]: event.target.value })}
-              />
-              <button
-                type="button"
-                className="button-secondary button-small"
-                disabled={edits[setup.repository] === undefined}
-                onClick={() => void save(setup.repository, edits[setup.repository] ?? setup.command)}
-              >
-                Save
-              </button>
-              <button
-                type="button"
-                className="button-secondary button-small"
-                aria-label={`Remove the command for ${setup.repository}`}
-                onClick={() => void save(setup.repository, '')}
-              >
-                Remove
-              </button>
-            </li>
-          ))}
+          {setups.map((setup) => {
+            const key = keyOf(setup);
+            const named = setup.host ? `${setup.repository} on ${setup.host}` : setup.repository;
+            return (
+              <li key={key}>
+                <code title={named}>
+                  {setup.repository}
+                  {setup.host && <span className="muted"> on {setup.host}</span>}
+                </code>
+                <input
+                  type="text"
+                  aria-label={`Command for ${named}`}
+                  spellCheck={false}
+                  maxLength={SETUP_COMMAND_MAX_CHARS}
+                  value={edits[key] ?? setup.command}
+                  onChange={(event) => setEdits({ ...edits, [key]: event.target.value })}
+                />
+                <button
+                  type="button"
+                  className="button-secondary button-small"
+                  disabled={edits[key] === undefined}
+                  onClick={() => void save(setup, edits[key] ?? setup.command)}
+                >
+                  Save
+                </button>
+                <button
+                  type="button"
+                  className="button-secondary button-small"
+                  aria-label={`Remove the command for ${named}`}
+                  onClick={() => void save(setup, '')}
+                >
+                  Remove
+                </button>
+              </li>
+            );
+          })}
         </ul>
       )}
       <div className="worktree-setup-add">
+        {hosts.length > 0 && (
+          <select aria-label="Repository on" value={host} onChange={(event) => setHost(event.target.value)}>
+            <option value="">This computer</option>
+            {hosts.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
         <input
           type="text"
           aria-label="Repository folder"
-          placeholder="Repository folder"
-          list="worktree-setup-folders"
+          placeholder={host ? `Repository folder on ${host}` : 'Repository folder'}
+          list={host ? undefined : 'worktree-setup-folders'}
           spellCheck={false}
           value={folder}
           onChange={(event) => setFolder(event.target.value)}
@@ -611,7 +636,7 @@ function WorktreeSetups() {
           className="button-secondary"
           disabled={!folder.trim() || !command.trim()}
           onClick={() =>
-            void save(folder.trim(), command).then((saved) => {
+            void save({ repository: folder.trim(), ...(host ? { host } : {}) }, command).then((saved) => {
               if (!saved) return;
               setFolder('');
               setCommand('');

@@ -161,10 +161,10 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
       await call('mcpReconnect', { conversationId: conversationOf(tabId), serverName });
     },
 
-    readCommitIdentity: (cwd) => call('commitIdentity', { cwd }),
+    readCommitIdentity: (cwd, host) => call('commitIdentity', host ? { cwd, host } : { cwd }),
 
-    async setCommitIdentity(scope, cwd, identity) {
-      await call('setCommitIdentity', { scope, cwd, identity });
+    async setCommitIdentity(scope, cwd, identity, host) {
+      await call('setCommitIdentity', { scope, cwd, identity, ...(host ? { host } : {}) });
     },
 
     async setDoneWhen(tabId, command, folderDefault) {

@@ -222,12 +222,13 @@ export interface ConversationsSlice {
   mcpToggle(tabId: string, serverName: string, enabled: boolean): Promise<void>;
   /** Connects a failed MCP server again; throws with the CLI's reason if it could not. */
   mcpReconnect(tabId: string, serverName: string): Promise<void>;
-  /** "Commit as" for all folders and for `cwd`. */
-  readCommitIdentity(cwd: string): Promise<InvokeResponse<'commitIdentity'>>;
+  /** "Commit as" for all folders and for `cwd` (on `host`, when given). */
+  readCommitIdentity(cwd: string, host?: string | null): Promise<InvokeResponse<'commitIdentity'>>;
   setCommitIdentity(
     scope: 'global' | 'folder',
     cwd: string,
     identity: CommitIdentityValue | null,
+    host?: string | null,
   ): Promise<void>;
   /** Sets the "Done when" check (and, with folderDefault, the folder's default); rejects with the reason. */
   setDoneWhen(tabId: string, command: string, folderDefault: boolean): Promise<void>;
@@ -552,7 +553,8 @@ export interface WorktreesSlice {
   /** Main's `worktreesChanged`: all of them, as they are now. */
   worktreesArrived(worktrees: readonly WorktreeStatus[]): void;
   /** Whether a conversation in `cwd` can have a worktree, and from which branches. */
-  worktreeChoices(cwd: string): Promise<WorktreeChoices>;
+  /** `host`: the folder is on that host (null or absent: on this computer). */
+  worktreeChoices(cwd: string, host?: string | null): Promise<WorktreeChoices>;
   openWorktreeDialog(tabId: string, kind: WorktreeDialogKind): void;
   closeWorktreeDialog(): void;
   /** The merge and pull request drafted from the conversation; throws with the reason. */
@@ -576,7 +578,12 @@ export interface WorktreesSlice {
   setupAction(tabId: string, action: 'retry' | 'skip'): Promise<void>;
   /** "Run in each new worktree", for Settings. */
   worktreeSetups(): Promise<InvokeResponse<'worktreeSetups'>['setups']>;
-  setWorktreeSetup(repository: string, command: string): Promise<InvokeResponse<'setWorktreeSetup'>>;
+  /** `host`: the repository is on that host (absent or null: on this computer). */
+  setWorktreeSetup(
+    repository: string,
+    command: string,
+    host?: string | null,
+  ): Promise<InvokeResponse<'setWorktreeSetup'>>;
 }
 
 /** What the Usage view's bars measure: tokens of every kind, or money. */

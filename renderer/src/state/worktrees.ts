@@ -10,9 +10,11 @@ import { liveConversationId } from './selectors';
 import { tabActions } from './tabs';
 import type { WorktreeStatus } from '../../../shared/ipc';
 import type { StoreGet, StoreSet, WorktreesSlice } from './types';
+import { worktreeStatusKey } from '../../../shared/worktrees';
 
+/** By folder and host (worktreeStatusKey). */
 const byPath = (list: readonly WorktreeStatus[]): Record<string, WorktreeStatus> =>
-  Object.fromEntries(list.map((status) => [status.path, status]));
+  Object.fromEntries(list.map((status) => [worktreeStatusKey(status.path, status.host), status]));
 
 export function createWorktreesSlice(set: StoreSet, get: StoreGet): WorktreesSlice {
   const { guarded } = tabActions(set);
@@ -47,7 +49,7 @@ export function createWorktreesSlice(set: StoreSet, get: StoreGet): WorktreesSli
       set({ worktrees: byPath(worktrees) });
     },
 
-    worktreeChoices: (cwd) => call('worktreeChoices', { cwd }),
+    worktreeChoices: (cwd, host) => call('worktreeChoices', host ? { cwd, host } : { cwd }),
 
     openWorktreeDialog(tabId, kind) {
       set({ worktreeDialog: { tabId, kind } });
@@ -102,6 +104,7 @@ export function createWorktreesSlice(set: StoreSet, get: StoreGet): WorktreesSli
 
     worktreeSetups: async () => (await call('worktreeSetups', {})).setups,
 
-    setWorktreeSetup: (repository, command) => call('setWorktreeSetup', { repository, command }),
+    setWorktreeSetup: (repository, command, host) =>
+      call('setWorktreeSetup', host ? { repository, command, host } : { repository, command }),
   };
 }
