@@ -6,12 +6,14 @@
  */
 import type { EventPayload, WorktreeStatus } from '../../shared/ipc';
 import { thisMachine, type Machine } from '../changes/machine';
-import type { WorktreeRecords } from '../data/worktree-records';
-import { worktreeStatus } from '../worktrees/status';
+import { worktreeKey, type WorktreeRecord, type WorktreeRecords } from '../data/worktree-records';
+import { askingStatus, worktreeStatus } from '../worktrees/status';
 
 export class WorktreeStatuses {
   private running: Promise<void> | null = null;
   private again = false;
+  /** What each worktree on a host was last said to be, by its record's key: shown while that host is asked. */
+  private readonly lastOnHosts = new Map<string, WorktreeStatus>();
 
   constructor(
     private readonly records: WorktreeRecords,
@@ -22,11 +24,14 @@ export class WorktreeStatuses {
 
   /** Every recorded worktree as it stands now (one on a host, as git there says). */
   async all(): Promise<WorktreeStatus[]> {
-    return Promise.all(
-      this.records
-        .all()
-        .map((record) => worktreeStatus(record, record.host ? this.machineFor(record.host) : thisMachine)),
-    );
+    return Promise.all(this.records.all().map((record) => this.statusOf(record)));
+  }
+
+  private async statusOf(record: WorktreeRecord): Promise<WorktreeStatus> {
+    if (!record.host) return worktreeStatus(record);
+    const status = await worktreeStatus(record, this.machineFor(record.host));
+    this.lastOnHosts.set(worktreeKey(record.path, record.host), status);
+    return status;
   }
 
   /** Something may have changed how one stands: the windows get them all, once this burst is over. */
@@ -49,7 +54,23 @@ export class WorktreeStatuses {
     do {
       this.again = false;
       try {
-        this.emit({ worktrees: await this.all() });
+        const records = this.records.all();
+        const statuses = records.map((record) => this.statusOf(record));
+        // This computer's worktrees are told at once: a host that is slow to answer, or away (ssh waits
+        // for it up to its connect timeout), never holds them back. Its own are told as last known, or as
+        // being asked, until it answers.
+        if (records.some((record) => record.host)) {
+          const local = await Promise.all(
+            records.map((record, index) =>
+              record.host
+                ? (this.lastOnHosts.get(worktreeKey(record.path, record.host)) ??
+                  askingStatus({ ...record, host: record.host }))
+                : statuses[index],
+            ),
+          );
+          this.emit({ worktrees: local as WorktreeStatus[] });
+        }
+        this.emit({ worktrees: await Promise.all(statuses) });
       } catch {
         // A record file that cannot be read is reported where it is read; the next change tries again.
       }

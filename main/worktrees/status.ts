@@ -33,12 +33,9 @@ export async function worktreeStatus(
   return status;
 }
 
-/** The status, with the paths that differ from the base (for a draft that names them). */
-export async function worktreeStanding(
-  record: RecordedWorktree,
-  machine: Machine = thisMachine,
-): Promise<WorktreeStatus & { files: string[] }> {
-  const known = {
+/** What a record says of its worktree, before git is asked. */
+function knownOf(record: RecordedWorktree) {
+  return {
     path: record.path,
     repository: record.repository,
     name: record.name,
@@ -48,6 +45,27 @@ export async function worktreeStanding(
     createdAt: record.createdAt,
     ...(record.host ? { host: record.host } : {}),
   };
+}
+
+/** A worktree on a host whose git has not answered yet: its figures unknown, and why. */
+export function askingStatus(record: RecordedWorktree & { host: string }): WorktreeStatus {
+  return {
+    ...knownOf(record),
+    ahead: null,
+    behind: null,
+    filesChanged: null,
+    uncommitted: [],
+    removed: false,
+    problem: `Asking ${record.host} how it stands…`,
+  };
+}
+
+/** The status, with the paths that differ from the base (for a draft that names them). */
+export async function worktreeStanding(
+  record: RecordedWorktree,
+  machine: Machine = thisMachine,
+): Promise<WorktreeStatus & { files: string[] }> {
+  const known = knownOf(record);
   const unknown = { ahead: null, behind: null, filesChanged: null, uncommitted: [], files: [] };
   const repository = {
     top: record.repository,
