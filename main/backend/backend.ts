@@ -85,7 +85,9 @@ export class Backend {
     const settings = new SettingsStore(options.dataDir);
     const forks = new ForkRecords(options.dataDir);
     const worktrees = new WorktreeRecords(options.dataDir);
-    // A worktree's settings carry its repository's trust: the records say which folders are worktrees.
+    // A worktree's settings carry its repository's trust: the records say which folders are worktrees. Only
+    // this computer's: the repository of a worktree on a host is read there, and a folder of this computer
+    // of the same path is another folder, whose trust is never the host's (its worktree asks on its own).
     const trust = new TrustGate(options.dataDir, options.env, Date.now, (folder) => {
       try {
         return worktrees.at(folder)?.repository;

@@ -361,8 +361,25 @@ export class OpenConversations {
   async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
     const { resume } = launch;
     if (!resume) return this.startRemoteNow(host, cwd, launch);
-    // A worktree there that was removed is made again from its branch first, as here. A host that cannot
-    // be asked is said by the start itself, in ssh's words.
+    // One process per session however many windows (or a reload mid-start) ask: two CLIs carrying on one
+    // session on the host would both write its file.
+    const open = this.withSession(resume);
+    if (open) return open;
+    let starting = this.resumingRemote.get(resume);
+    if (!starting) {
+      starting = this.recreateOnHost(host, cwd)
+        .then(() => this.startRemoteNow(host, cwd, launch))
+        .finally(() => this.resumingRemote.delete(resume));
+      this.resumingRemote.set(resume, starting);
+    }
+    return starting;
+  }
+
+  /**
+   * A worktree on a host that was removed, made again from its branch before its conversation resumes there,
+   * as here. A host that cannot be asked is said by the start itself, in ssh's words.
+   */
+  private async recreateOnHost(host: string, cwd: string): Promise<void> {
     const remade = await recreateIfGone(cwd, this.parts.worktrees, {
       host,
       machine: this.parts.remote.machine(host),
@@ -371,16 +388,6 @@ export class OpenConversations {
       return false;
     });
     if (remade) this.parts.worktreesChanged();
-    // One process per session however many windows (or a reload mid-start) ask: two CLIs carrying on one
-    // session on the host would both write its file.
-    const open = this.withSession(resume);
-    if (open) return open;
-    let starting = this.resumingRemote.get(resume);
-    if (!starting) {
-      starting = this.startRemoteNow(host, cwd, launch).finally(() => this.resumingRemote.delete(resume));
-      this.resumingRemote.set(resume, starting);
-    }
-    return starting;
   }
 
   private async startRemoteNow(host: string, cwd: string, launch: Launch): Promise<Conversation> {
@@ -414,7 +421,11 @@ export class OpenConversations {
       cwd: remote.folder,
       host: remote,
       worktree: this.worktreeOf(remote.folder, host),
-      doneWhen: this.parts.settings.doneWhenFor(remote.folder, host),
+      // A worktree's "Done when" and "Commit as" are its repository's, as here.
+      doneWhen: this.parts.settings.doneWhenFor(
+        this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder,
+        host,
+      ),
       // "Commit as" for the folder there (a worktree's: its repository's), else for all folders.
       identity: this.parts.settings.commitIdentityFor(
         hostFolderKey(host, this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder),

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { commandLinesWithHome, processesWithHome } from '../../e2e/fixtures/cli-env';
 import { Gate } from '../../e2e/fake-model/server';
 import type { ConversationSnapshot } from '../../shared/ipc';
@@ -95,7 +95,10 @@ function logGitThere(): { calls: () => string; stop: () => void } {
   const bashrc = join(remote.home, '.bashrc');
   writeFileSync(bashrc, 'PATH="$HOME/bin:$PATH"\n');
   writeFileSync(log, '');
-  return { calls: () => readFileSync(log, 'utf8'), stop: () => rmSync(bashrc) };
+  const stop = () => rmSync(bashrc, { force: true });
+  // Whatever the test does, the tests after it have the host's shell as it was.
+  onTestFinished(stop);
+  return { calls: () => readFileSync(log, 'utf8'), stop };
 }
 
 describe('conversations on another host', () => {
@@ -770,7 +773,6 @@ describe('conversations on another host', () => {
         branches: ['main', 'release'],
         current: 'main',
       });
-      // The same path on this computer is another folder: without the host, it is asked of this computer.
       // A setup command for the repository there, kept for it alone.
       const setup = 'echo "set up in $(pwd -P) as $HOME"';
       expect(
@@ -908,9 +910,48 @@ describe('conversations on another host', () => {
       expect(ran).toMatch(/ merge-tree --write-tree /);
       expect(ran).toMatch(/ worktree remove --force /);
       expect(gitIn(top, 'status', '--porcelain=v1', '--untracked-files=all')).toBe(statusBefore);
+
+      // The repository gone from the host, its setup command can still be removed.
+      rmSync(top, { recursive: true, force: true });
+      await harness.invoke('setWorktreeSetup', { repository: top, host: REMOTE_ALIAS, command: '' });
+      expect((await harness.invoke('worktreeSetups', {})).setups).not.toContainEqual(
+        expect.objectContaining({ repository: top }),
+      );
     } finally {
       gitThere.stop();
     }
+  });
+
+  it('never carries this computer’s trust of a repository to a worktree on a host whose path is the same', async () => {
+    const top = realpathSync(mkdtempSync(join(dirname(remote.cwd), 'trusted-here-')));
+    mkdirSync(join(top, '.claude'));
+    const hook = [{ hooks: [{ type: 'command', command: 'touch hooked.marker' }] }];
+    writeFileSync(join(top, '.claude', 'settings.json'), JSON.stringify({ hooks: { SessionStart: hook } }));
+    gitIn(top, 'init', '--quiet', '-b', 'main');
+    gitIn(top, 'add', '-A');
+    gitIn(top, 'commit', '--quiet', '-m', 'a hook');
+    // Trusted on this computer.
+    const here = await harness.backend.invoke('startConversation', { cwd: top });
+    expect(here).toMatchObject({ ok: false, error: { name: 'TrustNeeded', folder: top } });
+    const view = await harness.invoke('folderTrust', { cwd: top });
+    await harness.invoke('decideTrust', { folder: top, digest: view.digest, trust: true });
+    const trusted = await harness.invoke('startConversation', { cwd: top });
+    await harness.invoke('closeConversation', { conversationId: trusted.conversationId });
+    // On the host, a worktree of the repository there (the same path, another folder) is asked about.
+    const there = await harness.backend.invoke('startConversation', {
+      cwd: top,
+      host: REMOTE_ALIAS,
+      worktree: { base: 'main', name: 'asked-there' },
+    });
+    expect(there).toMatchObject({
+      ok: false,
+      error: {
+        name: 'TrustNeeded',
+        folder: join(top, '.claude', 'worktrees', 'asked-there'),
+        host: REMOTE_ALIAS,
+      },
+    });
+    expect(existsSync(join(top, '.claude', 'worktrees', 'asked-there', 'hooked.marker'))).toBe(false);
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {

@@ -47,7 +47,8 @@ export async function mainRepositoryOf(
   records: WorktreeRecords,
   on: On = HERE,
 ): Promise<Repository | null> {
-  const found = await repositoryOf(on.machine.path.resolve(folder), on.machine);
+  // A folder on a host is taken as typed (~/… is its home there): git there says where it is.
+  const found = await repositoryOf(on.host ? folder : on.machine.path.resolve(folder), on.machine);
   if (!found) return null;
   const recorded = records.at(found.top, on.host);
   if (recorded) {

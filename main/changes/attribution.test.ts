@@ -29,6 +29,16 @@ function assistant(blocks: { name: string; input: Record<string, unknown> }[], s
 }
 
 describe('toolCalls', () => {
+  it('reads a host’s paths as the host’s: in its folder and under its work tree, none of this computer’s links followed', () => {
+    // The work tree is a repository's top; the conversation runs in a subfolder of it, on the host.
+    const toWorkTree = workTreePaths('/srv/repo', '/srv/repo/app', true);
+    expect(toWorkTree('/srv/repo/app/src/a.ts')).toBe('app/src/a.ts');
+    expect(toWorkTree('b.ts')).toBe('app/b.ts');
+    expect(toWorkTree('../README.md')).toBe('README.md');
+    expect(toWorkTree('/srv/elsewhere/c.ts')).toBeNull();
+    expect(toWorkTree('/srv/repo')).toBeNull();
+  });
+
   it("takes the file tools' paths (relative to the work tree) and Bash's commands, a subagent's too", () => {
     const toWorkTree = workTreePaths(root, root);
     const calls = toolCalls(

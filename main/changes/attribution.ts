@@ -5,7 +5,7 @@
  * calls from the CLI's assistant lines (subagents' included) and turns paths relative to the work tree.
  */
 import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import type { ChangeCause } from '../../shared/ipc';
 import type { CliMessage } from '../../shared/protocol';
 
@@ -59,7 +59,18 @@ export function causesOf(path: string, calls: readonly ToolCall[]): ChangeCause[
  * `workTree` with '/', or null outside it. Both sides are compared as real paths: the CLI may name the
  * folder through a link (/tmp on macOS) while git names it resolved.
  */
-export function workTreePaths(workTree: string, cwd: string): (path: string) => string | null {
+export function workTreePaths(
+  workTree: string,
+  cwd: string,
+  /** The folder is on another host: its paths are the host's, which this computer's links say nothing of. */
+  onHost = false,
+): (path: string) => string | null {
+  if (onHost) {
+    return (path) => {
+      const inside = posix.relative(workTree, posix.resolve(cwd, path));
+      return inside === '' || inside.startsWith('..') || posix.isAbsolute(inside) ? null : inside;
+    };
+  }
   const root = real(workTree);
   return (path) => {
     const absolute = isAbsolute(path) ? path : join(cwd, path);

@@ -53,6 +53,7 @@ function memoryStore(disk: Files) {
   };
   const store: SnapshotStore = {
     workTree: root,
+    where: null,
     inRepository: false,
     take: (_conversation, label) => job(() => ({ commit: keep(), ref: label, unreadable: [] })),
     current: () => job(() => ({ tree: keep(), unreadable: [] })),

@@ -109,7 +109,7 @@ export class ConversationChanges {
   private async start(): Promise<Ready> {
     const open = this.options.open ?? openSnapshotStore;
     const snapshots = await open(this.folder, this.options.store);
-    return inWorkTree(snapshots.workTree, () => this.startIn(snapshots));
+    return inWorkTree(workTreeKey(snapshots), () => this.startIn(snapshots));
   }
 
   private async startIn(snapshots: SnapshotStore): Promise<Ready> {
@@ -139,7 +139,11 @@ export class ConversationChanges {
       this.madeRecord = true;
     }
     this.state = { kind: 'on' };
-    return { snapshots, record, toWorkTree: workTreePaths(snapshots.workTree, this.folder) };
+    return {
+      snapshots,
+      record,
+      toWorkTree: workTreePaths(snapshots.workTree, this.folder, snapshots.where !== null),
+    };
   }
 
   /**
@@ -322,7 +326,7 @@ export class ConversationChanges {
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
     const done = this.queue.then(async () => {
       const ready = await this.started;
-      return ready ? inWorkTree(ready.snapshots.workTree, work) : work();
+      return ready ? inWorkTree(workTreeKey(ready.snapshots), work) : work();
     });
     this.queue = done.catch(() => undefined);
     return done;
@@ -599,4 +603,9 @@ async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
     new Promise((resolve) => (timer = setTimeout(resolve, ms))),
   ]);
   clearTimeout(timer);
+}
+
+/** A work tree on the computer it is on: a host's folder of the same path as one here is another. */
+function workTreeKey(snapshots: SnapshotStore): string {
+  return `${snapshots.where ?? ''}\0${snapshots.workTree}`;
 }

@@ -58,6 +58,9 @@ export interface GitOptions {
   via?: (args: readonly string[], options: GitOptions) => Promise<GitRun>;
 }
 
+/** The code of a git run on a host that never reached git there (ssh failed, or it timed out). */
+export const UNREACHED = 'ENOHOST';
+
 /** How a run of git ended, for the few commands whose failure still did work (`add --ignore-errors`). */
 export interface GitRun {
   stdout: string;
@@ -71,7 +74,9 @@ export function git(args: readonly string[], options: GitOptions & { mayFail: tr
 export async function git(args: readonly string[], options: GitOptions): Promise<string | null> {
   const run = await (options.via ?? gitRun)(args, options);
   if (run.code === 0) return run.stdout;
-  if (options.mayFail) return null;
+  // A host that could not be asked (ssh failed, or the run timed out) said nothing of the repository: never
+  // taken for git's own "no", which would skip a safeguard or drop what Byre knew.
+  if (options.mayFail && run.code !== UNREACHED) return null;
   throw new GitFailed(args, run.stderr, run.code);
 }
 

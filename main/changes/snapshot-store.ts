@@ -13,6 +13,7 @@ export type SnapshotChange = FileChange;
 export type SnapshotStore = Pick<
   Snapshots,
   | 'workTree'
+  | 'where'
   | 'inRepository'
   | 'take'
   | 'current'

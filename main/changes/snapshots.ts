@@ -123,6 +123,16 @@ export class Snapshots {
     private readonly machine: Machine,
   ) {}
 
+  /** The computer the folder is on: null for this one, else the host's name. */
+  get where(): string | null {
+    return this.machine.where;
+  }
+
+  /** What its git work queues by: the private index, on the computer it is on. */
+  private get queueKey(): string {
+    return `${this.machine.where ?? ''}\0${this.privateIndex}`;
+  }
+
   private git(args: readonly string[], options: GitOptions & { mayFail: true }): Promise<string | null>;
   private git(args: readonly string[], options: GitOptions): Promise<string>;
   private git(args: readonly string[], options: GitOptions): Promise<string | null> {
@@ -152,6 +162,10 @@ export class Snapshots {
           ? `Git is not installed on ${machine.where}, so Byre cannot keep snapshots of this folder there. Install git there to see what each turn changes.`
           : 'Git is not installed, so Byre cannot keep snapshots of this folder. Install git to see what each turn changes.',
       );
+    }
+    // 128: not in a repository. Anything else (a host that could not be asked, git failing) is no answer.
+    if (found.code !== 0 && found.code !== 128) {
+      throw new GitFailed(['rev-parse', '--show-toplevel'], found.stderr, found.code);
     }
     const [workTree, gitDir, commonDir] = found.code === 0 ? found.stdout.split('\n').filter(Boolean) : [];
     // git gives the common folder relative to where it ran.
@@ -223,7 +237,7 @@ export class Snapshots {
    * of it, and is named in `unreadable`.
    */
   take(conversation: string, label: string, parent: Snapshot | null): Promise<Taken> {
-    return oneAtATime(this.privateIndex, async () => {
+    return oneAtATime(this.queueKey, async () => {
       const { tree, unreadable } = await this.writeTree();
       return { ...(await this.keep(conversation, label, tree, parent)), unreadable };
     });
@@ -263,7 +277,7 @@ export class Snapshots {
 
   /** The working tree now, as a tree under no ref: what "now" is for a diff, or a check for hand edits. */
   current(): Promise<{ tree: string; unreadable: string[] }> {
-    return oneAtATime(this.privateIndex, () => this.writeTree());
+    return oneAtATime(this.queueKey, () => this.writeTree());
   }
 
   /** What differs between two snapshots (commits or trees), file by file, renames found. */
@@ -364,20 +378,11 @@ export class Snapshots {
   async restore(source: Treeish, paths: readonly string[]): Promise<void> {
     const from = id(source);
     for (const path of paths) mustBeInside(path);
-    return await oneAtATime(this.privateIndex, async () => {
+    return await oneAtATime(this.queueKey, async () => {
       const present = new Set<string>();
-      for (let at = 0; at < paths.length; at += 500) {
+      for (const run of inRuns(paths)) {
         const listed = await this.git(
-          [
-            '--literal-pathspecs',
-            'ls-tree',
-            '-r',
-            '-z',
-            '--name-only',
-            from,
-            '--',
-            ...paths.slice(at, at + 500),
-          ],
+          ['--literal-pathspecs', 'ls-tree', '-r', '-z', '--name-only', from, '--', ...run],
           {
             cwd: this.workTree,
             env: this.env,
@@ -423,7 +428,7 @@ export class Snapshots {
     try {
       await run(['read-tree', id(base)]);
       const entries = new Map<string, string>();
-      for (let at = 0; at < paths.length; at += 500) {
+      for (const some of inRuns(paths)) {
         const listed = await run([
           '--literal-pathspecs',
           'ls-tree',
@@ -432,7 +437,7 @@ export class Snapshots {
           '--full-tree',
           id(source),
           '--',
-          ...paths.slice(at, at + 500),
+          ...some,
         ]);
         for (const line of listed.split('\0')) {
           const tab = line.indexOf('\t');
@@ -499,7 +504,7 @@ export class Snapshots {
     // A private repository nothing needs any more goes whole, and its disk with it; in the user's own
     // repository, git's gc takes the objects in its time.
     if (this.inRepository) return;
-    await oneAtATime(this.privateIndex, async () => {
+    await oneAtATime(this.queueKey, async () => {
       const left = await this.git(['for-each-ref', '--count=1', 'refs/byre/'], {
         cwd: this.workTree,
         env: this.env,
@@ -719,6 +724,28 @@ async function privateRepository(machine: Machine, home: string): Promise<string
     via: machine.git,
   });
   return repository;
+}
+
+/**
+ * Paths in runs short enough for one command line anywhere: Windows takes 32,767 characters, and a host's
+ * shell gets the whole line as one argument of at most 128 KiB (a word there may grow fourfold, escaped).
+ */
+function inRuns(paths: readonly string[]): string[][] {
+  const runs: string[][] = [];
+  let run: string[] = [];
+  let bytes = 0;
+  for (const path of paths) {
+    const size = Buffer.byteLength(path) + 1;
+    if (run.length > 0 && (run.length >= 500 || bytes + size > 24_000)) {
+      runs.push(run);
+      run = [];
+      bytes = 0;
+    }
+    run.push(path);
+    bytes += size;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 /** A path from a diff, which a revert may write: relative, inside the work tree, no `..`. */

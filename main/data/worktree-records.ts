@@ -64,6 +64,8 @@ export class WorktreeRecords {
 
   /** The record of the worktree whose folder is `path` (on `host`, or here), if Byre made it. */
   at(path: string, host: string | null = null): WorktreeRecord | undefined {
+    // A host's key is never a path of this computer's: one asked for as a folder here finds nothing.
+    if (host === null && path.startsWith('ssh://')) return undefined;
     const worktrees = this.file.read().worktrees;
     const key = worktreeKey(path, host);
     return Object.hasOwn(worktrees, key) ? worktrees[key] : undefined;

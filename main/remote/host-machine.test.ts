@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from '../changes/git';
+import { thisMachine } from '../changes/machine';
 import { shellHost } from '../changes/test-support/shell-host';
 import { Snapshots, SnapshotsOff } from '../changes/snapshots';
 import { hostMachine } from './host-machine';
@@ -31,16 +33,21 @@ describe('a host’s files, through its shell', () => {
     expect(await host.kinds(paths)).toEqual([...ODD.map(() => 'file'), 'folder', 'other', null]);
   });
 
-  it('counts new files’ bytes without reading a FIFO or a link to /dev/zero', async () => {
+  it('counts new files’ bytes as this computer does, without reading a FIFO or a link to /dev/zero', async () => {
     const host = shellHost();
     writeFileSync(join(root, 'big'), Buffer.alloc(64 * 1024, 1));
     writeFileSync(join(root, 'a\nnewline'), Buffer.alloc(8 * 1024, 1));
+    // Sparse: its size, not the little it takes on disk.
+    execFileSync('truncate', ['-s', '3M', join(root, 'sparse')]);
     execFileSync('mkfifo', [join(root, 'fifo')]);
     symlinkSync('/dev/zero', join(root, 'zero'));
-    const bytes = await host.bytes(root, ['big', 'a\nnewline', 'fifo', 'zero', 'gone']);
-    // du's count: what they take on disk, near their size.
-    expect(bytes).toBeGreaterThanOrEqual(72 * 1024);
-    expect(bytes).toBeLessThan(200 * 1024);
+    // An embedded repository's folder, as ls-files lists one: counted as a folder, not what it holds.
+    mkdirSync(join(root, 'nested'));
+    writeFileSync(join(root, 'nested', 'inside'), Buffer.alloc(1024 * 1024, 1));
+    const paths = ['big', 'a\nnewline', 'sparse', 'fifo', 'zero', 'nested/', 'gone'];
+    const bytes = await host.bytes(root, paths);
+    expect(bytes).toBe(64 * 1024 + 8 * 1024 + 3 * 1024 * 1024 + '/dev/zero'.length);
+    expect(bytes).toBeLessThanOrEqual(await thisMachine.bytes(root, paths));
     expect(await host.bytes(root, [])).toBe(0);
   });
 
@@ -54,9 +61,11 @@ describe('a host’s files, through its shell', () => {
     expect(stat('%a', store)).toBe('700');
     expect(stat('%a %s', join(store, 'alternates'))).toBe('600 19');
     writeFileSync(join(root, 'index'), 'x');
-    execFileSync('touch', ['-d', '2001-02-03 04:05:06', join(root, 'index')]);
+    // A time with a fraction of a second, which git's stat cache compares too.
+    utimesSync(join(root, 'index'), 981173106.123456, 981173106.123456);
     expect(await host.copyIndex(join(root, 'index'), join(store, 'copy'))).toBe(true);
-    expect(stat('%Y', join(store, 'copy'))).toBe(stat('%Y', join(root, 'index')));
+    expect(stat('%y', join(store, 'copy'))).toBe(stat('%y', join(root, 'index')));
+    expect(stat('%y', join(store, 'copy'))).toMatch(/\.123456/);
     expect(await host.copyIndex(join(root, 'none'), join(store, 'other'))).toBe(false);
     expect(await host.removeEmptyFolder(store)).toBe(false);
     await host.unlink(join(store, 'copy'));
@@ -87,5 +96,11 @@ describe('a host’s files, through its shell', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/far-box/);
     await expect(host.kinds(['/srv'])).rejects.toThrow(/far-box/);
+    // Never taken for git's own "no": a check that may fail still fails, and the folder is not taken for
+    // one outside a repository.
+    await expect(
+      git(['cat-file', '-e', 'HEAD'], { cwd: '/srv', mayFail: true, via: host.git }),
+    ).rejects.toThrow(/far-box/);
+    await expect(Snapshots.open('/srv', '/store', undefined, host)).rejects.toThrow(/far-box/);
   });
 });

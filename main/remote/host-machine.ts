@@ -6,10 +6,10 @@
  */
 import { posix } from 'node:path';
 import type { GitOptions, GitRun } from '../changes/git';
-import { safeSettings } from '../changes/git';
+import { safeSettings, UNREACHED } from '../changes/git';
 import type { Machine, PathKind } from '../changes/machine';
 import type { MarkedRun, RunLimits } from './run';
-import { explainSshFailure, NO_FOLDER_EXIT, portableSh } from './ssh';
+import { explainSshFailure, inHostHome, NO_FOLDER_EXIT, portableSh } from './ssh';
 
 /** Runs a line on the host (run.ts's runMarked, for one host). */
 export type HostRunner = (line: string, limits: RunLimits) => Promise<MarkedRun>;
@@ -27,7 +27,10 @@ const MAX_LINE = 120_000;
 
 /** In the folder, with nothing inherited that would point git elsewhere, git with our settings. */
 const GIT_SCRIPT = [
-  `cd -- "$1" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$1" >&2; exit ${NO_FOLDER_EXIT}; }`,
+  'dir=$1',
+  // A folder typed as ~/… is the host's home's.
+  inHostHome('dir'),
+  `cd -- "$dir" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$dir" >&2; exit ${NO_FOLDER_EXIT}; }`,
   'shift',
   'unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_COMMON_DIR GIT_CEILING_DIRECTORIES GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_NOSYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT',
   'command -v git >/dev/null 2>&1 || { echo "git is not installed on this host." >&2; exit 127; }',
@@ -39,13 +42,13 @@ const KINDS_SCRIPT =
   'for p do if [ -L "$p" ]; then echo other; elif [ -d "$p" ]; then echo folder; elif [ -f "$p" ]; then echo file; elif [ -e "$p" ]; then echo other; else echo none; fi; done';
 
 /**
- * The bytes the files named on stdin (NUL-separated, relative to the folder) take, by du: what they take
- * on disk, in KiB, which is near enough for a bound of gigabytes. du follows no symlink and reads no file,
- * so a FIFO or a link to /dev/zero counts as nothing.
+ * The bytes the files named on stdin (NUL-separated, relative to the folder) hold, as lstat says here: each
+ * regular file's and symlink's size from `ls -lnd` (-q: a name's newline is no line of its own), a folder
+ * (an embedded repository), a FIFO or a device counting nothing. ls follows no symlink and reads no file.
  */
 const BYTES_SCRIPT = [
   `cd -- "$1" 2>/dev/null || exit ${NO_FOLDER_EXIT}`,
-  'xargs -0 -r du -sk -- 2>/dev/null | awk -F "\t" \'$1 ~ /^[0-9]+$/ { s += $1 } END { printf "%.0f\\n", s * 1024 }\'',
+  'xargs -0 -r ls -lndq -- 2>/dev/null | awk \'$1 ~ /^[-l]/ { s += $5 } END { printf "%.0f\\n", s }\'',
 ].join('\n');
 
 /** A host's git and files, for Snapshots.open. `name`: the host as the user knows it, for messages. */
@@ -56,7 +59,7 @@ export function hostMachine(name: string, run: HostRunner): Machine {
       ...SHORT,
       ...(input === undefined ? {} : { input }),
     });
-    if (!result.reached) throw new Error(sshFailure(result, name));
+    if (!result.reached || result.timedOut) throw new Error(sshFailure(result, name));
     return result;
   };
   const ok = async (script: string, args: readonly string[], input?: string) =>
@@ -67,7 +70,7 @@ export function hostMachine(name: string, run: HostRunner): Machine {
     async git(args: readonly string[], options: GitOptions): Promise<GitRun> {
       const env = Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`);
       const line = portableSh(GIT_SCRIPT, [options.cwd, ...env, 'git', ...safeSettings('linux'), ...args]);
-      if (line.length > MAX_LINE) {
+      if (Buffer.byteLength(line) > MAX_LINE) {
         return { stdout: '', stderr: `the command is too long to send to ${name}.`, code: 'E2BIG' };
       }
       const result = await run(line, {
@@ -76,7 +79,9 @@ export function hostMachine(name: string, run: HostRunner): Machine {
         ...(options.input === undefined ? {} : { input: options.input }),
       });
       const stderr = result.stderr;
-      if (!result.reached) return { stdout: '', stderr: sshFailure(result, name), code: 'ENOHOST' };
+      if (!result.reached || result.timedOut) {
+        return { stdout: '', stderr: sshFailure(result, name), code: UNREACHED };
+      }
       // git missing there: as here, so that Changes say git is not installed.
       if (result.code === 127 && /git is not installed on this host/.test(stderr)) {
         return { stdout: '', stderr, code: 'ENOENT' };
@@ -177,7 +182,7 @@ function byLength(paths: readonly string[]): string[][] {
   let run: string[] = [];
   let length = 0;
   for (const path of paths) {
-    const cost = path.length * 4 + 8;
+    const cost = Buffer.byteLength(path) * 4 + 8;
     if (run.length > 0 && length + cost > MAX_LINE / 2) {
       runs.push(run);
       run = [];

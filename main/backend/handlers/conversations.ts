@@ -115,7 +115,9 @@ export function conversationHandlers(
       const conversation = open.get(conversationId);
       const { host, cwd } = conversation.snapshot();
       conversation.doneWhen.set(command);
-      if (folderDefault) settings.setDoneWhenFor(cwd, command, host ?? undefined);
+      // A worktree's default is its repository's, as its conversations start with it.
+      const folder = parts.worktrees.at(cwd, host ?? null)?.repository ?? cwd;
+      if (folderDefault) settings.setDoneWhenFor(folder, command, host ?? undefined);
       return { command: conversation.doneWhen.current };
     },
     setDraft: async ({ conversationId, draft }) => {

@@ -60,6 +60,13 @@ export function worktreeHandlers(
     }),
     setWorktreeSetup: async ({ repository: folder, command, host }) => {
       const on = host ? { host, machine: parts.remote.machine(host) } : HERE;
+      // A command kept for exactly this repository is removed without asking git: the repository (or its
+      // host) may be gone, and its command must still go.
+      const kept = settingsKey(on, folder);
+      if (!command.trim() && settings.worktreeSetupFor(kept)) {
+        settings.setWorktreeSetupFor(kept, '');
+        return { repository: folder, command: '', ...(host ? { host } : {}) };
+      }
       const repository = await mainRepositoryOf(folder, worktrees, on);
       if (!repository) throw new WorktreeRefused(NOT_A_REPOSITORY);
       const key = settingsKey(on, repository.top);
