@@ -114,3 +114,30 @@ export async function copyIndex(from: string, to: string): Promise<void> {
   const dated = await stat(from);
   await utimes(to, dated.atime, dated.mtime);
 }
+
+/**
+ * Words in runs of at most `count` words and `bytes` bytes of UTF-8 each (a word costing `weight` times its
+ * bytes, and `extra` more), for command lines of bounded length; a word longer than the bound has a run
+ * of its own.
+ */
+export function inRuns(
+  words: readonly string[],
+  limits: { count?: number; bytes: number; weight?: number; extra?: number },
+): string[][] {
+  const { count = Infinity, bytes, weight = 1, extra = 1 } = limits;
+  const runs: string[][] = [];
+  let run: string[] = [];
+  let size = 0;
+  for (const word of words) {
+    const cost = Buffer.byteLength(word) * weight + extra;
+    if (run.length > 0 && (run.length >= count || size + cost > bytes)) {
+      runs.push(run);
+      run = [];
+      size = 0;
+    }
+    run.push(word);
+    size += cost;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}

@@ -47,10 +47,10 @@ export interface Machine {
   copyIndex(from: string, to: string): Promise<boolean>;
   /** Removes a file, or a folder with everything in it; nothing when it is not there. */
   remove(target: string): Promise<void>;
-  /** Deletes one file (never a folder); throws with the reason when it cannot. */
-  unlink(file: string): Promise<void>;
-  /** Removes a folder only when it is empty: whether it went. */
-  removeEmptyFolder(folder: string): Promise<boolean>;
+  /** Deletes files (never a folder), in order; throws with the first that could not be, and why. */
+  unlinkAll(files: readonly string[]): Promise<void>;
+  /** Removes each folder, in order, that is empty by then; one that is not stays. */
+  removeEmptyFolders(folders: readonly string[]): Promise<void>;
   /** A small text file's text (a git folder's own files), or null when it cannot be read. */
   readText(file: string): Promise<string | null>;
   /** Text added at a file's end, the file (not its folder) made where it is missing. */
@@ -103,8 +103,16 @@ export const thisMachine: Machine = {
   makePrivate: (file) => chmod(file, 0o600).catch(() => undefined),
   copyIndex: (from, to) => copyIndex(from, to).then(yes, no),
   remove: (target) => rm(target, { recursive: true, force: true }),
-  unlink: (file) => unlink(file),
-  removeEmptyFolder: (folder) => rmdir(folder).then(yes, no),
+  async unlinkAll(files) {
+    for (const file of files) {
+      await unlink(file).catch((error: unknown) => {
+        throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }
+  },
+  async removeEmptyFolders(folders) {
+    for (const folder of folders) await rmdir(folder).catch(() => undefined);
+  },
   readText: (file) => readFile(file, 'utf8').catch(() => null),
   appendText: (file, text) => appendFile(file, text),
   makeFolder: (folder) =>

@@ -90,6 +90,26 @@ describe.each(MACHINES)('restoring from a snapshot, %s', (_, machine) => {
     expect(readFileSync(join(repo, 'src', 'made', 'deep', 'new.ts'), 'utf8')).toBe('new\n');
   });
 
+  it('restores many files with long names at once, in as many runs of git as a command line takes', async () => {
+    const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
+    const start = await snapshots.take('c', 'start', null);
+    // 600 names of some 240 bytes each (a name takes 255 at most), not all of it ASCII: far past one command line's worth.
+    const names = Array.from(
+      { length: 600 },
+      (_, index) => `${'é'.repeat(40)}${'n'.repeat(150)}-${index}.txt`,
+    );
+    mkdirSync(join(repo, 'many'));
+    for (const name of names) writeFileSync(join(repo, 'many', name), `${name}\n`);
+    const turn = await snapshots.take('c', 'turn-1', start);
+    const paths = names.map((name) => `many/${name}`);
+    await snapshots.restore(start, paths);
+    expect(existsSync(join(repo, 'many'))).toBe(false);
+    await snapshots.restore(turn, paths);
+    expect(readFileSync(join(repo, 'many', names[599] ?? ''), 'utf8')).toBe(`${names[599]}\n`);
+    expect(await snapshots.compose(start, turn, paths)).toBe((await snapshots.current()).tree);
+    // Hundreds of files through a shell for each piece of work: a busy machine's time, never a bound on it.
+  }, 120_000);
+
   it('refuses a path that leads out of the folder, and never deletes through a symlink', async () => {
     const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const start = await snapshots.take('c', 'start', null);

@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
-import { git, GitFailed, type GitOptions } from './git';
+import { git, GitFailed, inRuns, type GitOptions } from './git';
 import { parseHunks } from './hunks';
 import { thisMachine, type Machine } from './machine';
 
@@ -47,6 +47,13 @@ const id = (treeish: Treeish): string => (typeof treeish === 'string' ? treeish 
 export class SnapshotsOff extends Error {
   override name = 'SnapshotsOff';
 }
+
+/**
+ * How many paths one git command line names: short enough for any command line, as Windows takes 32,767
+ * characters and a host's shell gets the whole line as one argument of at most 128 KiB (a word there may
+ * grow fourfold, escaped).
+ */
+const PATHS_PER_RUN = { count: 500, bytes: 24_000 };
 
 /** Past these, a snapshot is not taken: a folder of generated output is not worth copying into git. */
 export const SNAPSHOT_BOUNDS = { files: 200_000, bytes: 2 * 1024 ** 3 };
@@ -380,7 +387,7 @@ export class Snapshots {
     for (const path of paths) mustBeInside(path);
     return await oneAtATime(this.queueKey, async () => {
       const present = new Set<string>();
-      for (const run of inRuns(paths)) {
+      for (const run of inRuns(paths, PATHS_PER_RUN)) {
         const listed = await this.git(
           ['--literal-pathspecs', 'ls-tree', '-r', '-z', '--name-only', from, '--', ...run],
           {
@@ -407,7 +414,7 @@ export class Snapshots {
         if (restored.code !== 0)
           throw new Error(`The files could not be restored: ${firstLine(restored.stderr)}`);
       }
-      for (const path of paths) if (!present.has(path)) await this.remove(path);
+      await this.removeAll(paths.filter((path) => !present.has(path)));
     });
   }
 
@@ -428,7 +435,7 @@ export class Snapshots {
     try {
       await run(['read-tree', id(base)]);
       const entries = new Map<string, string>();
-      for (const some of inRuns(paths)) {
+      for (const some of inRuns(paths, PATHS_PER_RUN)) {
         const listed = await run([
           '--literal-pathspecs',
           'ls-tree',
@@ -596,33 +603,53 @@ export class Snapshots {
   }
 
   /**
-   * Deletes a file a revert takes back to not existing, and the folders it leaves empty; never through a
-   * symlink, never a folder (a submodule's is left).
+   * Deletes the files a revert takes back to not existing, and the folders they leave empty; never through
+   * a symlink, never a folder (a submodule's is left). Each is looked at first, all in one look, so nothing
+   * is deleted when one of them cannot be; then they go in one piece of work, and the emptied folders in
+   * another (on a host, a few ssh runs however many files).
    */
-  private async remove(path: string): Promise<void> {
+  private async removeAll(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
     const { join, dirname, sep } = this.machine.path;
-    const parts = path.split('/');
-    // Each folder on the way, then the file itself: what is there, in one look.
-    const chain = parts.map((_, depth) => join(this.workTree, ...parts.slice(0, depth + 1)));
-    const kinds = await this.machine.kinds(chain);
-    for (let depth = 0; depth < parts.length - 1; depth++) {
-      const kind = kinds[depth];
-      if (kind === null) return;
-      if (kind !== 'folder')
-        throw new Error(
-          `${path} could not be deleted: ${parts.slice(0, depth + 1).join('/')} is not a folder.`,
-        );
-    }
-    const target = join(this.workTree, path);
-    const kind = kinds[parts.length - 1];
-    if (kind === null) return;
-    if (kind === 'folder') throw new Error(`${path} is a folder now; Byre deletes only files.`);
-    await this.machine.unlink(target).catch((error: unknown) => {
-      throw new Error(`${path} could not be deleted: ${reasonOf(error)}`);
+    // Each folder on the way, then the file itself.
+    const chains = paths.map((path) => {
+      const parts = path.split('/');
+      return parts.map((_, depth) => join(this.workTree, ...parts.slice(0, depth + 1)));
     });
-    for (let folder = dirname(target); folder.startsWith(this.workTree + sep); folder = dirname(folder)) {
-      if (!(await this.machine.removeEmptyFolder(folder))) break;
+    const looked = [...new Set(chains.flat())];
+    const found = await this.machine.kinds(looked);
+    const kindOf = new Map(looked.map((at, index) => [at, found[index] ?? null]));
+    const doomed: string[] = [];
+    paths.forEach((path, index) => {
+      const chain = chains[index] ?? [];
+      for (let depth = 0; depth < chain.length - 1; depth++) {
+        const kind = kindOf.get(chain[depth] ?? '');
+        if (kind === null) return;
+        if (kind !== 'folder') {
+          throw new Error(
+            `${path} could not be deleted: ${path
+              .split('/')
+              .slice(0, depth + 1)
+              .join('/')} is not a folder.`,
+          );
+        }
+      }
+      const kind = kindOf.get(chain.at(-1) ?? '');
+      if (kind === null) return;
+      if (kind === 'folder') throw new Error(`${path} is a folder now; Byre deletes only files.`);
+      doomed.push(join(this.workTree, path));
+    });
+    await this.machine.unlinkAll(doomed).catch((error: unknown) => {
+      throw new Error(`Files could not be deleted: ${reasonOf(error)}`);
+    });
+    // The folders they were in, deepest first, each removed only when it is empty now.
+    const folders = new Set<string>();
+    for (const file of doomed) {
+      for (let folder = dirname(file); folder.startsWith(this.workTree + sep); folder = dirname(folder)) {
+        folders.add(folder);
+      }
     }
+    await this.machine.removeEmptyFolders([...folders].sort((a, b) => b.length - a.length));
   }
 
   /**
@@ -724,28 +751,6 @@ async function privateRepository(machine: Machine, home: string): Promise<string
     via: machine.git,
   });
   return repository;
-}
-
-/**
- * Paths in runs short enough for one command line anywhere: Windows takes 32,767 characters, and a host's
- * shell gets the whole line as one argument of at most 128 KiB (a word there may grow fourfold, escaped).
- */
-function inRuns(paths: readonly string[]): string[][] {
-  const runs: string[][] = [];
-  let run: string[] = [];
-  let bytes = 0;
-  for (const path of paths) {
-    const size = Buffer.byteLength(path) + 1;
-    if (run.length > 0 && (run.length >= 500 || bytes + size > 24_000)) {
-      runs.push(run);
-      run = [];
-      bytes = 0;
-    }
-    run.push(path);
-    bytes += size;
-  }
-  if (run.length > 0) runs.push(run);
-  return runs;
 }
 
 /** A path from a diff, which a revert may write: relative, inside the work tree, no `..`. */

@@ -67,8 +67,12 @@ describe('a host’s files, through its shell', () => {
     expect(stat('%y', join(store, 'copy'))).toBe(stat('%y', join(root, 'index')));
     expect(stat('%y', join(store, 'copy'))).toMatch(/\.123456/);
     expect(await host.copyIndex(join(root, 'none'), join(store, 'other'))).toBe(false);
-    expect(await host.removeEmptyFolder(store)).toBe(false);
-    await host.unlink(join(store, 'copy'));
+    // Folders only once empty, and deepest first.
+    mkdirSync(join(store, 'empty', 'deeper'), { recursive: true });
+    await host.removeEmptyFolders([join(store, 'empty', 'deeper'), join(store, 'empty'), store]);
+    expect(await host.kinds([join(store, 'empty'), store])).toEqual([null, 'folder']);
+    await host.unlinkAll([join(store, 'copy'), join(store, 'alternates')]);
+    expect(await host.kinds([join(store, 'copy'), join(store, 'alternates')])).toEqual([null, null]);
     await host.remove(join(root, 'store'));
     expect(await host.kinds([join(root, 'store')])).toEqual([null]);
   });

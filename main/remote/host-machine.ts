@@ -6,7 +6,7 @@
  */
 import { posix } from 'node:path';
 import type { GitOptions, GitRun } from '../changes/git';
-import { safeSettings, UNREACHED } from '../changes/git';
+import { inRuns, safeSettings, UNREACHED } from '../changes/git';
 import type { Machine, PathKind } from '../changes/machine';
 import type { MarkedRun, RunLimits } from './run';
 import { explainSshFailure, inHostHome, NO_FOLDER_EXIT, portableSh } from './ssh';
@@ -24,6 +24,9 @@ const SHORT = { timeoutMs: 60_000, maxBuffer: 4 * 1024 * 1024 };
  * 128 KiB (MAX_ARG_STRLEN).
  */
 const MAX_LINE = 120_000;
+
+/** Words in runs whose line stays well under MAX_LINE: a word may grow fourfold when escaped. */
+const RUN_BYTES = { bytes: MAX_LINE / 2, weight: 4, extra: 8 };
 
 /** In the folder, with nothing inherited that would point git elsewhere, git with our settings. */
 const GIT_SCRIPT = [
@@ -90,7 +93,7 @@ export function hostMachine(name: string, run: HostRunner): Machine {
     },
     async kinds(paths) {
       const kinds: PathKind[] = [];
-      for (const batch of byLength(paths)) {
+      for (const batch of inRuns(paths, RUN_BYTES)) {
         const result = await short(KINDS_SCRIPT, batch);
         const lines = result.stdout.toString('utf8').split('\n');
         if (result.code !== 0 || lines.length < batch.length) {
@@ -129,11 +132,17 @@ export function hostMachine(name: string, run: HostRunner): Machine {
       const removed = await short('rm -rf -- "$1"', [target]);
       if (removed.code !== 0) throw new Error(removed.stderr.trim() || `${target} could not be removed.`);
     },
-    async unlink(file) {
-      const removed = await short('rm -f -- "$1"', [file]);
-      if (removed.code !== 0) throw new Error(removed.stderr.trim() || 'rm failed.');
+    async unlinkAll(files) {
+      for (const batch of inRuns(files, RUN_BYTES)) {
+        const removed = await short('for f do rm -f -- "$f" || exit 1; done', batch);
+        if (removed.code !== 0) throw new Error(removed.stderr.trim() || 'rm failed.');
+      }
     },
-    removeEmptyFolder: (folder) => ok('rmdir -- "$1" 2>/dev/null', [folder]),
+    async removeEmptyFolders(folders) {
+      for (const batch of inRuns(folders, RUN_BYTES)) {
+        await short('for d do rmdir -- "$d" 2>/dev/null; done; exit 0', batch);
+      }
+    },
     async readText(file) {
       // Regular files only, and no more than a git folder's own files hold: never a FIFO's wait.
       const read = await short('[ -f "$1" ] && [ -r "$1" ] && head -c 1048576 -- "$1"', [file]);
@@ -174,23 +183,4 @@ export function hostMachine(name: string, run: HostRunner): Machine {
 function sshFailure(result: MarkedRun, name: string): string {
   if (result.timedOut) return `${name} did not answer within ${(result.timeoutMs ?? 0) / 1000} s.`;
   return explainSshFailure(result.stderr, name).message;
-}
-
-/** Paths in runs whose line stays well under MAX_LINE (a word may grow fourfold when escaped). */
-function byLength(paths: readonly string[]): string[][] {
-  const runs: string[][] = [];
-  let run: string[] = [];
-  let length = 0;
-  for (const path of paths) {
-    const cost = Buffer.byteLength(path) * 4 + 8;
-    if (run.length > 0 && length + cost > MAX_LINE / 2) {
-      runs.push(run);
-      run = [];
-      length = 0;
-    }
-    run.push(path);
-    length += cost;
-  }
-  if (run.length > 0) runs.push(run);
-  return runs;
 }
