@@ -32,7 +32,7 @@ import {
 } from '../worktrees/worktrees';
 import {
   hasSubmodules,
-  HERE,
+  where,
   mainRepositoryOf,
   newWorktreeName,
   NOT_A_REPOSITORY,
@@ -204,7 +204,7 @@ export class OpenConversations {
     /** The host the repository is on; null for this computer. */
     host: string | null = null,
   ): Promise<Conversation> {
-    const on = host ? { host, machine: this.parts.remote.machine(host) } : HERE;
+    const on = where(this.parts.remote, host);
     const { machine } = on;
     await gitForWorktrees(machine);
     const { worktrees, settings } = this.parts;
@@ -230,7 +230,7 @@ export class OpenConversations {
     // Named and made one at a time in a repository: two at once would pick the same name, and git's
     // worktree list does not take two additions at once.
     const made =
-      waiting && (await machine.kinds([waiting.path]))[0] === 'folder' && worktrees.at(waiting.path, host)
+      waiting && (await machine.isFolder(waiting.path)) && worktrees.at(waiting.path, host)
         ? waiting
         : await this.oneAtATime(settingsKey(on, repository.commonDir), async () =>
             createWorktree(
@@ -380,13 +380,12 @@ export class OpenConversations {
    * as here. A host that cannot be asked is said by the start itself, in ssh's words.
    */
   private async recreateOnHost(host: string, cwd: string): Promise<void> {
-    const remade = await recreateIfGone(cwd, this.parts.worktrees, {
-      host,
-      machine: this.parts.remote.machine(host),
-    }).catch((error: unknown) => {
-      if (error instanceof WorktreeRefused) throw error;
-      return false;
-    });
+    const remade = await recreateIfGone(cwd, this.parts.worktrees, where(this.parts.remote, host)).catch(
+      (error: unknown) => {
+        if (error instanceof WorktreeRefused) throw error;
+        return false;
+      },
+    );
     if (remade) this.parts.worktreesChanged();
   }
 
@@ -412,6 +411,8 @@ export class OpenConversations {
   ): Promise<Conversation> {
     const remote = await this.parts.remote.prepare(host, cwd);
     const there = hostFolder(this.parts.remote, host, remote.folder);
+    // What is kept by folder (its "Done when", "Commit as") is a worktree's repository's, as here.
+    const settingsFolder = this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder;
     return Conversation.start({
       ...this.common(launch, wiring),
       // Its own settings, read there at each start, are loaded once trusted, as a folder's here are.
@@ -421,15 +422,8 @@ export class OpenConversations {
       cwd: remote.folder,
       host: remote,
       worktree: this.worktreeOf(remote.folder, host),
-      // A worktree's "Done when" and "Commit as" are its repository's, as here.
-      doneWhen: this.parts.settings.doneWhenFor(
-        this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder,
-        host,
-      ),
-      // "Commit as" for the folder there (a worktree's: its repository's), else for all folders.
-      identity: this.parts.settings.commitIdentityFor(
-        hostFolderKey(host, this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder),
-      ),
+      doneWhen: this.parts.settings.doneWhenFor(settingsFolder, host),
+      identity: this.parts.settings.commitIdentityFor(hostFolderKey(host, settingsFolder)),
       // Its snapshots are taken there, by git there, with their private files in the home folder there; the
       // record of them is kept here with the others.
       changes: remote.home

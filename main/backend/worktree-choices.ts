@@ -5,11 +5,12 @@
  * new-conversation form can offer, the name a new worktree gets, and making a gone worktree again so a
  * saved conversation of it can resume where its CLI saved it.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NewWorktree, WorktreeChoices } from '../../shared/ipc';
 import { thisMachine, type Machine } from '../changes/machine';
 import { hostFolderKey } from '../data/host-folders';
+import type { RemoteHosts } from '../remote/hosts';
 import { worktreeLayout } from '../../shared/worktrees';
 import type { SettingsStore } from '../data/settings';
 import type { WorktreeRecord, WorktreeRecords } from '../data/worktree-records';
@@ -32,6 +33,11 @@ export interface On {
   machine: Machine;
 }
 export const HERE: On = { host: null, machine: thisMachine };
+
+/** A host's repository's place (its git and files over ssh), or this computer's for none. */
+export function where(remote: Pick<RemoteHosts, 'machine'>, host: string | null | undefined): On {
+  return host ? { host, machine: remote.machine(host) } : HERE;
+}
 
 /** What settings kept by folder (the setup command) know a repository's folder by: a host's is its own. */
 export function settingsKey(on: On, folder: string): string {
@@ -90,7 +96,6 @@ export async function worktreeChoices(
 
 /** A checkout with submodules: the main one (for the form's note), or a new worktree's (its base's own). */
 export async function hasSubmodules(checkout: string, machine: Machine = thisMachine): Promise<boolean> {
-  if (machine === thisMachine) return existsSync(join(checkout, '.gitmodules'));
   return (await machine.kinds([machine.path.join(checkout, '.gitmodules')]))[0] !== null;
 }
 
@@ -153,9 +158,7 @@ export async function recreateIfGone(
   on: On = HERE,
 ): Promise<boolean> {
   const { machine, host } = on;
-  const folder = async (path: string) =>
-    machine === thisMachine ? isFolder(path) : (await machine.kinds([path]))[0] === 'folder';
-  if (!cwd || (await folder(cwd))) return false;
+  if (!cwd || (await machine.isFolder(cwd))) return false;
   const recorded: WorktreeRecord | undefined = records.at(cwd, host);
   if (recorded) {
     await recreateWorktree(
@@ -166,17 +169,9 @@ export async function recreateIfGone(
     return true;
   }
   const layout = worktreeLayout(cwd);
-  if (!layout || !(await folder(layout.repository))) return false;
+  if (!layout || !(await machine.isFolder(layout.repository))) return false;
   const repository = await repositoryOf(layout.repository, machine);
   if (!repository) return false;
   await recreateWorktree(repository, { path: cwd, branch: `worktree-${layout.name}` });
   return true;
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

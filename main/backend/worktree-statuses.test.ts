@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorktreeStatus } from '../../shared/ipc';
-import { thisMachine, type Machine, type PathKind } from '../changes/machine';
+import { thisMachine, type Machine } from '../changes/machine';
 import { WorktreeRecords } from '../data/worktree-records';
 import { WorktreeStatuses } from './worktree-statuses';
 
@@ -37,11 +37,12 @@ describe('the worktrees’ statuses', () => {
     const here = join(dataDir, 'gone-worktree');
     records.add(record(here));
     records.add(record(here, 'build-box'));
-    let answer: (kinds: PathKind[]) => void = () => undefined;
+    // Its folder gone, once it answers.
+    let answer: (there: boolean) => void = () => undefined;
     const slowHost: Machine = {
       ...thisMachine,
       where: 'build-box',
-      kinds: () => new Promise((resolve) => (answer = resolve)),
+      isFolder: () => new Promise((resolve) => (answer = resolve)),
     };
     const told: WorktreeStatus[][] = [];
     const statuses = new WorktreeStatuses(
@@ -58,7 +59,7 @@ describe('the worktrees’ statuses', () => {
       here: { removed: true, problem: null },
       'build-box': { removed: false, problem: 'Asking build-box how it stands…' },
     });
-    answer([null]);
+    answer(false);
     await statuses.settled();
     expect(told).toHaveLength(2);
     expect(byHost(told[1])).toMatchObject({ 'build-box': { removed: true, problem: null } });
@@ -67,7 +68,7 @@ describe('the worktrees’ statuses', () => {
     statuses.changed();
     await expect.poll(() => told.length).toBe(3);
     expect(byHost(told[2])).toMatchObject({ 'build-box': { removed: true, problem: null } });
-    answer([null]);
+    answer(false);
     await statuses.settled();
   });
 });

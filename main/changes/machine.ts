@@ -16,6 +16,7 @@ import {
   realpath,
   rm,
   rmdir,
+  stat,
   unlink,
   writeFile,
 } from 'node:fs/promises';
@@ -34,6 +35,8 @@ export interface Machine {
   git(args: readonly string[], options: GitOptions): Promise<GitRun>;
   /** What is at each path, in order. */
   kinds(paths: readonly string[]): Promise<PathKind[]>;
+  /** Whether `path` is a folder, through a link as a program working in it would see it. */
+  isFolder(path: string): Promise<boolean>;
   /** How many bytes the files at these paths (relative to `root`) take, symlinks not followed. */
   bytes(root: string, paths: readonly string[]): Promise<number>;
   writable(folder: string): Promise<boolean>;
@@ -79,6 +82,11 @@ export const thisMachine: Machine = {
           () => null,
         ),
       ),
+    ),
+  isFolder: (at) =>
+    stat(at).then(
+      (found) => found.isDirectory(),
+      () => false,
     ),
   async bytes(root, paths) {
     let total = 0;

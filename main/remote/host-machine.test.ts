@@ -31,6 +31,14 @@ describe('a host’s files, through its shell', () => {
     symlinkSync(join(root, 'folder'), join(root, 'link'));
     const paths = [...ODD, 'folder', 'link', 'missing'].map((name) => join(root, name));
     expect(await host.kinds(paths)).toEqual([...ODD.map(() => 'file'), 'folder', 'other', null]);
+    // A folder through a link is one to work in, as here.
+    for (const machine of [host, thisMachine]) {
+      expect(
+        await Promise.all(
+          ['folder', 'link', ODD[0] ?? '', 'missing'].map((name) => machine.isFolder(join(root, name))),
+        ),
+      ).toEqual([true, true, false, false]);
+    }
   });
 
   it('counts new files’ bytes as this computer does, without reading a FIFO or a link to /dev/zero', async () => {

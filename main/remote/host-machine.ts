@@ -9,7 +9,7 @@ import type { GitOptions, GitRun } from '../changes/git';
 import { inRuns, safeSettings, UNREACHED } from '../changes/git';
 import type { Machine, PathKind } from '../changes/machine';
 import type { MarkedRun, RunLimits } from './run';
-import { explainSshFailure, inHostHome, NO_FOLDER_EXIT, portableSh } from './ssh';
+import { explainSshFailure, INTO_FOLDER, NO_FOLDER_EXIT, portableSh } from './ssh';
 
 /** Runs a line on the host (run.ts's runMarked, for one host). */
 export type HostRunner = (line: string, limits: RunLimits) => Promise<MarkedRun>;
@@ -30,10 +30,7 @@ const RUN_BYTES = { bytes: MAX_LINE / 2, weight: 4, extra: 8 };
 
 /** In the folder, with nothing inherited that would point git elsewhere, git with our settings. */
 const GIT_SCRIPT = [
-  'dir=$1',
-  // A folder typed as ~/… is the host's home's.
-  inHostHome('dir'),
-  `cd -- "$dir" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$dir" >&2; exit ${NO_FOLDER_EXIT}; }`,
+  ...INTO_FOLDER,
   'shift',
   'unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_COMMON_DIR GIT_CEILING_DIRECTORIES GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_NOSYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT',
   'command -v git >/dev/null 2>&1 || { echo "git is not installed on this host." >&2; exit 127; }',
@@ -105,6 +102,7 @@ export function hostMachine(name: string, run: HostRunner): Machine {
       }
       return kinds;
     },
+    isFolder: (folder) => ok('[ -d "$1" ]', [folder]),
     async bytes(root, paths) {
       if (paths.length === 0) return 0;
       const result = await short(BYTES_SCRIPT, [root], `${paths.join('\0')}\0`);

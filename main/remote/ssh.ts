@@ -140,6 +140,16 @@ export function markedLine(line: string): string {
 export const NO_FOLDER_EXIT = 90;
 
 /**
+ * sh that goes into the folder in `$1` (`~/…` in the host's home), or says in words that it is not there
+ * and exits NO_FOLDER_EXIT.
+ */
+export const INTO_FOLDER = [
+  'dir=$1',
+  inHostHome('dir'),
+  `cd -- "$dir" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$dir" >&2; exit ${NO_FOLDER_EXIT}; }`,
+];
+
+/**
  * sh that starts `command` in a process group of its own, so that it and everything it
  * starts can be ended together, in the background: by `setsid` where there is one (Linux), else by job
  * control, which puts each background job in its own group (macOS, whose sh is bash; where neither works,
@@ -242,9 +252,7 @@ export function remoteLaunchLine(
  * group ends too, as here; the wrapper exits with the check's status.
  */
 const CHECK_WRAPPER = [
-  'dir=$1',
-  inHostHome('dir'),
-  `cd -- "$dir" 2>/dev/null || { printf "There is no folder %s on this host.\\n" "$dir" >&2; exit ${NO_FOLDER_EXIT}; }`,
+  ...INTO_FOLDER,
   'shift',
   'exec 3<&0',
   LOGIN_FLAG,

@@ -4,7 +4,6 @@
  * what removing it would lose, and whether its folder is there at all. Git failing is said in words on the
  * status, never thrown: one broken worktree must not hide how the others stand.
  */
-import { statSync } from 'node:fs';
 import type { WorktreeStatus } from '../../shared/ipc';
 import { git, GitFailed } from '../changes/git';
 import { thisMachine, type Machine } from '../changes/machine';
@@ -73,9 +72,7 @@ export async function worktreeStanding(
     ...(machine === thisMachine ? {} : { machine }),
   };
   try {
-    const there =
-      machine === thisMachine ? isFolder(record.path) : (await machine.kinds([record.path]))[0] === 'folder';
-    if (!there) return { ...known, ...unknown, removed: true, problem: null };
+    if (!(await machine.isFolder(record.path))) return { ...known, ...unknown, removed: true, problem: null };
     const base = await baseRef(record, machine);
     const [counts, paths, files] = await Promise.all([
       aheadBehind(repository, record.branch, base),
@@ -132,12 +129,4 @@ function inWords(error: unknown): string {
     return `Git could not say how it stands${said ? `: ${said}` : '.'}`;
   }
   return `Git could not say how it stands: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import type { ChangesAgainst, ChangesBase, ConversationChanges } from '../../changes/conversation-changes';
 import { partedFrom } from '../../worktrees/worktrees';
-import { thisMachine } from '../../changes/machine';
+import { where } from '../worktree-choices';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
 
@@ -26,8 +25,8 @@ export function changesHandlers(
     const { cwd, host = null } = open.get(conversationId).snapshot();
     const record = parts.worktrees.at(cwd, host);
     if (!record) return null;
-    const machine = host ? parts.remote.machine(host) : thisMachine;
-    if (host ? (await machine.kinds([record.path]))[0] !== 'folder' : !existsSync(record.path)) return null;
+    const { machine } = where(parts.remote, host);
+    if (!(await machine.isFolder(record.path))) return null;
     return {
       branch: record.base ?? record.baseCommit,
       commit: await partedFrom(record, record.path, machine),

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { MergeOutcome } from '../../../shared/ipc';
 import type { Conversation } from '../../conversation/conversation';
 import type { WorktreeRecord } from '../../data/worktree-records';
@@ -8,7 +7,8 @@ import { mergeIntoBase } from '../../worktrees/merge';
 import { createPullRequest, pullRequestReadiness } from '../../worktrees/pull-request';
 import { worktreeStanding } from '../../worktrees/status';
 import { commitOfUncommitted, moveBranchTo, WorktreeRefused } from '../../worktrees/worktrees';
-import { thisMachine, type Machine } from '../../changes/machine';
+import type { Machine } from '../../changes/machine';
+import { where } from '../worktree-choices';
 import { hostFolderKey } from '../../data/host-folders';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
@@ -30,11 +30,9 @@ export function worktreeFinishHandlers(
     return { conversation, record };
   };
   /** The computer a worktree is on: its host's git and files for one on another host. */
-  const machineOf = (record: WorktreeRecord): Machine =>
-    record.host ? parts.remote.machine(record.host) : thisMachine;
+  const machineOf = (record: WorktreeRecord): Machine => where(parts.remote, record.host).machine;
   const present = async (record: WorktreeRecord) =>
-    record.removedAt === null &&
-    (record.host ? (await machineOf(record).kinds([record.path]))[0] === 'folder' : existsSync(record.path));
+    record.removedAt === null && (await machineOf(record).isFolder(record.path));
   /** Worktrees being merged now, by folder. */
   const merging = new Set<string>();
   /** Only ever one at a time per worktree (mergeWorktree sees to it). */

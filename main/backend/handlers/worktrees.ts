@@ -1,5 +1,5 @@
 import { fromHostFolderKey } from '../../data/host-folders';
-import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY, HERE, settingsKey } from '../worktree-choices';
+import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY, settingsKey, where } from '../worktree-choices';
 import { removeWorktree, WorktreeRefused } from '../../worktrees/worktrees';
 import type { HandlersOf, Parts } from '../parts';
 
@@ -15,7 +15,7 @@ export function worktreeHandlers(
   const { open, settings, worktrees, worktreeStatuses } = parts;
   return {
     worktreeChoices: async ({ cwd, host }) =>
-      worktreeChoices(cwd, settings, worktrees, host ? { host, machine: parts.remote.machine(host) } : HERE),
+      worktreeChoices(cwd, settings, worktrees, where(parts.remote, host)),
     worktrees: async () => ({ worktrees: await worktreeStatuses.all() }),
     removeWorktree: async ({ conversationId, deleteBranch }) => {
       const conversation = open.get(conversationId);
@@ -33,7 +33,7 @@ export function worktreeHandlers(
         {
           top: record.repository,
           commonDir: record.commonDir,
-          ...(host ? { machine: parts.remote.machine(host) } : {}),
+          ...(host ? { machine: where(parts.remote, host).machine } : {}),
         },
         record,
         deleteBranch,
@@ -59,7 +59,7 @@ export function worktreeHandlers(
       }),
     }),
     setWorktreeSetup: async ({ repository: folder, command, host }) => {
-      const on = host ? { host, machine: parts.remote.machine(host) } : HERE;
+      const on = where(parts.remote, host);
       // A command kept for exactly this repository is removed without asking git: the repository (or its
       // host) may be gone, and its command must still go.
       const kept = settingsKey(on, folder);
