@@ -261,6 +261,7 @@ export class Backend {
   /** For quitting without waiting. */
   killAll(): void {
     killAllCliProcesses();
+    this.open.killAll();
     killAllChecks();
   }
 

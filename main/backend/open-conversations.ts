@@ -9,6 +9,7 @@ import type {
   NewWorktree,
   PermissionModeChoice,
   SessionTarget,
+  TerminalSize,
   TurnImage,
 } from '../../shared/ipc';
 import type { RateLimitInfo } from '../../shared/protocol';
@@ -44,12 +45,15 @@ import { changesFolders, HOST_SNAPSHOTS } from '../changes/record';
 import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
+import { TerminalConversation } from '../conversation/terminal-conversation';
+import { HookChannel } from '../lanes/terminal/hook-channel';
 import { cliCursorAt } from '../library/read-session';
 import type { RemoteHosts } from '../remote/hosts';
 import {
   CliCopyGone,
   ImageGone,
   NoSuchConversation,
+  NotSupported,
   NoSuchSession,
   NotAFolder,
   UnknownMessage,
@@ -73,6 +77,10 @@ export class OpenConversations {
   private readonly resuming = new Map<string, Promise<Conversation>>();
   /** Sessions on other hosts being carried on, by session id. */
   private readonly resumingRemote = new Map<string, Promise<Conversation>>();
+  /** The Terminal conversations: the interactive CLI in a PTY (main/lanes/terminal). */
+  private readonly terminals = new Map<string, TerminalConversation>();
+  /** Where their hooks report, opened with the first of them and closed with the last window. */
+  private hookChannel: Promise<HookChannel> | undefined;
 
   constructor(
     /** Every CLI starts through the gate: a folder's own settings run only once the user trusts them. */
@@ -103,15 +111,41 @@ export class OpenConversations {
     return [...this.conversations.values()];
   }
 
+  /** A Stream conversation: what only the stream-json lane can do is asked of it. */
   get(conversationId: string): Conversation {
     const conversation = this.conversations.get(conversationId);
-    if (!conversation) throw new NoSuchConversation('That conversation is closed.');
-    return conversation;
+    if (conversation) return conversation;
+    if (this.terminals.has(conversationId)) {
+      throw new NotSupported(
+        'This is a Terminal conversation: Claude Code runs in its terminal, so do this there (its own commands and keys), or continue it in the Stream lane.',
+      );
+    }
+    throw new NoSuchConversation('That conversation is closed.');
+  }
+
+  /** A conversation of either lane, for what both can do (Changes, "Done when", listing, closing). */
+  any(conversationId: string): Conversation | TerminalConversation {
+    return this.terminals.get(conversationId) ?? this.get(conversationId);
+  }
+
+  /** A Terminal conversation. */
+  terminal(conversationId: string): TerminalConversation {
+    const terminal = this.terminals.get(conversationId);
+    if (terminal) return terminal;
+    if (this.conversations.has(conversationId))
+      throw new NotSupported('This conversation runs in the Stream lane: it has no terminal.');
+    throw new NoSuchConversation('That conversation is closed.');
+  }
+
+  /** Every open conversation, of both lanes. */
+  everyLane(): (Conversation | TerminalConversation)[] {
+    return [...this.conversations.values(), ...this.terminals.values()];
   }
 
   async close(conversationId: string): Promise<void> {
-    const conversation = this.conversations.get(conversationId);
+    const conversation = this.conversations.get(conversationId) ?? this.terminals.get(conversationId);
     this.conversations.delete(conversationId);
+    this.terminals.delete(conversationId);
     await conversation?.close();
   }
 
@@ -123,18 +157,86 @@ export class OpenConversations {
     const unanswered = [...this.awaitingTrust.values()];
     this.awaitingTrust.clear();
     await Promise.all([
-      ...this.all().map((conversation) => conversation.close()),
+      ...this.everyLane().map((conversation) => conversation.close()),
       ...unanswered.map(async ({ repository, made, host }) => {
         this.parts.worktrees.forget(made.path, host);
         await removeWorktree(repository, made, true).catch(() => undefined);
       }),
     ]);
     this.conversations.clear();
+    this.terminals.clear();
+    const hooks = this.hookChannel;
+    this.hookChannel = undefined;
+    (await hooks?.catch(() => undefined))?.close();
     await this.closeHosts();
   }
 
-  withSession(sessionId: string): Conversation | undefined {
-    return this.all().find((conversation) => conversation.snapshot().sessionId === sessionId);
+  /** Ends every CLI at once, both lanes (app quit). */
+  killAll(): void {
+    for (const terminal of this.terminals.values()) terminal.kill();
+  }
+
+  /**
+   * A Terminal conversation in `cwd`: the real interactive CLI in a PTY of `size`, afresh or carrying on a
+   * saved session (`launch.resume`). The trust gate decides before anything starts, as for a Stream one.
+   */
+  async startTerminal(cwd: string, launch: Launch, size: TerminalSize): Promise<TerminalConversation> {
+    const { options, settings } = this.parts;
+    const folder = resolve(cwd);
+    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
+    if (launch.resume) {
+      // One CLI per session: two would both write its file.
+      const open = this.withSession(launch.resume, 'every');
+      if (open instanceof TerminalConversation) return open;
+      if (open)
+        throw new NotSupported(
+          'This conversation is open in the Stream lane: close its tab first, then open it in the Terminal lane.',
+        );
+    }
+    // TrustNeeded here starts nothing: the window asks, then starts the same again.
+    const folderSettings = this.trust.folderSettingsFor(folder);
+    const settingsFolder = this.settingsFolder(folder);
+    const id = randomUUID();
+    const inWorktree = this.parts.worktrees.at(folder) !== undefined;
+    const wiring = this.wiring(id, inWorktree);
+    this.hookChannel ??= HookChannel.open();
+    const hooks = await this.hookChannel;
+    const terminal = await TerminalConversation.start({
+      id,
+      cwd: folder,
+      ...(launch.resume ? { resume: launch.resume } : {}),
+      ...(launch.model ? { model: launch.model } : {}),
+      ...(launch.prompt ? { prompt: launch.prompt } : {}),
+      permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
+      folderSettings,
+      env: this.cliEnv(),
+      identity: settings.commitIdentityFor(settingsFolder),
+      doneWhen: settings.doneWhenFor(settingsFolder),
+      checkLimits: settings.checkLimits,
+      worktree: this.worktreeOf(folder),
+      changes: changesFolders(options.dataDir),
+      hooks,
+      size,
+      eventLogDir: this.parts.eventLogDir,
+      ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
+      emit: wiring.emit,
+      notify: wiring.notify,
+      output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
+    });
+    this.terminals.set(id, terminal);
+    try {
+      this.parts.settings.addRecentFolder(settingsFolder);
+    } catch {
+      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
+    }
+    return terminal;
+  }
+
+  withSession(sessionId: string): Conversation | undefined;
+  withSession(sessionId: string, lanes: 'every'): Conversation | TerminalConversation | undefined;
+  withSession(sessionId: string, lanes?: 'every'): Conversation | TerminalConversation | undefined {
+    const open = lanes ? this.everyLane() : this.all();
+    return open.find((conversation) => conversation.snapshot().sessionId === sessionId);
   }
 
   /** The open conversation of a saved session, or one resuming: a request joins it rather than start another. */
@@ -582,6 +684,8 @@ export class OpenConversations {
 export type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'> & {
   /** Otherwise the settings' default. */
   permissionMode?: PermissionModeChoice;
+  /** A Terminal conversation's opening prompt. */
+  prompt?: string;
 };
 
 /** An event that ends a turn: its Changes snapshot, or its result. */

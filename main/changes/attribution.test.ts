@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliMessage } from '../../shared/protocol';
-import { causesOf, toolCalls, workTreePaths, type ToolCall } from './attribution';
+import { causesOf, toolCalls, toolUsesOf, workTreePaths, type ToolCall } from './attribution';
 
 /** Who changed a file in a turn, as the panel says it: the file tool that named it, else Bash, else nobody. */
 
@@ -42,13 +42,15 @@ describe('toolCalls', () => {
   it("takes the file tools' paths (relative to the work tree) and Bash's commands, a subagent's too", () => {
     const toWorkTree = workTreePaths(root, root);
     const calls = toolCalls(
-      assistant([
-        { name: 'Write', input: { file_path: join(root, 'src', 'a.ts'), content: '' } },
-        { name: 'Edit', input: { file_path: 'b.ts', old_string: 'x', new_string: 'y' } },
-        { name: 'NotebookEdit', input: { notebook_path: join(root, 'n.ipynb'), new_source: '' } },
-        { name: 'Read', input: { file_path: join(root, 'c.ts') } },
-        { name: 'Write', input: { file_path: '/elsewhere/d.ts', content: '' } },
-      ]),
+      toolUsesOf(
+        assistant([
+          { name: 'Write', input: { file_path: join(root, 'src', 'a.ts'), content: '' } },
+          { name: 'Edit', input: { file_path: 'b.ts', old_string: 'x', new_string: 'y' } },
+          { name: 'NotebookEdit', input: { notebook_path: join(root, 'n.ipynb'), new_source: '' } },
+          { name: 'Read', input: { file_path: join(root, 'c.ts') } },
+          { name: 'Write', input: { file_path: '/elsewhere/d.ts', content: '' } },
+        ]),
+      ),
       toWorkTree,
     );
     expect(calls).toEqual([
@@ -57,7 +59,10 @@ describe('toolCalls', () => {
       { tool: 'NotebookEdit', path: 'n.ipynb' },
     ]);
     expect(
-      toolCalls(assistant([{ name: 'Bash', input: { command: 'npm run fmt' } }], true), toWorkTree),
+      toolCalls(
+        toolUsesOf(assistant([{ name: 'Bash', input: { command: 'npm run fmt' } }], true)),
+        toWorkTree,
+      ),
     ).toEqual([{ tool: 'Bash', command: 'npm run fmt' }]);
   });
 });

@@ -22,22 +22,33 @@ const FILE_TOOLS: Record<string, string> = {
 
 const MAX_COMMAND = 2_000;
 
-/**
- * The calls of one CLI line that may change files. `toWorkTree` turns a tool's path into one relative to
- * the work tree, or null when it lies outside it.
- */
-export function toolCalls(message: CliMessage, toWorkTree: (path: string) => string | null): ToolCall[] {
+/** A tool the model used, as either lane hears of it: a stream line's tool_use block, or a PreToolUse hook. */
+export interface ToolUse {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The tool uses of one CLI line. */
+export function toolUsesOf(message: CliMessage): ToolUse[] {
   if (message.type !== 'assistant') return [];
+  return message.message.content.flatMap((block) =>
+    block.type === 'tool_use' ? [{ name: block.name, input: block.input }] : [],
+  );
+}
+
+/**
+ * The calls among `uses` that may change files. `toWorkTree` turns a tool's path into one relative to the
+ * work tree, or null when it lies outside it.
+ */
+export function toolCalls(uses: readonly ToolUse[], toWorkTree: (path: string) => string | null): ToolCall[] {
   const calls: ToolCall[] = [];
-  for (const block of message.message.content) {
-    if (block.type !== 'tool_use') continue;
-    const input = block.input;
-    const field = FILE_TOOLS[block.name];
+  for (const { name, input } of uses) {
+    const field = FILE_TOOLS[name];
     if (field) {
       const raw = input[field];
       const path = typeof raw === 'string' ? toWorkTree(raw) : null;
-      if (path !== null) calls.push({ tool: block.name, path });
-    } else if (block.name === 'Bash' && typeof input.command === 'string') {
+      if (path !== null) calls.push({ tool: name, path });
+    } else if (name === 'Bash' && typeof input.command === 'string') {
       calls.push({ tool: 'Bash', command: input.command.slice(0, MAX_COMMAND) });
     }
   }

@@ -18,7 +18,7 @@ import type {
   RevertTarget,
 } from '../../shared/ipc';
 import type { CliMessage } from '../../shared/protocol';
-import { causesOf, toolCalls, workTreePaths } from './attribution';
+import { causesOf, toolCalls, toolUsesOf, workTreePaths, type ToolUse } from './attribution';
 import { loadRecord, removeRecord, saveRecord, type ChangesRecord, type StoredStep } from './record';
 import { openSnapshotStore, type Snapshot, type SnapshotChange, type SnapshotStore } from './snapshot-store';
 import { offReason } from './off-reason';
@@ -59,8 +59,8 @@ export class ConversationChanges {
   private state: ChangesState = { kind: 'starting' };
   private readonly started: Promise<Ready | null>;
   private queue: Promise<unknown>;
-  /** The assistant lines with tool calls of the turn running now, read when it ends. */
-  private toolLines: CliMessage[] = [];
+  /** The tools used in the turn running now, read when it ends. */
+  private toolUses: ToolUse[] = [];
   private readonly prompts = new Map<string, string>();
   /** Whether this conversation began its record (rather than found it): only then may `discard` remove it. */
   private madeRecord = false;
@@ -209,21 +209,37 @@ export class ConversationChanges {
     // Off for good (no git, no store); off past a bound still tries each turn, in case it is within again.
     if (this.unavailable) return;
     if (message.type === 'assistant') {
-      if (message.message.content.some((block) => block.type === 'tool_use')) this.toolLines.push(message);
+      for (const use of toolUsesOf(message)) this.noteToolUse(use);
       return;
     }
     if (message.type !== 'result' || settles === undefined) return;
-    const lines = this.toolLines;
-    this.toolLines = [];
-    const prompt = this.prompts.get(settles) ?? '';
-    this.prompts.delete(settles);
-    this.enqueue(() => this.turnEnded(settles, prompt, lines)).catch((error: unknown) => this.failed(error));
+    this.endTurn(settles);
   }
 
-  private async turnEnded(uuid: string, prompt: string, lines: CliMessage[]): Promise<void> {
+  /** A tool the turn running now used (a Terminal conversation hears of it from its PreToolUse hook). */
+  noteToolUse(use: ToolUse): void {
+    if (!this.unavailable) this.toolUses.push(use);
+  }
+
+  /**
+   * The turn answering the prompt `uuid` ended: its snapshot is queued at once, so that whatever is asked
+   * after it waits for it. Resolves when it is taken (or failed); never rejects.
+   */
+  endTurn(uuid: string): Promise<void> {
+    if (this.unavailable) return Promise.resolve();
+    const uses = this.toolUses;
+    this.toolUses = [];
+    const prompt = this.prompts.get(uuid) ?? '';
+    this.prompts.delete(uuid);
+    return this.enqueue(() => this.turnEnded(uuid, prompt, uses)).catch((error: unknown) =>
+      this.failed(error),
+    );
+  }
+
+  private async turnEnded(uuid: string, prompt: string, uses: ToolUse[]): Promise<void> {
     const ready = await this.readyOrThrow();
     const { snapshots, record } = ready;
-    const calls = lines.flatMap((line) => toolCalls(line, ready.toWorkTree));
+    const calls = toolCalls(uses, ready.toWorkTree);
     const number = record.steps.length + 1;
     const before = this.last(record);
     const after = await snapshots.take(this.key, `step-${number}`, before);

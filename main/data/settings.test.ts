@@ -39,6 +39,7 @@ describe('SettingsStore', () => {
     settings.addRecentFolder('/work/b');
     expect(written()).toEqual({
       defaultPermissionMode: 'plan',
+      defaultLane: 'auto',
       recentFolders: ['/work/b', '/work/a'],
       recentFoldersByHost: {},
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
@@ -68,6 +69,7 @@ describe('SettingsStore', () => {
       cliPath: '/opt/claude',
       defaultModel: null,
       defaultPermissionMode: 'default',
+      defaultLane: 'auto',
       imageMaxLongSide: IMAGE_LIMITS.defaultMaxLongSide,
       theme: 'system',
       notifications: false,

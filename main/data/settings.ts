@@ -50,6 +50,8 @@ const Settings = z.object({
     .default(IMAGE_LIMITS.defaultMaxLongSide),
   /** How much Claude may do without asking in a new conversation: it asks first unless told otherwise. */
   defaultPermissionMode: PermissionModeChoice.default('default'),
+  /** The lane new conversations start in: by the login unless the user chose. */
+  defaultLane: AppSettings.shape.defaultLane.default('auto'),
   /** The mode the last plan approved went on in: the plan card offers it first. */
   planApprovalMode: PlanApprovalMode.default('default'),
   /** "Commit as", for every folder unless the folder has its own. */
@@ -110,13 +112,15 @@ export class SettingsStore {
 
   /** What the settings screen shows and sets. */
   get values(): AppSettings {
-    const { cliPath, defaultModel, defaultPermissionMode, imageMaxLongSide, theme, notifications } =
+    const { cliPath, defaultModel, defaultPermissionMode, defaultLane, imageMaxLongSide, theme } =
       this.settings;
+    const { notifications } = this.settings;
     const { promptSuggestions, snapshotRetentionDays, limitAlertPercent, sshConfigFile } = this.settings;
     return {
       cliPath,
       defaultModel,
       defaultPermissionMode,
+      defaultLane,
       imageMaxLongSide,
       theme,
       notifications,

@@ -291,6 +291,27 @@ describe('one gate', () => {
     ]);
   });
 
+  it("starts a Terminal conversation's CLI only once the gate has decided on its folder", () => {
+    const read = (path: string) => readFileSync(path, 'utf8');
+    const ptys = mainSources()
+      .filter((path) => read(path).includes("from 'node-pty'"))
+      .map((path) => relative(MAIN, path));
+    expect(ptys).toEqual(['lanes/terminal/terminal-process.ts']);
+    const starts = mainSources()
+      .filter((path) => /\bTerminalConversation\.start\(/.test(read(path)))
+      .map((path) => relative(MAIN, path));
+    expect(starts).toEqual(['backend/open-conversations.ts']);
+    const backend = read(join(MAIN, 'backend', 'open-conversations.ts'));
+    const path = backend.slice(
+      backend.indexOf('async startTerminal('),
+      backend.indexOf('TerminalConversation.start('),
+    );
+    expect(path).toMatch(/const folderSettings = this\.trust\.folderSettingsFor\(folder\);/);
+    expect(
+      backend.slice(backend.indexOf('TerminalConversation.start(')).split('\n').slice(0, 12).join('\n'),
+    ).toMatch(/\bfolderSettings,/);
+  });
+
   it('knows every other program main runs, none of which is the CLI in a folder', () => {
     const spawning = mainSources()
       .filter((path) => readFileSync(path, 'utf8').includes("from 'node:child_process'"))
@@ -301,7 +322,8 @@ describe('one gate', () => {
     // terminal, `claude --version` for the settings screen, which reads no folder, gh for a worktree's
     // pull request (its auth status, and `pr create` once the user asks), and ssh to find a host's CLI (a
     // login shell's PATH and `claude --version`, in no folder of the host's) and to close its connection,
-    // with `ssh -G` and ssh-keyscan for a host key the user is shown.
+    // with `ssh -G` and ssh-keyscan for a host key the user is shown; `ps` to find what a Terminal
+    // conversation's CLI started, to end it with the CLI.
     expect(spawning).toEqual([
       'backend/handlers/app.ts',
       'changes/git.ts',
@@ -309,6 +331,7 @@ describe('one gate', () => {
       'conversation/done-check.ts',
       'hosts/open-folder.ts',
       'intake/file-index.ts',
+      'lanes/terminal/terminal-process.ts',
       'remote/host-keys.ts',
       'remote/hosts.ts',
       'remote/run.ts',

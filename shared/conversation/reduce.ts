@@ -202,6 +202,13 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
     case 'check_status':
       d.set({ lastCheck: event.check });
       return;
+    case 'activity':
+      // A Terminal conversation's turn, told by its hooks: busy while Claude works or waits on the person.
+      d.set({
+        activity: { state: event.state, what: event.what },
+        ...(d.state.status === 'exited' ? {} : { status: event.state === 'done' ? 'idle' : 'running' }),
+      });
+      return;
     case 'setup': {
       const id = `s:${event.run.id}`;
       const known = !!d.state.messages[id];

@@ -3,6 +3,7 @@
  * permission requests and status, and the state a conversation starts from. Types only, and the start.
  */
 import type {
+  Lane,
   CheckRun,
   CommitIdentity,
   ConversationEvent,
@@ -256,6 +257,10 @@ export interface ConversationState {
   authStatus: { isAuthenticating: boolean; output: string[]; error: string | null } | null;
   /** The main thread's task list, from its TaskCreate/TaskUpdate/TaskList calls. */
   taskList: readonly TaskItem[];
+  /** How it talks to Claude Code: Stream (its events are all here) or Terminal (its screen is the CLI's own). */
+  lane: Lane;
+  /** Where the turn stands, as every lane tells it: a Terminal conversation's tab and badge read this. */
+  activity: { state: 'working' | 'needs_you' | 'done'; what: string | null } | null;
 }
 
 interface OpenStream {
@@ -304,5 +309,7 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     promptSuggestion: null,
     authStatus: null,
     taskList: [],
+    lane: snapshot?.lane ?? 'stream',
+    activity: null,
   };
 }

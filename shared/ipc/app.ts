@@ -39,6 +39,17 @@ export type CommitIdentity = z.infer<typeof CommitIdentity>;
 export const Theme = z.enum(['system', 'light', 'dark']);
 export type Theme = z.infer<typeof Theme>;
 
+/**
+ * How a conversation talks to Claude Code, and so what it bills to (cli-facts 19): `stream` runs the CLI in
+ * stream-json mode (every event typed; a subscription bills it to the Agent SDK credit, an API key to the
+ * API), `terminal` runs the real interactive CLI in a terminal (a subscription's plan limits).
+ */
+export const Lane = z.enum(['stream', 'terminal']);
+export type Lane = z.infer<typeof Lane>;
+/** The lane new conversations get: `auto` follows the login (a subscription: terminal; an API key: stream). */
+export const LaneChoice = z.enum(['auto', 'stream', 'terminal']);
+export type LaneChoice = z.infer<typeof LaneChoice>;
+
 /** What the settings screen sets, each checked as it is saved (main checks the CLI path on disk too). */
 export const AppSettings = z.object({
   /** The claude program; null: Byre finds one (PATH, the usual places, node_modules). */
@@ -57,6 +68,8 @@ export const AppSettings = z.object({
     .regex(/^[\w.:@[\]/-]+$/, 'A model name has letters, digits and . - _ : / @ [ ] only (e.g. sonnet).')
     .nullable(),
   defaultPermissionMode: PermissionModeChoice,
+  /** The lane new conversations start in. */
+  defaultLane: LaneChoice,
   /** Images with a longer side are scaled down to it before sending. */
   imageMaxLongSide: z
     .number({ error: 'The image size limit is a number of pixels.' })
@@ -117,6 +130,10 @@ export const AppInfo = z.object({
   recentFolders: z.array(z.string()),
   /** The permission mode new conversations start in (a setting). */
   defaultPermissionMode: PermissionModeChoice,
+  /** The lane new conversations start in: the setting, or for `auto` the login's (`login`). */
+  defaultLane: Lane,
+  /** How Claude Code is logged in, as far as Byre can tell: what `auto` follows. */
+  login: z.enum(['subscription', 'api', 'unknown']),
   /** What was wrong with the settings file as it was read: the fields that took their defaults. */
   settingsProblems: z.array(z.string()),
   theme: Theme,

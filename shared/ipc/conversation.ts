@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { IMAGE_LIMITS } from '../images';
 import { SessionId } from '../library';
 import { ModelInfo, type CliMessage } from '../protocol';
-import { CommitIdentity, PermissionModeChoice } from './app';
+import { CommitIdentity, Lane, PermissionModeChoice } from './app';
 import { ElicitationAnswer, ElicitationRequestEvent, ElicitationResolvedEvent } from './elicitation';
 import { IpcError } from './errors';
 import { SavedDraft, ShownImage } from './intake';
@@ -51,6 +51,8 @@ export const ConversationSnapshot = z.object({
     .optional(),
   /** The host it runs on, over ssh, as the user named it; null or absent: this computer. */
   host: z.string().nullable().optional(),
+  /** Its lane; absent: stream. */
+  lane: Lane.optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshot>;
 
@@ -176,8 +178,28 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
    * its card. Messages sent meanwhile wait for it; a failed one waits for "Run again" or "Go on without it".
    */
   z.object({ kind: z.literal('setup'), run: SetupRun }),
+  /**
+   * Where the turn stands, as every lane can tell (a Terminal conversation from its hooks): Claude works, it
+   * waits for the person (`what` it waits for: a permission, a question), or its turn is done.
+   */
+  z.object({
+    kind: z.literal('activity'),
+    state: z.enum(['working', 'needs_you', 'done']),
+    what: z.string().max(2_000).nullable(),
+  }),
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
+
+/** A terminal's size, in character cells. */
+export const TerminalSize = z.object({
+  cols: z.number().int().min(2).max(1_000),
+  rows: z.number().int().min(1).max(1_000),
+});
+export type TerminalSize = z.infer<typeof TerminalSize>;
+/** The most one input carries (a long paste is sent in pieces). */
+export const TERMINAL_INPUT_MAX_CHARS = 64 * 1024;
+/** How much of a Terminal conversation's output main keeps for a window that opens it. */
+export const TERMINAL_SCREEN_MAX_CHARS = 2 * 1024 * 1024;
 
 export const conversationChannels = {
   /** Opens a conversation: a new CLI process in `cwd`. */
@@ -201,6 +223,10 @@ export const conversationChannels = {
        * session is opened from the library, then resumed.
        */
       resume: SessionId.optional(),
+      /** Its lane; absent: the settings' default for the login. */
+      lane: Lane.optional(),
+      /** A Terminal conversation's first size, so the CLI draws its first screen to fit. */
+      size: TerminalSize.optional(),
     }),
     response: ConversationSnapshot,
   },
@@ -346,4 +372,20 @@ export const conversationChannels = {
   },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },
+  /** What the person typed, pasted or chose to send into a Terminal conversation, as the terminal encodes it. */
+  terminalInput: {
+    request: ConversationRef.extend({ data: z.string().min(1).max(TERMINAL_INPUT_MAX_CHARS) }),
+    response: Empty,
+  },
+  /** A Terminal conversation's screen changed size. */
+  terminalResize: { request: ConversationRef.extend(TerminalSize.shape), response: Empty },
+  /**
+   * What a Terminal conversation's screen has shown lately (its output since it started, at most
+   * TERMINAL_SCREEN_MAX_CHARS), for a window that opens it: written into a fresh terminal, it draws the screen
+   * as it stands. `seq`: the number of the next output event, which the window applies after this.
+   */
+  terminalScreen: {
+    request: ConversationRef,
+    response: z.object({ data: z.string(), seq: z.number().int().nonnegative() }),
+  },
 } satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;

@@ -23,6 +23,15 @@ export const eventChannels = {
   notification: z.object({ conversationId: ConversationId, title: z.string(), message: z.string() }),
   /** How Byre's worktrees stand changed (made, a turn ended in one, merged, removed): all of them, as now. */
   worktreesChanged: z.object({ worktrees: z.array(WorktreeStatus) }),
+  /**
+   * What a Terminal conversation's CLI drew, as it came (coalesced to a batch a frame). `seq` counts its
+   * batches from 0, so a window that read `terminalScreen` applies only those from its `seq` on.
+   */
+  terminalOutput: z.object({
+    conversationId: ConversationId,
+    data: z.string(),
+    seq: z.number().int().nonnegative(),
+  }),
   /** Byre was launched again with a folder while it runs (Electron): start a conversation there. */
   secondLaunch: z.object({ folder: z.string() }),
   ...usageEvents,

@@ -66,7 +66,16 @@ void namesKnown;
 /** The IPC channel string for a contract name; one namespace so nothing else can collide. */
 export const ipcChannel = (name: InvokeChannel | EventChannel): string => `byre:${name}`;
 
-export { AppInfo, AppSettings, CommitIdentity, PermissionModeChoice, SettingsView, Theme } from './app';
+export {
+  AppInfo,
+  AppSettings,
+  CommitIdentity,
+  Lane,
+  LaneChoice,
+  PermissionModeChoice,
+  SettingsView,
+  Theme,
+} from './app';
 export { FileChange, FileRewind } from './branches';
 export {
   ChangeCause,
@@ -89,6 +98,9 @@ export {
   DONE_WHEN_MAX_CHARS,
   DoneWhenCommand,
   SlashCommand,
+  TERMINAL_INPUT_MAX_CHARS,
+  TERMINAL_SCREEN_MAX_CHARS,
+  TerminalSize,
 } from './conversation';
 export { ElicitationAnswer, ElicitationField } from './elicitation';
 export { IpcError, IpcErrorName, errorFromIpc, type IpcResult } from './errors';

@@ -53,6 +53,8 @@ export const TEST_APP_INFO: AppInfo = {
   initialCwd: null,
   recentFolders: [],
   defaultPermissionMode: 'default',
+  defaultLane: 'stream',
+  login: 'api',
   settingsProblems: [],
   theme: 'system',
   notifications: true,

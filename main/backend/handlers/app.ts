@@ -1,3 +1,4 @@
+import { defaultLane, loginOf } from '../../lanes/login';
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -63,6 +64,8 @@ export function appHandlers(
       initialCwd: options.initialCwd,
       recentFolders: settings.recentFolders,
       defaultPermissionMode: settings.defaultPermissionMode,
+      defaultLane: defaultLane(settings.values.defaultLane, loginOf(options.env)),
+      login: loginOf(options.env),
       settingsProblems: settings.problems,
       theme: settings.values.theme,
       notifications: settings.values.notifications,

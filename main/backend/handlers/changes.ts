@@ -15,14 +15,13 @@ export function changesHandlers(
 ): HandlersOf<'changes' | 'changesDiff' | 'previewRevert' | 'revert'> {
   const { open } = parts;
   const of = (conversationId: string): ConversationChanges => {
-    const conversation = open.get(conversationId);
-    const { changes } = conversation;
+    const { changes } = open.any(conversationId);
     if (!changes) throw new NotSupported('This conversation keeps no snapshots of its folder.');
     return changes;
   };
   /** The conversation's worktree base, or null when it is not in a worktree (or its folder is gone). */
   const baseOf = async (conversationId: string): Promise<ChangesBase | null> => {
-    const { cwd, host = null } = open.get(conversationId).snapshot();
+    const { cwd, host = null } = open.any(conversationId).snapshot();
     const record = parts.worktrees.at(cwd, host);
     if (!record) return null;
     const { machine } = where(parts.remote, host);

@@ -4,6 +4,10 @@ import { ImageRefused, prepareImage } from '../../intake/images';
 import { readProtocolLines } from '../../intake/protocol-lines';
 import { byReference, type HandlersOf, type Parts } from '../parts';
 import { NotSupported } from '../errors';
+import { defaultLane, loginOf } from '../../lanes/login';
+
+/** A Terminal conversation's size until its window says (the size of a terminal nobody resized). */
+const DEFAULT_TERMINAL_SIZE = { cols: 80, rows: 24 };
 
 /**
  * The open conversations: starting one, what is sent to it and asked of its CLI, its drafts and pages, the
@@ -38,14 +42,46 @@ export function conversationHandlers(
   | 'findFiles'
   | 'protocolLines'
   | 'closeConversation'
+  | 'terminalInput'
+  | 'terminalResize'
+  | 'terminalScreen'
 > {
   const { open, settings, images, library, files, tabs } = parts;
   return {
-    startConversation: async ({ cwd, model, permissionMode, worktree, firstMessage, host, resume }) => {
+    startConversation: async ({
+      cwd,
+      model,
+      permissionMode,
+      worktree,
+      firstMessage,
+      host,
+      resume,
+      lane,
+      size,
+    }) => {
       const launch = {
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
       };
+      if ((lane ?? defaultLane(settings.values.defaultLane, loginOf(parts.options.env))) === 'terminal') {
+        if (host)
+          throw new NotSupported(
+            'A Terminal conversation on another host is not available yet: use the Stream lane there.',
+          );
+        if (worktree)
+          throw new NotSupported(
+            "A Terminal conversation in a new worktree is not available yet: use the Stream lane, or open the worktree's folder.",
+          );
+        if (resume)
+          throw new NotSupported('A saved conversation on this computer is resumed from the library.');
+        // The form's first message is the CLI's opening prompt, as `claude "…"` takes it in a terminal.
+        const terminal = await open.startTerminal(
+          cwd,
+          { ...launch, ...(firstMessage?.trim() ? { prompt: firstMessage } : {}) },
+          size ?? DEFAULT_TERMINAL_SIZE,
+        );
+        return terminal.snapshot();
+      }
       if (host) {
         if (worktree) {
           if (resume)
@@ -112,7 +148,7 @@ export function conversationHandlers(
       }
     },
     setDoneWhen: async ({ conversationId, command, folderDefault }) => {
-      const conversation = open.get(conversationId);
+      const conversation = open.any(conversationId);
       const { host, cwd } = conversation.snapshot();
       conversation.doneWhen.set(command);
       // A worktree's default is its repository's, as its conversations start with it.
@@ -146,7 +182,7 @@ export function conversationHandlers(
     listConversations: async () => {
       flushEvents();
       return {
-        conversations: open.all().map((conversation) => ({
+        conversations: open.everyLane().map((conversation) => ({
           snapshot: conversation.snapshot(),
           ...byReference(images, conversation.history()),
           draft: conversation.draft,
@@ -155,9 +191,9 @@ export function conversationHandlers(
       };
     },
     conversationBefore: async ({ conversationId, before }) =>
-      byReference(images, open.get(conversationId).historyBefore(before)),
+      byReference(images, open.any(conversationId).historyBefore(before)),
     findFiles: async ({ conversationId, query, limit }) => {
-      const { cwd, host } = open.get(conversationId).snapshot();
+      const { cwd, host } = open.any(conversationId).snapshot();
       // The folder is on the host: this computer's files of the same path are not its.
       if (host) return { matches: [], total: 0, truncated: false };
       return files.find(cwd, query, limit);
@@ -180,5 +216,14 @@ export function conversationHandlers(
       await open.close(conversationId);
       return {};
     },
+    terminalInput: async ({ conversationId, data }) => {
+      open.terminal(conversationId).input(data);
+      return {};
+    },
+    terminalResize: async ({ conversationId, cols, rows }) => {
+      open.terminal(conversationId).resize({ cols, rows });
+      return {};
+    },
+    terminalScreen: async ({ conversationId }) => open.terminal(conversationId).screenNow(),
   };
 }

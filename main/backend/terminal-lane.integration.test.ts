@@ -1,0 +1,154 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lastUserText, toolResults, type ScriptedReply } from '../../e2e/fake-model/server';
+import { processAlive, processesWithHome, type CliWorld } from '../../e2e/fixtures/cli-env';
+import type { ConversationEvent, ConversationSnapshot, InvokeChannel, InvokeRequest } from '../../shared/ipc';
+import { openBackend, type BackendHarness } from '../test-support/invoke';
+
+/**
+ * The Terminal lane through the backend the UI talks to: the real interactive CLI in a real PTY, against the
+ * fake model (cli-facts 19). What the person types reaches the model as the interactive CLI's own request
+ * (`(external, cli)`: billed to the plan), the reply is drawn in the terminal, and Byre follows the turn by
+ * its hooks: Changes, "needs you", "done", "Done when", and closing ends everything.
+ */
+
+let harness: BackendHarness;
+let world: CliWorld;
+/** What each Terminal conversation drew, in order. */
+const screens = new Map<string, string>();
+
+const invoke = <C extends InvokeChannel>(channel: C, request: InvokeRequest<C>) =>
+  harness.invoke(channel, request);
+const when = <T>(check: () => T | undefined | false | Promise<T | undefined | false>) => harness.when(check);
+
+/** The interactive CLI asks nothing of the network once onboarding is done and the key accepted (cli-facts 19). */
+function seedInteractiveConfig(home: string, folders: string[], key: string): void {
+  const path = join(home, '.claude.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  writeFileSync(
+    path,
+    JSON.stringify({
+      ...config,
+      hasCompletedOnboarding: true,
+      lastOnboardingVersion: '2.1.332',
+      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+      projects: Object.fromEntries(folders.map((folder) => [folder, { hasTrustDialogAccepted: true }])),
+    }),
+  );
+}
+
+beforeEach(async () => {
+  harness = await openBackend({ dontAsk: false });
+  world = harness.world;
+  seedInteractiveConfig(world.home, [world.cwd], world.env.ANTHROPIC_API_KEY ?? '');
+  screens.clear();
+  harness.backend.on((channel, payload) => {
+    if (channel !== 'terminalOutput') return;
+    const { conversationId, data } = payload as { conversationId: string; data: string };
+    screens.set(conversationId, (screens.get(conversationId) ?? '') + data);
+  });
+});
+
+afterEach(() => harness.dispose());
+
+const say = (text: string): ScriptedReply => ({ blocks: [{ type: 'text', text }] });
+const screenOf = (conversation: ConversationSnapshot) => screens.get(conversation.conversationId) ?? '';
+/**
+ * The screen's text as a person reads it: each escape sequence (a colour, a cursor move between words) taken
+ * for a space, spaces folded.
+ */
+const plain = (text: string) =>
+  text
+    // eslint-disable-next-line no-control-regex
+    .replace(/\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]/g, ' ')
+    .replace(/\s+/g, ' ');
+const activities = (conversation: ConversationSnapshot) =>
+  harness
+    .eventsOf(conversation.conversationId)
+    .filter((event): event is Extract<ConversationEvent, { kind: 'activity' }> => event.kind === 'activity');
+
+/** Waits for a state no event announces (a process gone), looking again every 50 ms. */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+async function startTerminal(): Promise<ConversationSnapshot> {
+  const conversation = await invoke('startConversation', {
+    cwd: world.cwd,
+    lane: 'terminal',
+    size: { cols: 100, rows: 30 },
+  });
+  expect(conversation.lane).toBe('terminal');
+  // The CLI's prompt is up: it takes keys.
+  await when(() => /for shortcuts|Try "|>\s*$/m.test(plain(screenOf(conversation))));
+  return conversation;
+}
+
+/** Types a line as a person would: the characters, then Enter. */
+async function type(conversation: ConversationSnapshot, text: string): Promise<void> {
+  await invoke('terminalInput', { conversationId: conversation.conversationId, data: text });
+  await invoke('terminalInput', { conversationId: conversation.conversationId, data: '\r' });
+}
+
+describe('the Terminal lane', () => {
+  it('runs the interactive CLI: a typed turn reaches the model as the terminal (billed to the plan) and its reply is drawn', async () => {
+    world.fake.enqueue(say('Hello from the plan lane.'));
+    const conversation = await startTerminal();
+    await type(conversation, 'hello there');
+    const request = await world.fake.waitForRequest((r) => lastUserText(r).includes('hello there'));
+    expect(String(request.headers['user-agent'])).toMatch(/\(external, cli\)/);
+    expect(String(request.headers['user-agent'])).not.toMatch(/sdk-cli/);
+    await when(() => plain(screenOf(conversation)).includes('Hello from the plan lane.'));
+    // The Stop hook said the turn ended.
+    await when(() => activities(conversation).some((event) => event.state === 'done'));
+    expect(activities(conversation).map((event) => event.state)).toContain('working');
+  });
+
+  it('keeps a tool turn in Changes, says "needs you" while a permission waits, and ends everything on close', async () => {
+    world.fake.enqueue(
+      {
+        blocks: [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: 'echo made > made.txt && sleep 300 &', description: 'make the file' },
+          },
+        ],
+      },
+      say('Made it.'),
+    );
+    const conversation = await startTerminal();
+    await type(conversation, 'make the file');
+    // Default mode: the CLI asks in the terminal, and Byre's tab says Claude waits for the person.
+    const waiting = await when(() => activities(conversation).find((event) => event.state === 'needs_you'));
+    expect(waiting.what).toMatch(/permission|Bash/i);
+    expect(harness.notifications.some((n) => n.conversationId === conversation.conversationId)).toBe(true);
+    // The person allows it, in the terminal: Enter on the first choice ("Yes").
+    await invoke('terminalInput', { conversationId: conversation.conversationId, data: '\r' });
+    await world.fake.waitForRequest((r) => toolResults(r).length > 0);
+    await when(() => plain(screenOf(conversation)).includes('Made it.'));
+    // The turn's snapshot lists the file the shell command made, with the command that made it.
+    const view = await when(async () => {
+      const changes = await invoke('changes', {
+        conversationId: conversation.conversationId,
+        step: null,
+        scope: 'conversation',
+      });
+      // Listed once the turn's own snapshot has it (before that, only as changed since the last one).
+      return changes.files.some((file) => file.path === 'made.txt' && file.steps.length > 0)
+        ? changes
+        : undefined;
+    });
+    const made = view.files.find((file) => file.path === 'made.txt');
+    expect(made?.steps.at(-1)?.causes[0]).toMatchObject({ tool: 'Bash' });
+    expect(view.steps.at(-1)).toMatchObject({ kind: 'turn', prompt: 'make the file' });
+
+    const cliPids = processesWithHome(world.home);
+    expect(cliPids.length).toBeGreaterThan(0);
+    await invoke('closeConversation', { conversationId: conversation.conversationId });
+    // The CLI and what it started (the backgrounded sleep) are gone.
+    await until(() => processesWithHome(world.home).filter(processAlive).length === 0);
+    expect(cliPids.filter(processAlive)).toEqual([]);
+  });
+});

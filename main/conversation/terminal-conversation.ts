@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import {
+  TERMINAL_SCREEN_MAX_CHARS,
+  type CommitIdentity,
+  type ConversationEvent,
+  type ConversationSnapshot,
+  type PermissionModeChoice,
+  type TerminalSize,
+} from '../../shared/ipc';
+import type { HookOutput } from '../../shared/protocol';
+import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
+import { toIpcError } from '../backend/errors';
+import { CliExited } from '../claude';
+import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-channel';
+import { TerminalProcess } from '../lanes/terminal/terminal-process';
+import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
+import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
+
+/**
+ * A Terminal conversation: the real interactive `claude` in a PTY (main/lanes/terminal), which the tab draws
+ * with xterm.js, and what Byre still knows around it. The CLI's own screen is the conversation; Byre follows
+ * the turn through the hooks it passed with `--settings` (HookChannel):
+ *  - UserPromptSubmit: a turn begins. The folder's snapshot before it is taken first (the hook holds the
+ *    prompt a moment for it, as a Stream conversation's send does), and the tab says Claude works;
+ *  - PreToolUse: which tool changes which file, for the Changes panel;
+ *  - PermissionRequest: the CLI asks the person, in the terminal (the hook answers nothing, so it does): the
+ *    tab says "needs you", with what, and a notification says it while the window is in the background;
+ *  - Notification: anything else Claude waits for the person about (auto mode's choice, say) says the same;
+ *  - Stop: the turn's snapshot, then the "Done when" check, whose failure keeps Claude going (the hook's
+ *    `decision: block`), then "done".
+ * The transcript is the CLI's own session file, which the library follows as it grows. Byre writes into the
+ * terminal only what the person typed or pasted there: it never drives a Terminal conversation.
+ */
+
+/** How long a prompt waits for the snapshot of the folder before its turn. */
+const SNAPSHOT_HOLD_MS = 2_000;
+/** Output is passed on at most this often, in one batch: a frame. */
+const OUTPUT_BATCH_MS = 16;
+/** A batch goes at once past this size, so a flood of output reaches the screen in steady pieces. */
+const OUTPUT_BATCH_CHARS = 256 * 1024;
+/** The Stop hook may run the whole check, and a minute more. */
+const STOP_HOOK_GRACE_SECONDS = 60;
+
+export interface TerminalConversationOptions {
+  id: string;
+  cwd: string;
+  /** A new session (its id chosen here) or this saved one carried on with `--resume`. */
+  resume?: string;
+  model?: string;
+  /** The opening prompt the person wrote in the new-conversation form. */
+  prompt?: string;
+  permissionMode: PermissionModeChoice;
+  /** Decided by the trust gate before the CLI starts: false runs it without the folder's own settings. */
+  folderSettings: boolean;
+  env: NodeJS.ProcessEnv;
+  identity?: CommitIdentity | null;
+  doneWhen?: string;
+  checkLimits?: CheckLimits;
+  worktree?: ConversationSnapshot['worktree'];
+  changes?: ChangesOptions | null;
+  /** Where hooks report. */
+  hooks: HookChannel;
+  size: TerminalSize;
+  eventLogDir: string;
+  pageLimits?: Partial<EventLogLimits>;
+  emit(event: ConversationEvent, seq: number): void;
+  /** What the CLI drew, a batch at a time, numbered from 0. */
+  output(data: string, seq: number): void;
+  notify(notification: { title: string; message: string }): void;
+}
+
+export class TerminalConversation {
+  private process: TerminalProcess | null = null;
+  private readonly log: EventLog;
+  private emitted = 0;
+  /** What the screen has shown lately, for a window that opens later (at most TERMINAL_SCREEN_MAX_CHARS). */
+  private screen = '';
+  private pendingOutput = '';
+  private outputTimer: NodeJS.Timeout | undefined;
+  private outputSeq = 0;
+  private state: 'working' | 'needs_you' | 'done' | null = null;
+  private closed = false;
+  private size: TerminalSize;
+  /** The prompt of the turn running now, by the uuid its Changes step is named by. */
+  private turn: string | null = null;
+  private unregister: () => void = () => undefined;
+  readonly doneWhen: DoneWhen;
+  readonly changes: ConversationChanges | null;
+  readonly sessionId: string;
+  /** Unused in this lane: no draft is kept outside the terminal. Present so every open conversation has one. */
+  readonly draft = { text: '', images: [] };
+  readonly savedBefore = null;
+  readonly transcripts: readonly string[] = [];
+
+  private constructor(private readonly options: TerminalConversationOptions) {
+    this.size = options.size;
+    this.sessionId = options.resume ?? randomUUID();
+    this.log = new EventLog(join(options.eventLogDir, `${options.id}.jsonl`), options.pageLimits);
+    const emit = (event: ConversationEvent) => this.emit(event);
+    this.doneWhen = new DoneWhen({
+      cwd: options.cwd,
+      command: options.doneWhen ?? '',
+      limits: options.checkLimits ?? DEFAULT_CHECK_LIMITS,
+      emit,
+      // The check's runs are in the conversation's own log; the CLI's session file is the CLI's.
+      record: () => undefined,
+      notify: options.notify,
+      env: options.env,
+    });
+    if (this.doneWhen.current) emit({ kind: 'done_when', command: this.doneWhen.current });
+    this.changes = options.changes
+      ? ConversationChanges.begin(options.changes, { folder: options.cwd, key: this.sessionId, emit })
+      : null;
+  }
+
+  /** Starts the CLI in its PTY once the folder's first snapshot is taken (or has taken long). */
+  static async start(options: TerminalConversationOptions): Promise<TerminalConversation> {
+    const conversation = new TerminalConversation(options);
+    try {
+      await conversation.changes?.readyWithin(5_000);
+      conversation.launch();
+    } catch (error) {
+      conversation.changes?.discard();
+      conversation.unregister();
+      conversation.log.close();
+      throw error;
+    }
+    return conversation;
+  }
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  private launch(): void {
+    const { options } = this;
+    this.unregister = options.hooks.register(this.options.id, (event, payload, signal) =>
+      this.onHook(event, payload, signal),
+    );
+    const checkSeconds = Math.ceil((options.checkLimits ?? DEFAULT_CHECK_LIMITS).timeoutMs / 1000);
+    this.process = TerminalProcess.start(
+      {
+        cwd: options.cwd,
+        ...(options.resume ? { resume: options.resume } : { sessionId: this.sessionId }),
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.prompt ? { prompt: options.prompt } : {}),
+        permissionMode: options.permissionMode,
+        folderSettings: options.folderSettings,
+        hooks: options.hooks.hooksFor(options.id, { Stop: checkSeconds + STOP_HOOK_GRACE_SECONDS }),
+        identity: options.identity ?? null,
+        env: options.env,
+        cols: this.size.cols,
+        rows: this.size.rows,
+      },
+      {
+        data: (text) => this.onOutput(text),
+        exit: ({ code, signal }) => this.onExit(code, signal),
+      },
+    );
+  }
+
+  snapshot(): ConversationSnapshot {
+    return {
+      conversationId: this.options.id,
+      sessionId: this.sessionId,
+      cwd: this.options.cwd,
+      model: this.options.model ?? null,
+      models: [],
+      claudeCodeVersion: null,
+      permissionMode: this.options.permissionMode,
+      commitIdentity: this.options.identity ?? null,
+      ...(this.options.folderSettings ? {} : { folderSettingsOff: true }),
+      ...(this.options.worktree ? { worktree: this.options.worktree } : {}),
+      lane: 'terminal',
+    };
+  }
+
+  /** What a window needs to show its events (checks, Changes, where the turn stands). */
+  history(): EventWindow & { seq: number } {
+    return { ...this.log.window(), seq: this.emitted };
+  }
+
+  historyBefore(before: string): EventPage {
+    return this.log.pageBefore(before);
+  }
+
+  /** The screen as it stands (its recent output), and the number of the next output batch. */
+  screenNow(): { data: string; seq: number } {
+    this.flushOutput();
+    return { data: this.screen, seq: this.outputSeq };
+  }
+
+  /** What the person typed or pasted. */
+  input(data: string): void {
+    this.process?.write(data);
+  }
+
+  resize(size: TerminalSize): void {
+    this.size = size;
+    this.process?.resize(size.cols, size.rows);
+  }
+
+  get running(): boolean {
+    return this.process?.running ?? false;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.doneWhen.stop();
+    try {
+      await this.process?.close();
+    } finally {
+      this.unregister();
+      this.flushOutput();
+      this.log.close();
+    }
+  }
+
+  kill(): void {
+    this.doneWhen.stop();
+    this.process?.kill();
+  }
+
+  private emit(event: ConversationEvent): void {
+    const seq = this.emitted++;
+    this.log.append(event);
+    this.options.emit(event, seq);
+  }
+
+  private setState(state: 'working' | 'needs_you' | 'done', what: string | null = null): void {
+    if (state === this.state && what === null) return;
+    this.state = state;
+    this.emit({ kind: 'activity', state, what });
+  }
+
+  private async onHook(
+    event: TerminalHookEvent,
+    payload: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<HookOutput> {
+    switch (event) {
+      case 'SessionStart':
+        return {};
+      case 'UserPromptSubmit': {
+        const prompt = typeof payload.prompt === 'string' ? payload.prompt : '';
+        this.doneWhen.stop();
+        this.setState('working');
+        const changes = this.changes;
+        if (changes) {
+          // What changed by hand since the last turn is a step of its own, before this turn's.
+          await changes.beforeTurn(SNAPSHOT_HOLD_MS);
+          const uuid = randomUUID();
+          changes.notePrompt(uuid, prompt);
+          this.turn = uuid;
+        }
+        return {};
+      }
+      case 'PreToolUse': {
+        const name = typeof payload.tool_name === 'string' ? payload.tool_name : null;
+        const input = payload.tool_input;
+        if (name && input && typeof input === 'object' && !Array.isArray(input))
+          this.changes?.noteToolUse({ name, input: input as Record<string, unknown> });
+        if (this.state !== 'working') this.setState('working');
+        return {};
+      }
+      case 'PostToolUse':
+        // A permission granted: Claude works again.
+        if (this.state !== 'working') this.setState('working');
+        return {};
+      case 'PermissionRequest': {
+        const name = typeof payload.tool_name === 'string' ? payload.tool_name : 'a tool';
+        const input = payload.tool_input as Record<string, unknown> | undefined;
+        const detail =
+          typeof input?.command === 'string'
+            ? input.command
+            : typeof input?.file_path === 'string'
+              ? input.file_path
+              : '';
+        const what = `Claude asks to use ${name}${detail ? `: ${detail.slice(0, 500)}` : ''}`;
+        this.setState('needs_you', what);
+        this.options.notify({ title: 'Claude needs you', message: what });
+        // No decision: the CLI asks the person in the terminal, as it would anywhere.
+        return {};
+      }
+      case 'Notification':
+        return this.onNotification(payload);
+      case 'Stop':
+        return this.onStop(payload, signal);
+    }
+  }
+
+  private onNotification(payload: Record<string, unknown>): HookOutput {
+    const message = typeof payload.message === 'string' ? payload.message.slice(0, 2_000) : '';
+    const type = typeof payload.notification_type === 'string' ? payload.notification_type : '';
+    // The CLI also says it has been idle a while: that is "done", already said. A permission prompt was said
+    // when it came (PermissionRequest). Anything else waits on the person.
+    if (type === 'idle_prompt' || /waiting for your input/i.test(message)) return {};
+    if (type === 'permission_prompt' && this.state === 'needs_you') return {};
+    this.setState('needs_you', message || 'Claude is waiting for you.');
+    this.options.notify({ title: 'Claude needs you', message: message || 'Claude is waiting for you.' });
+    return {};
+  }
+
+  private async onStop(payload: Record<string, unknown>, signal: AbortSignal): Promise<HookOutput> {
+    const turn = this.turn;
+    this.turn = null;
+    // The turn's snapshot first: the check then runs against what the turn did, and Changes show it.
+    await this.changes?.endTurn(turn ?? randomUUID());
+    const output = await this.doneWhen.hook.callback(payload, signal);
+    if (output.decision === 'block') {
+      // The check failed: Claude goes on, in the same turn.
+      if (turn) this.turn = turn;
+      return output;
+    }
+    this.setState('done');
+    if (!this.closed) this.options.notify({ title: 'Claude is done', message: 'The turn ended.' });
+    return output;
+  }
+
+  private onOutput(text: string): void {
+    this.screen += text;
+    if (this.screen.length > TERMINAL_SCREEN_MAX_CHARS) {
+      // Cut at a line's start, so what a window replays begins cleanly.
+      const cut = this.screen.indexOf('\n', this.screen.length - TERMINAL_SCREEN_MAX_CHARS);
+      this.screen = this.screen.slice(cut < 0 ? this.screen.length - TERMINAL_SCREEN_MAX_CHARS : cut + 1);
+    }
+    this.pendingOutput += text;
+    if (this.pendingOutput.length >= OUTPUT_BATCH_CHARS) this.flushOutput();
+    else this.outputTimer ??= setTimeout(() => this.flushOutput(), OUTPUT_BATCH_MS);
+  }
+
+  private flushOutput(): void {
+    if (this.outputTimer) clearTimeout(this.outputTimer);
+    this.outputTimer = undefined;
+    if (!this.pendingOutput) return;
+    const data = this.pendingOutput;
+    this.pendingOutput = '';
+    this.options.output(data, this.outputSeq++);
+  }
+
+  private onExit(code: number, signal: number | null): void {
+    this.flushOutput();
+    this.doneWhen.stop();
+    if (this.closed) return;
+    if (code === 0 && signal === null) {
+      this.emit({ kind: 'exit' });
+      return;
+    }
+    this.emit({
+      kind: 'exit',
+      // What it said is on its screen, above.
+      error: toIpcError(new CliExited(signal ? null : code, signal ? signalName(signal) : null, '')),
+    });
+  }
+}
+
+function signalName(signal: number): NodeJS.Signals | null {
+  const entry = Object.entries(constants.signals).find(([, number]) => number === signal);
+  return entry ? (entry[0] as NodeJS.Signals) : null;
+}
