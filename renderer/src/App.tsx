@@ -22,6 +22,8 @@ import { TrustDialog } from './settings/TrustDialog';
 import { useUsageShortcut } from './usage/shortcut';
 import { conversationRoom, usageRoom } from './rooms';
 import './styles.css';
+import { Check, SquareTerminal } from 'lucide-react';
+import { LANE_BILLING } from '../../shared/ipc/app';
 
 const ConversationView = conversationRoom.Room;
 const UsageView = usageRoom.Room;
@@ -403,7 +405,12 @@ function TabBar() {
             connected &&
             (tab.conversation.status === 'running' ||
               !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running'));
+          const terminal = tab.conversation.lane === 'terminal';
+          const needsYou = tab.conversation.activity?.state === 'needs_you';
+          // A Terminal conversation's turn ended while another tab was shown: the tab says so until seen.
+          const done = terminal && id !== active && tab.conversation.activity?.state === 'done';
           const asking =
+            (needsYou ? 1 : 0) +
             tab.conversation.permissionRequests.length +
             tab.conversation.elicitations.length +
             (tab.branches ?? []).reduce(
@@ -422,15 +429,29 @@ function TabBar() {
                 // keys move among the others.
                 tabIndex={id === (active && tabs[active] ? active : tabOrder[0]) ? 0 : -1}
                 className="tab-label"
-                title={host ? `${tab.cwd} on ${host}` : tab.cwd}
+                title={`${host ? `${tab.cwd} on ${host}` : tab.cwd}${terminal ? ` · Terminal: ${LANE_BILLING.terminal}` : ''}`}
                 onClick={() => activate(id)}
               >
                 {running && !asking && <span className="tab-spinner" aria-hidden="true" />}
                 {running && !asking && <span className="sr-only">Busy: </span>}
+                {terminal && <SquareTerminal className="tab-lane" size={13} aria-label="Terminal" />}
                 {base}
                 {host && <span className="tab-host"> on {host}</span>}
+                {done && (
+                  <span className="tab-done" title="Claude is done">
+                    <Check aria-hidden="true" size={12} />
+                    <span className="sr-only">, done</span>
+                  </span>
+                )}
                 {asking > 0 && (
-                  <span className="tab-asking" title="Claude is waiting for permission">
+                  <span
+                    className="tab-asking"
+                    title={
+                      needsYou
+                        ? (tab.conversation.activity?.what ?? 'Claude needs you')
+                        : 'Claude is waiting for permission'
+                    }
+                  >
                     <span aria-hidden="true">{asking}</span>
                     <span className="sr-only">, waiting for permission</span>
                   </span>

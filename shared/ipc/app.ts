@@ -46,6 +46,11 @@ export type Theme = z.infer<typeof Theme>;
  */
 export const Lane = z.enum(['stream', 'terminal']);
 export type Lane = z.infer<typeof Lane>;
+/** What each lane bills to, in plain words: the same in the form, the header, the tab and the Usage view. */
+export const LANE_BILLING: Record<Lane, string> = {
+  terminal: 'Plan limits',
+  stream: 'Agent SDK credit or API',
+};
 /** The lane new conversations get: `auto` follows the login (a subscription: terminal; an API key: stream). */
 export const LaneChoice = z.enum(['auto', 'stream', 'terminal']);
 export type LaneChoice = z.infer<typeof LaneChoice>;

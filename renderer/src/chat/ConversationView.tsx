@@ -32,6 +32,7 @@ import { WaitingElicitations } from './ElicitationCard';
 import { CommitIdentityLine, DoneWhenButton } from './DoneWhen';
 import { PermissionModePicker } from './PermissionMode';
 import { RetryStatus } from './RetryStatus';
+import { TerminalConversation } from '../terminal/TerminalConversation';
 
 /** One conversation tab: its header (folder, model), the log, and the composer; or why it cannot run. */
 export function ConversationView({ tabId }: { tabId: string }) {
@@ -48,6 +49,7 @@ export function ConversationView({ tabId }: { tabId: string }) {
         branch: found?.branch ?? null,
         comparing: found?.compare != null,
         opening: tabId.startsWith('saved:'),
+        lane: found?.conversation.lane ?? 'stream',
       };
     }),
   );
@@ -59,6 +61,18 @@ export function ConversationView({ tabId }: { tabId: string }) {
     );
   }
   if (tab.startError) return <StartFailure tabId={tabId} error={tab.startError} />;
+  if (tab.lane === 'terminal' && !tab.saved) {
+    return (
+      <TerminalConversation
+        tabId={tabId}
+        around={(view) => (
+          <WithInspector tabId={tabId}>
+            <WithChanges tabId={tabId}>{view}</WithChanges>
+          </WithInspector>
+        )}
+      />
+    );
+  }
   const banner = tab.actionError && (
     <div className="banner banner-error" role="alert">
       {tab.actionError}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { PermissionModeChoice } from '../../../shared/ipc/app';
+import { Lane, LANE_BILLING, PermissionModeChoice } from '../../../shared/ipc/app';
 import { useStore } from '../state/store';
 import { useOverlay } from '../ui/overlays';
 import { PermissionModeOptions, permissionModeDescription } from './PermissionMode';
@@ -41,6 +41,7 @@ export function NewConversation() {
     name: refused?.options.worktree?.name ?? '',
     firstMessage: refused?.options.firstMessage ?? '',
   }));
+  const [lane, setLane] = useState<Lane>(() => refused?.options.lane ?? info?.defaultLane ?? 'stream');
   const [makeDefault, setMakeDefault] = useState(false);
   const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);
@@ -81,6 +82,7 @@ export function NewConversation() {
           void start(cwd.trim(), {
             ...(model.trim() ? { model: model.trim() } : {}),
             permissionMode: mode,
+            lane,
             host,
             ...options,
           });
@@ -97,6 +99,7 @@ export function NewConversation() {
               void start(path, {
                 ...(model.trim() ? { model: model.trim() } : {}),
                 permissionMode: mode,
+                lane,
                 ...options,
               });
             },
@@ -183,6 +186,24 @@ export function NewConversation() {
           ))}
         </datalist>
       </label>
+      <div className="new-conversation-field">
+        <label htmlFor="new-lane">Runs in</label>
+        <select
+          id="new-lane"
+          value={lane}
+          aria-describedby="new-lane-hint"
+          onChange={(event) => setLane(Lane.parse(event.target.value))}
+        >
+          <option value="terminal">Terminal · {LANE_BILLING.terminal}</option>
+          <option value="stream">Stream · {LANE_BILLING.stream}</option>
+        </select>
+        <span id="new-lane-hint" className="field-hint">
+          {LANE_HINTS[lane]}
+          {info && lane === info.defaultLane && info.login !== 'unknown'
+            ? ` The default for your ${info.login === 'subscription' ? 'subscription' : 'API key'} login.`
+            : ''}
+        </span>
+      </div>
       <div className="new-conversation-field">
         <label htmlFor="new-permission-mode">Permission mode</label>
         <select
@@ -349,3 +370,10 @@ function RecentFolders({
     </div>
   );
 }
+
+const LANE_HINTS: Record<Lane, string> = {
+  terminal:
+    'The real Claude Code terminal in the tab: with a subscription it counts against your plan’s limits. Byre keeps Changes, “Done when” and the library around it; the reply is the terminal’s own screen.',
+  stream:
+    'Byre’s own view of every message, tool call and subagent, with permission cards, rewind and images: a subscription bills it to the Agent SDK credit (then API rates), an API key to the API.',
+};

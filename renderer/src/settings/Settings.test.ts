@@ -7,6 +7,7 @@ const form = {
   cliPath: '',
   defaultModel: '',
   defaultPermissionMode: 'default' as const,
+  defaultLane: 'auto' as const,
   imageMaxLongSide: '1568',
   theme: 'system' as const,
   notifications: true,
@@ -24,6 +25,14 @@ describe('the limit notification', () => {
     });
     expect(settingsOf({ ...form, limitAlertPercent: '120' })).toEqual({
       problem: 'The limit notification is at 100% at most.',
+    });
+  });
+});
+
+describe('the lane new conversations run in', () => {
+  it('saves the choice as it is', () => {
+    expect(settingsOf({ ...form, defaultLane: 'terminal' })).toMatchObject({
+      values: { defaultLane: 'terminal' },
     });
   });
 });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { AppSettings } from '../../../shared/ipc/app';
+import { AppSettings, LANE_BILLING, LaneChoice } from '../../../shared/ipc/app';
 import { SETUP_COMMAND_MAX_CHARS } from '../../../shared/ipc/worktrees';
 import type { InvokeResponse, SettingsView, Theme, TrustedFolder } from '../../../shared/ipc';
 import { IMAGE_LIMITS } from '../../../shared/images';
@@ -27,6 +27,7 @@ interface Form {
   cliPath: string;
   defaultModel: string;
   defaultPermissionMode: AppSettings['defaultPermissionMode'];
+  defaultLane: AppSettings['defaultLane'];
   imageMaxLongSide: string;
   theme: Theme;
   notifications: boolean;
@@ -252,6 +253,17 @@ function SettingsDialog() {
               }
             >
               <PermissionModeOptions />
+            </select>
+
+            <label htmlFor="settings-lane">New conversations run in</label>
+            <select
+              id="settings-lane"
+              value={form.defaultLane}
+              onChange={(event) => change({ defaultLane: LaneChoice.parse(event.target.value) })}
+            >
+              <option value="auto">By the login (a subscription: Terminal; an API key: Stream)</option>
+              <option value="terminal">Terminal · {LANE_BILLING.terminal}</option>
+              <option value="stream">Stream · {LANE_BILLING.stream}</option>
             </select>
           </fieldset>
 

@@ -9,6 +9,7 @@ import { createKeptTabsSlice } from './kept-tabs';
 import { notifiedInFrame } from './frame';
 import { createLibrarySlice } from './library';
 import { createLimitsSlice } from './limits';
+import { createTerminalSlice } from './terminal';
 import { trustSlice } from './trust';
 import type { Store } from './types';
 import { createUsageSlice } from './usage';
@@ -24,6 +25,7 @@ import { createWorktreesSlice } from './worktrees';
 const storeState: StateCreator<Store> = (set, get) => ({
   ...createAppSlice(set, get),
   ...createConversationsSlice(set, get),
+  ...createTerminalSlice(),
   ...createDraftsSlice(set, get),
   ...createKeptTabsSlice(set, get),
   ...createFindSlice(set, get),

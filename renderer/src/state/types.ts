@@ -10,6 +10,7 @@ import type { Paging } from '../../../shared/conversation/paging';
 import type { BranchNode } from '../../../shared/branches/tree';
 import type {
   AppInfo,
+  TerminalSize,
   CommitIdentity as CommitIdentityValue,
   ContextUsage,
   ConversationEvent,
@@ -322,7 +323,20 @@ export interface DraftsSlice {
   moveDraft(from: string, to: string): void;
 }
 
+/** A Terminal conversation's screen, to and from main (state/terminal.ts). */
+export interface TerminalSlice {
+  /** What the person typed or pasted, as the terminal encodes it. */
+  terminalInput(conversationId: string, data: string): Promise<void>;
+  terminalResize(conversationId: string, size: TerminalSize): void;
+  /**
+   * Draws the screen as it stands, then each output as it comes, until the returned function is called;
+   * rejects when the conversation is gone.
+   */
+  followTerminal(conversationId: string, draw: (data: string) => void): Promise<() => void>;
+}
+
 export type Store = AppSlice &
+  TerminalSlice &
   ConversationsSlice &
   DraftsSlice &
   KeptTabsSlice &

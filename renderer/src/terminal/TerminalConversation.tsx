@@ -1,0 +1,221 @@
+/**
+ * A Terminal conversation's tab: a header that says where it runs and what it bills to, the real CLI's
+ * screen (screen.ts), and Byre's own around it (Changes, "Done when", the folder's trust). What the person
+ * types goes to the CLI as the terminal encodes it; Ctrl with a letter is the CLI's (Ctrl+K, Ctrl+N and
+ * Ctrl+W are its own shortcuts there), so only Byre's keys that the CLI does not use stay Byre's: Cmd on a
+ * Mac, and Ctrl+Tab and Ctrl+digit elsewhere. Ctrl+Shift+F (Cmd+F) finds in the terminal.
+ */
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { LANE_BILLING } from '../../../shared/ipc/app';
+import { ChangesButton } from '../changes/ChangesPanel';
+import { DoneWhenButton } from '../chat/DoneWhen';
+import { folderName } from '../state/selectors';
+import { useStore } from '../state/store';
+import type { Screen } from './screen';
+
+import { MAC } from '../ui/overlays';
+
+export function TerminalConversation({
+  tabId,
+  around,
+}: {
+  tabId: string;
+  around(view: ReactNode): ReactNode;
+}) {
+  const { cwd, status, activity, folderSettingsOff } = useStore(
+    useShallow((state) => {
+      const conversation = state.tabs[tabId]?.conversation;
+      return {
+        cwd: conversation?.cwd ?? state.tabs[tabId]?.cwd ?? '',
+        status: conversation?.status ?? 'exited',
+        activity: conversation?.activity ?? null,
+        folderSettingsOff: conversation?.folderSettingsOff ?? false,
+      };
+    }),
+  );
+  const [finding, setFinding] = useState(false);
+  const screen = useRef<Screen | null>(null);
+  return around(
+    <div className="conversation terminal-conversation">
+      <header className="conversation-header">
+        <div className="conversation-title">
+          <h1 title={cwd}>{folderName(cwd)}</h1>
+          <span className="cwd-line">
+            <span className="cwd" title={cwd}>
+              {cwd}
+            </span>
+          </span>
+        </div>
+        <div className="header-controls">
+          <span
+            className="badge lane-badge"
+            title="The real Claude Code terminal: with a subscription, its turns count against your plan's 5-hour and weekly limits, not the Agent SDK credit"
+          >
+            Terminal · {LANE_BILLING.terminal}
+          </span>
+          {folderSettingsOff && (
+            <span className="badge badge-warning" title="Its hooks, MCP servers and allow rules do not run">
+              Folder settings off
+            </span>
+          )}
+          {activity?.state === 'needs_you' && (
+            <span className="badge badge-warning" role="status" title={activity.what ?? undefined}>
+              Needs you
+            </span>
+          )}
+        </div>
+        <div className="header-actions">
+          <ChangesButton tabId={tabId} />
+          <DoneWhenButton tabId={tabId} />
+          <span
+            role="status"
+            className={`status-dot status-${status}`}
+            aria-label={`Status: ${status}`}
+            title={`Status: ${status}`}
+          />
+        </div>
+      </header>
+      {activity?.state === 'needs_you' && activity.what && (
+        <div className="banner terminal-waiting" role="status">
+          {activity.what} — answer in the terminal.
+        </div>
+      )}
+      {status === 'exited' && (
+        <div className="banner banner-error" role="alert">
+          <strong>Claude Code has stopped.</strong> The conversation is saved: open it from the library to
+          carry on.
+        </div>
+      )}
+      {finding && <TerminalFind screen={screen} close={() => setFinding(false)} />}
+      <TerminalScreen conversationId={tabId} screen={screen} find={() => setFinding(true)} />
+    </div>,
+  );
+}
+
+/** The CLI's screen, fitted to the room it has, sized in main as it changes. */
+function TerminalScreen(props: {
+  conversationId: string;
+  screen: React.RefObject<Screen | null>;
+  find(): void;
+}) {
+  const { conversationId, screen, find } = props;
+  const element = useRef<HTMLDivElement>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    const host = element.current;
+    if (!host) return;
+    let gone = false;
+    let off: (() => void) | null = null;
+    let shown: Screen | null = null;
+    const cleanups: (() => void)[] = [];
+    const { terminalInput, terminalResize, followTerminal, openLink } = useStore.getState();
+    void import('./screen').then(async ({ openScreen }) => {
+      if (gone) return;
+      const fontSize = Number.parseFloat(getComputedStyle(host).fontSize) || 13;
+      shown = openScreen(host, { openLink: (url) => void openLink(url), fontSize });
+      screen.current = shown;
+      const { terminal } = shown;
+      terminal.attachCustomKeyEventHandler((event) => {
+        // Find is Byre's; everything else the CLI takes, but Cmd on a Mac (Byre's shortcuts, copy, paste).
+        const findKey = (MAC ? event.metaKey : event.ctrlKey && event.shiftKey) && event.code === 'KeyF';
+        if (findKey) {
+          if (event.type === 'keydown') find();
+          return false;
+        }
+        return !(MAC && event.metaKey);
+      });
+      cleanups.push(terminal.onData((data) => void terminalInput(conversationId, data)).dispose);
+      const fit = () => {
+        if (!shown || host.clientWidth === 0) return;
+        const before = { cols: terminal.cols, rows: terminal.rows };
+        const size = shown.fit();
+        if (size.cols !== before.cols || size.rows !== before.rows) terminalResize(conversationId, size);
+      };
+      const size = shown.fit();
+      terminalResize(conversationId, size);
+      const observer = new ResizeObserver(() => fit());
+      observer.observe(host);
+      cleanups.push(() => observer.disconnect());
+      // The theme changed (the setting, or the system's): the screen takes its colours again.
+      const themed = new MutationObserver(() => shown?.retheme());
+      themed.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+      cleanups.push(() => themed.disconnect());
+      const media = matchMedia('(prefers-color-scheme: dark)');
+      const onScheme = () => shown?.retheme();
+      media.addEventListener('change', onScheme);
+      cleanups.push(() => media.removeEventListener('change', onScheme));
+      try {
+        off = await followTerminal(conversationId, (data) => terminal.write(data));
+        if (gone) off();
+      } catch (error) {
+        setProblem(error instanceof Error ? error.message : String(error));
+      }
+      terminal.focus();
+    });
+    return () => {
+      gone = true;
+      off?.();
+      for (const cleanup of cleanups) cleanup();
+      shown?.dispose();
+      screen.current = null;
+    };
+  }, [conversationId, screen, find]);
+  const keepCtrlForCli = (event: KeyboardEvent) => {
+    // Ctrl with a letter is the CLI's here (not the app's Close, New or palette): it stops at the terminal.
+    if (!MAC && event.ctrlKey && !event.altKey && /^Key[A-Z]$/.test(event.code) && !event.shiftKey) {
+      event.stopPropagation();
+    }
+  };
+  return (
+    <div className="terminal-frame" onKeyDown={keepCtrlForCli}>
+      {problem && (
+        <div className="banner banner-error" role="alert">
+          {problem}
+        </div>
+      )}
+      <div ref={element} className="terminal-screen" data-testid="terminal-screen" />
+    </div>
+  );
+}
+
+/** Find in the terminal: Enter finds the next, Shift+Enter the one before, Escape closes. */
+function TerminalFind({ screen, close }: { screen: React.RefObject<Screen | null>; close(): void }) {
+  const [text, setText] = useState('');
+  const [missing, setMissing] = useState(false);
+  return (
+    <div className="find-bar terminal-find" role="search">
+      <input
+        // The bar opens to be typed in.
+        autoFocus
+        aria-label="Find in the terminal"
+        placeholder="Find in the terminal"
+        value={text}
+        onChange={(event) => {
+          setText(event.target.value);
+          setMissing(false);
+        }}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') {
+            screen.current?.clearFind();
+            close();
+            screen.current?.terminal.focus();
+          } else if (event.key === 'Enter' && text) {
+            setMissing(!screen.current?.find(text, event.shiftKey));
+          }
+        }}
+      />
+      {missing && <span className="find-count">Not found</span>}
+      <button
+        type="button"
+        className="button-secondary button-small"
+        onClick={() => {
+          screen.current?.clearFind();
+          close();
+        }}
+      >
+        Close
+      </button>
+    </div>
+  );
+}
