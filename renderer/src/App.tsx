@@ -434,7 +434,8 @@ function TabBar() {
               >
                 {running && !asking && <span className="tab-spinner" aria-hidden="true" />}
                 {running && !asking && <span className="sr-only">Busy: </span>}
-                {terminal && <SquareTerminal className="tab-lane" size={13} aria-label="Terminal" />}
+                {terminal && <SquareTerminal className="tab-lane" size={13} aria-hidden="true" />}
+                {terminal && <span className="sr-only">Terminal: </span>}
                 {base}
                 {host && <span className="tab-host"> on {host}</span>}
                 {done && (

@@ -49,13 +49,15 @@ export function openScreen(
   // Only a link the person clicks opens, in the browser, never in the app's window.
   terminal.loadAddon(new WebLinksAddon((_event, url) => options.openLink(url)));
   terminal.open(element);
-  try {
-    const webgl = new WebglAddon();
-    // A lost context (a GPU reset, too many of them) falls back to the DOM renderer.
-    webgl.onContextLoss(() => webgl.dispose());
-    terminal.loadAddon(webgl);
-  } catch {
-    // No WebGL here: xterm's DOM renderer draws it.
+  if (hardwareWebgl()) {
+    try {
+      const webgl = new WebglAddon();
+      // A lost context (a GPU reset, too many of them) falls back to the DOM renderer.
+      webgl.onContextLoss(() => webgl.dispose());
+      terminal.loadAddon(webgl);
+    } catch {
+      // No WebGL after all: xterm's DOM renderer draws it.
+    }
   }
   return {
     terminal,
@@ -79,6 +81,23 @@ export function openScreen(
     },
   };
 }
+
+/**
+ * Whether WebGL here runs on a GPU. Software WebGL (SwiftShader, llvmpipe: a machine or a VM without one) is
+ * slower than xterm's DOM renderer, which then draws instead. Asked once a page.
+ */
+function hardwareWebgl(): boolean {
+  webglChecked ??= (() => {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    if (!gl) return false;
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return !/swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+  })();
+  return webglChecked;
+}
+let webglChecked: boolean | undefined;
 
 /** The app's colours as xterm takes them: each CSS variable resolved by a probe (they are light-dark()). */
 function themeOf(element: HTMLElement): ITheme {

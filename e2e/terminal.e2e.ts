@@ -1,0 +1,85 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { lastUserText } from './fake-model/server';
+import { expect, test } from './fixtures/web-host';
+
+/**
+ * A Terminal conversation in Chromium through the browser host: the real interactive CLI in a PTY, drawn by
+ * xterm.js in the tab. It draws, takes the keys typed into it, fits its size to the window (the CLI redraws
+ * at the new width), follows the theme, and says what it bills to.
+ */
+
+// The CLI's own "Don't ask" warning would stand before its prompt; the app's default asks.
+test.use({ permissionMode: 'default', extraSettings: { defaultLane: 'stream' } });
+
+/** The interactive CLI asks nothing of the network once onboarding is done and the key accepted (cli-facts 19). */
+function seedInteractiveConfig(home: string, folder: string, key: string): void {
+  const path = join(home, '.claude.json');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  writeFileSync(
+    path,
+    JSON.stringify({
+      ...config,
+      lastOnboardingVersion: '2.1.332',
+      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+      projects: { [folder]: { hasTrustDialogAccepted: true } },
+    }),
+  );
+}
+
+/** The terminal's rows as the screen shows them (xterm's DOM renderer, or its accessible rows). */
+const rows = (page: Page) => page.getByTestId('terminal-screen').locator('.xterm-rows');
+
+async function startTerminal(page: Page, cwd: string): Promise<void> {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const form = page.getByRole('form', { name: 'New conversation' });
+  await form.getByLabel('Working folder').fill(cwd);
+  await form.getByLabel('Runs in').selectOption('terminal');
+  await expect(form.getByText('counts against your plan’s limits')).toBeVisible();
+  await form.getByRole('button', { name: 'Start' }).click();
+  await expect(page.getByRole('banner').getByText('Terminal · Plan limits')).toBeVisible();
+  // The CLI's prompt is drawn.
+  await expect(rows(page)).toContainText('for shortcuts');
+}
+
+test('draws the real CLI, takes keys, fits the window and follows the theme', async ({ page, webHost }) => {
+  const { world } = webHost;
+  seedInteractiveConfig(world.home, world.cwd, world.env.ANTHROPIC_API_KEY ?? '');
+  world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello from the plan lane.' }] });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await startTerminal(page, world.cwd);
+  await expect(page.getByRole('tab', { name: /work/ })).toHaveCount(2);
+
+  await page.getByTestId('terminal-screen').click();
+  await page.keyboard.type('hello there');
+  await page.keyboard.press('Enter');
+  const request = await world.fake.waitForRequest((r) => lastUserText(r).includes('hello there'));
+  expect(String(request.headers['user-agent'])).toContain('(external, cli)');
+  await expect(rows(page)).toContainText('Hello from the plan lane.');
+
+  // Narrower: the CLI is told the new size and draws its rule across it, not across the old width.
+  const wide = await rows(page).locator('div').first().boundingBox();
+  await page.setViewportSize({ width: 640, height: 800 });
+  await expect
+    .poll(async () => (await rows(page).locator('div').first().boundingBox())?.width ?? 0)
+    .toBeLessThan((wide?.width ?? 0) * 0.7);
+  await expect(rows(page)).toContainText('Hello from the plan lane.');
+
+  // The theme: the screen's background is the app's, light then dark.
+  const background = () =>
+    page
+      .getByTestId('terminal-screen')
+      .locator('.xterm-scrollable-element')
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expect
+    .poll(background)
+    .toBe(await page.locator('.terminal-frame').evaluate((el) => getComputedStyle(el).backgroundColor));
+  const light = await background();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expect.poll(background).not.toBe(light);
+  await expect
+    .poll(background)
+    .toBe(await page.locator('.terminal-frame').evaluate((el) => getComputedStyle(el).backgroundColor));
+});
