@@ -13,6 +13,7 @@ import { killAllChecks } from '../conversation/done-check';
 import { EventBatcher } from '../conversation/event-batcher';
 import { IdleCollector } from '../conversation/idle-collector';
 import { ImageRefs, type StoredImage } from '../conversation/image-refs';
+import { SessionLanes } from '../data/session-lanes';
 import { ForkRecords } from '../data/fork-records';
 import { KeptTabs } from '../data/kept-tabs';
 import { LimitWindows } from '../data/limit-windows';
@@ -144,6 +145,7 @@ export class Backend {
       options,
       settings,
       forks,
+      lanes: new SessionLanes(options.dataDir),
       library: this.library,
       images: this.images,
       batcher: this.batcher,

@@ -6,6 +6,7 @@ import type {
   ConversationSnapshot,
   EventChannel,
   EventPayload,
+  Lane,
   NewWorktree,
   PermissionModeChoice,
   SessionTarget,
@@ -14,10 +15,12 @@ import type {
 } from '../../shared/ipc';
 import type { RateLimitInfo } from '../../shared/protocol';
 import { CliExited } from '../claude';
-import { Conversation, type ConversationOptions } from '../conversation/conversation';
+import { Busy, Conversation, type ConversationOptions } from '../conversation/conversation';
 import type { EventBatcher } from '../conversation/event-batcher';
 import type { ImageRefs } from '../conversation/image-refs';
 import type { ForkRecords } from '../data/fork-records';
+import type { SessionLanes } from '../data/session-lanes';
+import { defaultLane, loginOf } from '../lanes/login';
 import type { SettingsStore } from '../data/settings';
 import { TrustNeeded, type TrustGate } from '../data/trust';
 import { hostFolderKey } from '../data/host-folders';
@@ -89,6 +92,8 @@ export class OpenConversations {
       options: BackendOptions;
       settings: SettingsStore;
       forks: ForkRecords;
+      /** The lane Byre last ran each session in (lanes.json). */
+      lanes: SessionLanes;
       library: Library;
       images: ImageRefs;
       batcher: EventBatcher;
@@ -171,6 +176,66 @@ export class OpenConversations {
     await this.closeHosts();
   }
 
+  /** The lane new conversations get: the setting, or the login's. */
+  defaultLane(): Lane {
+    return defaultLane(this.parts.settings.values.defaultLane, loginOf(this.parts.options.env));
+  }
+
+  /**
+   * The lane a saved session goes on in: the one Byre last ran it in (a Terminal one is kept in lanes.json,
+   * a Stream one has Byre's transcripts), else, for one Byre never ran, the default.
+   */
+  laneOf(sessionId: string, saved: { transcripts: readonly string[] }): Lane {
+    return this.parts.lanes.of(sessionId) ?? (saved.transcripts.length > 0 ? 'stream' : this.defaultLane());
+  }
+
+  /** A saved session carried on in the Terminal lane (`--resume`), in its folder, its worktree made again. */
+  async resumeTerminal(sessionId: string, size: TerminalSize): Promise<TerminalConversation> {
+    const open = this.withSession(sessionId, 'every');
+    if (open instanceof TerminalConversation) return open;
+    const saved = await this.saved(sessionId);
+    if (saved.host) {
+      throw new NotSupported(
+        'A conversation on another host goes on in the Stream lane there: the Terminal lane runs on this computer only, for now.',
+      );
+    }
+    if (!saved.cliFile) throw new CliCopyGone('resume');
+    await this.recreateWorktree(saved.cwd);
+    return this.startTerminal(existingFolder(saved.cwd), { resume: sessionId }, size);
+  }
+
+  /**
+   * An open conversation carried on in the other lane: the same session (`--resume`), in the same folder, its
+   * process in this lane ended first. Refused while Claude works, which the switch would cut off.
+   */
+  async switchLane(
+    conversationId: string,
+    lane: Lane,
+    size: TerminalSize,
+  ): Promise<Conversation | TerminalConversation> {
+    const open = this.any(conversationId);
+    const { sessionId, cwd, host, permissionMode } = open.snapshot();
+    if (open instanceof TerminalConversation === (lane === 'terminal')) return open;
+    if (host) {
+      throw new NotSupported(
+        'A conversation on another host stays in the Stream lane: the Terminal lane runs on this computer only, for now.',
+      );
+    }
+    if (open instanceof TerminalConversation ? open.working : open.busy) {
+      throw new Busy('Claude is working: wait for the turn to end (or stop it), then switch.');
+    }
+    await this.close(conversationId);
+    const launch = { resume: sessionId, permissionMode };
+    if (lane === 'terminal') return this.startTerminal(cwd, launch, size);
+    if (this.parts.lanes.of(sessionId) === 'terminal') this.parts.lanes.note(sessionId, 'stream');
+    // From the library, so that a window reads its history before the switch as pages of the saved session;
+    // one the library has not read yet starts at the switch.
+    return this.resume(sessionId).catch((error: unknown) => {
+      if (error instanceof NoSuchSession) return this.start(cwd, launch);
+      throw error;
+    });
+  }
+
   /** Ends every CLI at once, both lanes (app quit). */
   killAll(): void {
     for (const terminal of this.terminals.values()) terminal.kill();
@@ -224,6 +289,12 @@ export class OpenConversations {
       output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
     });
     this.terminals.set(id, terminal);
+    try {
+      // Resumed later (after a restart too), it goes on in the terminal.
+      this.parts.lanes.note(terminal.sessionId, 'terminal');
+    } catch (error) {
+      console.error('Byre: could not keep the lane of a Terminal conversation:', error);
+    }
     try {
       this.parts.settings.addRecentFolder(settingsFolder);
     } catch {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText, toolResults, type ScriptedReply } from '../../e2e/fake-model/server';
 import { processAlive, processesWithHome, type CliWorld } from '../../e2e/fixtures/cli-env';
 import type { ConversationEvent, ConversationSnapshot, InvokeChannel, InvokeRequest } from '../../shared/ipc';
-import { openBackend, type BackendHarness } from '../test-support/invoke';
+import { backendOver, invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
 
 /**
  * The Terminal lane through the backend the UI talks to: the real interactive CLI in a real PTY, against the
@@ -150,5 +150,93 @@ describe('the Terminal lane', () => {
     // The CLI and what it started (the backgrounded sleep) are gone.
     await until(() => processesWithHome(world.home).filter(processAlive).length === 0);
     expect(cliPids.filter(processAlive)).toEqual([]);
+  });
+});
+
+describe('lanes, carried on', () => {
+  /** Polls `ask` until it answers (the library indexes the session file in its own time). */
+  async function eventually<T>(ask: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await ask();
+      } catch (error) {
+        if (!/NoSuchSession|no longer in the library/.test(String(error))) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  it('resumes a Terminal conversation in the Terminal lane after a restart, with its history', async () => {
+    world.fake.enqueue(say('Noted: pelican.'), say('It was pelican.'));
+    const first = await startTerminal();
+    await type(first, 'Remember the word pelican');
+    await when(() => activities(first).some((event) => event.state === 'done'));
+    await invoke('closeConversation', { conversationId: first.conversationId });
+
+    const restarted = backendOver(harness.dataDir, world.env);
+    const restartedScreens = new Map<string, string>();
+    restarted.on((channel, payload) => {
+      if (channel !== 'terminalOutput') return;
+      const { conversationId, data } = payload as { conversationId: string; data: string };
+      restartedScreens.set(conversationId, (restartedScreens.get(conversationId) ?? '') + data);
+    });
+    try {
+      // Opened from the library, with no lane asked for: it goes on in the lane it ran in.
+      const resumed = await eventually(() =>
+        invokeOk(restarted, 'resumeSaved', { sessionId: first.sessionId, size: { cols: 100, rows: 30 } }),
+      );
+      expect(resumed).toMatchObject({ lane: 'terminal', sessionId: first.sessionId });
+      await until(() => /for shortcuts/.test(plain(restartedScreens.get(resumed.conversationId) ?? '')));
+      await invokeOk(restarted, 'terminalInput', {
+        conversationId: resumed.conversationId,
+        data: 'Which word?',
+      });
+      await invokeOk(restarted, 'terminalInput', { conversationId: resumed.conversationId, data: '\r' });
+      const request = await world.fake.waitForRequest((r) => lastUserText(r).includes('Which word?'));
+      expect(String(request.headers['user-agent'])).toMatch(/\(external, cli\)/);
+      // The same session: the model has its history.
+      expect(JSON.stringify(request.body)).toContain('Remember the word pelican');
+    } finally {
+      await restarted.dispose();
+    }
+  });
+
+  it('carries a Stream conversation on in the Terminal lane and back, the same session each time', async () => {
+    world.fake.enqueue(say('Noted: heron.'), say('Heron, in the terminal.'), say('Heron, streamed.'));
+    const stream = await invoke('startConversation', { cwd: world.cwd, lane: 'stream' });
+    expect(stream.lane ?? 'stream').toBe('stream');
+    await invoke('send', { conversationId: stream.conversationId, text: 'Remember the word heron' });
+    await when(() =>
+      harness
+        .eventsOf(stream.conversationId)
+        .some((event) => event.kind === 'message' && event.message.type === 'result'),
+    );
+    const streamed = await world.fake.waitForRequest((r) => lastUserText(r).includes('heron'));
+    expect(String(streamed.headers['user-agent'])).toMatch(/sdk-cli/);
+
+    const { snapshot: terminal } = await invoke('switchLane', {
+      conversationId: stream.conversationId,
+      lane: 'terminal',
+      size: { cols: 100, rows: 30 },
+    });
+    expect(terminal).toMatchObject({ lane: 'terminal', sessionId: stream.sessionId });
+    await when(() => /for shortcuts/.test(plain(screenOf(terminal))));
+    await type(terminal, 'And in the terminal?');
+    const typed = await world.fake.waitForRequest((r) => lastUserText(r).includes('And in the terminal?'));
+    expect(String(typed.headers['user-agent'])).toMatch(/\(external, cli\)/);
+    expect(JSON.stringify(typed.body)).toContain('Remember the word heron');
+    await when(() => activities(terminal).some((event) => event.state === 'done'));
+
+    const back = await eventually(() =>
+      invoke('switchLane', { conversationId: terminal.conversationId, lane: 'stream' }),
+    );
+    expect(back.snapshot).toMatchObject({ sessionId: stream.sessionId });
+    expect(back.snapshot.lane ?? 'stream').toBe('stream');
+    // Its history before the switch is there to page back through.
+    expect(back.savedBefore).not.toBeNull();
+    await invoke('send', { conversationId: back.snapshot.conversationId, text: 'And streamed again?' });
+    const again = await world.fake.waitForRequest((r) => lastUserText(r).includes('streamed again'));
+    expect(String(again.headers['user-agent'])).toMatch(/sdk-cli/);
+    expect(JSON.stringify(again.body)).toContain('And in the terminal?');
   });
 });

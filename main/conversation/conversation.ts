@@ -334,6 +334,11 @@ export class Conversation {
     return prepared.uuid;
   }
 
+  /** A turn runs, or a prompt waits to be sent. */
+  get busy(): boolean {
+    return this.session.running && (this.session.pendingTurns.length > 0 || this.held.any);
+  }
+
   /** Stops the running turn; a permission request still waiting is denied, a running check killed. */
   async interrupt(): Promise<void> {
     this.held.dropAll();

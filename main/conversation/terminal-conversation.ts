@@ -206,6 +206,11 @@ export class TerminalConversation {
     return this.process?.running ?? false;
   }
 
+  /** Claude works on a turn (or waits on the person in one): its hooks said it began and not yet that it ended. */
+  get working(): boolean {
+    return this.running && (this.state === 'working' || this.state === 'needs_you');
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.doneWhen.stop();

@@ -1320,3 +1320,24 @@ describe('state between batches', () => {
     expect(run([systemInit()], state)).toMatchObject({ status: 'running', sessionId: SID, model: MODEL });
   });
 });
+
+describe('where a Terminal conversation’s turn stands (activity, from its hooks)', () => {
+  it('is busy while Claude works or waits on the person, idle once done, and says what it waits for', () => {
+    const start = initialConversation({ sessionId: 's', cwd: '/w', lane: 'terminal' });
+    expect(start.lane).toBe('terminal');
+    const working = applyEvents(start, [{ kind: 'activity', state: 'working', what: null }]);
+    expect(working.status).toBe('running');
+    const waiting = applyEvents(working, [
+      { kind: 'activity', state: 'needs_you', what: 'Claude asks to use Bash: npm test' },
+    ]);
+    expect(waiting).toMatchObject({
+      status: 'running',
+      activity: { state: 'needs_you', what: 'Claude asks to use Bash: npm test' },
+    });
+    const done = applyEvents(waiting, [{ kind: 'activity', state: 'done', what: null }]);
+    expect(done).toMatchObject({ status: 'idle', activity: { state: 'done' } });
+    // A CLI that exited stays exited, whatever a late hook says.
+    const exited = applyEvents(done, [{ kind: 'exit' }, { kind: 'activity', state: 'working', what: null }]);
+    expect(exited.status).toBe('exited');
+  });
+});

@@ -146,6 +146,8 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         model: event.snapshot.model ?? d.state.model,
         permissionMode: event.snapshot.permissionMode,
         folderSettingsOff: event.snapshot.folderSettingsOff ?? false,
+        lane: event.snapshot.lane ?? 'stream',
+        activity: null,
         host: event.snapshot.host ?? null,
         commitIdentity: event.snapshot.commitIdentity ?? null,
         commands: event.snapshot.commands ?? d.state.commands,

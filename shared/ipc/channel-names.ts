@@ -17,6 +17,7 @@ export const invokeChannelNames = [
   'pickFolder',
   'checkFolder',
   'startConversation',
+  'switchLane',
   'terminalInput',
   'terminalResize',
   'terminalScreen',

@@ -196,6 +196,8 @@ export const TerminalSize = z.object({
   rows: z.number().int().min(1).max(1_000),
 });
 export type TerminalSize = z.infer<typeof TerminalSize>;
+/** A Terminal conversation's size until its window says (that of a terminal nobody resized). */
+export const DEFAULT_TERMINAL_SIZE: TerminalSize = { cols: 80, rows: 24 };
 /** The most one input carries (a long paste is sent in pieces). */
 export const TERMINAL_INPUT_MAX_CHARS = 64 * 1024;
 /** How much of a Terminal conversation's output main keeps for a window that opens it. */
@@ -372,6 +374,18 @@ export const conversationChannels = {
   },
   /** Ends the conversation's CLI process cleanly. */
   closeConversation: { request: ConversationRef, response: Empty },
+  /**
+   * Carries the conversation on in the other lane: the same session, resumed there, its process in this
+   * lane ended. Refused while Claude works. The tab follows the new conversation's id.
+   */
+  switchLane: {
+    request: ConversationRef.extend({ lane: Lane, size: TerminalSize.optional() }),
+    response: z.object({
+      snapshot: ConversationSnapshot,
+      /** Into the Stream lane: where its history before the switch ends, as a saved page cursor. */
+      savedBefore: z.string().max(1000).nullable(),
+    }),
+  },
   /** What the person typed, pasted or chose to send into a Terminal conversation, as the terminal encodes it. */
   terminalInput: {
     request: ConversationRef.extend({ data: z.string().min(1).max(TERMINAL_INPUT_MAX_CHARS) }),

@@ -98,6 +98,7 @@ export {
   DONE_WHEN_MAX_CHARS,
   DoneWhenCommand,
   SlashCommand,
+  DEFAULT_TERMINAL_SIZE,
   TERMINAL_INPUT_MAX_CHARS,
   TERMINAL_SCREEN_MAX_CHARS,
   TerminalSize,

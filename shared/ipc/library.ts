@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { Family } from '../branches';
 import { ExportDelivery, LibraryRow, LibraryStatus, SearchHit, SessionId } from '../library';
-import { ConversationEvent, ConversationSnapshot } from './conversation';
+import { Lane } from './app';
+import { ConversationEvent, ConversationSnapshot, TerminalSize } from './conversation';
 import { Empty } from './refs';
 
 /** A page of a saved conversation: its events in file order, and where the page before it ends (null: none). */
@@ -68,7 +69,16 @@ export const libraryChannels = {
     response: SavedPage,
   },
   /** Continues a saved conversation in a new CLI process (`--resume`), in a tab of its own. */
-  resumeSaved: { request: z.object({ sessionId: SessionId }), response: ConversationSnapshot },
+  resumeSaved: {
+    request: z.object({
+      sessionId: SessionId,
+      /** The lane to go on in; absent: the one it last ran in (a session Byre never ran: the default). */
+      lane: Lane.optional(),
+      /** A Terminal conversation's first size. */
+      size: TerminalSize.optional(),
+    }),
+    response: ConversationSnapshot,
+  },
   /**
    * When the CLI's copy is gone and `--resume` cannot work: a new conversation in the same folder whose first
    * message carries the old one as context.

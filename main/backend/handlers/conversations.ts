@@ -4,10 +4,7 @@ import { ImageRefused, prepareImage } from '../../intake/images';
 import { readProtocolLines } from '../../intake/protocol-lines';
 import { byReference, type HandlersOf, type Parts } from '../parts';
 import { NotSupported } from '../errors';
-import { defaultLane, loginOf } from '../../lanes/login';
-
-/** A Terminal conversation's size until its window says (the size of a terminal nobody resized). */
-const DEFAULT_TERMINAL_SIZE = { cols: 80, rows: 24 };
+import { DEFAULT_TERMINAL_SIZE } from '../../../shared/ipc';
 
 /**
  * The open conversations: starting one, what is sent to it and asked of its CLI, its drafts and pages, the
@@ -42,6 +39,7 @@ export function conversationHandlers(
   | 'findFiles'
   | 'protocolLines'
   | 'closeConversation'
+  | 'switchLane'
   | 'terminalInput'
   | 'terminalResize'
   | 'terminalScreen'
@@ -63,7 +61,7 @@ export function conversationHandlers(
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
       };
-      if ((lane ?? defaultLane(settings.values.defaultLane, loginOf(parts.options.env))) === 'terminal') {
+      if ((lane ?? open.defaultLane()) === 'terminal') {
         if (host)
           throw new NotSupported(
             'A Terminal conversation on another host is not available yet: use the Stream lane there.',
@@ -215,6 +213,10 @@ export function conversationHandlers(
     closeConversation: async ({ conversationId }) => {
       await open.close(conversationId);
       return {};
+    },
+    switchLane: async ({ conversationId, lane, size }) => {
+      const switched = await open.switchLane(conversationId, lane, size ?? DEFAULT_TERMINAL_SIZE);
+      return { snapshot: switched.snapshot(), savedBefore: switched.savedBefore };
     },
     terminalInput: async ({ conversationId, data }) => {
       open.terminal(conversationId).input(data);

@@ -1,3 +1,4 @@
+import { DEFAULT_TERMINAL_SIZE } from '../../../shared/ipc';
 import { exportJsonl, exportMarkdown, recentMarkdown } from '../../library/export';
 import { readBranch } from '../../library/read-branch';
 import { changesFolders } from '../../changes/record';
@@ -59,7 +60,14 @@ export function libraryHandlers(
     },
     openSavedBefore: async ({ sessionId, before }) =>
       byReference(images, await readPageBefore(await open.saved(sessionId), before)),
-    resumeSaved: async ({ sessionId }) => (await open.resume(sessionId)).snapshot(),
+    resumeSaved: async ({ sessionId, lane, size }) => {
+      // One open already (in either lane) is the one to show.
+      const live = open.withSession(sessionId, 'every');
+      if (live) return live.snapshot();
+      if ((lane ?? open.laneOf(sessionId, await open.saved(sessionId))) === 'terminal')
+        return (await open.resumeTerminal(sessionId, size ?? DEFAULT_TERMINAL_SIZE)).snapshot();
+      return (await open.resume(sessionId)).snapshot();
+    },
     continueSaved: async ({ sessionId }) => {
       const saved = await open.saved(sessionId);
       if (!saved.cliFile && saved.transcripts.length === 0) {

@@ -265,7 +265,7 @@ function ConversationHeader({ tabId, cwd }: { tabId: string; cwd: string }) {
         <ChangesButton tabId={tabId} />
         <McpServersButton tabId={tabId} />
         <DoneWhenButton tabId={tabId} />
-        <HeaderMenu sessionId={sessionId} />
+        <HeaderMenu sessionId={sessionId} tabId={tabId} />
         <StatusDot status={status} />
       </div>
     </header>

@@ -1,5 +1,7 @@
 import { useEffect, useRef, type KeyboardEvent } from 'react';
-import { Download, Ellipsis } from 'lucide-react';
+import { Download, Ellipsis, SquareTerminal } from 'lucide-react';
+import { LANE_BILLING } from '../../../shared/ipc/app';
+import { useStore } from '../state/store';
 import { usePopover } from '../ui/popover';
 import { useExport } from '../library/SavedConversation';
 
@@ -8,8 +10,11 @@ import { useExport } from '../library/SavedConversation';
  * here, so the header keeps to one row. A menu in the ARIA sense: the arrows, Home and End move between its
  * items, and Escape closes it and gives the focus back to its button.
  */
-export function HeaderMenu({ sessionId }: { sessionId: string | null }) {
+export function HeaderMenu({ sessionId, tabId }: { sessionId: string | null; tabId: string }) {
   const { open, setOpen, area, toggle, panelId, toggleProps } = usePopover();
+  const switchLane = useStore((state) => state.switchLane);
+  const busy = useStore((state) => state.tabs[tabId]?.conversation.status === 'running');
+  const remote = useStore((state) => !!state.tabs[tabId]?.conversation.host);
   const { note, setNote, exportAs: exportSession } = useExport();
   const menu = useRef<HTMLDivElement>(null);
   // Opened, the menu's first item takes the focus, so the arrows work at once.
@@ -58,6 +63,26 @@ export function HeaderMenu({ sessionId }: { sessionId: string | null }) {
           </button>
           <button type="button" role="menuitem" disabled={!sessionId} onClick={() => void exportAs('jsonl')}>
             <Download aria-hidden="true" size={14} /> Export as JSONL
+          </button>
+          <button
+            type="button"
+            role="menuitem"
+            disabled={!sessionId || busy || remote}
+            title={
+              remote
+                ? 'The Terminal lane runs on this computer only, for now'
+                : busy
+                  ? 'After this reply'
+                  : `The same conversation in the real Claude Code terminal: ${LANE_BILLING.terminal}`
+            }
+            onClick={() => {
+              setOpen(false);
+              void switchLane(tabId, 'terminal').catch((error: unknown) =>
+                setNote({ text: error instanceof Error ? error.message : String(error), error: true }),
+              );
+            }}
+          >
+            <SquareTerminal aria-hidden="true" size={14} /> Continue in the Terminal lane
           </button>
         </div>
       )}

@@ -25,7 +25,7 @@ import { createWorktreesSlice } from './worktrees';
 const storeState: StateCreator<Store> = (set, get) => ({
   ...createAppSlice(set, get),
   ...createConversationsSlice(set, get),
-  ...createTerminalSlice(),
+  ...createTerminalSlice(set, get),
   ...createDraftsSlice(set, get),
   ...createKeptTabsSlice(set, get),
   ...createFindSlice(set, get),

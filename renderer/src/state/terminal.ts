@@ -4,11 +4,34 @@
  * store: at megabytes a second it goes straight to the screen that follows it, which draws it in its own time.
  */
 import { TERMINAL_INPUT_MAX_CHARS, type TerminalSize } from '../../../shared/ipc';
+import { openWindow } from '../../../shared/conversation/paging';
 import { call } from '../host/api';
-import type { TerminalSlice } from './types';
+import { rekeyTab } from './tabs';
+import type { StoreGet, StoreSet, TerminalSlice } from './types';
 
-export function createTerminalSlice(): TerminalSlice {
+export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice {
   return {
+    async switchLane(tabId, lane) {
+      const { snapshot, savedBefore } = await get().trusted(() =>
+        call('switchLane', { conversationId: tabId, lane }),
+      );
+      // The same session, now in the other lane: its history before the switch is read back as saved pages.
+      const opened = openWindow(snapshot, { prelude: [], events: [], before: null, seq: 0, savedBefore });
+      const id = snapshot.conversationId;
+      set((state) => {
+        const tab = state.tabs[tabId];
+        if (!tab) return {};
+        return rekeyTab(state, tabId, {
+          ...tab,
+          id,
+          conversation: opened.conversation,
+          paging: opened.paging,
+          eventsFrom: opened.eventsFrom,
+          actionError: null,
+        });
+      });
+      get().moveDraft(tabId, id);
+    },
     terminalInput(conversationId, data) {
       // A long paste goes in pieces, in order.
       let sent = Promise.resolve();

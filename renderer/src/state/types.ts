@@ -10,6 +10,7 @@ import type { Paging } from '../../../shared/conversation/paging';
 import type { BranchNode } from '../../../shared/branches/tree';
 import type {
   AppInfo,
+  Lane,
   TerminalSize,
   CommitIdentity as CommitIdentityValue,
   ContextUsage,
@@ -325,6 +326,8 @@ export interface DraftsSlice {
 
 /** A Terminal conversation's screen, to and from main (state/terminal.ts). */
 export interface TerminalSlice {
+  /** Carries the tab's conversation on in the other lane (the same session); the tab follows it. */
+  switchLane(tabId: string, lane: Lane): Promise<void>;
   /** What the person typed or pasted, as the terminal encodes it. */
   terminalInput(conversationId: string, data: string): Promise<void>;
   terminalResize(conversationId: string, size: TerminalSize): void;

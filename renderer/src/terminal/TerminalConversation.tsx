@@ -35,6 +35,8 @@ export function TerminalConversation({
     }),
   );
   const [finding, setFinding] = useState(false);
+  const [switching, setSwitching] = useState<string | null>(null);
+  const switchLane = useStore((state) => state.switchLane);
   const screen = useRef<Screen | null>(null);
   return around(
     <div className="conversation terminal-conversation">
@@ -66,6 +68,25 @@ export function TerminalConversation({
           )}
         </div>
         <div className="header-actions">
+          <button
+            type="button"
+            className="button-secondary button-small"
+            disabled={status === 'running' || switching === ''}
+            title={
+              status === 'running'
+                ? 'After this turn'
+                : `The same conversation in Byre's own view: ${LANE_BILLING.stream}`
+            }
+            onClick={() => {
+              setSwitching('');
+              void switchLane(tabId, 'stream').then(
+                () => setSwitching(null),
+                (error: unknown) => setSwitching(error instanceof Error ? error.message : String(error)),
+              );
+            }}
+          >
+            Continue in Stream
+          </button>
           <ChangesButton tabId={tabId} />
           <DoneWhenButton tabId={tabId} />
           <span
@@ -85,6 +106,11 @@ export function TerminalConversation({
         <div className="banner banner-error" role="alert">
           <strong>Claude Code has stopped.</strong> The conversation is saved: open it from the library to
           carry on.
+        </div>
+      )}
+      {switching && (
+        <div className="banner banner-error" role="alert">
+          {switching}
         </div>
       )}
       {finding && <TerminalFind screen={screen} close={() => setFinding(false)} />}
