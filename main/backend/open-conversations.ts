@@ -245,7 +245,13 @@ export class OpenConversations {
    * A Terminal conversation in `cwd`: the real interactive CLI in a PTY of `size`, afresh or carrying on a
    * saved session (`launch.resume`). The trust gate decides before anything starts, as for a Stream one.
    */
-  async startTerminal(cwd: string, launch: Launch, size: TerminalSize): Promise<TerminalConversation> {
+  async startTerminal(
+    cwd: string,
+    launch: Launch,
+    size: TerminalSize,
+    /** A new worktree's setup command, run before the CLI starts. */
+    setup?: string,
+  ): Promise<TerminalConversation> {
     const { options, settings } = this.parts;
     const folder = resolve(cwd);
     if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
@@ -282,6 +288,7 @@ export class OpenConversations {
       changes: changesFolders(options.dataDir),
       hooks,
       size,
+      ...(setup ? { setup } : {}),
       eventLogDir: this.parts.eventLogDir,
       ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
       emit: wiring.emit,
@@ -376,7 +383,14 @@ export class OpenConversations {
     launch: Launch,
     /** The host the repository is on; null for this computer. */
     host: string | null = null,
-  ): Promise<Conversation> {
+    /** With its first size: a Terminal conversation (on this computer). */
+    terminal: TerminalSize | null = null,
+  ): Promise<Conversation | TerminalConversation> {
+    if (terminal && host) {
+      throw new NotSupported(
+        'The Terminal lane runs on this computer only, for now: start a conversation on a host in the Stream lane.',
+      );
+    }
     const on = where(this.parts.remote, host);
     const { machine } = on;
     await gitForWorktrees(machine);
@@ -414,7 +428,8 @@ export class OpenConversations {
           );
     const name = made.branch;
     const notes: string[] = [];
-    let conversation: Conversation;
+    const setup = settings.worktreeSetupFor(settingsKey(on, repository.top));
+    let conversation: Conversation | TerminalConversation;
     try {
       if (made !== waiting) {
         worktrees.add({
@@ -433,9 +448,16 @@ export class OpenConversations {
         if (await hasSubmodules(made.path, machine))
           notes.push(...(await initSubmodules(made.path, machine)));
       }
-      conversation = host
-        ? await this.startRemote(host, made.path, launch)
-        : await this.start(made.path, launch);
+      conversation = terminal
+        ? await this.startTerminal(
+            made.path,
+            { ...launch, ...(firstMessage?.trim() ? { prompt: firstMessage } : {}) },
+            terminal,
+            setup,
+          )
+        : host
+          ? await this.startRemote(host, made.path, launch)
+          : await this.start(made.path, launch);
     } catch (error) {
       if (error instanceof TrustNeeded && error.folder === made.path) {
         // The window asks about the worktree's own files, which must be there to be shown; then it asks
@@ -450,7 +472,8 @@ export class OpenConversations {
     }
     this.parts.worktreesChanged();
     for (const message of notes) conversation.warn(message);
-    const setup = settings.worktreeSetupFor(settingsKey(on, repository.top));
+    // A Terminal conversation ran its setup first, and took the first message as its opening prompt.
+    if (conversation instanceof TerminalConversation) return conversation;
     if (setup) conversation.runSetup(setup);
     if (firstMessage?.trim()) conversation.send(firstMessage);
     return conversation;

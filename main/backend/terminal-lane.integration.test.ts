@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { gitIn } from '../changes/test-support/git';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText, toolResults, type ScriptedReply } from '../../e2e/fake-model/server';
@@ -238,5 +239,44 @@ describe('lanes, carried on', () => {
     const again = await world.fake.waitForRequest((r) => lastUserText(r).includes('streamed again'));
     expect(String(again.headers['user-agent'])).toMatch(/sdk-cli/);
     expect(JSON.stringify(again.body)).toContain('And in the terminal?');
+  });
+});
+
+describe('the Terminal lane in a new worktree', () => {
+  it('runs the setup command first, then the CLI in the worktree with the first message as its prompt', async () => {
+    writeFileSync(join(world.cwd, 'app.txt'), 'main\n');
+    gitIn(world.cwd, 'init', '--quiet', '-b', 'main');
+    gitIn(world.cwd, 'add', '-A');
+    gitIn(world.cwd, 'commit', '--quiet', '-m', 'main');
+    await invoke('setWorktreeSetup', { repository: world.cwd, command: 'echo ready > setup-ran.txt' });
+    world.fake.enqueue(say('Working in the worktree.'));
+    const conversation = await invoke('startConversation', {
+      cwd: world.cwd,
+      lane: 'terminal',
+      worktree: { base: 'main', name: 'terminal-work' },
+      firstMessage: 'hello from the worktree',
+      size: { cols: 100, rows: 30 },
+    });
+    expect(conversation).toMatchObject({
+      lane: 'terminal',
+      worktree: { name: 'terminal-work', base: 'main' },
+    });
+    expect(conversation.cwd).not.toBe(world.cwd);
+    // The setup ran in the worktree before the CLI started there.
+    const setups = () =>
+      harness
+        .eventsOf(conversation.conversationId)
+        .flatMap((event) => (event.kind === 'setup' ? [event.run.status] : []));
+    await when(() => setups().includes('passed'));
+    expect(readFileSync(join(conversation.cwd, 'setup-ran.txt'), 'utf8')).toBe('ready\n');
+    // Its opening prompt reached the model from the interactive CLI, which runs in the worktree.
+    const request = await world.fake.waitForRequest((r) =>
+      lastUserText(r).includes('hello from the worktree'),
+    );
+    expect(String(request.headers['user-agent'])).toMatch(/\(external, cli\)/);
+    expect(JSON.stringify(request.body)).toContain(conversation.cwd);
+    await when(() => plain(screenOf(conversation)).includes('Working in the worktree.'));
+    // The main checkout is as it was.
+    expect(gitIn(world.cwd, 'status', '--porcelain=v1')).toBe('');
   });
 });

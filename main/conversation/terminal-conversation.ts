@@ -16,6 +16,7 @@ import { CliExited } from '../claude';
 import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-channel';
 import { TerminalProcess } from '../lanes/terminal/terminal-process';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
+import { WorktreeSetup } from './worktree-setup';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 
 /**
@@ -60,6 +61,11 @@ export interface TerminalConversationOptions {
   checkLimits?: CheckLimits;
   worktree?: ConversationSnapshot['worktree'];
   changes?: ChangesOptions | null;
+  /**
+   * A new worktree's setup command: it runs first, and the CLI starts once it passed (or the person goes on
+   * without it), so that Claude never works in a worktree half set up.
+   */
+  setup?: string;
   /** Where hooks report. */
   hooks: HookChannel;
   size: TerminalSize;
@@ -88,6 +94,7 @@ export class TerminalConversation {
   private unregister: () => void = () => undefined;
   readonly doneWhen: DoneWhen;
   readonly changes: ConversationChanges | null;
+  private readonly setup: WorktreeSetup | null;
   readonly sessionId: string;
   /** Unused in this lane: no draft is kept outside the terminal. Present so every open conversation has one. */
   readonly draft = { text: '', images: [] };
@@ -113,14 +120,33 @@ export class TerminalConversation {
     this.changes = options.changes
       ? ConversationChanges.begin(options.changes, { folder: options.cwd, key: this.sessionId, emit })
       : null;
+    this.setup = options.setup
+      ? new WorktreeSetup({
+          cwd: options.cwd,
+          command: options.setup,
+          timeoutMs: (options.checkLimits ?? DEFAULT_CHECK_LIMITS).timeoutMs,
+          emit,
+          record: () => undefined,
+          env: options.env,
+        })
+      : null;
   }
 
-  /** Starts the CLI in its PTY once the folder's first snapshot is taken (or has taken long). */
+  /**
+   * Starts the CLI in its PTY once the folder's first snapshot is taken (or has taken long), and a new
+   * worktree's setup command has passed (the tab shows it run meanwhile).
+   */
   static async start(options: TerminalConversationOptions): Promise<TerminalConversation> {
     const conversation = new TerminalConversation(options);
     try {
       await conversation.changes?.readyWithin(5_000);
-      conversation.launch();
+      const setup = conversation.setup;
+      if (setup) {
+        void setup.run();
+        void setup.opened.then(() => {
+          if (!conversation.closed) conversation.launchOrSay();
+        });
+      } else conversation.launch();
     } catch (error) {
       conversation.changes?.discard();
       conversation.unregister();
@@ -132,6 +158,33 @@ export class TerminalConversation {
 
   get id(): string {
     return this.options.id;
+  }
+
+  /** A failed setup command run again, or gone on without (the CLI then starts). */
+  setupAction(action: 'retry' | 'skip'): void {
+    const setup = this.setup;
+    if (!setup?.waiting) return;
+    if (action === 'retry') void setup.run();
+    else setup.skip();
+  }
+
+  /** Whether a failed setup command waits for Run again or Go on without it. */
+  get setupWaiting(): boolean {
+    return this.setup?.waiting ?? false;
+  }
+
+  /** A start after the setup: a CLI that cannot start says why in the conversation, as a crash would. */
+  /** Something the person should know about the conversation's folder. */
+  warn(message: string): void {
+    this.emit({ kind: 'warning', message });
+  }
+
+  private launchOrSay(): void {
+    try {
+      this.launch();
+    } catch (error) {
+      this.emit({ kind: 'exit', error: toIpcError(error) });
+    }
   }
 
   private launch(): void {
@@ -214,6 +267,7 @@ export class TerminalConversation {
   async close(): Promise<void> {
     this.closed = true;
     this.doneWhen.stop();
+    this.setup?.stop();
     try {
       await this.process?.close();
     } finally {
@@ -225,6 +279,7 @@ export class TerminalConversation {
 
   kill(): void {
     this.doneWhen.stop();
+    this.setup?.stop();
     this.process?.kill();
   }
 

@@ -66,10 +66,12 @@ export function conversationHandlers(
           throw new NotSupported(
             'A Terminal conversation on another host is not available yet: use the Stream lane there.',
           );
-        if (worktree)
-          throw new NotSupported(
-            "A Terminal conversation in a new worktree is not available yet: use the Stream lane, or open the worktree's folder.",
-          );
+        if (worktree) {
+          const terminalSize = size ?? DEFAULT_TERMINAL_SIZE;
+          return (
+            await open.startInWorktree(cwd, worktree, firstMessage, launch, null, terminalSize)
+          ).snapshot();
+        }
         if (resume)
           throw new NotSupported('A saved conversation on this computer is resumed from the library.');
         // The form's first message is the CLI's opening prompt, as `claude "…"` takes it in a terminal.

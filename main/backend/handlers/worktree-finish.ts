@@ -1,5 +1,6 @@
 import type { MergeOutcome } from '../../../shared/ipc';
 import type { Conversation } from '../../conversation/conversation';
+import type { TerminalConversation } from '../../conversation/terminal-conversation';
 import type { WorktreeRecord } from '../../data/worktree-records';
 import { UNTITLED } from '../../library/rules/titles';
 import { draftFinish } from '../../worktrees/drafts';
@@ -23,7 +24,7 @@ export function worktreeFinishHandlers(
   parts: Parts,
 ): HandlersOf<'worktreeDraft' | 'mergeWorktree' | 'createPullRequest' | 'openWorktreeFolder'> {
   const worktreeOf = (conversationId: string) => {
-    const conversation = parts.open.get(conversationId);
+    const conversation = parts.open.any(conversationId);
     const { cwd, host = null } = conversation.snapshot();
     const record = parts.worktrees.at(cwd, host);
     if (!record) throw new WorktreeRefused('This conversation is not in a worktree.');
@@ -177,7 +178,7 @@ function noBase(record: WorktreeRecord, what: string): string {
  */
 async function whatWasSaid(
   parts: Parts,
-  conversation: Conversation,
+  conversation: Conversation | TerminalConversation,
 ): Promise<{ title: string | null; prompts: string[] }> {
   const window = conversation.history();
   const pages = [window.events];

@@ -18,13 +18,13 @@ export function worktreeHandlers(
       worktreeChoices(cwd, settings, worktrees, where(parts.remote, host)),
     worktrees: async () => ({ worktrees: await worktreeStatuses.all() }),
     removeWorktree: async ({ conversationId, deleteBranch }) => {
-      const conversation = open.get(conversationId);
+      const conversation = open.any(conversationId);
       const { cwd, sessionId, host = null } = conversation.snapshot();
       // Only a worktree Byre made and recorded: a path a window names is never removed on its word.
       const record = worktrees.at(cwd, host);
       if (!record) throw new WorktreeRefused('This conversation does not run in a worktree Byre made.');
       // Every conversation at work in it ends first (a fork of this one runs in the same folder).
-      const inIt = open.all().filter((other) => {
+      const inIt = open.everyLane().filter((other) => {
         const snapshot = other.snapshot();
         return snapshot.cwd === record.path && (snapshot.host ?? null) === host;
       });
@@ -44,7 +44,7 @@ export function worktreeHandlers(
       return { sessionId };
     },
     setupAction: async ({ conversationId, action }) => {
-      const conversation = open.get(conversationId);
+      const conversation = open.any(conversationId);
       if (!conversation.setupWaiting) {
         throw new WorktreeRefused('The setup command is not waiting: it is running, passed, or was skipped.');
       }

@@ -10,6 +10,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { LANE_BILLING } from '../../../shared/ipc/app';
 import { ChangesButton } from '../changes/ChangesPanel';
 import { DoneWhenButton } from '../chat/DoneWhen';
+import { SetupCard } from '../chat/SetupCard';
+import { WorktreeDialogs, WorktreeHeader } from '../chat/WorktreeMenu';
 import { folderName } from '../state/selectors';
 import { useStore } from '../state/store';
 import type { Screen } from './screen';
@@ -23,10 +25,11 @@ export function TerminalConversation({
   tabId: string;
   around(view: ReactNode): ReactNode;
 }) {
-  const { cwd, status, activity, folderSettingsOff } = useStore(
+  const { cwd, status, activity, folderSettingsOff, setup } = useStore(
     useShallow((state) => {
       const conversation = state.tabs[tabId]?.conversation;
       return {
+        setup: conversation?.setup ?? null,
         cwd: conversation?.cwd ?? state.tabs[tabId]?.cwd ?? '',
         status: conversation?.status ?? 'exited',
         activity: conversation?.activity ?? null,
@@ -49,6 +52,7 @@ export function TerminalConversation({
             </span>
           </span>
         </div>
+        <WorktreeHeader tabId={tabId} />
         <div className="header-controls">
           <span
             className="badge lane-badge"
@@ -113,6 +117,13 @@ export function TerminalConversation({
           {switching}
         </div>
       )}
+      {setup && setup.status !== 'passed' && setup.status !== 'skipped' && (
+        <div className="terminal-setup">
+          <SetupCard setup={setup} tabId={tabId} />
+          <p className="field-hint">Claude Code starts in this worktree once its setup command has passed.</p>
+        </div>
+      )}
+      <WorktreeDialogs tabId={tabId} />
       {finding && <TerminalFind screen={screen} close={() => setFinding(false)} />}
       <TerminalScreen conversationId={tabId} screen={screen} find={() => setFinding(true)} />
     </div>,
