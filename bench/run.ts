@@ -23,6 +23,7 @@ import { measureReopen100mb } from './ui-reopen';
 import { measureUiStreaming } from './ui-streaming';
 import { measureUsageView, usageVerdicts } from './usage-ui';
 import { measureWorktrees } from './worktrees';
+import { measureTerminal } from './terminal';
 
 /**
  * `npm run bench`: throughput of the driver's decode pipeline on a ≥ 50 MB recorded stream of the real
@@ -737,6 +738,30 @@ const worktrees: Measurement = {
     ),
 };
 
+/** The Terminal lane: a key's echo, 10 MB of output, ten conversations open (bench/terminal.ts). */
+const terminal: Measurement = {
+  name: 'terminal',
+  standalone: true,
+  run: () => uiFigures('terminal', measureTerminal),
+  verdicts: (figures) => [
+    ...verdict(
+      figures,
+      'goal_terminal_echo_within_16ms',
+      `a key's echo in the real CLI p50 ${figures.terminal_echo_cli_p50_ms} ms, p95 ${figures.terminal_echo_cli_p95_ms} ms; cat in the same PTY and terminal (the floor) p50 ${figures.terminal_echo_cat_floor_p50_ms} ms, p95 ${figures.terminal_echo_cat_floor_p95_ms} ms (goal: within 16 ms of the floor)`,
+    ),
+    ...verdict(
+      figures,
+      'goal_terminal_flood_within_2x',
+      `10 MB through the terminal in ${figures.terminal_flood_10mb_ms} ms (runs ${figures.terminal_flood_10mb_runs_ms}); xterm.js alone (the floor) ${figures.terminal_flood_xterm_floor_ms} ms: ${figures.terminal_flood_ratio}× (goal ≤ 2×)`,
+    ),
+    ...verdict(
+      figures,
+      'goal_terminal_flood_host_eld_p99_under_20ms',
+      `host event-loop delay p99 ${figures.terminal_flood_host_eld_p99_ms} ms while 10 MB went through (goal < 20 ms)`,
+    ),
+  ],
+};
+
 /** In order; later ones may read earlier figures. Add new measurements here. */
 const measurements: Measurement[] = [
   streamInfo,
@@ -757,6 +782,7 @@ const measurements: Measurement[] = [
   changes,
   changesPanel,
   worktrees,
+  terminal,
 ];
 
 const units: [RegExp, string][] = [

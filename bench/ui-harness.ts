@@ -261,11 +261,13 @@ export async function openHostPage(
   home: string,
   dataDir: string,
   initScripts: (() => void)[] = [],
+  /** More environment for the host (and the CLI it starts). */
+  env: Record<string, string> = {},
 ): Promise<HostPage> {
   ensureBuilt();
   const host = spawn(process.execPath, [WEB_HOST_ENTRY, '--port', '0'], {
     cwd: REPO_ROOT,
-    env: hostEnv(home, dataDir),
+    env: hostEnv(home, dataDir, env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -82,7 +82,7 @@ export class TerminalConversation {
   private readonly log: EventLog;
   private emitted = 0;
   /** What the screen has shown lately, for a window that opens later (at most TERMINAL_SCREEN_MAX_CHARS). */
-  private screen = '';
+  private readonly screen = new RecentOutput(TERMINAL_SCREEN_MAX_CHARS);
   private pendingOutput = '';
   private outputTimer: NodeJS.Timeout | undefined;
   private outputSeq = 0;
@@ -242,7 +242,7 @@ export class TerminalConversation {
   /** The screen as it stands (its recent output), and the number of the next output batch. */
   screenNow(): { data: string; seq: number } {
     this.flushOutput();
-    return { data: this.screen, seq: this.outputSeq };
+    return { data: this.screen.text(), seq: this.outputSeq };
   }
 
   /** What the person typed or pasted. */
@@ -380,12 +380,7 @@ export class TerminalConversation {
   }
 
   private onOutput(text: string): void {
-    this.screen += text;
-    if (this.screen.length > TERMINAL_SCREEN_MAX_CHARS) {
-      // Cut at a line's start, so what a window replays begins cleanly.
-      const cut = this.screen.indexOf('\n', this.screen.length - TERMINAL_SCREEN_MAX_CHARS);
-      this.screen = this.screen.slice(cut < 0 ? this.screen.length - TERMINAL_SCREEN_MAX_CHARS : cut + 1);
-    }
+    this.screen.push(text);
     this.pendingOutput += text;
     if (this.pendingOutput.length >= OUTPUT_BATCH_CHARS) this.flushOutput();
     else this.outputTimer ??= setTimeout(() => this.flushOutput(), OUTPUT_BATCH_MS);
@@ -419,4 +414,39 @@ export class TerminalConversation {
 function signalName(signal: number): NodeJS.Signals | null {
   const entry = Object.entries(constants.signals).find(([, number]) => number === signal);
   return entry ? (entry[0] as NodeJS.Signals) : null;
+}
+
+/**
+ * The last `max` characters or so of a terminal's output, kept as the pieces that came: dropping the oldest
+ * pieces costs nothing per piece, where cutting one long string would copy it all each time (megabytes a
+ * piece while output floods). What it gives back begins at a line's start, so a window replays it cleanly.
+ */
+export class RecentOutput {
+  private pieces: string[] = [];
+  private first = 0;
+  private length = 0;
+
+  constructor(private readonly max: number) {}
+
+  push(text: string): void {
+    this.pieces.push(text);
+    this.length += text.length;
+    while (this.length - (this.pieces[this.first]?.length ?? 0) >= this.max) {
+      this.length -= this.pieces[this.first]?.length ?? 0;
+      this.first++;
+    }
+    // Now and then, the dropped pieces go from the array too.
+    if (this.first > 1024 && this.first * 2 > this.pieces.length) {
+      this.pieces = this.pieces.slice(this.first);
+      this.first = 0;
+    }
+  }
+
+  text(): string {
+    const joined = this.pieces.slice(this.first).join('');
+    const over = joined.length - this.max;
+    if (over <= 0) return joined;
+    const cut = joined.indexOf('\n', over);
+    return joined.slice(cut < 0 ? over : cut + 1);
+  }
 }
