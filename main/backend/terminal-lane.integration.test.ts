@@ -3,7 +3,7 @@ import { gitIn } from '../changes/test-support/git';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText, toolResults, type ScriptedReply } from '../../e2e/fake-model/server';
-import { processAlive, processesWithHome, type CliWorld } from '../../e2e/fixtures/cli-env';
+import { processAlive, processesWithHome, REPO_ROOT, type CliWorld } from '../../e2e/fixtures/cli-env';
 import type { ConversationEvent, ConversationSnapshot, InvokeChannel, InvokeRequest } from '../../shared/ipc';
 import { backendOver, invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
 
@@ -278,5 +278,53 @@ describe('the Terminal lane in a new worktree', () => {
     await when(() => plain(screenOf(conversation)).includes('Working in the worktree.'));
     // The main checkout is as it was.
     expect(gitIn(world.cwd, 'status', '--porcelain=v1')).toBe('');
+  });
+});
+
+describe("the terminal's flow control", () => {
+  it('holds a flood of output back while the window that draws it is behind, and lets it go as it draws', async () => {
+    const flood = backendOver(join(harness.dataDir, 'flood'), {
+      ...world.env,
+      BYRE_CLAUDE_PATH: join(REPO_ROOT, 'bench', 'pty-flood.mjs'),
+      BENCH_FLOOD_BYTES: String(40_000_000),
+    });
+    let received = 0;
+    let lastSeq = -1;
+    let tail = '';
+    let wake = () => undefined as void;
+    flood.on((channel, payload) => {
+      if (channel !== 'terminalOutput') return;
+      const { data, seq } = payload as { data: string; seq: number };
+      received += data.length;
+      lastSeq = seq;
+      tail = (tail + data).slice(-64);
+      wake();
+    });
+    const next = () => new Promise<void>((resolve) => (wake = resolve));
+    try {
+      const { conversationId } = await invokeOk(flood, 'startConversation', {
+        cwd: world.cwd,
+        lane: 'terminal',
+        size: { cols: 120, rows: 30 },
+      });
+      await invokeOk(flood, 'terminalInput', { conversationId, data: '\r' });
+      // A window that draws the first batch, then falls behind.
+      while (lastSeq < 0) await next();
+      await invokeOk(flood, 'terminalDrawn', { conversationId, seq: lastSeq });
+      while (received < 4 * 1024 * 1024) await next();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Held back: far less than the 40 MB the program writes at once (at most the limit, one batch, and
+      // what the PTY itself holds), whatever the machine's speed.
+      expect(received).toBeLessThan(6 * 1024 * 1024);
+      expect(tail).not.toContain('flood-done-marker');
+      // Drawing again, it all comes.
+      while (!tail.includes('flood-done-marker')) {
+        await invokeOk(flood, 'terminalDrawn', { conversationId, seq: lastSeq });
+        await Promise.race([next(), new Promise((resolve) => setTimeout(resolve, 200))]);
+      }
+      expect(received).toBeGreaterThan(40_000_000);
+    } finally {
+      await flood.dispose();
+    }
   });
 });

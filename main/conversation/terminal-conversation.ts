@@ -41,6 +41,15 @@ const SNAPSHOT_HOLD_MS = 2_000;
 const OUTPUT_BATCH_MS = 16;
 /** A batch goes at once past this size, so a flood of output reaches the screen in steady pieces. */
 const OUTPUT_BATCH_CHARS = 256 * 1024;
+/**
+ * Flow control: past this much output no window has drawn yet, the CLI's output is not read (it blocks on its
+ * PTY, as in any terminal whose screen is behind) until the windows are within LOW of it again. So a command
+ * that prints gigabytes never outruns the screen and swamps a window's connection.
+ */
+const UNDRAWN_HIGH_CHARS = 4 * 1024 * 1024;
+const UNDRAWN_LOW_CHARS = 1024 * 1024;
+/** A window that stopped saying what it drew (closed, reloaded) holds the output back this long at most. */
+const STALLED_WINDOW_MS = 5_000;
 /** The Stop hook may run the whole check, and a minute more. */
 const STOP_HOOK_GRACE_SECONDS = 60;
 
@@ -86,6 +95,14 @@ export class TerminalConversation {
   private pendingOutput = '';
   private outputTimer: NodeJS.Timeout | undefined;
   private outputSeq = 0;
+  /** Characters of output sent to windows, all told, and after each batch (by its seq), for flow control. */
+  private sentChars = 0;
+  private readonly sentAfter = new Map<number, number>();
+  /** How far the windows that follow the screen have drawn: the furthest any of them said. */
+  private drawnChars = 0;
+  private paused: NodeJS.Timeout | null = null;
+  /** When a window last said how far it drew: within STALLED_WINDOW_MS, windows follow the screen. */
+  private lastDrawnAt = 0;
   private state: 'working' | 'needs_you' | 'done' | null = null;
   private closed = false;
   private size: TerminalSize;
@@ -266,6 +283,7 @@ export class TerminalConversation {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.paused) clearTimeout(this.paused);
     this.doneWhen.stop();
     this.setup?.stop();
     try {
@@ -392,7 +410,41 @@ export class TerminalConversation {
     if (!this.pendingOutput) return;
     const data = this.pendingOutput;
     this.pendingOutput = '';
+    this.sentChars += data.length;
+    this.sentAfter.set(this.outputSeq, this.sentChars);
+    // With no window drawing (none has it open), the oldest marks go: a window that opens starts afresh.
+    if (this.sentAfter.size > 4_096) this.sentAfter.delete(this.sentAfter.keys().next().value ?? -1);
     this.options.output(data, this.outputSeq++);
+    if (this.sentChars - this.drawnChars > UNDRAWN_HIGH_CHARS && this.following && !this.paused) {
+      this.process?.pause();
+      // A window that never says again (closed meanwhile) does not hold the terminal for good.
+      this.paused = setTimeout(() => this.resumeOutput(), STALLED_WINDOW_MS);
+    }
+  }
+
+  private get following(): boolean {
+    return Date.now() - this.lastDrawnAt < STALLED_WINDOW_MS;
+  }
+
+  /** A window drew the output batch `seq` and all before it. */
+  drawn(seq: number): void {
+    const upTo = this.sentAfter.get(seq);
+    if (upTo === undefined) return;
+    this.lastDrawnAt = Date.now();
+    this.drawnChars = Math.max(this.drawnChars, upTo);
+    for (const key of this.sentAfter.keys()) {
+      if (key > seq) break;
+      this.sentAfter.delete(key);
+    }
+    if (this.paused && this.sentChars - this.drawnChars < UNDRAWN_LOW_CHARS) this.resumeOutput();
+  }
+
+  private resumeOutput(): void {
+    if (this.paused) clearTimeout(this.paused);
+    this.paused = null;
+    // What was sent before is counted as drawn: the windows catch up from here.
+    this.drawnChars = Math.max(this.drawnChars, this.sentChars - UNDRAWN_LOW_CHARS);
+    this.process?.resume();
   }
 
   private onExit(code: number, signal: number | null): void {

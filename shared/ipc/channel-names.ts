@@ -19,6 +19,7 @@ export const invokeChannelNames = [
   'startConversation',
   'switchLane',
   'terminalInput',
+  'terminalDrawn',
   'terminalResize',
   'terminalScreen',
   'setPermissionMode',

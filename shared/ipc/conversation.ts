@@ -391,6 +391,14 @@ export const conversationChannels = {
     request: ConversationRef.extend({ data: z.string().min(1).max(TERMINAL_INPUT_MAX_CHARS) }),
     response: Empty,
   },
+  /**
+   * A window drew a Terminal conversation's output up to the batch `seq`: main reads the CLI's output only
+   * as fast as the windows that follow it draw (flow control).
+   */
+  terminalDrawn: {
+    request: ConversationRef.extend({ seq: z.number().int().nonnegative() }),
+    response: Empty,
+  },
   /** A Terminal conversation's screen changed size. */
   terminalResize: { request: ConversationRef.extend(TerminalSize.shape), response: Empty },
   /**

@@ -41,6 +41,7 @@ export function conversationHandlers(
   | 'closeConversation'
   | 'switchLane'
   | 'terminalInput'
+  | 'terminalDrawn'
   | 'terminalResize'
   | 'terminalScreen'
 > {
@@ -222,6 +223,10 @@ export function conversationHandlers(
     },
     terminalInput: async ({ conversationId, data }) => {
       open.terminal(conversationId).input(data);
+      return {};
+    },
+    terminalDrawn: async ({ conversationId, seq }) => {
+      open.terminal(conversationId).drawn(seq);
       return {};
     },
     terminalResize: async ({ conversationId, cols, rows }) => {

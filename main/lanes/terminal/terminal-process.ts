@@ -127,6 +127,15 @@ export class TerminalProcess {
     if (!this.exited) this.child.write(data);
   }
 
+  /** Stops reading the CLI's output: it blocks on a full PTY until `resume` (the screen is behind). */
+  pause(): void {
+    if (!this.exited) this.child.pause();
+  }
+
+  resume(): void {
+    if (!this.exited) this.child.resume();
+  }
+
   resize(cols: number, rows: number): void {
     if (this.exited) return;
     try {

@@ -9,6 +9,9 @@ import { call } from '../host/api';
 import { rekeyTab } from './tabs';
 import type { StoreGet, StoreSet, TerminalSlice } from './types';
 
+/** How much a screen draws between telling main (terminalDrawn). */
+const DRAWN_EVERY_CHARS = 256 * 1024;
+
 export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice {
   return {
     async switchLane(tabId, lane) {
@@ -48,16 +51,25 @@ export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice
     async followTerminal(conversationId, draw) {
       const early: { data: string; seq: number }[] = [];
       let next: number | null = null;
+      // Main reads the CLI only as fast as the screen draws: it is told, every so much drawn.
+      let undrawn = 0;
+      const take = (output: { data: string; seq: number }) =>
+        draw(output.data, () => {
+          undrawn += output.data.length;
+          if (undrawn < DRAWN_EVERY_CHARS) return;
+          undrawn = 0;
+          void call('terminalDrawn', { conversationId, seq: output.seq }).catch(() => undefined);
+        });
       const off = window.byre.on('terminalOutput', (output) => {
         if (output.conversationId !== conversationId) return;
         if (next === null) early.push(output);
-        else if (output.seq >= next) draw(output.data);
+        else if (output.seq >= next) take(output);
       });
       try {
         const screen = await call('terminalScreen', { conversationId });
-        draw(screen.data);
+        draw(screen.data, () => undefined);
         next = screen.seq;
-        for (const output of early) if (output.seq >= screen.seq) draw(output.data);
+        for (const output of early) if (output.seq >= screen.seq) take(output);
       } catch (error) {
         off();
         throw error;

@@ -335,7 +335,11 @@ export interface TerminalSlice {
    * Draws the screen as it stands, then each output as it comes, until the returned function is called;
    * rejects when the conversation is gone.
    */
-  followTerminal(conversationId: string, draw: (data: string) => void): Promise<() => void>;
+  followTerminal(
+    conversationId: string,
+    /** Draws `data`, then calls `drawn` (xterm's write callback). */
+    draw: (data: string, drawn: () => void) => void,
+  ): Promise<() => void>;
 }
 
 export type Store = AppSlice &

@@ -183,7 +183,7 @@ function TerminalScreen(props: {
       media.addEventListener('change', onScheme);
       cleanups.push(() => media.removeEventListener('change', onScheme));
       try {
-        off = await followTerminal(conversationId, (data) => terminal.write(data));
+        off = await followTerminal(conversationId, (data, drawn) => terminal.write(data, drawn));
         if (gone) off();
       } catch (error) {
         setProblem(error instanceof Error ? error.message : String(error));
