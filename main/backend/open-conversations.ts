@@ -49,7 +49,7 @@ import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
 import { TerminalConversation } from '../conversation/terminal-conversation';
-import { HookChannel } from '../lanes/terminal/hook-channel';
+import { HookChannel, hookRunner } from '../lanes/terminal/hook-channel';
 import { cliCursorAt } from '../library/read-session';
 import type { RemoteHosts } from '../remote/hosts';
 import {
@@ -83,7 +83,7 @@ export class OpenConversations {
   /** The Terminal conversations: the interactive CLI in a PTY (main/lanes/terminal). */
   private readonly terminals = new Map<string, TerminalConversation>();
   /** Where their hooks report, opened with the first of them and closed with the last window. */
-  private hookChannel: Promise<HookChannel> | undefined;
+  private hookChannel: Promise<HookChannel | null> | undefined;
 
   constructor(
     /** Every CLI starts through the gate: a folder's own settings run only once the user trusts them. */
@@ -270,7 +270,10 @@ export class OpenConversations {
     const id = randomUUID();
     const inWorktree = this.parts.worktrees.at(folder) !== undefined;
     const wiring = this.wiring(id, inWorktree);
-    this.hookChannel ??= HookChannel.open();
+    if (!this.hookChannel) {
+      const runner = hookRunner(this.cliEnv());
+      this.hookChannel = runner ? HookChannel.open(runner) : Promise.resolve(null);
+    }
     const hooks = await this.hookChannel;
     const terminal = await TerminalConversation.start({
       id,

@@ -154,6 +154,47 @@ describe('the Terminal lane', () => {
   });
 });
 
+describe('"Done when" in the Terminal lane', () => {
+  it('runs the check when Claude stops, and a failing one keeps Claude going until it passes', async () => {
+    const done = join(world.cwd, 'done.txt');
+    world.fake.enqueue(
+      say('I think I am finished.'),
+      { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: done, content: 'yes\n' } }] },
+      say('Now it is really done.'),
+    );
+    const conversation = await invoke('startConversation', {
+      cwd: world.cwd,
+      lane: 'terminal',
+      // File edits go ahead without asking: the turn needs no one at the keyboard but the first prompt.
+      permissionMode: 'acceptEdits',
+      size: { cols: 100, rows: 30 },
+    });
+    await when(() => /for shortcuts|accept edits/i.test(plain(screenOf(conversation))));
+    await invoke('setDoneWhen', {
+      conversationId: conversation.conversationId,
+      command: 'test -f done.txt',
+      folderDefault: false,
+    });
+    await type(conversation, 'finish the work');
+    const checks = () =>
+      harness
+        .eventsOf(conversation.conversationId)
+        .flatMap((event) =>
+          event.kind === 'check' && event.check.status !== 'running' ? [event.check] : [],
+        );
+    await when(() => checks().some((check) => check.status === 'passed'));
+    expect(checks().map((check) => check.status)).toEqual(['failed', 'passed']);
+    expect(checks()[1]).toMatchObject({ round: 2, stopHookActive: true });
+    // The failed check's command reached the model, which then made the file.
+    const kept = world.fake
+      .messageRequests()
+      .find((r) => JSON.stringify(r.body).includes('test -f done.txt'));
+    expect(kept).toBeDefined();
+    expect(readFileSync(done, 'utf8')).toBe('yes\n');
+    await when(() => activities(conversation).at(-1)?.state === 'done');
+  });
+});
+
 describe('lanes, carried on', () => {
   /** Polls `ask` until it answers (the library indexes the session file in its own time). */
   async function eventually<T>(ask: () => Promise<T>): Promise<T> {

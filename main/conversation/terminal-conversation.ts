@@ -75,8 +75,8 @@ export interface TerminalConversationOptions {
    * without it), so that Claude never works in a worktree half set up.
    */
   setup?: string;
-  /** Where hooks report. */
-  hooks: HookChannel;
+  /** Where hooks report; null: nothing here can run them (hookRunner), and the conversation says so. */
+  hooks: HookChannel | null;
   size: TerminalSize;
   eventLogDir: string;
   pageLimits?: Partial<EventLogLimits>;
@@ -206,9 +206,18 @@ export class TerminalConversation {
 
   private launch(): void {
     const { options } = this;
-    this.unregister = options.hooks.register(this.options.id, (event, payload, signal) =>
-      this.onHook(event, payload, signal),
-    );
+    const { hooks } = options;
+    if (hooks) {
+      this.unregister = hooks.register(this.options.id, (event, payload, signal) =>
+        this.onHook(event, payload, signal),
+      );
+    } else {
+      this.emit({
+        kind: 'warning',
+        message:
+          'Byre cannot follow this terminal’s turns: the hooks that tell it need Node.js on the PATH. Claude Code works as usual; Changes, “Needs you” and “Done when” are off for this conversation until Node.js is installed and it is opened again.',
+      });
+    }
     const checkSeconds = Math.ceil((options.checkLimits ?? DEFAULT_CHECK_LIMITS).timeoutMs / 1000);
     this.process = TerminalProcess.start(
       {
@@ -218,7 +227,7 @@ export class TerminalConversation {
         ...(options.prompt ? { prompt: options.prompt } : {}),
         permissionMode: options.permissionMode,
         folderSettings: options.folderSettings,
-        hooks: options.hooks.hooksFor(options.id, { Stop: checkSeconds + STOP_HOOK_GRACE_SECONDS }),
+        hooks: hooks ? hooks.hooksFor(options.id, { Stop: checkSeconds + STOP_HOOK_GRACE_SECONDS }) : {},
         identity: options.identity ?? null,
         env: options.env,
         cols: this.size.cols,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HookChannel } from './hook-channel';
+import { HookChannel, hookRunner } from './hook-channel';
 
 /** A hook as the CLI runs it: its command through sh, its input on stdin; resolves with what it printed. */
 function runHook(command: string, input: unknown): Promise<{ stdout: string; code: number }> {
@@ -20,12 +20,16 @@ const commandOf = (channel: HookChannel, key: string, event: string) => {
   return command;
 };
 
+const found = hookRunner(process.env);
+if (!found) throw new Error('the tests run under Node, which runs the hook script');
+const runner = found;
+
 let channel: HookChannel | undefined;
 afterEach(() => channel?.close());
 
 describe('HookChannel', () => {
   it("passes a hook's input to its conversation and prints the answer as the hook's output", async () => {
-    channel = await HookChannel.open();
+    channel = await HookChannel.open(runner);
     const heard: unknown[] = [];
     channel.register('c1', (event, payload) => {
       heard.push({ event, payload });
@@ -42,7 +46,7 @@ describe('HookChannel', () => {
   });
 
   it('keeps its folder private, and answers nothing to a call without the secret', async () => {
-    channel = await HookChannel.open();
+    channel = await HookChannel.open(runner);
     expect(statSync(channel.folder).mode & 0o777).toBe(0o700);
     let called = false;
     channel.register('c1', () => {
@@ -60,10 +64,41 @@ describe('HookChannel', () => {
   });
 
   it('lets the CLI go on, saying nothing, once Byre is gone', async () => {
-    channel = await HookChannel.open();
+    channel = await HookChannel.open(runner);
     const command = commandOf(channel, 'c1', 'Stop');
     channel.close();
     channel = undefined;
     expect(await runHook(command, { stop_hook_active: false })).toEqual({ stdout: '', code: 0 });
+  });
+});
+
+describe('hookRunner (what runs the hook script)', () => {
+  const electron = (packaged: boolean) => ({
+    execPath: '/opt/Byre/byre',
+    electron: true,
+    packaged,
+    platform: 'linux' as const,
+  });
+
+  it('is Node itself under Node', () => {
+    const node = { execPath: '/usr/bin/node', electron: false, packaged: false, platform: 'linux' as const };
+    expect(hookRunner({ PATH: '' }, node)).toEqual({ path: '/usr/bin/node', env: {} });
+  });
+
+  it('is a node on the PATH under Electron, never one in a relative folder', () => {
+    const programs = new Set(['/usr/local/bin/node', 'bin/node']);
+    const isProgram = (path: string) => programs.has(path);
+    expect(hookRunner({ PATH: 'bin:/usr/local/bin' }, electron(true), isProgram)).toEqual({
+      path: '/usr/local/bin/node',
+      env: {},
+    });
+  });
+
+  it('is none in a packaged app without node (its own binary would start Byre again), Electron as node unpackaged', () => {
+    expect(hookRunner({ PATH: '/usr/bin' }, electron(true), () => false)).toBeNull();
+    expect(hookRunner({ PATH: '/usr/bin' }, electron(false), () => false)).toEqual({
+      path: '/opt/Byre/byre',
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+    });
   });
 });

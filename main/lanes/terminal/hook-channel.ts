@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { HookOutput } from '../../../shared/protocol';
 import { PRIVATE_FILE_MODE } from '../../disk/private-files';
@@ -93,14 +93,11 @@ export class HookChannel {
     private readonly secret: Buffer,
     private readonly server: Server,
     /** The program that runs the script, with what it needs in front (Electron runs as node). */
-    private readonly node: { path: string; env: Record<string, string> },
+    private readonly node: HookRunner,
   ) {}
 
   /** Opens the channel: its folder, script, secret and socket. */
-  static async open(
-    node: { path: string; env: Record<string, string> } = runAsNode(),
-    parent: string = tmpdir(),
-  ): Promise<HookChannel> {
+  static async open(node: HookRunner, parent: string = tmpdir()): Promise<HookChannel> {
     // Short: a Unix socket's path has about 100 bytes at most.
     const folder = mkdtempSync(join(parent, 'byre-h-'));
     const secret = randomBytes(32);
@@ -204,12 +201,47 @@ export class HookChannel {
   }
 }
 
-/** How this process's own runtime runs a script as node: Electron's binary needs to be told. */
-function runAsNode(): { path: string; env: Record<string, string> } {
-  return {
-    path: process.execPath,
-    env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
-  };
+/** The program that runs the hook script, with what it needs in its environment. */
+export interface HookRunner {
+  path: string;
+  env: Record<string, string>;
+}
+
+/**
+ * What runs the hook script. Under Node (the browser host), Node itself. Under Electron, a `node` on the PATH
+ * the CLI gets: a packaged Byre has its runAsNode fuse off (electron-builder.yml), so its own binary run with
+ * the script would start Byre again, not run it. Unpackaged (`npm start`), Electron as node will do. Null:
+ * nothing here can run it, and a Terminal conversation then goes without its hooks (and says so).
+ */
+export function hookRunner(
+  env: NodeJS.ProcessEnv,
+  runtime: { execPath: string; electron: boolean; packaged: boolean; platform: NodeJS.Platform } = {
+    execPath: process.execPath,
+    electron: Boolean(process.versions.electron),
+    packaged: Boolean(process.versions.electron) && !process.defaultApp,
+    platform: process.platform,
+  },
+  isProgram: (path: string) => boolean = isExecutableFile,
+): HookRunner | null {
+  if (!runtime.electron) return { path: runtime.execPath, env: {} };
+  const names = runtime.platform === 'win32' ? ['node.exe'] : ['node'];
+  const separator = runtime.platform === 'win32' ? ';' : ':';
+  for (const folder of (env.PATH ?? '').split(separator)) {
+    // Only a full folder: never one relative to wherever the hook happens to run.
+    if (!isAbsolute(folder)) continue;
+    for (const name of names) if (isProgram(join(folder, name))) return { path: join(folder, name), env: {} };
+  }
+  return runtime.packaged ? null : { path: runtime.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A word for sh, as it is. */

@@ -124,11 +124,63 @@ export function TerminalConversation({
         </div>
       )}
       <WorktreeDialogs tabId={tabId} />
+      <ByreNotes tabId={tabId} />
       {finding && <TerminalFind screen={screen} close={() => setFinding(false)} />}
       <TerminalScreen conversationId={tabId} screen={screen} find={() => setFinding(true)} />
     </div>,
   );
 }
+
+/** How many of Byre's own notes (a warning, a "Done when" run) show above the screen, newest last. */
+const NOTES_SHOWN = 2;
+
+/**
+ * What Byre itself says of a Terminal conversation, above its screen: warnings (a snapshot missed, no hooks)
+ * and its "Done when" runs, the latest few, each until dismissed. The CLI's own words are on its screen.
+ */
+function ByreNotes({ tabId }: { tabId: string }) {
+  const { order, messages } = useStore(
+    useShallow((state) => {
+      const conversation = state.tabs[tabId]?.conversation;
+      return { order: conversation?.order ?? EMPTY, messages: conversation?.messages };
+    }),
+  );
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
+  const notes = order
+    .slice(-20)
+    .flatMap((id) => {
+      const message = messages?.[id];
+      if (!message || dismissed.has(id)) return [];
+      if (message.role === 'notice') return [{ id, tone: message.tone, text: message.text }];
+      if (message.role === 'check') {
+        const { check } = message;
+        const text = `Done when: ${check.command} — ${check.status === 'running' ? 'running' : `${check.status} (${check.summary})`}, round ${check.round} of ${check.maxRounds}${check.gaveUp ? '; Claude was let stop' : ''}`;
+        return [{ id, tone: check.status === 'failed' ? ('error' as const) : ('info' as const), text }];
+      }
+      return [];
+    })
+    .slice(-NOTES_SHOWN);
+  if (notes.length === 0) return null;
+  return (
+    <ul className="terminal-notes" aria-label="Byre's notes">
+      {notes.map((note) => (
+        <li key={note.id} className={`banner ${note.tone === 'error' ? 'banner-error' : ''}`}>
+          <span>{note.text}</span>
+          <button
+            type="button"
+            className="button-secondary button-small"
+            aria-label="Dismiss"
+            onClick={() => setDismissed((before) => new Set([...before, note.id]))}
+          >
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const EMPTY: readonly string[] = [];
 
 /** The CLI's screen, fitted to the room it has, sized in main as it changes. */
 function TerminalScreen(props: {
