@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ByreApi, InvokeResponse } from '../../../shared/ipc';
+import { initialConversation } from '../../../shared/conversation/state';
+import { windowTabs } from './kept-tabs';
 import { createStore } from './store';
+import { newTab } from './tabs';
 
 /** The tabs kept by main as a window reopens them, and what the window tells main of its tabs after. */
 
@@ -157,5 +160,23 @@ describe('tabs kept across a restart', () => {
     expect(state.activeTab).toBe('c1');
     expect(state.drafts.c1?.text).toBe('never sent');
     expect(byre.startConversation).not.toHaveBeenCalled();
+  });
+});
+
+describe('a Terminal conversation kept across a restart', () => {
+  it('is kept by its session, though its tab holds no messages (its turns are on its screen)', () => {
+    const store = createStore();
+    const conversation = initialConversation({
+      conversationId: 'c1',
+      sessionId: A,
+      cwd: '/w',
+      lane: 'terminal',
+    });
+    store.setState((state) => ({
+      tabs: { ...state.tabs, c1: newTab('c1', '/w', { conversation }) },
+      tabOrder: ['c1'],
+      activeTab: 'c1',
+    }));
+    expect(windowTabs(store.getState()).tabs).toEqual([{ conversationId: 'c1', sessionId: A, cwd: '/w' }]);
   });
 });
