@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { seedInteractiveCli } from '../e2e/fixtures/cli-env';
+import type { Terminal as XtermTerminal } from '@xterm/xterm';
 import {
   hostEventLoopDelay,
   median,
@@ -50,15 +52,7 @@ function folders(): Folders {
   const root = mkdtempSync(join(tmpdir(), 'byre-bench-terminal-'));
   const folders = { root, home: join(root, 'home'), cwd: join(root, 'work'), dataDir: join(root, 'data') };
   for (const dir of [folders.home, folders.cwd, folders.dataDir]) mkdirSync(dir);
-  writeFileSync(
-    join(folders.home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: '2.1.332',
-      customApiKeyResponses: { approved: [FAKE_KEY.slice(-20)], rejected: [] },
-      projects: { [folders.cwd]: { hasTrustDialogAccepted: true } },
-    }),
-  );
+  seedInteractiveCli(folders.home, [folders.cwd], FAKE_KEY);
   // Ask before acting: "Don't ask" would stand the CLI's own warning before its prompt.
   writeFileSync(join(folders.dataDir, 'settings.json'), JSON.stringify({ defaultPermissionMode: 'default' }));
   return folders;
@@ -216,7 +210,7 @@ async function measureXtermFloor(): Promise<number> {
     await page.evaluate('globalThis.__name = (target) => target;');
     return await page.evaluate(async (total) => {
       // The UMD build puts its exports on the page's global object.
-      const { Terminal } = window as unknown as { Terminal: typeof import('@xterm/xterm').Terminal };
+      const { Terminal } = window as unknown as { Terminal: typeof XtermTerminal };
       const terminal = new Terminal({ scrollback: 10_000, fontSize: 13 });
       terminal.open(document.getElementById('t') as HTMLElement);
       const line = (n: number) =>

@@ -1,7 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { lastUserText } from './fake-model/server';
+import { seedInteractiveCli } from './fixtures/cli-env';
 import { expect, test } from './fixtures/web-host';
 
 /**
@@ -12,21 +11,6 @@ import { expect, test } from './fixtures/web-host';
 
 // The CLI's own "Don't ask" warning would stand before its prompt; the app's default asks.
 test.use({ permissionMode: 'default', extraSettings: { defaultLane: 'stream' } });
-
-/** The interactive CLI asks nothing of the network once onboarding is done and the key accepted (cli-facts 19). */
-function seedInteractiveConfig(home: string, folder: string, key: string): void {
-  const path = join(home, '.claude.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(
-    path,
-    JSON.stringify({
-      ...config,
-      lastOnboardingVersion: '2.1.332',
-      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-      projects: { [folder]: { hasTrustDialogAccepted: true } },
-    }),
-  );
-}
 
 /** The terminal's rows as the screen shows them (xterm's DOM renderer, or its accessible rows). */
 const rows = (page: Page) => page.getByTestId('terminal-screen').locator('.xterm-rows');
@@ -45,7 +29,7 @@ async function startTerminal(page: Page, cwd: string): Promise<void> {
 
 test('draws the real CLI, takes keys, fits the window and follows the theme', async ({ page, webHost }) => {
   const { world } = webHost;
-  seedInteractiveConfig(world.home, world.cwd, world.env.ANTHROPIC_API_KEY ?? '');
+  seedInteractiveCli(world.home, [world.cwd], world.env.ANTHROPIC_API_KEY ?? '');
   world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello from the plan lane.' }] });
   await page.setViewportSize({ width: 1280, height: 800 });
   await startTerminal(page, world.cwd);

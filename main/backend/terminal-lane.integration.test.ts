@@ -3,7 +3,13 @@ import { gitIn } from '../changes/test-support/git';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText, toolResults, type ScriptedReply } from '../../e2e/fake-model/server';
-import { processAlive, processesWithHome, REPO_ROOT, type CliWorld } from '../../e2e/fixtures/cli-env';
+import {
+  processAlive,
+  processesWithHome,
+  REPO_ROOT,
+  seedInteractiveCli,
+  type CliWorld,
+} from '../../e2e/fixtures/cli-env';
 import type { ConversationEvent, ConversationSnapshot, InvokeChannel, InvokeRequest } from '../../shared/ipc';
 import { backendOver, invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
 
@@ -23,26 +29,10 @@ const invoke = <C extends InvokeChannel>(channel: C, request: InvokeRequest<C>) 
   harness.invoke(channel, request);
 const when = <T>(check: () => T | undefined | false | Promise<T | undefined | false>) => harness.when(check);
 
-/** The interactive CLI asks nothing of the network once onboarding is done and the key accepted (cli-facts 19). */
-function seedInteractiveConfig(home: string, folders: string[], key: string): void {
-  const path = join(home, '.claude.json');
-  const config = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  writeFileSync(
-    path,
-    JSON.stringify({
-      ...config,
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: '2.1.332',
-      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-      projects: Object.fromEntries(folders.map((folder) => [folder, { hasTrustDialogAccepted: true }])),
-    }),
-  );
-}
-
 beforeEach(async () => {
   harness = await openBackend({ dontAsk: false });
   world = harness.world;
-  seedInteractiveConfig(world.home, [world.cwd], world.env.ANTHROPIC_API_KEY ?? '');
+  seedInteractiveCli(world.home, [world.cwd], world.env.ANTHROPIC_API_KEY ?? '');
   screens.clear();
   harness.backend.on((channel, payload) => {
     if (channel !== 'terminalOutput') return;
@@ -195,6 +185,26 @@ describe('"Done when" in the Terminal lane', () => {
   });
 });
 
+describe('quitting Byre', () => {
+  it('ends every Terminal conversation and what its CLI started', async () => {
+    const quitting = backendOver(join(harness.dataDir, 'quitting'), world.env);
+    let screen = '';
+    quitting.on((channel, payload) => {
+      if (channel === 'terminalOutput') screen += (payload as { data: string }).data;
+    });
+    await invokeOk(quitting, 'startConversation', {
+      cwd: world.cwd,
+      lane: 'terminal',
+      size: { cols: 100, rows: 30 },
+    });
+    await until(() => /for shortcuts/.test(plain(screen)));
+    const running = processesWithHome(world.home).filter(processAlive);
+    expect(running.length).toBeGreaterThan(0);
+    await quitting.dispose();
+    await until(() => running.every((pid) => !processAlive(pid)));
+  });
+});
+
 describe('lanes, carried on', () => {
   /** Polls `ask` until it answers (the library indexes the session file in its own time). */
   async function eventually<T>(ask: () => Promise<T>): Promise<T> {
@@ -332,7 +342,7 @@ describe("the terminal's flow control", () => {
     let received = 0;
     let lastSeq = -1;
     let tail = '';
-    let wake = () => undefined as void;
+    let wake: () => void = () => undefined;
     flood.on((channel, payload) => {
       if (channel !== 'terminalOutput') return;
       const { data, seq } = payload as { data: string; seq: number };

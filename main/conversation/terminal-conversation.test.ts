@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecentOutput } from './terminal-conversation';
+import { RecentOutput, waitsOnPerson } from './terminal-conversation';
 
 describe('RecentOutput (what a window that opens a Terminal conversation is given to draw)', () => {
   it('keeps everything while it is short', () => {
@@ -23,5 +23,17 @@ describe('RecentOutput (what a window that opens a Terminal conversation is give
     const recent = new RecentOutput(50);
     recent.push(`${'x'.repeat(200)}\nlast line`);
     expect(recent.text()).toBe('last line');
+  });
+});
+
+describe('waitsOnPerson (the Terminal tab says "needs you" for a question or a plan)', () => {
+  it('says the question, or that a plan waits; other tools wait on no one', () => {
+    expect(waitsOnPerson('AskUserQuestion', { questions: [{ question: 'Which database?' }] })).toBe(
+      'Claude asks: Which database?',
+    );
+    expect(waitsOnPerson('AskUserQuestion', {})).toBe('Claude has a question for you');
+    expect(waitsOnPerson('ExitPlanMode', { plan: '1. do it' })).toBe('Claude has a plan for you to approve');
+    expect(waitsOnPerson('Bash', { command: 'ls' })).toBeNull();
+    expect(waitsOnPerson(null, null)).toBeNull();
   });
 });

@@ -349,7 +349,12 @@ export class TerminalConversation {
         const input = payload.tool_input;
         if (name && input && typeof input === 'object' && !Array.isArray(input))
           this.changes?.noteToolUse({ name, input: input as Record<string, unknown> });
-        if (this.state !== 'working') this.setState('working');
+        // A question or a plan is asked in the terminal, and waits on the person as a permission does.
+        const waits = waitsOnPerson(name, input);
+        if (waits) {
+          this.setState('needs_you', waits);
+          this.options.notify({ title: 'Claude needs you', message: waits });
+        } else if (this.state !== 'working') this.setState('working');
         return {};
       }
       case 'PostToolUse':
@@ -510,4 +515,15 @@ export class RecentOutput {
     const cut = joined.indexOf('\n', over);
     return joined.slice(cut < 0 ? over : cut + 1);
   }
+}
+
+/** What a tool that asks the person (a question, a plan to approve) waits for, in words; null for others. */
+export function waitsOnPerson(tool: string | null, input: unknown): string | null {
+  if (tool === 'ExitPlanMode') return 'Claude has a plan for you to approve';
+  if (tool !== 'AskUserQuestion') return null;
+  const questions = (input as { questions?: unknown } | null)?.questions;
+  const first = Array.isArray(questions) ? (questions[0] as { question?: unknown } | undefined) : undefined;
+  return typeof first?.question === 'string'
+    ? `Claude asks: ${first.question.slice(0, 500)}`
+    : 'Claude has a question for you';
 }
