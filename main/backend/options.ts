@@ -1,4 +1,4 @@
-import type { AppInfo } from '../../shared/ipc';
+import type { AppInfo, Lane } from '../../shared/ipc';
 import type { ExportDelivery, ExportFile } from '../../shared/library';
 import type { EventLogLimits } from '../conversation/event-log';
 
@@ -8,6 +8,8 @@ export interface BackendOptions {
   version: string;
   dataDir: string;
   initialCwd: string | null;
+  /** The lane the conversation in `initialCwd` starts in (`--lane=`); null or absent: the default. */
+  initialLane?: Lane | null;
   /** The environment CLI processes inherit (CLAUDECODE is removed by the driver). */
   env: NodeJS.ProcessEnv;
   pickFolder?: () => Promise<string | null>;

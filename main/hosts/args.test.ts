@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { electronUserArgs, initialCwdFromArgs, secondLaunchFolder } from './args';
+import { electronUserArgs, initialCwdFromArgs, initialLaneFromArgs, secondLaunchFolder } from './args';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -49,5 +49,17 @@ describe('secondLaunchFolder', () => {
         false,
       ),
     ).toBeNull();
+  });
+});
+
+describe('initialLaneFromArgs', () => {
+  it('takes --lane=terminal or --lane=stream beside the folder, and nothing else for a lane', () => {
+    expect(initialLaneFromArgs(['work', '--lane=terminal'])).toBe('terminal');
+    expect(initialLaneFromArgs(['--lane=stream', 'work'])).toBe('stream');
+    expect(initialLaneFromArgs(['work'])).toBeNull();
+    expect(initialLaneFromArgs(['work', '--lane=plan'])).toBeNull();
+    // The spaced form is not taken: its value would be a folder.
+    expect(initialLaneFromArgs(['--lane', 'terminal'])).toBeNull();
+    expect(initialCwdFromArgs(['work', '--lane=terminal'], '/home/a')).toBe('/home/a/work');
   });
 });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { Lane } from '../../shared/ipc';
 
 /**
  * `npm start -- <dir>` or `npm run web -- <dir>`: the first positional argument is the folder to open a
@@ -12,6 +13,16 @@ export function initialCwdFromArgs(
 ): string | null {
   const positional = args.filter((arg) => !arg.startsWith('-'));
   return positional[0] ? resolve(base, positional[0]) : null;
+}
+
+/**
+ * `--lane=terminal` or `--lane=stream` beside the folder: the lane its conversation starts in; null (none,
+ * or a value that is neither): the default. Only the `=` form, so that a folder is never taken for a lane.
+ */
+export function initialLaneFromArgs(args: readonly string[]): Lane | null {
+  const given = args.find((arg) => arg.startsWith('--lane='))?.slice('--lane='.length);
+  const lane = Lane.safeParse(given);
+  return lane.success ? lane.data : null;
 }
 
 /**

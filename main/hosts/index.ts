@@ -3,7 +3,13 @@ import { extname, join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell } from 'electron';
 import { invokeChannelNames, ipcChannel, type EventPayload } from '../../shared/ipc';
 import { resolveDataDir } from '../data/settings';
-import { electronUserArgs, initialCwdFromArgs, secondLaunchFolder, type SecondLaunch } from './args';
+import {
+  electronUserArgs,
+  initialCwdFromArgs,
+  initialLaneFromArgs,
+  secondLaunchFolder,
+  type SecondLaunch,
+} from './args';
 import { Backend } from '../backend/backend';
 import { saveDialogOptions, writeExport } from './export-save';
 import { openTerminalWithSystem } from './open-folder';
@@ -54,6 +60,8 @@ const backend = new Backend({
   version: app.getVersion(),
   dataDir: resolveDataDir(process.env, app.getPath('userData')),
   initialCwd,
+  // The lane flag is an option, which electronUserArgs leaves out with Chromium's.
+  initialLane: initialLaneFromArgs(process.argv),
   env: process.env,
   libraryWorker: join(import.meta.dirname, 'library-worker.js'),
   rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.js'),

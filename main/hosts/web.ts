@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { version } from '../../package.json';
 import { resolveDataDir } from '../data/settings';
-import { initialCwdFromArgs } from './args';
+import { initialCwdFromArgs, initialLaneFromArgs } from './args';
 import { Backend } from '../backend/backend';
 import { Downloads } from './downloads';
 import { reportEventLoopDelay } from './event-loop-report';
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     version,
     dataDir,
     initialCwd: initialCwdFromArgs(rest),
+    initialLane: initialLaneFromArgs(rest),
     env: process.env,
     libraryWorker: join(import.meta.dirname, 'library-worker.js'),
     rewindDiffWorker: join(import.meta.dirname, 'rewind-diff-worker.js'),

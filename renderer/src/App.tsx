@@ -470,7 +470,7 @@ function TabBar() {
           );
         })}
       </div>
-      <button type="button" className="new-tab" onClick={showNew}>
+      <button type="button" className="new-tab" onClick={() => showNew()}>
         New conversation
       </button>
       {confirming && (
@@ -502,6 +502,7 @@ function tabLabel(tab: Tab): { base: string; host: string | null; full: string }
 
 function Main() {
   const composingNew = useStore((state) => state.composingNew);
+  const newLane = useStore((state) => state.newConversationLane);
   const active = useStore((state) =>
     state.activeTab && state.tabs[state.activeTab] ? state.activeTab : null,
   );
@@ -518,7 +519,7 @@ function Main() {
       </main>
     );
   }
-  if (composingNew || !active) return <NewConversation />;
+  if (composingNew || !active) return <NewConversation key={newLane ?? 'default'} />;
   return (
     <main className="main" role="tabpanel" id={TAB_PANEL_ID} aria-labelledby={tabElementId(active)}>
       <ErrorBoundary what="this conversation" key={active}>

@@ -132,6 +132,8 @@ export const AppInfo = z.object({
   dataDir: z.string(),
   /** A working directory named on the command line: the app opens a conversation there. */
   initialCwd: z.string().nullable(),
+  /** The lane that conversation starts in (`--lane=`); null: the default. */
+  initialLane: Lane.nullable(),
   recentFolders: z.array(z.string()),
   /** The permission mode new conversations start in (a setting). */
   defaultPermissionMode: PermissionModeChoice,

@@ -51,6 +51,7 @@ export const TEST_APP_INFO: AppInfo = {
   version: '0',
   dataDir: '/d',
   initialCwd: null,
+  initialLane: null,
   recentFolders: [],
   defaultPermissionMode: 'default',
   defaultLane: 'stream',

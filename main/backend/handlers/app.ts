@@ -62,6 +62,7 @@ export function appHandlers(
       version: options.version,
       dataDir: options.dataDir,
       initialCwd: options.initialCwd,
+      initialLane: options.initialLane ?? null,
       recentFolders: settings.recentFolders,
       defaultPermissionMode: settings.defaultPermissionMode,
       defaultLane: defaultLane(settings.values.defaultLane, loginOf(options.env)),

@@ -41,7 +41,9 @@ export function NewConversation() {
     name: refused?.options.worktree?.name ?? '',
     firstMessage: refused?.options.firstMessage ?? '',
   }));
-  const [lane, setLane] = useState<Lane>(() => refused?.options.lane ?? info?.defaultLane ?? 'stream');
+  const [lane, setLane] = useState<Lane>(
+    () => refused?.options.lane ?? useStore.getState().newConversationLane ?? info?.defaultLane ?? 'stream',
+  );
   const [makeDefault, setMakeDefault] = useState(false);
   const isDefault = mode === (info?.defaultPermissionMode ?? 'default');
   const [picking, setPicking] = useState(false);

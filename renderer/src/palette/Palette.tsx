@@ -1,3 +1,4 @@
+import { LANE_BILLING } from '../../../shared/ipc/app';
 import fuzzysort from 'fuzzysort';
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { folderName } from '../state/selectors';
@@ -29,8 +30,39 @@ function actions(state: Store): Entry[] {
       label: 'New conversation',
       group: 'Actions',
       detail: commandKey('N'),
-      run: state.showNewConversation,
+      run: () => state.showNewConversation(),
     },
+    {
+      key: 'new-terminal',
+      label: 'New conversation in the Terminal lane',
+      group: 'Actions',
+      detail: LANE_BILLING.terminal,
+      run: () => state.showNewConversation('terminal'),
+    },
+    {
+      key: 'new-stream',
+      label: 'New conversation in the Stream lane',
+      group: 'Actions',
+      detail: LANE_BILLING.stream,
+      run: () => state.showNewConversation('stream'),
+    },
+    !!tab &&
+      !tab.saved &&
+      !tab.starting &&
+      tab.conversation.status !== 'running' &&
+      !tab.conversation.host && {
+        key: 'switch-lane',
+        label:
+          tab.conversation.lane === 'terminal'
+            ? 'Continue in the Stream lane'
+            : 'Continue in the Terminal lane',
+        group: 'Actions',
+        detail: tab.conversation.lane === 'terminal' ? LANE_BILLING.stream : LANE_BILLING.terminal,
+        run: () =>
+          void state
+            .switchLane(tab.id, tab.conversation.lane === 'terminal' ? 'stream' : 'terminal')
+            .catch(() => undefined),
+      },
     !!tab &&
       tab.conversation.status === 'running' && {
         key: 'stop',

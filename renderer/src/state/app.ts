@@ -91,6 +91,7 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
     },
     activeTab: null,
     composingNew: false,
+    newConversationLane: null,
 
     async loadInfo() {
       try {
@@ -126,7 +127,10 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
         // The tabs open when Byre quit, or (a reload) those this window had.
         if (kept) get().reopenTabs(kept);
         // Its tab is there at once; the start is waited for after.
-        const starting = fresh && info.initialCwd ? get().startConversation(info.initialCwd) : null;
+        const starting =
+          fresh && info.initialCwd
+            ? get().startConversation(info.initialCwd, info.initialLane ? { lane: info.initialLane } : {})
+            : null;
         if (!starting && get().tabOrder.length === 0) set({ composingNew: true });
         if (chosen) set(chosen);
         await starting;
@@ -165,9 +169,9 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
       void get().loadLimits();
     },
 
-    showNewConversation() {
+    showNewConversation(lane) {
       // The form takes the main area, as a tab does: the Usage view gives it up.
-      set({ composingNew: true, activeTab: null, usageOpen: false });
+      set({ composingNew: true, activeTab: null, usageOpen: false, newConversationLane: lane ?? null });
     },
 
     activate(tabId) {

@@ -171,7 +171,10 @@ export interface AppSlice {
    * opened itself (a kept message sent to a session no tab had).
    */
   adoptOpenConversations(): Promise<void>;
-  showNewConversation(): void;
+  /** The new-conversation form, with the lane to offer first (the palette's "…in the Terminal lane"). */
+  showNewConversation(lane?: Lane): void;
+  /** The lane the form offers first; null: the default. */
+  newConversationLane: Lane | null;
   activate(tabId: string): void;
   /** Reads the host's info again (after the settings changed); throws if it could not be read. */
   reloadInfo(): Promise<void>;
