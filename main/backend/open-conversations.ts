@@ -82,6 +82,8 @@ export class OpenConversations {
   private readonly resumingRemote = new Map<string, Promise<Conversation>>();
   /** The Terminal conversations: the interactive CLI in a PTY (main/lanes/terminal). */
   private readonly terminals = new Map<string, TerminalConversation>();
+  /** Saved sessions being carried on in the Terminal lane, so a second ask joins the first. */
+  private readonly resumingTerminal = new Map<string, Promise<TerminalConversation>>();
   /** Where their hooks report, opened with the first of them and closed with the last window. */
   private hookChannel: Promise<HookChannel | null> | undefined;
 
@@ -190,9 +192,26 @@ export class OpenConversations {
   }
 
   /** A saved session carried on in the Terminal lane (`--resume`), in its folder, its worktree made again. */
-  async resumeTerminal(sessionId: string, size: TerminalSize): Promise<TerminalConversation> {
+  resumeTerminal(sessionId: string, size: TerminalSize): Promise<TerminalConversation> {
+    // One CLI per session however many windows (or clicks) ask at once, as for a Stream resume.
+    let resuming = this.resumingTerminal.get(sessionId);
+    if (!resuming) {
+      resuming = this.resumeTerminalNow(sessionId, size).finally(() =>
+        this.resumingTerminal.delete(sessionId),
+      );
+      this.resumingTerminal.set(sessionId, resuming);
+    }
+    return resuming;
+  }
+
+  private async resumeTerminalNow(sessionId: string, size: TerminalSize): Promise<TerminalConversation> {
     const open = this.withSession(sessionId, 'every');
     if (open instanceof TerminalConversation) return open;
+    if (open || this.resuming.has(sessionId)) {
+      throw new NotSupported(
+        'This conversation is open in the Stream lane: continue it in the Terminal lane from its tab.',
+      );
+    }
     const saved = await this.saved(sessionId);
     if (saved.host) {
       throw new NotSupported(
@@ -224,6 +243,9 @@ export class OpenConversations {
     if (open instanceof TerminalConversation ? open.working : open.busy) {
       throw new Busy('Claude is working: wait for the turn to end (or stop it), then switch.');
     }
+    // What can refuse the switch asks before the open conversation ends: a folder whose settings changed
+    // since it started needs the person's trust (TrustNeeded), and it goes on as it was meanwhile.
+    this.trust.folderSettingsFor(cwd);
     await this.close(conversationId);
     const launch = { resume: sessionId, permissionMode };
     if (lane === 'terminal') return this.startTerminal(cwd, launch, size);
@@ -272,7 +294,15 @@ export class OpenConversations {
     const wiring = this.wiring(id, inWorktree);
     if (!this.hookChannel) {
       const runner = hookRunner(this.cliEnv());
-      this.hookChannel = runner ? HookChannel.open(runner) : Promise.resolve(null);
+      // A channel that cannot open (a temp folder that cannot be written, say) leaves this conversation
+      // without hooks, saying so, and the next start tries again.
+      this.hookChannel = (runner ? HookChannel.open(runner) : Promise.resolve(null)).catch(
+        (error: unknown) => {
+          console.error('Byre: the Terminal hooks channel could not open:', error);
+          this.hookChannel = undefined;
+          return null;
+        },
+      );
     }
     const hooks = await this.hookChannel;
     const terminal = await TerminalConversation.start({
@@ -297,6 +327,13 @@ export class OpenConversations {
       emit: wiring.emit,
       notify: wiring.notify,
       output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
+      sessionChanged: (sessionId) => {
+        try {
+          this.parts.lanes.note(sessionId, 'terminal');
+        } catch (error) {
+          console.error('Byre: could not keep the lane of a Terminal conversation:', error);
+        }
+      },
     });
     this.terminals.set(id, terminal);
     try {
@@ -365,6 +402,11 @@ export class OpenConversations {
   async resume(sessionId: string): Promise<Conversation> {
     const open = this.withSession(sessionId);
     if (open) return open;
+    if (this.withSession(sessionId, 'every') || this.resumingTerminal.has(sessionId)) {
+      throw new NotSupported(
+        'This conversation is open in the Terminal lane: type there, or continue it in the Stream lane from its tab.',
+      );
+    }
     let resuming = this.resuming.get(sessionId);
     if (!resuming) {
       resuming = this.resumeNow(sessionId).finally(() => this.resuming.delete(sessionId));

@@ -81,6 +81,8 @@ export interface TerminalConversationOptions {
   eventLogDir: string;
   pageLimits?: Partial<EventLogLimits>;
   emit(event: ConversationEvent, seq: number): void;
+  /** The CLI went on in another session (a `/clear`). */
+  sessionChanged?(sessionId: string): void;
   /** What the CLI drew, a batch at a time, numbered from 0. */
   output(data: string, seq: number): void;
   notify(notification: { title: string; message: string }): void;
@@ -112,7 +114,8 @@ export class TerminalConversation {
   readonly doneWhen: DoneWhen;
   readonly changes: ConversationChanges | null;
   private readonly setup: WorktreeSetup | null;
-  readonly sessionId: string;
+  /** The session the CLI runs now (a `/clear` in it starts another). */
+  sessionId: string;
   /** Unused in this lane: no draft is kept outside the terminal. Present so every open conversation has one. */
   readonly draft = { text: '', images: [] };
   readonly savedBefore = null;
@@ -327,9 +330,20 @@ export class TerminalConversation {
     payload: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<HookOutput> {
+    // Closing: what the CLI still says on its way out starts nothing.
+    if (this.closed) return {};
     switch (event) {
-      case 'SessionStart':
+      case 'SessionStart': {
+        // `/clear` (or `/resume` in the CLI) goes on in another session: the tab, the library, a resume and a
+        // switch of lane follow it.
+        const sessionId = typeof payload.session_id === 'string' ? payload.session_id : null;
+        if (sessionId && sessionId !== this.sessionId && /^[\w-]{1,100}$/.test(sessionId)) {
+          this.sessionId = sessionId;
+          this.options.sessionChanged?.(sessionId);
+          this.emit({ kind: 'resumed', snapshot: this.snapshot() });
+        }
         return {};
+      }
       case 'UserPromptSubmit': {
         const prompt = typeof payload.prompt === 'string' ? payload.prompt : '';
         this.doneWhen.stop();

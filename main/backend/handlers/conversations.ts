@@ -62,7 +62,8 @@ export function conversationHandlers(
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
       };
-      if ((lane ?? open.defaultLane()) === 'terminal') {
+      // The Terminal lane runs on this computer only, for now: a host's conversation is Stream unless asked.
+      if ((lane ?? (host ? 'stream' : open.defaultLane())) === 'terminal') {
         if (host)
           throw new NotSupported(
             'A Terminal conversation on another host is not available yet: use the Stream lane there.',

@@ -93,7 +93,7 @@ export function libraryHandlers(
     hideSaved: async ({ sessionId }) => {
       await library.hide(sessionId);
       // Open in a tab, it still uses them: retention takes them later.
-      if (!open.withSession(sessionId)) {
+      if (!open.withSession(sessionId, 'every')) {
         inBackground(
           'removing its snapshots',
           forgetChanges(sessionId, {

@@ -29,7 +29,7 @@ afterEach(() => rmSync(data, { recursive: true, force: true }));
 /** The handlers over one open conversation in `cwd`, on a host with the given ways to open a folder. */
 function handlers(cwd: string, host: Pick<BackendOptions, 'openFolder' | 'openTerminal'>) {
   const parts = {
-    open: { get: () => ({ snapshot: () => ({ cwd }) }) },
+    open: { any: () => ({ snapshot: () => ({ cwd }) }) },
     worktrees: records,
     options: host,
   } as unknown as Parts;

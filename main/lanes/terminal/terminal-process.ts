@@ -168,10 +168,13 @@ export class TerminalProcess {
     signalAll(this.everything(), 'SIGKILL');
   }
 
-  /** The CLI and every process it started that is still there, as far as can be told. */
+  /**
+   * The CLI and every process it started that is still there, as far as can be told. Once the CLI has exited
+   * its pid may be another program's (reused), so only what carries its mark is taken then.
+   */
   private everything(): number[] {
-    const pids = [this.child.pid, ...descendants(this.child.pid), ...markedWith(this.mark)];
-    return [...new Set(pids)].filter((pid) => pid !== process.pid);
+    const tree = this.exited ? [] : [this.child.pid, ...descendants(this.child.pid)];
+    return [...new Set([...tree, ...markedWith(this.mark)])].filter((pid) => pid !== process.pid);
   }
 }
 

@@ -84,7 +84,8 @@ export function NewConversation() {
           void start(cwd.trim(), {
             ...(model.trim() ? { model: model.trim() } : {}),
             permissionMode: mode,
-            lane,
+            // The Terminal lane runs on this computer only, for now.
+            lane: 'stream',
             host,
             ...options,
           });
@@ -192,7 +193,8 @@ export function NewConversation() {
         <label htmlFor="new-lane">Runs in</label>
         <select
           id="new-lane"
-          value={lane}
+          value={host !== null ? 'stream' : lane}
+          disabled={host !== null}
           aria-describedby="new-lane-hint"
           onChange={(event) => setLane(Lane.parse(event.target.value))}
         >
@@ -200,8 +202,10 @@ export function NewConversation() {
           <option value="stream">Stream · {LANE_BILLING.stream}</option>
         </select>
         <span id="new-lane-hint" className="field-hint">
-          {LANE_HINTS[lane]}
-          {info && lane === info.defaultLane && info.login !== 'unknown'
+          {host !== null
+            ? 'On another host a conversation runs in the Stream lane: the Terminal lane runs on this computer only, for now.'
+            : LANE_HINTS[lane]}
+          {host === null && info && lane === info.defaultLane && info.login !== 'unknown'
             ? ` The default for your ${info.login === 'subscription' ? 'subscription' : 'API key'} login.`
             : ''}
         </span>

@@ -164,19 +164,19 @@ describe('tabs kept across a restart', () => {
 });
 
 describe('a Terminal conversation kept across a restart', () => {
-  it('is kept by its session, though its tab holds no messages (its turns are on its screen)', () => {
+  it('is kept by its session once a prompt was typed, though its tab holds no messages', () => {
     const store = createStore();
-    const conversation = initialConversation({
-      conversationId: 'c1',
-      sessionId: A,
-      cwd: '/w',
-      lane: 'terminal',
-    });
-    store.setState((state) => ({
-      tabs: { ...state.tabs, c1: newTab('c1', '/w', { conversation }) },
-      tabOrder: ['c1'],
-      activeTab: 'c1',
-    }));
+    const fresh = initialConversation({ conversationId: 'c1', sessionId: A, cwd: '/w', lane: 'terminal' });
+    const show = (conversation: typeof fresh) =>
+      store.setState((state) => ({
+        tabs: { ...state.tabs, c1: newTab('c1', '/w', { conversation }) },
+        tabOrder: ['c1'],
+        activeTab: 'c1',
+      }));
+    // Nothing typed yet: the CLI has saved nothing to open after a restart.
+    show(fresh);
+    expect(windowTabs(store.getState()).tabs).toEqual([{ conversationId: 'c1', sessionId: null, cwd: '/w' }]);
+    show({ ...fresh, activity: { state: 'done', what: null } });
     expect(windowTabs(store.getState()).tabs).toEqual([{ conversationId: 'c1', sessionId: A, cwd: '/w' }]);
   });
 });

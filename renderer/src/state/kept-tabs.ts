@@ -16,7 +16,8 @@ export function tabSession(tab: Tab): string | null {
   if (tab.id.startsWith('saved:')) return tab.id.slice('saved:'.length);
   if (tab.saved) return tab.saved.sessionId;
   // A Terminal conversation's turns are on its screen, not in the tab's log: its session is what comes back.
-  if (tab.conversation.lane === 'terminal') return tab.conversation.sessionId;
+  // (Once a prompt was typed there, or it carried a saved one on: before, the CLI has saved nothing to open.)
+  if (tab.conversation.lane === 'terminal' && tab.conversation.activity) return tab.conversation.sessionId;
   return tab.conversation.order.length > 0 ? tab.conversation.sessionId : null;
 }
 

@@ -6,6 +6,7 @@
 import { TERMINAL_INPUT_MAX_CHARS, type TerminalSize } from '../../../shared/ipc';
 import { openWindow } from '../../../shared/conversation/paging';
 import { call } from '../host/api';
+import { liveConversationId } from './selectors';
 import { rekeyTab } from './tabs';
 import type { StoreGet, StoreSet, TerminalSlice } from './types';
 
@@ -15,8 +16,11 @@ const DRAWN_EVERY_CHARS = 256 * 1024;
 export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice {
   return {
     async switchLane(tabId, lane) {
+      const shown = get().tabs[tabId];
+      const conversationId = shown ? liveConversationId(shown) : null;
+      if (!conversationId) return;
       const { snapshot, savedBefore } = await get().trusted(() =>
-        call('switchLane', { conversationId: tabId, lane }),
+        call('switchLane', { conversationId, lane }),
       );
       // The same session, now in the other lane: its history before the switch is read back as saved pages.
       const opened = openWindow(snapshot, { prelude: [], events: [], before: null, seq: 0, savedBefore });
@@ -24,6 +28,7 @@ export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice
       set((state) => {
         const tab = state.tabs[tabId];
         if (!tab) return {};
+        // The tab shows this conversation alone from now on: no branch of a family, comparison or rewind.
         return rekeyTab(state, tabId, {
           ...tab,
           id,
@@ -31,6 +36,10 @@ export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice
           paging: opened.paging,
           eventsFrom: opened.eventsFrom,
           actionError: null,
+          branches: null,
+          branch: null,
+          compare: null,
+          rewind: null,
         });
       });
       get().moveDraft(tabId, id);
@@ -38,8 +47,12 @@ export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice
     terminalInput(conversationId, data) {
       // A long paste goes in pieces, in order.
       let sent = Promise.resolve();
-      for (let start = 0; start < data.length; start += TERMINAL_INPUT_MAX_CHARS) {
-        const piece = data.slice(start, start + TERMINAL_INPUT_MAX_CHARS);
+      for (let start = 0; start < data.length;) {
+        let end = Math.min(data.length, start + TERMINAL_INPUT_MAX_CHARS);
+        // Never between the two halves of a character outside the BMP (an emoji, say).
+        if (end < data.length && /[\uD800-\uDBFF]/.test(data.charAt(end - 1))) end -= 1;
+        const piece = data.slice(start, end);
+        start = end;
         sent = sent.then(() => call('terminalInput', { conversationId, data: piece }).then(() => undefined));
       }
       // The CLI exited, or the tab closed: the screen says so already, a key has nowhere to go.

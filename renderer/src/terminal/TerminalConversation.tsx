@@ -5,7 +5,7 @@
  * Ctrl+W are its own shortcuts there), so only Byre's keys that the CLI does not use stay Byre's: Cmd on a
  * Mac, and Ctrl+Tab and Ctrl+digit elsewhere. Ctrl+Shift+F (Cmd+F) finds in the terminal.
  */
-import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { LANE_BILLING } from '../../../shared/ipc/app';
 import { ChangesButton } from '../changes/ChangesPanel';
@@ -38,6 +38,8 @@ export function TerminalConversation({
     }),
   );
   const [finding, setFinding] = useState(false);
+  // Stable: the screen's effect depends on it, and a new one would build the terminal again.
+  const openFind = useCallback(() => setFinding(true), []);
   const [switching, setSwitching] = useState<string | null>(null);
   const switchLane = useStore((state) => state.switchLane);
   const screen = useRef<Screen | null>(null);
@@ -126,7 +128,7 @@ export function TerminalConversation({
       <WorktreeDialogs tabId={tabId} />
       <ByreNotes tabId={tabId} />
       {finding && <TerminalFind screen={screen} close={() => setFinding(false)} />}
-      <TerminalScreen conversationId={tabId} screen={screen} find={() => setFinding(true)} />
+      <TerminalScreen conversationId={tabId} screen={screen} find={openFind} />
     </div>,
   );
 }
