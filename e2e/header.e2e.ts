@@ -91,13 +91,16 @@ test('"More actions" opens a menu the keyboard works, and exports the conversati
   const menu = page.getByRole('menu', { name: 'More actions' });
   const markdown = menu.getByRole('menuitem', { name: 'Export as Markdown' });
   const jsonl = menu.getByRole('menuitem', { name: 'Export as JSONL' });
+  const terminal = menu.getByRole('menuitem', { name: 'Continue in the Terminal lane' });
   await expect(markdown).toBeFocused();
   await page.keyboard.press('ArrowDown');
   await expect(jsonl).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(terminal).toBeFocused();
   await page.keyboard.press('ArrowDown');
   await expect(markdown).toBeFocused();
   await page.keyboard.press('End');
-  await expect(jsonl).toBeFocused();
+  await expect(terminal).toBeFocused();
   await page.keyboard.press('Escape');
   await expect(menu).toBeHidden();
   await expect(more).toBeFocused();

@@ -26,7 +26,7 @@ test('the palette opens a conversation by its title', async ({ page }) => {
   await expect(palette(page)).toBeVisible();
   await expect(paletteBox(page)).toBeFocused();
   // Actions and conversations together; typing narrows both.
-  await expect(palette(page).getByRole('option', { name: 'New conversation' })).toBeVisible();
+  await expect(palette(page).getByRole('option', { name: 'New conversation', exact: true })).toBeVisible();
   await paletteBox(page).fill('billing');
   const option = palette(page).getByRole('option', { name: 'Migrate the billing tables' });
   await expect(option).toHaveAttribute('aria-selected', 'true');
