@@ -254,7 +254,11 @@ describe('lanes, carried on', () => {
   });
 
   it('carries a Stream conversation on in the Terminal lane and back, the same session each time', async () => {
-    world.fake.enqueue(say('Noted: heron.'), say('Heron, in the terminal.'), say('Heron, streamed.'));
+    world.fake.enqueue(
+      { ...say('Noted: heron.'), usage: { input_tokens: 1000, output_tokens: 11 } },
+      { ...say('Heron, in the terminal.'), usage: { input_tokens: 3000, output_tokens: 33 } },
+      { ...say('Heron, streamed.'), usage: { input_tokens: 1000, output_tokens: 11 } },
+    );
     const stream = await invoke('startConversation', { cwd: world.cwd, lane: 'stream' });
     expect(stream.lane ?? 'stream').toBe('stream');
     await invoke('send', { conversationId: stream.conversationId, text: 'Remember the word heron' });
@@ -290,6 +294,22 @@ describe('lanes, carried on', () => {
     const again = await world.fake.waitForRequest((r) => lastUserText(r).includes('streamed again'));
     expect(String(again.headers['user-agent'])).toMatch(/sdk-cli/);
     expect(JSON.stringify(again.body)).toContain('And in the terminal?');
+
+    // The Usage view shows what each lane asked apart, from the session file the CLI wrote in both lanes.
+    await when(() =>
+      harness
+        .eventsOf(back.snapshot.conversationId)
+        .some((event) => event.kind === 'message' && event.message.type === 'result'),
+    );
+    const lanes = await when(async () => {
+      const { lanes } = await invoke('usageReport', { range: 'all', folder: null, timeZone: 'UTC' });
+      const output = (lane: string) => lanes.find((row) => row.lane === lane)?.tokens.output ?? 0;
+      return output('terminal') >= 33 && output('stream') >= 22 && lanes;
+    });
+    expect(lanes.map((row) => [row.lane, row.conversations, row.tokens.input, row.tokens.output])).toEqual([
+      ['terminal', 1, 3000, 33],
+      ['stream', 1, 2000, 22],
+    ]);
   });
 });
 

@@ -137,6 +137,7 @@ export {
   FolderUsage,
   LimitWindow,
   Limits,
+  LaneUsage,
   ModelUsage,
   ScheduledSend,
   TokenCounts,

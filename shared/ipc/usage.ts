@@ -64,6 +64,20 @@ export const FolderUsage = z.object({
 });
 export type FolderUsage = z.infer<typeof FolderUsage>;
 
+/**
+ * One lane's share (cli-facts 19): `terminal`, the interactive CLI, which a subscription's plan limits cover;
+ * `stream`, stream-json runs, which a subscription bills to the Agent SDK credit (an API key, to the API);
+ * `unknown`, messages whose lines do not say (an older CLI). A conversation carried from one lane to the other
+ * counts in both. Its cost is at API rates whatever pays for it.
+ */
+export const LaneUsage = z.object({
+  lane: z.enum(['terminal', 'stream', 'unknown']),
+  conversations: Count,
+  tokens: TokenCounts,
+  cost: UsageCost,
+});
+export type LaneUsage = z.infer<typeof LaneUsage>;
+
 /** One conversation's usage in the range: for the top 10, and a day's list. Each opens in the library. */
 export const ConversationUsage = z.object({
   sessionId: SessionId,
@@ -93,6 +107,8 @@ export const UsageReport = z.object({
   days: z.array(UsageDay),
   folders: z.array(FolderUsage),
   models: z.array(ModelUsage),
+  /** The range's usage by lane, terminal first; lanes with none are left out. */
+  lanes: z.array(LaneUsage),
   totals: UsageTotals,
   /** The pricing table's date (YYYY-MM-DD): when its rates were last checked. */
   pricingCheckedAt: z.string(),

@@ -28,10 +28,25 @@ export function emptyUsageState(): UsageState {
   return { pending: [], pendingModel: null, processCost: 0, processModelCosts: {} };
 }
 
+/**
+ * Which lane a message was asked through, and so what it bills to (cli-facts 19): the CLI writes its
+ * `entrypoint` on every line of its session file, `cli` for the interactive terminal (a subscription's plan),
+ * `sdk-cli` (and the SDKs' `sdk-ts`, `sdk-py`) for a programmatic run (the Agent SDK credit, or an API key).
+ * Byre's own transcripts are all stream-json. `unknown`: a line that does not say (an older CLI, another tool).
+ */
+export type UsageLane = 'terminal' | 'stream' | 'unknown';
+
+export function laneOfEntrypoint(entrypoint: unknown): UsageLane {
+  if (entrypoint === 'cli') return 'terminal';
+  if (typeof entrypoint === 'string' && entrypoint.startsWith('sdk-')) return 'stream';
+  return 'unknown';
+}
+
 /** One API message's usage. `estUsd` null: its model has no price. */
 export interface MessageUsage {
   kind: 'message';
   key: string;
+  lane: UsageLane;
   model: string;
   time: number;
   input: number;
@@ -74,12 +89,12 @@ export function readUsage(
   if (!line) return null;
   if (kind === 'cli') {
     if (line.type !== 'assistant') return null;
-    return messageUsage(line, fallbackTime);
+    return messageUsage(line, fallbackTime, laneOfEntrypoint(line.entrypoint));
   }
   const msg = record(line.msg);
   if (line.dir !== 'recv' || !msg) return null;
   if (msg.type === 'assistant') {
-    const usage = messageUsage(msg, fallbackTime);
+    const usage = messageUsage(msg, fallbackTime, 'stream');
     if (usage && state.pending.length < MAX_PENDING && !state.pending.includes(usage.key)) {
       state.pending.push(usage.key);
     }
@@ -134,7 +149,7 @@ function splitByModel(
   return grew.map((part) => ({ model: part.model, usd: (part.usd / sum) * usd }));
 }
 
-function messageUsage(entry: JsonRecord, fallbackTime: number): MessageUsage | null {
+function messageUsage(entry: JsonRecord, fallbackTime: number, lane: UsageLane): MessageUsage | null {
   const message = record(entry.message);
   const usage = record(message?.usage);
   const model = text(message?.model);
@@ -159,6 +174,7 @@ function messageUsage(entry: JsonRecord, fallbackTime: number): MessageUsage | n
   return {
     kind: 'message',
     key,
+    lane,
     model,
     time: timestamp(entry.timestamp) ?? fallbackTime,
     input: tokens.input,

@@ -10,7 +10,7 @@ import { CHUNK_BYTES } from '../../disk/files';
  * `<session>/subagents/*.jsonl`), read only for its usage, which counts toward its parent session.
  */
 export type IndexedKind = FileKind | 'subagent';
-import { bucketOf, type MessageUsage, type TurnCost } from '../rules/usage';
+import { bucketOf, type MessageUsage, type TurnCost, type UsageLane } from '../rules/usage';
 import {
   isDamaged,
   openDatabase,
@@ -40,7 +40,7 @@ import {
  *   model and 15-minute UTC bucket, kept by triggers as rows come and go, which the Usage view queries.
  */
 
-const SCHEMA_VERSION = 8;
+const SCHEMA_VERSION = 9;
 
 /**
  * A file with less than this left to read skips the preview and is read at once, first (a conversation being
@@ -126,6 +126,8 @@ CREATE TABLE usage_messages (
   cache_read INTEGER NOT NULL,
   est_usd REAL,
   covered INTEGER NOT NULL,
+  -- The lane it was asked through (rules/usage.ts, UsageLane): what it bills to.
+  lane TEXT NOT NULL,
   PRIMARY KEY (session_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX usage_messages_file ON usage_messages(file_id);
@@ -146,6 +148,8 @@ CREATE TABLE usage_buckets (
   session_id TEXT NOT NULL,
   model TEXT NOT NULL,
   bucket INTEGER NOT NULL,
+  -- A turn's real cost is a Stream turn's: only stream-json runs report one.
+  lane TEXT NOT NULL DEFAULT 'stream',
   input INTEGER NOT NULL DEFAULT 0,
   output INTEGER NOT NULL DEFAULT 0,
   cache_write INTEGER NOT NULL DEFAULT 0,
@@ -157,7 +161,7 @@ CREATE TABLE usage_buckets (
   unpriced INTEGER NOT NULL DEFAULT 0,
   real_usd REAL NOT NULL DEFAULT 0,
   real_turns INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (bucket, session_id, model)
+  PRIMARY KEY (bucket, session_id, model, lane)
 ) WITHOUT ROWID;
 CREATE INDEX usage_buckets_session ON usage_buckets(session_id);
 -- The buckets' cost summed per session, kept by triggers on them, so the list reads a row's cost by its key.
@@ -187,7 +191,7 @@ CREATE TRIGGER usage_add_turn AFTER INSERT ON usage_turns BEGIN
 END;
 CREATE TRIGGER usage_remove_turn AFTER DELETE ON usage_turns BEGIN
   UPDATE usage_buckets SET real_usd = real_usd - OLD.usd, real_turns = real_turns - 1
-    WHERE session_id = OLD.session_id AND model = OLD.model AND bucket = OLD.bucket;
+    WHERE session_id = OLD.session_id AND model = OLD.model AND bucket = OLD.bucket AND lane = 'stream';
 END;
 `;
 
@@ -204,8 +208,9 @@ function usageTrigger(name: string, when: string, rows: [string, number][]): str
       `${sign} * ${uncovered} * (${row}.est_usd IS NOT NULL)`,
       `${sign} * ${uncovered} * (${row}.est_usd IS NULL) * (${row}.input + ${row}.output + ${row}.cache_write + ${row}.cache_read)`,
     ];
-    return `INSERT INTO usage_buckets (session_id, model, bucket, input, output, cache_write, cache_read, est_usd,
-      estimated, unpriced) VALUES (${row}.session_id, ${row}.model, ${row}.bucket, ${values.join(', ')})
+    return `INSERT INTO usage_buckets (session_id, model, bucket, lane, input, output, cache_write, cache_read,
+      est_usd, estimated, unpriced)
+      VALUES (${row}.session_id, ${row}.model, ${row}.bucket, ${row}.lane, ${values.join(', ')})
     ON CONFLICT DO UPDATE SET input = input + excluded.input, output = output + excluded.output,
       cache_write = cache_write + excluded.cache_write, cache_read = cache_read + excluded.cache_read,
       est_usd = est_usd + excluded.est_usd, estimated = estimated + excluded.estimated,
@@ -316,6 +321,7 @@ export interface UsageBucketRow {
   session_id: string;
   model: string;
   bucket: number;
+  lane: UsageLane;
   input: number;
   output: number;
   cache_write: number;
@@ -330,7 +336,7 @@ export interface UsageBucketRow {
 }
 
 /** A session's usage over some span, in the buckets' terms, with what the report shows of its session. */
-export type WindowUsageRow = Omit<UsageBucketRow, 'model' | 'bucket'>;
+export type WindowUsageRow = Omit<UsageBucketRow, 'model' | 'bucket' | 'lane'>;
 
 export interface ProblemFileRow {
   path: string;
@@ -428,11 +434,11 @@ export class IndexStore {
       deleteUuids: db.prepare('DELETE FROM uuids WHERE file_id = ?'),
       putUsageMessage: db.prepare(
         `INSERT INTO usage_messages (session_id, key, file_id, model, bucket, time, input, output, cache_write,
-           cache_read, est_usd, covered)
+           cache_read, est_usd, covered, lane)
          VALUES (@session_id, @key, @file_id, @model, @bucket, @time, @input, @output, @cache_write, @cache_read,
-           @est_usd, 0)
+           @est_usd, 0, @lane)
          ON CONFLICT DO UPDATE SET file_id = excluded.file_id, model = excluded.model, bucket = excluded.bucket,
-           time = excluded.time,
+           time = excluded.time, lane = excluded.lane,
            input = excluded.input, output = excluded.output, cache_write = excluded.cache_write,
            cache_read = excluded.cache_read, est_usd = excluded.est_usd
          WHERE (excluded.output, excluded.input + excluded.cache_write + excluded.cache_read)
@@ -619,6 +625,7 @@ export class IndexStore {
       cache_write: usage.cacheWrite,
       cache_read: usage.cacheRead,
       est_usd: usage.estUsd,
+      lane: usage.lane,
     });
   }
 

@@ -167,6 +167,68 @@ describe("a library row's cost", () => {
   });
 });
 
+describe('usage by lane', () => {
+  it("puts what the terminal asked apart from what stream-json asked, by each line's entrypoint", () => {
+    const carried = randomUUID();
+    const older = randomUUID();
+    const asked = (id: string, messageId: string, entrypoint: string | undefined, output: number) => ({
+      ...block(id, messageId, { input_tokens: 1000, output_tokens: output }),
+      ...(entrypoint ? { entrypoint } : {}),
+    });
+    // One conversation carried from stream-json to the terminal: a message in each lane.
+    world.writeCli(carried, [
+      cli.user(carried, 'hello'),
+      asked(carried, 'msg_s', 'sdk-cli', 10),
+      asked(carried, 'msg_t1', 'cli', 20),
+      asked(carried, 'msg_t2', 'cli', 30),
+    ]);
+    // A CLI that did not write an entrypoint.
+    world.writeCli(older, [cli.user(older, 'hi'), asked(older, 'msg_o', undefined, 40)]);
+    // A Byre transcript's turn, with its real cost: stream-json.
+    const transcriptOnly = randomUUID();
+    const answer = byre.assistant(transcriptOnly, 'hi');
+    (answer.msg as { message: Record<string, unknown> }).message = {
+      ...(answer.msg as { message: Record<string, unknown> }).message,
+      id: 'msg_b',
+      model: 'claude-sonnet-4-5-20250929',
+      usage: { input_tokens: 500, output_tokens: 5 },
+    };
+    world.writeTranscript('run-lanes', [
+      byre.initialize(),
+      byre.send(transcriptOnly, 'hello'),
+      byre.init(transcriptOnly),
+      answer,
+      { dir: 'recv', msg: { type: 'result', total_cost_usd: 0.25 } },
+    ]);
+    const index = world.open();
+    indexAll(index);
+    const { lanes, totals } = index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' });
+    expect(lanes.map((row) => [row.lane, row.conversations, row.tokens.input, row.tokens.output])).toEqual([
+      ['terminal', 1, 2000, 50],
+      ['stream', 2, 1500, 15],
+      ['unknown', 1, 1000, 40],
+    ]);
+    // The lanes add up to the whole, the real cost of the transcript's turn in the stream's.
+    expect(lanes.reduce((sum, row) => sum + row.tokens.output, 0)).toBe(totals.tokens.output);
+    const stream = lanes.find((row) => row.lane === 'stream');
+    expect(stream?.cost.usd).toBeCloseTo(0.25 + (1000 * 3 + 10 * 15) / 1e6, 10);
+    expect(lanes.find((row) => row.lane === 'terminal')?.cost).toMatchObject({ estimated: true });
+  });
+
+  it('leaves out a lane with no usage in the range', () => {
+    const id = randomUUID();
+    world.writeCli(id, [
+      cli.user(id, 'hello'),
+      { ...block(id, 'msg_1', { output_tokens: 3 }), entrypoint: 'cli' },
+    ]);
+    const index = world.open();
+    indexAll(index);
+    expect(
+      index.usageReport({ range: 'all', folder: null, timeZone: 'UTC' }).lanes.map((row) => row.lane),
+    ).toEqual(['terminal']);
+  });
+});
+
 describe('a message both files hold', () => {
   // Byre's transcript has the stream's assistant message as its first block ended (1 output token so far);
   // the CLI's file has it with the message's final usage. The index reads the two in either order.

@@ -1,6 +1,7 @@
 import type {
   ConversationUsage,
   FolderUsage,
+  LaneUsage,
   ModelUsage,
   TokenCounts,
   UsageCost,
@@ -216,6 +217,8 @@ function folderOf(cwd: string | null): string | null {
   return cwd === null ? null : (worktreeLayout(cwd)?.repository ?? cwd);
 }
 
+const LANE_ORDER: LaneUsage['lane'][] = ['terminal', 'stream', 'unknown'];
+
 export function usageReport(
   store: IndexStore,
   query: UsageQuery,
@@ -231,8 +234,14 @@ export function usageReport(
   const models = new Groups<string>();
   const sessions = new Groups<string>();
   const info = new Map<string, UsageBucketRow>();
+  const lanes = new Groups<LaneUsage['lane']>();
+  const laneSessions = new Map<LaneUsage['lane'], Set<string>>();
   for (const { row, day } of bucketsFrom(store, firstDay, query)) {
     add(total, row);
+    lanes.add(row.lane, row);
+    const inLane = laneSessions.get(row.lane) ?? new Set();
+    inLane.add(row.session_id);
+    laneSessions.set(row.lane, inLane);
     let dayModels = days.get(day);
     if (!dayModels) {
       dayModels = new Groups();
@@ -268,6 +277,12 @@ export function usageReport(
     days: usageDays,
     folders: folderRows,
     models: modelsOf(models),
+    lanes: LANE_ORDER.flatMap((lane) => {
+      const sum = lanes.sums.get(lane);
+      return sum && (tokensOf(sum) > 0 || sum.realTurns > 0)
+        ? [{ lane, conversations: laneSessions.get(lane)?.size ?? 0, tokens: sum.tokens, cost: costOf(sum) }]
+        : [];
+    }),
     totals: {
       conversations: sessions.sums.size,
       tokens: total.tokens,

@@ -72,6 +72,21 @@ describe('the Usage view', () => {
     expect(html).toMatch(/No folder 1 140k 60k 0 0 unpriced/);
   });
 
+  it('shows each lane apart, with what it bills to, and says the plan covers the Terminal lane', () => {
+    const html = render();
+    const lanes = /<section class="usage-lanes"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+    expect(text(lanes)).toMatch(/By lane Lane Conversations Tokens Cost at API rates/);
+    expect(text(lanes)).toMatch(/Terminal Plan limits 5 1M \$3\.90 estimated/);
+    expect(text(lanes)).toMatch(/Stream Agent SDK credit or API 2 60k \$0\.20 estimated/);
+    expect(text(lanes)).toContain('Not recorded');
+    expect(text(lanes)).toContain('plan limits cover the Terminal lane');
+    const onlyStream = usageReport();
+    onlyStream.lanes = onlyStream.lanes.filter((row) => row.lane === 'stream');
+    const streamed = text(render({ report: onlyStream }));
+    expect(streamed).toContain('Agent SDK credit or API');
+    expect(streamed).not.toContain('plan limits cover');
+  });
+
   it('lists the most expensive conversations as buttons', () => {
     const html = render();
     expect(html).toContain('Most expensive conversations');

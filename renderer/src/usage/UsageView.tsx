@@ -12,10 +12,12 @@ import { useShallow } from 'zustand/react/shallow';
 import type {
   ConversationUsage,
   FolderUsage,
+  LaneUsage,
   UsageGrouping,
   UsageRange,
   UsageReport,
 } from '../../../shared/ipc';
+import { LANE_BILLING } from '../../../shared/ipc/app';
 import { folderName } from '../state/selectors';
 import { useStore } from '../state/store';
 import type { UsageDayList, UsageMetric } from '../state/types';
@@ -185,6 +187,7 @@ export function UsagePanel(props: UsagePanelProps) {
               <DayConversations list={props.day} onOpen={props.onOpen} onClose={() => props.onDay(null)} />
             )}
             <Totals report={report} />
+            <LaneTable rows={report.lanes} />
             <LimitsSection onOpen={props.onOpen} />
             <TopConversations top={report.totals.top} onOpen={props.onOpen} />
           </div>
@@ -570,6 +573,55 @@ function Totals({ report }: { report: UsageReport }) {
           {cost.estimated && `Estimated from prices checked on ${report.pricingCheckedAt}. `}
           {cost.unpricedTokens > 0 &&
             `${formatTokens(cost.unpricedTokens)} tokens of models Byre has no price for are left out of the cost.`}
+        </p>
+      )}
+    </section>
+  );
+}
+
+const LANE_NAMES: Record<LaneUsage['lane'], { name: string; billing: string }> = {
+  terminal: { name: 'Terminal', billing: LANE_BILLING.terminal },
+  stream: { name: 'Stream', billing: LANE_BILLING.stream },
+  unknown: { name: 'Not recorded', billing: 'Lines that do not say how they ran' },
+};
+
+/** The range's usage by lane: what went to the plan's limits apart from what went to the SDK credit or API. */
+export function LaneTable({ rows }: { rows: LaneUsage[] }) {
+  const headingId = useId();
+  if (rows.length === 0) return null;
+  const sumOf = (row: LaneUsage) => sumTokens(row.tokens);
+  return (
+    <section className="usage-lanes" aria-labelledby={headingId}>
+      <h3 id={headingId}>By lane</h3>
+      <div className="usage-table-wrap">
+        <table className="usage-table" aria-labelledby={headingId}>
+          <thead>
+            <tr>
+              <th scope="col">Lane</th>
+              <th scope="col">Conversations</th>
+              <th scope="col">Tokens</th>
+              <th scope="col">Cost at API rates</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.lane}>
+                <th scope="row">
+                  <span className="usage-lane-name">{LANE_NAMES[row.lane].name}</span>
+                  <span className="usage-lane-billing">{LANE_NAMES[row.lane].billing}</span>
+                </th>
+                <td>{row.conversations}</td>
+                <td>{formatTokens(sumOf(row))}</td>
+                <td>{costWords(row.cost)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {rows.some((row) => row.lane === 'terminal') && (
+        <p className="usage-note">
+          A subscription’s plan limits cover the Terminal lane: its cost is what the same tokens would cost at
+          API rates. A conversation carried on in the other lane counts in both.
         </p>
       )}
     </section>

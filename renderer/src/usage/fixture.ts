@@ -60,6 +60,16 @@ export function usageReport(): UsageReport {
       { model: OPUS, tokens: tokens(50_000, 20_000, 10_000, 20_000), cost: priced(0.6) },
       { model: LOCAL, tokens: tokens(140_000, 60_000, 0, 0), cost: unpriced(200_000) },
     ],
+    lanes: [
+      {
+        lane: 'terminal',
+        conversations: 5,
+        tokens: tokens(150_000, 70_000, 60_000, 760_000),
+        cost: priced(3.9),
+      },
+      { lane: 'stream', conversations: 2, tokens: tokens(20_000, 10_000, 10_000, 20_000), cost: priced(0.2) },
+      { lane: 'unknown', conversations: 1, tokens: tokens(140_000, 60_000, 0, 0), cost: unpriced(200_000) },
+    ],
     totals: {
       conversations: 8,
       tokens: tokens(310_000, 140_000, 70_000, 780_000),
