@@ -49,9 +49,10 @@ import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
 import { TerminalConversation } from '../conversation/terminal-conversation';
-import { HookChannel, hookRunner } from '../lanes/terminal/hook-channel';
+import { HOOK_SCRIPT, HookChannel, hookRunner } from '../lanes/terminal/hook-channel';
 import { cliCursorAt } from '../library/read-session';
 import type { RemoteHosts } from '../remote/hosts';
+import { explainCheckExit, RemoteProblem } from '../remote/run';
 import {
   CliCopyGone,
   ImageGone,
@@ -214,9 +215,10 @@ export class OpenConversations {
     }
     const saved = await this.saved(sessionId);
     if (saved.host) {
-      throw new NotSupported(
-        'A conversation on another host goes on in the Stream lane there: the Terminal lane runs on this computer only, for now.',
-      );
+      // Where its session is: the library's copy of it is for reading.
+      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
+      await this.recreateOnHost(saved.host, saved.cwd);
+      return this.startTerminal(saved.cwd, { resume: sessionId }, size, undefined, saved.host);
     }
     if (!saved.cliFile) throw new CliCopyGone('resume');
     await this.recreateWorktree(saved.cwd);
@@ -235,25 +237,23 @@ export class OpenConversations {
     const open = this.any(conversationId);
     const { sessionId, cwd, host, permissionMode } = open.snapshot();
     if (open instanceof TerminalConversation === (lane === 'terminal')) return open;
-    if (host) {
-      throw new NotSupported(
-        'A conversation on another host stays in the Stream lane: the Terminal lane runs on this computer only, for now.',
-      );
-    }
     if (open instanceof TerminalConversation ? open.working : open.busy) {
       throw new Busy('Claude is working: wait for the turn to end (or stop it), then switch.');
     }
     // What can refuse the switch asks before the open conversation ends: a folder whose settings changed
-    // since it started needs the person's trust (TrustNeeded), and it goes on as it was meanwhile.
-    this.trust.folderSettingsFor(cwd);
+    // since it started needs the person's trust (TrustNeeded), and it goes on as it was meanwhile. A host's
+    // folder is judged by its files there.
+    if (host) await this.trust.folderSettingsOn(hostFolder(this.parts.remote, host, cwd));
+    else this.trust.folderSettingsFor(cwd);
     await this.close(conversationId);
     const launch = { resume: sessionId, permissionMode };
-    if (lane === 'terminal') return this.startTerminal(cwd, launch, size);
+    if (lane === 'terminal') return this.startTerminal(cwd, launch, size, undefined, host ?? null);
     if (this.parts.lanes.of(sessionId) === 'terminal') this.parts.lanes.note(sessionId, 'stream');
     // From the library, so that a window reads its history before the switch as pages of the saved session;
     // one the library has not read yet starts at the switch.
     return this.resume(sessionId).catch((error: unknown) => {
-      if (error instanceof NoSuchSession) return this.start(cwd, launch);
+      if (error instanceof NoSuchSession)
+        return host ? this.startRemote(host, cwd, launch) : this.start(cwd, launch);
       throw error;
     });
   }
@@ -273,7 +273,10 @@ export class OpenConversations {
     size: TerminalSize,
     /** A new worktree's setup command, run before the CLI starts. */
     setup?: string,
+    /** The host it runs on (over ssh, in a terminal there); null for this computer. */
+    host: string | null = null,
   ): Promise<TerminalConversation> {
+    if (host) return this.startTerminalOnHost(host, cwd, launch, size, setup);
     const { options, settings } = this.parts;
     const folder = resolve(cwd);
     if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
@@ -327,26 +330,129 @@ export class OpenConversations {
       emit: wiring.emit,
       notify: wiring.notify,
       output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
-      sessionChanged: (sessionId) => {
-        try {
-          this.parts.lanes.note(sessionId, 'terminal');
-        } catch (error) {
-          console.error('Byre: could not keep the lane of a Terminal conversation:', error);
-        }
-      },
+      sessionChanged: (sessionId) => this.noteTerminalLane(sessionId),
     });
-    this.terminals.set(id, terminal);
+    this.keepTerminal(terminal, () => this.parts.settings.addRecentFolder(settingsFolder));
+    return terminal;
+  }
+
+  /** A session goes on in the terminal when resumed later (after a restart too). */
+  private noteTerminalLane(sessionId: string): void {
     try {
-      // Resumed later (after a restart too), it goes on in the terminal.
-      this.parts.lanes.note(terminal.sessionId, 'terminal');
+      this.parts.lanes.note(sessionId, 'terminal');
     } catch (error) {
       console.error('Byre: could not keep the lane of a Terminal conversation:', error);
     }
+  }
+
+  /** A Terminal conversation started: kept open, its lane noted for a resume (after a restart too). */
+  private keepTerminal(terminal: TerminalConversation, addRecent: () => void): void {
+    this.terminals.set(terminal.id, terminal);
+    this.noteTerminalLane(terminal.sessionId);
     try {
-      this.parts.settings.addRecentFolder(settingsFolder);
+      addRecent();
     } catch {
       // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
     }
+  }
+
+  /**
+   * A Terminal conversation on a host: the interactive CLI there, in a terminal ssh asks the host for, over
+   * the host's one connection. Its hooks run there with the host's node, and reach a channel of this
+   * conversation's own here through a socket ssh forwards (a secret of its own, written there 0600). Its
+   * folder's settings, Changes, "Done when" and setup command are the host's, as for a Stream one there.
+   */
+  private async startTerminalOnHost(
+    host: string,
+    cwd: string,
+    launch: Launch,
+    size: TerminalSize,
+    setup?: string,
+  ): Promise<TerminalConversation> {
+    if (launch.resume) {
+      const open = this.withSession(launch.resume, 'every');
+      if (open instanceof TerminalConversation) return open;
+      if (open)
+        throw new NotSupported(
+          'This conversation is open in the Stream lane: close its tab first, then open it in the Terminal lane.',
+        );
+    }
+    const { settings } = this.parts;
+    const remote = await this.parts.remote.prepare(host, cwd);
+    const folder = remote.folder;
+    // TrustNeeded here starts nothing: read there, as each start of a Stream one there reads them.
+    const folderSettings = await this.trust.folderSettingsOn(hostFolder(this.parts.remote, host, folder));
+    const settingsFolder = this.parts.worktrees.at(folder, host)?.repository ?? folder;
+    const id = randomUUID();
+    const wiring = this.wiring(id, this.parts.worktrees.at(folder, host) !== undefined, host);
+    let channel: HookChannel | null = null;
+    let there: { node: string; folder: string } | null = null;
+    try {
+      channel = await HookChannel.open({ path: process.execPath, env: {} });
+      there = await remote.terminal.prepareHooks(channel.secretText, HOOK_SCRIPT);
+    } catch (error) {
+      channel?.close();
+      if (error instanceof RemoteProblem) throw error;
+      console.error('Byre: the hooks of a Terminal conversation on a host could not be set up:', error);
+      channel = null;
+    }
+    const forward =
+      channel && there ? { there: posix.join(there.folder, 'hooks.sock'), here: channel.socketPath } : null;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      channel?.close();
+      if (there && forward) void remote.terminal.releaseHooks(there.folder, forward);
+    };
+    let terminal: TerminalConversation;
+    try {
+      terminal = await TerminalConversation.start({
+        id,
+        cwd: folder,
+        ...(launch.resume ? { resume: launch.resume } : {}),
+        ...(launch.model ? { model: launch.model } : {}),
+        ...(launch.prompt ? { prompt: launch.prompt } : {}),
+        permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
+        folderSettings,
+        env: this.cliEnv(),
+        identity: settings.commitIdentityFor(hostFolderKey(host, settingsFolder)),
+        doneWhen: settings.doneWhenFor(settingsFolder, host),
+        checkLimits: settings.checkLimits,
+        worktree: this.worktreeOf(folder, host),
+        changes: remote.home
+          ? {
+              records: changesFolders(this.parts.options.dataDir).records,
+              store: posix.join(remote.home, HOST_SNAPSHOTS),
+              host,
+              open: (at, store) => openSnapshotStore(at, store, remote.machine),
+            }
+          : null,
+        hooks: channel,
+        host: {
+          name: host,
+          transport: (cli) => remote.terminal.command(folder, cli, forward),
+          elsewhere: {
+            via: (command: string) => remote.check(folder, command),
+            failure: (code, output, reached) => explainCheckExit(code, output, host, reached),
+          },
+          hooksThere: forward ? there : null,
+          release,
+        },
+        size,
+        ...(setup ? { setup } : {}),
+        eventLogDir: this.parts.eventLogDir,
+        ...(this.parts.options.pageLimits ? { pageLimits: this.parts.options.pageLimits } : {}),
+        emit: wiring.emit,
+        notify: wiring.notify,
+        output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
+        sessionChanged: (sessionId) => this.noteTerminalLane(sessionId),
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.keepTerminal(terminal, () => settings.addRecentFolderOn(host, folder));
     return terminal;
   }
 
@@ -428,14 +534,9 @@ export class OpenConversations {
     launch: Launch,
     /** The host the repository is on; null for this computer. */
     host: string | null = null,
-    /** With its first size: a Terminal conversation (on this computer). */
+    /** With its first size: a Terminal conversation. */
     terminal: TerminalSize | null = null,
   ): Promise<Conversation | TerminalConversation> {
-    if (terminal && host) {
-      throw new NotSupported(
-        'The Terminal lane runs on this computer only, for now: start a conversation on a host in the Stream lane.',
-      );
-    }
     const on = where(this.parts.remote, host);
     const { machine } = on;
     await gitForWorktrees(machine);
@@ -499,6 +600,7 @@ export class OpenConversations {
             { ...launch, ...(firstMessage?.trim() ? { prompt: firstMessage } : {}) },
             terminal,
             setup,
+            host,
           )
         : host
           ? await this.startRemote(host, made.path, launch)
@@ -829,7 +931,12 @@ export type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'> & {
 
 /** An event that ends a turn: its Changes snapshot, or its result. */
 function turnEnded(event: ConversationEvent): boolean {
-  return event.kind === 'changes' || (event.kind === 'message' && event.message.type === 'result');
+  return (
+    event.kind === 'changes' ||
+    (event.kind === 'message' && event.message.type === 'result') ||
+    // A Terminal conversation's Stop hook.
+    (event.kind === 'activity' && event.state === 'done')
+  );
 }
 
 /**

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { commandLinesWithHome, processesWithHome } from '../../e2e/fixtures/cli-env';
+import { commandLinesWithHome, processesWithHome, seedInteractiveCli } from '../../e2e/fixtures/cli-env';
 import { Gate } from '../../e2e/fake-model/server';
 import type { ConversationSnapshot } from '../../shared/ipc';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld } from '../test-support/sshd';
@@ -952,6 +952,79 @@ describe('conversations on another host', () => {
       },
     });
     expect(existsSync(join(top, '.claude', 'worktrees', 'asked-there', 'hooked.marker'))).toBe(false);
+  });
+
+  it('runs a Terminal conversation there: the interactive CLI in a terminal over ssh, followed by its hooks, ended on close', async () => {
+    const folder = realpathSync(remote.cwd);
+    seedInteractiveCli(remote.home, [folder], harness.world.env.ANTHROPIC_API_KEY ?? '');
+    let screen = '';
+    const stop = harness.backend.on((channel, payload) => {
+      if (channel === 'terminalOutput') screen += (payload as { data: string }).data;
+    });
+    onTestFinished(stop);
+    const plain = () =>
+      screen
+        // eslint-disable-next-line no-control-regex
+        .replace(/\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]/g, ' ')
+        .replace(/\s+/g, ' ');
+    const hookFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('byre-h-'));
+    const foldersBefore = hookFolders();
+    harness.world.fake.enqueue(
+      {
+        blocks: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: join(folder, 'terminal-there.txt'), content: 'typed in a terminal there\n' },
+          },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'Written on the host.' }] },
+    );
+    const conversation = await harness.invoke('startConversation', {
+      cwd: remote.cwd,
+      host: REMOTE_ALIAS,
+      lane: 'terminal',
+      permissionMode: 'acceptEdits',
+      size: { cols: 100, rows: 30 },
+    });
+    expect(conversation).toMatchObject({ lane: 'terminal', host: REMOTE_ALIAS, cwd: folder });
+    // The CLI's prompt is up (its status line says the mode it was given).
+    await harness.when(() => /accept edits on/.test(plain()));
+    const typed = async (data: string) =>
+      harness.invoke('terminalInput', { conversationId: conversation.conversationId, data });
+    await typed('write the file there');
+    await typed('\r');
+    const request = await harness.world.fake.waitForRequest((r) =>
+      JSON.stringify(r.body).includes('write the file there'),
+    );
+    // The interactive CLI on the host, billed as the terminal.
+    expect(String(request.headers['user-agent'])).toMatch(/\(external, cli\)/);
+    await harness.when(() => plain().includes('Written on the host.'));
+    expect(readFileSync(join(folder, 'terminal-there.txt'), 'utf8')).toBe('typed in a terminal there\n');
+    // Its hooks, run there by the host's node, reached Byre through the forwarded socket: the turn began and
+    // ended, and its snapshot, taken there, lists the file.
+    const states = () =>
+      harness
+        .eventsOf(conversation.conversationId)
+        .flatMap((event) => (event.kind === 'activity' ? [event.state] : []));
+    await harness.when(() => states().includes('done'));
+    expect(states()).toContain('working');
+    const changes = await harness.when(async () => {
+      const view = await harness.invoke('changes', {
+        conversationId: conversation.conversationId,
+        step: null,
+        scope: 'conversation',
+      });
+      return view.files.some((file) => file.path === 'terminal-there.txt' && file.steps.length > 0) && view;
+    });
+    expect(changes.steps.at(-1)).toMatchObject({ kind: 'turn', prompt: 'write the file there' });
+
+    expect(processesWithHome(remote.home).length).toBeGreaterThan(0);
+    await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
+    // Nothing of it is left running there, and the hooks' folders (here and there) are gone.
+    await harness.when(() => processesWithHome(remote.home).length === 0);
+    await harness.when(() => hookFolders().every((name) => foldersBefore.includes(name)));
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {

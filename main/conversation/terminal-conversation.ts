@@ -14,8 +14,9 @@ import { ConversationChanges, type ChangesOptions } from '../changes/conversatio
 import { toIpcError } from '../backend/errors';
 import { CliExited } from '../claude';
 import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-channel';
-import { TerminalProcess } from '../lanes/terminal/terminal-process';
-import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits } from './done-when';
+import { TerminalProcess, type TerminalTransport } from '../lanes/terminal/terminal-process';
+import { explainRemoteExit } from '../remote/run';
+import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
 import { WorktreeSetup } from './worktree-setup';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 
@@ -77,6 +78,18 @@ export interface TerminalConversationOptions {
   setup?: string;
   /** Where hooks report; null: nothing here can run them (hookRunner), and the conversation says so. */
   hooks: HookChannel | null;
+  /**
+   * On another host: its name, how the CLI runs there (ssh in the PTY), how a check runs there, and where
+   * the hooks' script is there (null: the host has no node, and the conversation goes without hooks, saying
+   * so); `release` undoes what was set up there for the hooks, once the conversation ends.
+   */
+  host?: {
+    name: string;
+    transport: TerminalTransport;
+    elsewhere: NonNullable<DoneWhenOptions['elsewhere']>;
+    hooksThere: { node: string; folder: string } | null;
+    release(): void;
+  };
   size: TerminalSize;
   eventLogDir: string;
   pageLimits?: Partial<EventLogLimits>;
@@ -135,6 +148,8 @@ export class TerminalConversation {
       record: () => undefined,
       notify: options.notify,
       env: options.env,
+      // On a host, the check runs there, in the folder there.
+      ...(options.host ? { elsewhere: options.host.elsewhere } : {}),
     });
     if (this.doneWhen.current) emit({ kind: 'done_when', command: this.doneWhen.current });
     this.changes = options.changes
@@ -148,6 +163,7 @@ export class TerminalConversation {
           emit,
           record: () => undefined,
           env: options.env,
+          ...(options.host ? { elsewhere: options.host.elsewhere } : {}),
         })
       : null;
   }
@@ -209,16 +225,18 @@ export class TerminalConversation {
 
   private launch(): void {
     const { options } = this;
-    const { hooks } = options;
+    const host = options.host;
+    // On a host, hooks need node there as well as the channel here.
+    const hooks = host && !host.hooksThere ? null : options.hooks;
     if (hooks) {
       this.unregister = hooks.register(this.options.id, (event, payload, signal) =>
         this.onHook(event, payload, signal),
       );
     } else {
+      const where = host && options.hooks ? `on ${host.name}` : 'on the PATH';
       this.emit({
         kind: 'warning',
-        message:
-          'Byre cannot follow this terminal’s turns: the hooks that tell it need Node.js on the PATH. Claude Code works as usual; Changes, “Needs you” and “Done when” are off for this conversation until Node.js is installed and it is opened again.',
+        message: `Byre cannot follow this terminal’s turns: the hooks that tell it need Node.js ${where}. Claude Code works as usual; Changes, “Needs you” and “Done when” are off for this conversation until Node.js is installed and it is opened again.`,
       });
     }
     const checkSeconds = Math.ceil((options.checkLimits ?? DEFAULT_CHECK_LIMITS).timeoutMs / 1000);
@@ -230,9 +248,16 @@ export class TerminalConversation {
         ...(options.prompt ? { prompt: options.prompt } : {}),
         permissionMode: options.permissionMode,
         folderSettings: options.folderSettings,
-        hooks: hooks ? hooks.hooksFor(options.id, { Stop: checkSeconds + STOP_HOOK_GRACE_SECONDS }) : {},
+        hooks: hooks
+          ? hooks.hooksFor(
+              options.id,
+              { Stop: checkSeconds + STOP_HOOK_GRACE_SECONDS },
+              host?.hooksThere ?? undefined,
+            )
+          : {},
         identity: options.identity ?? null,
         env: options.env,
+        ...(host ? { transport: host.transport } : {}),
         cols: this.size.cols,
         rows: this.size.rows,
       },
@@ -255,6 +280,7 @@ export class TerminalConversation {
       commitIdentity: this.options.identity ?? null,
       ...(this.options.folderSettings ? {} : { folderSettingsOff: true }),
       ...(this.options.worktree ? { worktree: this.options.worktree } : {}),
+      ...(this.options.host ? { host: this.options.host.name } : {}),
       lane: 'terminal',
     };
   }
@@ -304,6 +330,7 @@ export class TerminalConversation {
       this.unregister();
       this.flushOutput();
       this.log.close();
+      this.options.host?.release();
     }
   }
 
@@ -311,6 +338,7 @@ export class TerminalConversation {
     this.doneWhen.stop();
     this.setup?.stop();
     this.process?.kill();
+    this.options.host?.release();
   }
 
   private emit(event: ConversationEvent): void {
@@ -483,12 +511,18 @@ export class TerminalConversation {
       this.emit({ kind: 'exit' });
       return;
     }
-    this.emit({
-      kind: 'exit',
-      // What it said is on its screen, above.
-      error: toIpcError(new CliExited(signal ? null : code, signal ? signalName(signal) : null, '')),
-    });
+    const host = this.options.host;
+    // What it said is on its screen, above; ssh's own last words are there too, for what they mean.
+    const tail = host ? plainText(this.screen.text().slice(-2_000)).trim() : '';
+    const exited = new CliExited(signal ? null : code, signal ? signalName(signal) : null, tail);
+    this.emit({ kind: 'exit', error: toIpcError(host ? explainRemoteExit(exited, host.name) : exited) });
   }
+}
+
+/** A screen's text without its escape sequences: each one a space. */
+function plainText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]/g, ' ');
 }
 
 function signalName(signal: number): NodeJS.Signals | null {

@@ -362,6 +362,11 @@ export class TrustGate {
     return this.allows(readFolderSettings(cwd));
   }
 
+  /** The same for a folder on a host, judged by its files there, read anew (a Terminal conversation there). */
+  async folderSettingsOn(onHost: HostFolder): Promise<boolean> {
+    return this.allows(await onHost.read(), onHost);
+  }
+
   /** The same for a folder's settings as read; `host` names the host they were read from, for the question. */
   private allows(settings: FolderSettings, onHost?: { host: string; folder: string }): boolean {
     if (!settings.needsTrust || this.trusts(settings)) return true;

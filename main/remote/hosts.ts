@@ -8,8 +8,12 @@ import type { Machine } from '../changes/machine';
 import { hostMachine } from './host-machine';
 import { checkSsh, findRemoteCli, RemoteProblem, runMarked, runOnHost, runOnHostRaw } from './run';
 import {
+  HOOKS_THERE,
   hostsFromConfig,
   inHostHome,
+  remoteTerminalLine,
+  sshCancelForwardArgs,
+  sshTerminalArgs,
   parseSshTarget,
   portableSh,
   sshCheck,
@@ -31,6 +35,31 @@ export interface RemoteHost {
   machine: Machine;
   /** The home folder there (where Byre keeps its snapshots' private files there); null if it has none. */
   home: string | null;
+  /** How a Terminal conversation runs there: the interactive CLI over ssh in a terminal, and its hooks. */
+  terminal: HostTerminal;
+}
+
+/** A forward of a socket on the host (`there`) to one here. */
+export interface SocketForward {
+  there: string;
+  here: string;
+}
+
+export interface HostTerminal {
+  /** The ssh to run in a PTY: the CLI there in `folder` with `env` and `args`, the hooks' socket forwarded. */
+  command(
+    folder: string,
+    cli: { args: readonly string[]; env: Readonly<Record<string, string>> },
+    forward: SocketForward | null,
+  ): { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv };
+  /**
+   * A private folder there with the hook script and its secret, and the node that runs it; null when the
+   * host has no node (the conversation then goes without hooks, and says so). A RemoteProblem when the host
+   * cannot be reached.
+   */
+  prepareHooks(secret: string, script: string): Promise<{ node: string; folder: string } | null>;
+  /** Stops the forward and removes the folder there; never rejects (a host gone keeps nothing of Byre's). */
+  releaseHooks(folder: string, forward: SocketForward): Promise<void>;
 }
 
 /**
@@ -147,6 +176,53 @@ export class RemoteHosts {
       transport: sshTransport(setup, target, cli.path, { cwd: homedir(), env: this.env }),
       check: sshCheck(setup, target, { cwd: homedir(), env: this.env }),
       machine: this.machine(name),
+      terminal: this.hostTerminal(name, target, cli.path),
+    };
+  }
+
+  private hostTerminal(name: string, target: SshTarget, cli: string): HostTerminal {
+    return {
+      command: (folder, run, forward) => ({
+        file: 'ssh',
+        args: [
+          ...sshTerminalArgs(this.setup(), target, forward),
+          remoteTerminalLine(folder, run.env, cli, run.args),
+        ],
+        cwd: homedir(),
+        env: this.env,
+      }),
+      prepareHooks: async (secret, script) => {
+        const result = await runMarked(
+          this.setup(),
+          target,
+          portableSh(HOOKS_THERE, []),
+          { timeoutMs: 30_000, maxBuffer: 64 * 1024, input: `${secret}\n${script}` },
+          this.env,
+        );
+        checkSsh({ ...result, stdout: '' }, name);
+        if (result.code !== 0) return null;
+        const [node, folder] = result.stdout.toString('utf8').trim().split('\n').slice(-2);
+        return node?.startsWith('/') && folder?.startsWith('/') ? { node, folder } : null;
+      },
+      releaseHooks: async (folder, forward) => {
+        let setup: SshSetup;
+        try {
+          setup = this.setup();
+        } catch {
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          execFile(
+            'ssh',
+            sshCancelForwardArgs(setup, target, forward),
+            { env: this.env, timeout: 10_000 },
+            () => resolve(),
+          );
+        });
+        await runOnHost(setup, target, portableSh('rm -rf -- "$1"', [folder]), this.env).catch(
+          () => undefined,
+        );
+      },
     };
   }
 

@@ -13,8 +13,11 @@ import {
   parseSshTarget,
   remoteCheckLine,
   remoteLaunchLine,
+  remoteTerminalLine,
   shellQuote,
   sshArgs,
+  sshCancelForwardArgs,
+  sshTerminalArgs,
 } from './ssh';
 
 const setup = { configFile: '/home/ada/.ssh/config', controlDir: '/tmp/bs-1' };
@@ -394,4 +397,48 @@ describe('the remote line of a "Done when" check', () => {
       }
     }, 30_000);
   }
+});
+
+describe("a Terminal conversation's ssh", () => {
+  const target = { destination: 'build-box' };
+  const forward = { there: '/tmp/byre-h-abc/hooks.sock', here: '/tmp/byre-h-xyz/hooks.sock' };
+
+  it('asks the host for a terminal and forwards the hooks socket, before the destination', () => {
+    const args = sshTerminalArgs(setup, target, forward);
+    expect(args).toContain('-tt');
+    expect(args).not.toContain('-T');
+    const spec = args.indexOf('-R');
+    expect(args[spec + 1]).toBe(`${forward.there}:${forward.here}`);
+    expect(spec).toBeLessThan(args.indexOf('--'));
+    expect(args.at(-1)).toBe('build-box');
+    expect(sshTerminalArgs(setup, target, null)).not.toContain('-R');
+    expect(() => sshTerminalArgs(setup, target, { ...forward, here: '/tmp/a:b' })).toThrow(/colon/);
+  });
+
+  it('cancels that forward through the master when the conversation ends', () => {
+    const args = sshCancelForwardArgs(setup, target, forward);
+    expect(args.slice(args.indexOf('-O'), args.indexOf('--'))).toEqual([
+      '-O',
+      'cancel',
+      '-R',
+      `${forward.there}:${forward.here}`,
+    ]);
+  });
+
+  it('runs the CLI in the folder with only its own environment, each word as it was', () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'byre-term-line-')));
+    try {
+      const settings = '--settings={"a":"$HOME !x \\ `y`"}';
+      const line = remoteTerminalLine(folder, { GIT_AUTHOR_NAME: "O'Neil & co" }, 'sh', [
+        '-c',
+        'pwd; printf "%s\\n" "$GIT_AUTHOR_NAME" "$1"',
+        'sh',
+        settings,
+      ]);
+      const out = execFileSync('sh', ['-c', line], { encoding: 'utf8' });
+      expect(out.split('\n')).toEqual([folder, "O'Neil & co", settings, '']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -244,6 +244,82 @@ export function remoteLaunchLine(
 }
 
 /**
+ * The line the remote shell runs for a Terminal conversation: into the folder, then the interactive CLI with
+ * `env` (its own changes only: nothing of this machine's environment) and its arguments, each word quoted. No
+ * wrapper: the CLI runs in the terminal ssh asked the host for (-tt), the foreground job of that terminal, so
+ * that it reads keys and hears window changes; and when the connection goes the host hangs that terminal up,
+ * which ends the CLI and its tools, as for anyone's ssh session.
+ */
+export function remoteTerminalLine(
+  folder: string,
+  env: Readonly<Record<string, string>>,
+  cli: string,
+  args: readonly string[],
+): string {
+  const script = [...INTO_FOLDER, 'shift', 'exec "$@"'].join('\n');
+  const words = [
+    folder,
+    'env',
+    ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
+    cli,
+    ...args,
+  ];
+  return `exec ${portableSh(script, words)}`;
+}
+
+/**
+ * The arguments of the ssh a Terminal conversation runs in its PTY: Byre's own (sshArgs), with a terminal
+ * asked of the host (-tt, whatever ssh's stdin is), and, for its hooks, a socket there forwarded to the
+ * hooks' socket here (`-R there:here`; the host's sshd makes it 0600, in a folder that is 0700).
+ */
+export function sshTerminalArgs(
+  setup: SshSetup,
+  target: SshTarget,
+  forward: { there: string; here: string } | null,
+): string[] {
+  const args = sshArgs(setup, target);
+  args.splice(args.indexOf('-T'), 1, '-tt');
+  if (forward) args.splice(args.indexOf('--'), 0, '-R', forwardSpec(forward));
+  return args;
+}
+
+/** The ssh that stops forwarding the hooks' socket: the master keeps a client's forward until told. */
+export function sshCancelForwardArgs(
+  setup: SshSetup,
+  target: SshTarget,
+  forward: { there: string; here: string },
+): string[] {
+  const args = sshArgs(setup, target);
+  args.splice(args.indexOf('--'), 0, '-O', 'cancel', '-R', forwardSpec(forward));
+  return args;
+}
+
+function forwardSpec(forward: { there: string; here: string }): string {
+  // ssh reads the spec at its colons: a path with one cannot be forwarded (mkdtemp's never have one).
+  if (forward.there.includes(':') || forward.here.includes(':')) {
+    throw new Error('A socket path with a colon cannot be forwarded.');
+  }
+  return `${forward.there}:${forward.here}`;
+}
+
+/**
+ * sh that gets a host ready for a Terminal conversation's hooks: it finds `node` (on the PATH of a login
+ * shell), makes a private folder (0700, by mktemp) and writes the secret (the first line of its stdin) and the
+ * hook script (the rest) there, 0600; it prints node's path and the folder. Exit 3: no node there.
+ */
+export const HOOKS_THERE = [
+  'case "${SHELL##*/}" in csh|tcsh) look="which node" ;; *) look="command -v node" ;; esac',
+  LOGIN_FLAG,
+  'node=$("${SHELL:-sh}" "$login" "$look" 2>/dev/null </dev/null | tail -n 1)',
+  '[ -n "$node" ] && [ -x "$node" ] || exit 3',
+  'umask 077',
+  'dir=$(mktemp -d "${TMPDIR:-/tmp}/byre-h-XXXXXXXX") || exit 4',
+  'IFS= read -r secret || exit 5',
+  'printf "%s" "$secret" >"$dir/secret" && cat >"$dir/hook.cjs" || { rm -rf "$dir"; exit 5; }',
+  'printf "%s\\n%s\\n" "$node" "$dir"',
+].join('\n');
+
+/**
  * The remote side of a "Done when" check, in POSIX sh: in the folder, the user's login shell runs the check
  * in a process group of its own, its output on the channel. The channel's stdin is its lifeline: Byre holds
  * it open while the check may run, and its end (Byre stopped the check or timed it out, Byre is gone, or the

@@ -62,25 +62,30 @@ export function conversationHandlers(
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
       };
-      // The Terminal lane runs on this computer only, for now: a host's conversation is Stream unless asked.
+      // A host's login is the host's, which this computer cannot tell: a conversation there is Stream unless
+      // the Terminal lane is asked for.
       if ((lane ?? (host ? 'stream' : open.defaultLane())) === 'terminal') {
-        if (host)
-          throw new NotSupported(
-            'A Terminal conversation on another host is not available yet: use the Stream lane there.',
-          );
         if (worktree) {
+          if (resume)
+            throw new NotSupported('A saved conversation is resumed where it ran, never in a new worktree.');
           const terminalSize = size ?? DEFAULT_TERMINAL_SIZE;
           return (
-            await open.startInWorktree(cwd, worktree, firstMessage, launch, null, terminalSize)
+            await open.startInWorktree(cwd, worktree, firstMessage, launch, host ?? null, terminalSize)
           ).snapshot();
         }
-        if (resume)
+        if (resume && !host)
           throw new NotSupported('A saved conversation on this computer is resumed from the library.');
         // The form's first message is the CLI's opening prompt, as `claude "…"` takes it in a terminal.
         const terminal = await open.startTerminal(
           cwd,
-          { ...launch, ...(firstMessage?.trim() ? { prompt: firstMessage } : {}) },
+          {
+            ...launch,
+            ...(firstMessage?.trim() ? { prompt: firstMessage } : {}),
+            ...(resume ? { resume } : {}),
+          },
           size ?? DEFAULT_TERMINAL_SIZE,
+          undefined,
+          host ?? null,
         );
         return terminal.snapshot();
       }

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, posix } from 'node:path';
 import { z } from 'zod';
 import { HookOutput } from '../../../shared/protocol';
 import { PRIVATE_FILE_MODE } from '../../disk/private-files';
@@ -53,7 +53,7 @@ const MAX_CALL_BYTES = 32 * 1024 * 1024;
  * The hook script, run by node (or Electron as node). It never fails the CLI's turn: when Byre cannot be
  * reached (it quit), the hook says nothing and exits 0, so the terminal goes on as a plain `claude` would.
  */
-const HOOK_SCRIPT = `'use strict';
+export const HOOK_SCRIPT = `'use strict';
 const net = require('net');
 const fs = require('fs');
 const path = require('path');
@@ -117,6 +117,16 @@ export class HookChannel {
     return channel;
   }
 
+  /** The socket the script calls (a host's hooks reach it through a forward of ssh's). */
+  get socketPath(): string {
+    return join(this.folder, 'hooks.sock');
+  }
+
+  /** The secret every call carries, for a host's copy of the script (written there 0600, as here). */
+  get secretText(): string {
+    return this.secret.toString('utf8');
+  }
+
   /** Hooks named `key` go to `handler` until the returned function is called. */
   register(key: string, handler: HookHandler): () => void {
     this.handlers.set(key, handler);
@@ -129,13 +139,20 @@ export class HookChannel {
    * The `hooks` of the `--settings` that make a CLI report to `key`. `timeouts` gives an event more time than
    * the CLI's default (a Stop hook that runs the "Done when" check).
    */
-  hooksFor(key: string, timeouts: Partial<Record<TerminalHookEvent, number>> = {}): Record<string, unknown> {
+  hooksFor(
+    key: string,
+    timeouts: Partial<Record<TerminalHookEvent, number>> = {},
+    /** On another host: the node there and the folder there that holds the script (its socket forwarded here). */
+    there?: { node: string; folder: string },
+  ): Record<string, unknown> {
     const hooks: Record<string, unknown> = {};
+    const runner = there ? { path: there.node, env: {} } : this.node;
+    const script = there ? posix.join(there.folder, 'hook.cjs') : join(this.folder, 'hook.cjs');
     for (const event of TERMINAL_HOOK_EVENTS) {
       const command = [
-        ...Object.entries(this.node.env).map(([name, value]) => `${name}=${shellQuote(value)}`),
-        shellQuote(this.node.path),
-        shellQuote(join(this.folder, 'hook.cjs')),
+        ...Object.entries(runner.env).map(([name, value]) => `${name}=${shellQuote(value)}`),
+        shellQuote(runner.path),
+        shellQuote(script),
         shellQuote(key),
         event,
         // Its folder gone (Byre quit before the CLI did): the hook says nothing, and the CLI goes on.

@@ -31,6 +31,17 @@ export interface TerminalLaunchOptions {
   prompt?: string;
 }
 
+/**
+ * How the CLI runs elsewhere (another host, over ssh): the program to run in the PTY here for the CLI's
+ * arguments and the environment changes it gets there.
+ */
+export type TerminalTransport = (cli: { args: string[]; env: Record<string, string> }) => {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+};
+
 /** The CLI's arguments for a Terminal conversation. */
 export function terminalArgs(options: TerminalLaunchOptions): string[] {
   // Values in equals forms: a value that begins with a dash is never read as a flag.
@@ -61,13 +72,18 @@ export function terminalEnv(
   delete env.ELECTRON_RUN_AS_NODE;
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
-  if (identity) {
-    env.GIT_AUTHOR_NAME = identity.name;
-    env.GIT_AUTHOR_EMAIL = identity.email;
-    env.GIT_COMMITTER_NAME = identity.name;
-    env.GIT_COMMITTER_EMAIL = identity.email;
-  }
-  return env;
+  return { ...env, ...identityEnv(identity) };
+}
+
+/** Who the commits Claude makes are by, as git reads it from the environment. */
+function identityEnv(identity: TerminalLaunchOptions['identity']): Record<string, string> {
+  if (!identity) return {};
+  return {
+    GIT_AUTHOR_NAME: identity.name,
+    GIT_AUTHOR_EMAIL: identity.email,
+    GIT_COMMITTER_NAME: identity.name,
+    GIT_COMMITTER_EMAIL: identity.email,
+  };
 }
 
 export interface TerminalProcessEvents {
@@ -99,15 +115,33 @@ export class TerminalProcess {
 
   /** Starts the CLI in a PTY of `size`; throws CliNotFound (in words) when there is no claude. */
   static start(
-    options: TerminalLaunchOptions & { env: NodeJS.ProcessEnv; cols: number; rows: number },
+    options: TerminalLaunchOptions & {
+      env: NodeJS.ProcessEnv;
+      cols: number;
+      rows: number;
+      transport?: TerminalTransport;
+    },
     events: TerminalProcessEvents,
   ): TerminalProcess {
-    const cli = resolve(locateCli({ env: options.env }));
     const mark = randomUUID();
+    const size = { name: 'xterm-256color', cols: options.cols, rows: options.rows };
+    if (options.transport) {
+      // There, the CLI gets only its own changes: the host's environment is the host's. TERM goes with the
+      // terminal ssh asks for.
+      const there = options.transport({
+        args: terminalArgs(options),
+        env: { COLORTERM: 'truecolor', ...identityEnv(options.identity) },
+      });
+      const child = pty.spawn(there.file, there.args, {
+        ...size,
+        cwd: there.cwd,
+        env: { ...terminalEnv(there.env, null), [TERMINAL_MARK]: mark },
+      });
+      return new TerminalProcess(child, mark, events);
+    }
+    const cli = resolve(locateCli({ env: options.env }));
     const child = pty.spawn(cli, terminalArgs(options), {
-      name: 'xterm-256color',
-      cols: options.cols,
-      rows: options.rows,
+      ...size,
       cwd: options.cwd,
       env: { ...terminalEnv(options.env, options.identity), [TERMINAL_MARK]: mark },
     });

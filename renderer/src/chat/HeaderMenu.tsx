@@ -14,7 +14,6 @@ export function HeaderMenu({ sessionId, tabId }: { sessionId: string | null; tab
   const { open, setOpen, area, toggle, panelId, toggleProps } = usePopover();
   const switchLane = useStore((state) => state.switchLane);
   const busy = useStore((state) => state.tabs[tabId]?.conversation.status === 'running');
-  const remote = useStore((state) => !!state.tabs[tabId]?.conversation.host);
   const { note, setNote, exportAs: exportSession } = useExport();
   const menu = useRef<HTMLDivElement>(null);
   // Opened, the menu's first item takes the focus, so the arrows work at once.
@@ -67,13 +66,11 @@ export function HeaderMenu({ sessionId, tabId }: { sessionId: string | null; tab
           <button
             type="button"
             role="menuitem"
-            disabled={!sessionId || busy || remote}
+            disabled={!sessionId || busy}
             title={
-              remote
-                ? 'The Terminal lane runs on this computer only, for now'
-                : busy
-                  ? 'After this reply'
-                  : `The same conversation in the real Claude Code terminal: ${LANE_BILLING.terminal}`
+              busy
+                ? 'After this reply'
+                : `The same conversation in the real Claude Code terminal: ${LANE_BILLING.terminal}`
             }
             onClick={() => {
               setOpen(false);

@@ -84,8 +84,7 @@ export function NewConversation() {
           void start(cwd.trim(), {
             ...(model.trim() ? { model: model.trim() } : {}),
             permissionMode: mode,
-            // The Terminal lane runs on this computer only, for now.
-            lane: 'stream',
+            lane,
             host,
             ...options,
           });
@@ -193,8 +192,7 @@ export function NewConversation() {
         <label htmlFor="new-lane">Runs in</label>
         <select
           id="new-lane"
-          value={host !== null ? 'stream' : lane}
-          disabled={host !== null}
+          value={lane}
           aria-describedby="new-lane-hint"
           onChange={(event) => setLane(Lane.parse(event.target.value))}
         >
@@ -202,9 +200,10 @@ export function NewConversation() {
           <option value="stream">Stream · {LANE_BILLING.stream}</option>
         </select>
         <span id="new-lane-hint" className="field-hint">
-          {host !== null
-            ? 'On another host a conversation runs in the Stream lane: the Terminal lane runs on this computer only, for now.'
-            : LANE_HINTS[lane]}
+          {LANE_HINTS[lane]}
+          {host !== null && lane === 'terminal'
+            ? ' On the host, with its own login and Node.js for Byre’s hooks.'
+            : ''}
           {host === null && info && lane === info.defaultLane && info.login !== 'unknown'
             ? ` The default for your ${info.login === 'subscription' ? 'subscription' : 'API key'} login.`
             : ''}
