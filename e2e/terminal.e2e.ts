@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { lastUserText } from './fake-model/server';
+import sharp from 'sharp';
+import { imageBlocks, lastUserText } from './fake-model/server';
 import { seedInteractiveCli } from './fixtures/cli-env';
 import { expect, test } from './fixtures/web-host';
 
@@ -66,4 +67,50 @@ test('draws the real CLI, takes keys, fits the window and follows the theme', as
   await expect
     .poll(background)
     .toBe(await page.locator('.terminal-frame').evaluate((el) => getComputedStyle(el).backgroundColor));
+
+  // An image pasted into the terminal reaches the CLI as it takes one from a terminal: by its path, which it
+  // shows as [Image #1], and the model gets the image with the message.
+  const green = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#00ff00' } })
+    .png()
+    .toBuffer();
+  await transferInto(page, 'paste', [
+    { name: 'shot.png', type: 'image/png', data: green.toString('base64') },
+  ]);
+  await expect(rows(page)).toContainText('[Image #1]');
+  world.fake.enqueue({ blocks: [{ type: 'text', text: 'A green square.' }] });
+  await page.keyboard.type(' what is this');
+  await page.keyboard.press('Enter');
+  const withImage = await world.fake.waitForRequest((r) => lastUserText(r).includes('what is this'));
+  expect(imageBlocks(withImage)).toEqual([{ media_type: 'image/png', data: green.toString('base64') }]);
+  await expect(rows(page)).toContainText('A green square.');
+
+  // A dropped file that is no image is refused in words, and nothing is pasted.
+  await transferInto(page, 'drop', [{ name: 'notes.txt', type: 'text/plain', data: btoa('just text') }]);
+  await expect(page.getByRole('alert')).toContainText('Not pasted into the terminal: notes.txt');
+  await expect(rows(page)).not.toContainText('[Image #2]');
 });
+
+/** Dispatches a paste (into the terminal's input) or a drop (on its screen) whose DataTransfer holds files. */
+async function transferInto(
+  page: Page,
+  kind: 'paste' | 'drop',
+  files: { name: string; type: string; data: string }[],
+): Promise<void> {
+  await page.evaluate(
+    ({ kind, files }) => {
+      const transfer = new DataTransfer();
+      for (const file of files) {
+        const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0));
+        transfer.items.add(new File([bytes], file.name, { type: file.type }));
+      }
+      const screen = document.querySelector('[data-testid="terminal-screen"]');
+      const target = kind === 'paste' ? screen?.querySelector('textarea') : screen;
+      const event =
+        kind === 'paste'
+          ? new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true })
+          : new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true });
+      target?.dispatchEvent(event);
+    },
+    { kind, files },
+  );
+}

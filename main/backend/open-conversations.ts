@@ -437,6 +437,7 @@ export class OpenConversations {
             failure: (code, output, reached) => explainCheckExit(code, output, host, reached),
           },
           hooksThere: forward ? there : null,
+          putFile: (at, file, bytes) => remote.terminal.putFile(at, file, bytes),
           release,
         },
         size,

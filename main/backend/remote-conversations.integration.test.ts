@@ -8,6 +8,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import type { ConversationSnapshot } from '../../shared/ipc';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld } from '../test-support/sshd';
 import { openBackend, type BackendHarness } from '../test-support/invoke';
 import { gitIn } from '../changes/test-support/git';
+import { ONE_PIXEL_PNG } from '../test-support/images';
 
 /**
  * Conversations on another host through the backend the UI talks to: the hosts of the one ssh config file,
@@ -1019,6 +1021,28 @@ describe('conversations on another host', () => {
       return view.files.some((file) => file.path === 'terminal-there.txt' && file.steps.length > 0) && view;
     });
     expect(changes.steps.at(-1)).toMatchObject({ kind: 'turn', prompt: 'write the file there' });
+
+    // An image pasted into it is written into its private folder there, for the CLI there to take by its
+    // path; what is no image is refused in words.
+    const dot = Buffer.from(ONE_PIXEL_PNG, 'base64');
+    const image = await harness.invoke('terminalImage', {
+      conversationId: conversation.conversationId,
+      name: 'dot.png',
+      data: ONE_PIXEL_PNG,
+    });
+    if (!image.ok) throw new Error(image.message);
+    expect(image.path).toMatch(/^\/tmp\/byre-h-[^/]+\/image-1\.png$/);
+    expect(readFileSync(image.path)).toEqual(dot);
+    expect(statSync(image.path).mode & 0o777).toBe(0o600);
+    await typed(`\x1b[200~${image.path}\x1b[201~`);
+    await harness.when(() => plain().includes('[Image #1]'));
+    expect(
+      await harness.invoke('terminalImage', {
+        conversationId: conversation.conversationId,
+        name: 'notes.txt',
+        data: Buffer.from('just text').toString('base64'),
+      }),
+    ).toEqual({ ok: false, message: 'This is not a PNG, JPEG, GIF or WebP image.' });
 
     expect(processesWithHome(remote.home).length).toBeGreaterThan(0);
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });

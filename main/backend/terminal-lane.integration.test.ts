@@ -1,6 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { gitIn } from '../changes/test-support/git';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lastUserText, toolResults, type ScriptedReply } from '../../e2e/fake-model/server';
 import {
@@ -11,6 +11,7 @@ import {
   type CliWorld,
 } from '../../e2e/fixtures/cli-env';
 import type { ConversationEvent, ConversationSnapshot, InvokeChannel, InvokeRequest } from '../../shared/ipc';
+import { ONE_PIXEL_PNG } from '../test-support/images';
 import { backendOver, invokeOk, openBackend, type BackendHarness } from '../test-support/invoke';
 
 /**
@@ -135,12 +136,24 @@ describe('the Terminal lane', () => {
     expect(made?.steps.at(-1)?.causes[0]).toMatchObject({ tool: 'Bash' });
     expect(view.steps.at(-1)).toMatchObject({ kind: 'turn', prompt: 'make the file' });
 
+    // An image pasted into it is kept for its CLI in a folder of the person's alone, until it closes.
+    const image = await invoke('terminalImage', {
+      conversationId: conversation.conversationId,
+      name: 'dot.png',
+      data: ONE_PIXEL_PNG,
+    });
+    if (!image.ok) throw new Error(image.message);
+    expect(statSync(dirname(image.path)).mode & 0o777).toBe(0o700);
+    expect(statSync(image.path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(image.path).toString('base64')).toBe(ONE_PIXEL_PNG);
+
     const cliPids = processesWithHome(world.home);
     expect(cliPids.length).toBeGreaterThan(0);
     await invoke('closeConversation', { conversationId: conversation.conversationId });
-    // The CLI and what it started (the backgrounded sleep) are gone.
+    // The CLI and what it started (the backgrounded sleep) are gone, and so is the image kept for it.
     await until(() => processesWithHome(world.home).filter(processAlive).length === 0);
     expect(cliPids.filter(processAlive)).toEqual([]);
+    expect(existsSync(dirname(image.path))).toBe(false);
   });
 });
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sniffImageType } from '../../shared/images';
 import {
   TERMINAL_SCREEN_MAX_CHARS,
   type CommitIdentity,
@@ -88,6 +90,8 @@ export interface TerminalConversationOptions {
     transport: TerminalTransport;
     elsewhere: NonNullable<DoneWhenOptions['elsewhere']>;
     hooksThere: { node: string; folder: string } | null;
+    /** Writes a file, readable by this user only, into the conversation's private folder there. */
+    putFile(folder: string, name: string, bytes: Buffer): Promise<void>;
     release(): void;
   };
   size: TerminalSize;
@@ -103,6 +107,9 @@ export interface TerminalConversationOptions {
 
 export class TerminalConversation {
   private process: TerminalProcess | null = null;
+  /** Images pasted or dropped so far, and the private folder here that holds them (none until one is). */
+  private imagesKept = 0;
+  private imagesDir: string | null = null;
   private readonly log: EventLog;
   private emitted = 0;
   /** What the screen has shown lately, for a window that opens later (at most TERMINAL_SCREEN_MAX_CHARS). */
@@ -300,6 +307,43 @@ export class TerminalConversation {
     return { data: this.screen.text(), seq: this.outputSeq };
   }
 
+  /**
+   * Keeps an image the person pasted or dropped where the CLI can read it, and gives the path to paste: the
+   * CLI takes a pasted path to an image as the image itself ("[Image #1]"), as it does a file dragged into a
+   * terminal. Here: a private folder of this conversation's, removed when it ends; on a host: the private
+   * folder there that holds its hooks. A file that is not a PNG, JPEG, GIF or WebP is refused.
+   */
+  async keepImage(bytes: Buffer): Promise<string> {
+    const type = sniffImageType(bytes);
+    if (!type) throw new ImageNotTaken('This is not a PNG, JPEG, GIF or WebP image.');
+    if (this.closed) throw new ImageNotTaken('This conversation has ended.');
+    const name = `image-${++this.imagesKept}.${type.slice('image/'.length)}`;
+    const host = this.options.host;
+    if (host) {
+      if (!host.hooksThere) {
+        throw new ImageNotTaken(
+          `Byre has no private folder on ${host.name} to put the image in (it needs Node.js there).`,
+        );
+      }
+      try {
+        await host.putFile(host.hooksThere.folder, name, bytes);
+      } catch (error) {
+        throw new ImageNotTaken(error instanceof Error ? error.message : String(error));
+      }
+      return `${host.hooksThere.folder}/${name}`;
+    }
+    // mkdtemp makes the folder 0700; the file is the person's alone too.
+    this.imagesDir ??= mkdtempSync(join(tmpdir(), 'byre-paste-'));
+    const path = join(this.imagesDir, name);
+    writeFileSync(path, bytes, { mode: 0o600 });
+    return path;
+  }
+
+  private dropImages(): void {
+    if (this.imagesDir) rmSync(this.imagesDir, { recursive: true, force: true });
+    this.imagesDir = null;
+  }
+
   /** What the person typed or pasted. */
   input(data: string): void {
     this.process?.write(data);
@@ -330,6 +374,7 @@ export class TerminalConversation {
       this.unregister();
       this.flushOutput();
       this.log.close();
+      this.dropImages();
       this.options.host?.release();
     }
   }
@@ -338,6 +383,7 @@ export class TerminalConversation {
     this.doneWhen.stop();
     this.setup?.stop();
     this.process?.kill();
+    this.dropImages();
     this.options.host?.release();
   }
 
@@ -535,6 +581,11 @@ function signalName(signal: number): NodeJS.Signals | null {
  * pieces costs nothing per piece, where cutting one long string would copy it all each time (megabytes a
  * piece while output floods). What it gives back begins at a line's start, so a window replays it cleanly.
  */
+/** An image a Terminal conversation could not take, in words for the person. */
+export class ImageNotTaken extends Error {
+  override name = 'ImageNotTaken';
+}
+
 export class RecentOutput {
   private pieces: string[] = [];
   private first = 0;

@@ -58,6 +58,8 @@ export interface HostTerminal {
    * cannot be reached.
    */
   prepareHooks(secret: string, script: string): Promise<{ node: string; folder: string } | null>;
+  /** Writes `bytes` as `name` in that private folder, readable by this user only; rejects if it cannot. */
+  putFile(folder: string, name: string, bytes: Buffer): Promise<void>;
   /** Stops the forward and removes the folder there; never rejects (a host gone keeps nothing of Byre's). */
   releaseHooks(folder: string, forward: SocketForward): Promise<void>;
 }
@@ -203,6 +205,19 @@ export class RemoteHosts {
         if (result.code !== 0) return null;
         const [node, folder] = result.stdout.toString('utf8').trim().split('\n').slice(-2);
         return node?.startsWith('/') && folder?.startsWith('/') ? { node, folder } : null;
+      },
+      putFile: async (folder, file, bytes) => {
+        const result = await runMarked(
+          this.setup(),
+          target,
+          portableSh('umask 077 && cat > "$1/$2"', [folder, file]),
+          { timeoutMs: 60_000, maxBuffer: 64 * 1024, input: bytes },
+          this.env,
+        );
+        checkSsh({ ...result, stdout: '' }, name);
+        if (result.code !== 0) {
+          throw new Error(`The image could not be written on ${name}: ${result.stderr.trim()}`);
+        }
       },
       releaseHooks: async (folder, forward) => {
         let setup: SshSetup;

@@ -22,6 +22,7 @@ export const invokeChannelNames = [
   'terminalDrawn',
   'terminalResize',
   'terminalScreen',
+  'terminalImage',
   'setPermissionMode',
   'contextUsage',
   'mcpStatus',

@@ -3,7 +3,7 @@
  * channels that drive it (start, send, answer, stop, page back).
  */
 import { z } from 'zod';
-import { IMAGE_LIMITS } from '../images';
+import { IMAGE_LIMITS, MAX_IMAGE_FILE_BYTES } from '../images';
 import { SessionId } from '../library';
 import { ModelInfo, type CliMessage } from '../protocol';
 import { CommitIdentity, Lane, PermissionModeChoice } from './app';
@@ -398,6 +398,21 @@ export const conversationChannels = {
   terminalDrawn: {
     request: ConversationRef.extend({ seq: z.number().int().nonnegative() }),
     response: Empty,
+  },
+  /**
+   * An image pasted or dropped into a Terminal conversation: main keeps it where its CLI can read it (a
+   * private folder here, or the conversation's own folder on its host) and gives the path, which the window
+   * pastes into the terminal as the CLI takes images ("[Image #1]"). Refused when it is not an image.
+   */
+  terminalImage: {
+    request: ConversationRef.extend({
+      name: z.string().min(1).max(1000),
+      data: z.base64().max(Math.ceil(MAX_IMAGE_FILE_BYTES / 3) * 4),
+    }),
+    response: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), path: z.string().min(1).max(4096) }),
+      z.object({ ok: z.literal(false), message: z.string() }),
+    ]),
   },
   /** A Terminal conversation's screen changed size. */
   terminalResize: { request: ConversationRef.extend(TerminalSize.shape), response: Empty },

@@ -38,6 +38,7 @@ export const IpcErrorName = z.enum([
   'TrustNeeded',
   'UnknownMessage',
   'ImageRefused',
+  'ImageNotTaken',
   'ImageGone',
   // The library
   'NoSuchSession',

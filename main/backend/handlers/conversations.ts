@@ -4,6 +4,7 @@ import { ImageRefused, prepareImage } from '../../intake/images';
 import { readProtocolLines } from '../../intake/protocol-lines';
 import { byReference, type HandlersOf, type Parts } from '../parts';
 import { NotSupported } from '../errors';
+import { ImageNotTaken } from '../../conversation/terminal-conversation';
 import { DEFAULT_TERMINAL_SIZE } from '../../../shared/ipc';
 
 /**
@@ -44,6 +45,7 @@ export function conversationHandlers(
   | 'terminalDrawn'
   | 'terminalResize'
   | 'terminalScreen'
+  | 'terminalImage'
 > {
   const { open, settings, images, library, files, tabs } = parts;
   return {
@@ -240,5 +242,13 @@ export function conversationHandlers(
       return {};
     },
     terminalScreen: async ({ conversationId }) => open.terminal(conversationId).screenNow(),
+    terminalImage: async ({ conversationId, data }) => {
+      try {
+        return { ok: true, path: await open.terminal(conversationId).keepImage(Buffer.from(data, 'base64')) };
+      } catch (error) {
+        if (!(error instanceof ImageNotTaken)) throw error;
+        return { ok: false, message: error.message };
+      }
+    },
   };
 }

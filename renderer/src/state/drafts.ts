@@ -20,7 +20,7 @@ function draftSignature(draft: SavedDraft): string {
 }
 
 /** The file's bytes as base64, read by the browser itself. */
-function readBase64(file: File): Promise<string> {
+export function readBase64(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onerror = () => reject(reader.error ?? new Error('unreadable'));

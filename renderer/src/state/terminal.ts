@@ -3,7 +3,8 @@
  * reads back (the screen as it stands, then its output as it comes). The output never passes through the
  * store: at megabytes a second it goes straight to the screen that follows it, which draws it in its own time.
  */
-import { TERMINAL_INPUT_MAX_CHARS, type TerminalSize } from '../../../shared/ipc';
+import { MAX_IMAGE_FILE_BYTES, TERMINAL_INPUT_MAX_CHARS, type TerminalSize } from '../../../shared/ipc';
+import { readBase64 } from './drafts';
 import { openWindow } from '../../../shared/conversation/paging';
 import { call } from '../host/api';
 import { liveConversationId } from './selectors';
@@ -57,6 +58,23 @@ export function createTerminalSlice(set: StoreSet, get: StoreGet): TerminalSlice
       }
       // The CLI exited, or the tab closed: the screen says so already, a key has nowhere to go.
       return sent.catch(() => undefined);
+    },
+    async terminalImage(conversationId, file) {
+      if (file.size > MAX_IMAGE_FILE_BYTES) {
+        return { refused: `${file.name} is larger than ${MAX_IMAGE_FILE_BYTES / 1024 / 1024} MB.` };
+      }
+      let data: string;
+      try {
+        data = await readBase64(file);
+      } catch {
+        return { refused: `${file.name} could not be read.` };
+      }
+      try {
+        const kept = await call('terminalImage', { conversationId, name: file.name || 'image', data });
+        return kept.ok ? { path: kept.path } : { refused: `${file.name}: ${kept.message}` };
+      } catch (error) {
+        return { refused: error instanceof Error ? error.message : String(error) };
+      }
     },
     terminalResize(conversationId, size: TerminalSize) {
       void call('terminalResize', { conversationId, ...size }).catch(() => undefined);

@@ -335,6 +335,11 @@ export interface TerminalSlice {
   terminalInput(conversationId: string, data: string): Promise<void>;
   terminalResize(conversationId: string, size: TerminalSize): void;
   /**
+   * Main keeps an image pasted or dropped into the terminal where the CLI can read it: the path to paste,
+   * or why it was not taken (not an image, too large, the conversation gone).
+   */
+  terminalImage(conversationId: string, file: File): Promise<{ path: string } | { refused: string }>;
+  /**
    * Draws the screen as it stands, then each output as it comes, until the returned function is called;
    * rejects when the conversation is gone.
    */

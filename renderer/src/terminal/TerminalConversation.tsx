@@ -5,7 +5,15 @@
  * Ctrl+W are its own shortcuts there), so only Byre's keys that the CLI does not use stay Byre's: Cmd on a
  * Mac, and Ctrl+Tab and Ctrl+digit elsewhere. Ctrl+Shift+F (Cmd+F) finds in the terminal.
  */
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+  type DragEvent,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { LANE_BILLING } from '../../../shared/ipc/app';
 import { ChangesButton } from '../changes/ChangesPanel';
@@ -252,6 +260,26 @@ function TerminalScreen(props: {
       screen.current = null;
     };
   }, [conversationId, screen, find]);
+  const [refused, setRefused] = useState<string[]>([]);
+  const [over, setOver] = useState(false);
+  const terminalImage = useStore((state) => state.terminalImage);
+  /**
+   * Images pasted or dropped go to the CLI as it takes them from a terminal: main keeps each where the CLI
+   * can read it, and its path is pasted (the CLI shows "[Image #1]"). Text that came with them is pasted
+   * after, as it would be alone.
+   */
+  const takeFiles = async (files: File[], text: string) => {
+    const notTaken: string[] = [];
+    for (const file of files) {
+      const kept = await terminalImage(conversationId, file);
+      if ('path' in kept) screen.current?.terminal.paste(kept.path);
+      else notTaken.push(kept.refused);
+    }
+    if (text) screen.current?.terminal.paste(text);
+    setRefused(notTaken);
+    screen.current?.terminal.focus();
+  };
+  const carriesFiles = (event: DragEvent) => event.dataTransfer.types.includes('Files');
   const keepCtrlForCli = (event: KeyboardEvent) => {
     // Ctrl with a letter is the CLI's here (not the app's Close, New or palette): it stops at the terminal.
     if (!MAC && event.ctrlKey && !event.altKey && /^Key[A-Z]$/.test(event.code) && !event.shiftKey) {
@@ -259,13 +287,57 @@ function TerminalScreen(props: {
     }
   };
   return (
-    <div className="terminal-frame" onKeyDown={keepCtrlForCli}>
+    <div
+      className={`terminal-frame${over ? ' drop-target' : ''}`}
+      onKeyDown={keepCtrlForCli}
+      onPasteCapture={(event) => {
+        const files = [...event.clipboardData.files];
+        if (files.length === 0) return;
+        // Before xterm's own paste, which would take the text alone.
+        event.preventDefault();
+        event.stopPropagation();
+        void takeFiles(files, event.clipboardData.getData('text/plain'));
+      }}
+      onDragOver={(event) => {
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'copy';
+        setOver(true);
+      }}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setOver(false);
+      }}
+      onDrop={(event) => {
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        setOver(false);
+        void takeFiles([...event.dataTransfer.files], '');
+      }}
+    >
       {problem && (
         <div className="banner banner-error" role="alert">
           {problem}
         </div>
       )}
+      {refused.length > 0 && (
+        <div className="banner banner-error" role="alert">
+          <span>Not pasted into the terminal: {refused.join(' ')}</span>
+          <button
+            type="button"
+            className="button-secondary button-small"
+            aria-label="Dismiss"
+            onClick={() => setRefused([])}
+          >
+            ×
+          </button>
+        </div>
+      )}
       <div ref={element} className="terminal-screen" data-testid="terminal-screen" />
+      {over && (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop images to paste them into Claude Code
+        </div>
+      )}
     </div>
   );
 }
