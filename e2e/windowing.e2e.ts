@@ -3,10 +3,10 @@ import { expect, test } from './fixtures/web-host';
 
 /**
  * A long open conversation reaches a reloaded page as its last screenful; earlier messages come from main
- * page by page as the user scrolls up. Pages hold 4 messages here, so six turns make several.
+ * page by page as the user scrolls up. Pages hold 2 messages here, so three turns make three.
  */
 
-test.use({ hostEnv: { BYRE_PAGE_MESSAGES: '4' } });
+test.use({ hostEnv: { BYRE_PAGE_MESSAGES: '2' } });
 
 const paragraph = (turn: string) =>
   Array.from(
@@ -18,7 +18,7 @@ test('a reloaded page shows the end of a long conversation, and earlier pages as
   page,
   webHost,
 }) => {
-  const turns = ['one', 'two', 'three', 'four', 'five', 'six'];
+  const turns = ['one', 'two', 'three'];
   webHost.world.fake.enqueue(
     ...turns.map((turn) => ({ blocks: [{ type: 'text' as const, text: paragraph(turn) }] })),
   );
@@ -28,7 +28,7 @@ test('a reloaded page shows the end of a long conversation, and earlier pages as
   }
 
   await page.reload();
-  await expect(claude(page).last()).toContainText('Answer six, line 11');
+  await expect(claude(page).last()).toContainText('Answer three, line 11');
   // Only the last page came with the page: the first turn waits above.
   await expect(you(page).first()).not.toContainText('turn one');
   await expect(
@@ -44,10 +44,10 @@ test('a reloaded page shows the end of a long conversation, and earlier pages as
   await expect(log(page).getByRole('status').filter({ hasText: 'earlier messages' })).toHaveCount(0);
 
   // The conversation goes on where it was.
-  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Seventh answer.' }] });
-  await send(page, 'turn seven');
+  webHost.world.fake.enqueue({ blocks: [{ type: 'text', text: 'Fourth answer.' }] });
+  await send(page, 'turn four');
   await expect(async () => {
     await log(page).evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
-    await expect(claude(page).last()).toContainText('Seventh answer.', { timeout: 1_000 });
+    await expect(claude(page).last()).toContainText('Fourth answer.', { timeout: 1_000 });
   }).toPass();
 });
