@@ -68,37 +68,50 @@ test('draws the real CLI, takes keys, fits the window and follows the theme', as
     .poll(background)
     .toBe(await page.locator('.terminal-frame').evaluate((el) => getComputedStyle(el).backgroundColor));
 
-  // An image pasted into the terminal reaches the CLI as it takes one from a terminal: by its path, which it
-  // shows as [Image #1], and the model gets the image with the message.
-  const green = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#00ff00' } })
-    .png()
-    .toBuffer();
-  await transferInto(page, 'paste', [
-    { name: 'shot.png', type: 'image/png', data: green.toString('base64') },
-  ]);
-  await expect(rows(page)).toContainText('[Image #1]');
-  world.fake.enqueue({ blocks: [{ type: 'text', text: 'A green square.' }] });
-  await page.keyboard.type(' what is this');
+  // Images pasted into the terminal reach the CLI as it takes them from a terminal: by their paths, which it
+  // shows as [Image #1] and [Image #2]; text that came with them follows; the model gets both images.
+  const square = (colour: string) =>
+    sharp({ create: { width: 24, height: 24, channels: 3, background: colour } })
+      .png()
+      .toBuffer();
+  const [green, red] = await Promise.all([square('#00ff00'), square('#ff0000')]);
+  await transferInto(
+    page,
+    'paste',
+    [
+      { name: 'green.png', type: 'image/png', data: green.toString('base64') },
+      { name: 'red.png', type: 'image/png', data: red.toString('base64') },
+    ],
+    'which colours',
+  );
+  await expect(rows(page)).toContainText('[Image #2]');
+  await expect(rows(page)).toContainText('which colours');
+  world.fake.enqueue({ blocks: [{ type: 'text', text: 'Green and red.' }] });
   await page.keyboard.press('Enter');
-  const withImage = await world.fake.waitForRequest((r) => lastUserText(r).includes('what is this'));
-  expect(imageBlocks(withImage)).toEqual([{ media_type: 'image/png', data: green.toString('base64') }]);
-  await expect(rows(page)).toContainText('A green square.');
+  const withImages = await world.fake.waitForRequest((r) => lastUserText(r).includes('which colours'));
+  expect(imageBlocks(withImages)).toEqual([
+    { media_type: 'image/png', data: green.toString('base64') },
+    { media_type: 'image/png', data: red.toString('base64') },
+  ]);
+  await expect(rows(page)).toContainText('Green and red.');
 
   // A dropped file that is no image is refused in words, and nothing is pasted.
   await transferInto(page, 'drop', [{ name: 'notes.txt', type: 'text/plain', data: btoa('just text') }]);
   await expect(page.getByRole('alert')).toContainText('Not pasted into the terminal: notes.txt');
-  await expect(rows(page)).not.toContainText('[Image #2]');
+  await expect(rows(page)).not.toContainText('[Image #3]');
 });
 
-/** Dispatches a paste (into the terminal's input) or a drop (on its screen) whose DataTransfer holds files. */
+/** Dispatches a paste (into the terminal's input) or a drop (on its screen) whose DataTransfer holds files (and text). */
 async function transferInto(
   page: Page,
   kind: 'paste' | 'drop',
   files: { name: string; type: string; data: string }[],
+  text = '',
 ): Promise<void> {
   await page.evaluate(
-    ({ kind, files }) => {
+    ({ kind, files, text }) => {
       const transfer = new DataTransfer();
+      if (text) transfer.setData('text/plain', text);
       for (const file of files) {
         const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0));
         transfer.items.add(new File([bytes], file.name, { type: file.type }));
@@ -111,6 +124,6 @@ async function transferInto(
           : new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true });
       target?.dispatchEvent(event);
     },
-    { kind, files },
+    { kind, files, text },
   );
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sniffImageType } from '../../shared/images';
@@ -109,7 +110,9 @@ export class TerminalConversation {
   private process: TerminalProcess | null = null;
   /** Images pasted or dropped so far, and the private folder here that holds them (none until one is). */
   private imagesKept = 0;
-  private imagesDir: string | null = null;
+  private imagesDir: Promise<string> | null = null;
+  private imagesDirMade: string | null = null;
+  private readonly imageWrites = new Set<Promise<string>>();
   private readonly log: EventLog;
   private emitted = 0;
   /** What the screen has shown lately, for a window that opens later (at most TERMINAL_SCREEN_MAX_CHARS). */
@@ -317,7 +320,20 @@ export class TerminalConversation {
     const type = sniffImageType(bytes);
     if (!type) throw new ImageNotTaken('This is not a PNG, JPEG, GIF or WebP image.');
     if (this.closed) throw new ImageNotTaken('This conversation has ended.');
+    // Before the CLI starts (a setup command runs) or once it has exited, nothing would take the path.
+    if (!this.running) throw new ImageNotTaken('Claude Code is not running in this terminal.');
     const name = `image-${++this.imagesKept}.${type.slice('image/'.length)}`;
+    const kept = this.writeImage(name, bytes);
+    // Closing waits for a write under way, so that the folder it writes into goes after it.
+    this.imageWrites.add(kept);
+    try {
+      return await kept;
+    } finally {
+      this.imageWrites.delete(kept);
+    }
+  }
+
+  private async writeImage(name: string, bytes: Buffer): Promise<string> {
     const host = this.options.host;
     if (host) {
       if (!host.hooksThere) {
@@ -332,16 +348,40 @@ export class TerminalConversation {
       }
       return `${host.hooksThere.folder}/${name}`;
     }
-    // mkdtemp makes the folder 0700; the file is the person's alone too.
-    this.imagesDir ??= mkdtempSync(join(tmpdir(), 'byre-paste-'));
-    const path = join(this.imagesDir, name);
-    writeFileSync(path, bytes, { mode: 0o600 });
-    return path;
+    try {
+      // mkdtemp makes the folder 0700; the file is the person's alone too.
+      this.imagesDir ??= mkdtemp(join(tmpdir(), 'byre-paste-'));
+      this.imagesDirMade = await this.imagesDir;
+      const path = join(this.imagesDirMade, name);
+      await writeFile(path, bytes, { mode: 0o600 });
+      return path;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ImageNotTaken(
+        `It could not be kept for Claude Code in the temporary folder${code ? ` (${code})` : ''}.`,
+      );
+    }
   }
 
-  private dropImages(): void {
-    if (this.imagesDir) rmSync(this.imagesDir, { recursive: true, force: true });
+  /** Removes the images kept here, once the writes under way are done; never throws. */
+  private async dropImages(): Promise<void> {
+    await Promise.allSettled([...this.imageWrites]);
+    const dir = await this.imagesDir?.catch(() => null);
     this.imagesDir = null;
+    this.imagesDirMade = null;
+    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** The same at once, for quitting: a write under way fails on the folder gone. */
+  private dropImagesNow(): void {
+    const dir = this.imagesDirMade;
+    this.imagesDirMade = null;
+    if (!dir) return;
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Left in the temporary folder, which the system empties.
+    }
   }
 
   /** What the person typed or pasted. */
@@ -374,16 +414,17 @@ export class TerminalConversation {
       this.unregister();
       this.flushOutput();
       this.log.close();
-      this.dropImages();
+      await this.dropImages();
       this.options.host?.release();
     }
   }
 
   kill(): void {
+    this.closed = true;
     this.doneWhen.stop();
     this.setup?.stop();
     this.process?.kill();
-    this.dropImages();
+    this.dropImagesNow();
     this.options.host?.release();
   }
 

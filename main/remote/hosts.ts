@@ -211,12 +211,18 @@ export class RemoteHosts {
           this.setup(),
           target,
           portableSh('umask 077 && cat > "$1/$2"', [folder, file]),
-          { timeoutMs: 60_000, maxBuffer: 64 * 1024, input: bytes },
+          // A minute, and a second more for each 128 kB (1 Mbit/s): a large image on a slow link.
+          {
+            timeoutMs: 60_000 + Math.ceil(bytes.length / 131_072) * 1_000,
+            maxBuffer: 64 * 1024,
+            input: bytes,
+          },
           this.env,
         );
         checkSsh({ ...result, stdout: '' }, name);
         if (result.code !== 0) {
-          throw new Error(`The image could not be written on ${name}: ${result.stderr.trim()}`);
+          const why = result.stderr.trim().split('\n').at(-1) ?? '';
+          throw new Error(`The image could not be written on ${name}${why ? `: ${why}` : '.'}`);
         }
       },
       releaseHooks: async (folder, forward) => {

@@ -268,16 +268,27 @@ function TerminalScreen(props: {
    * can read it, and its path is pasted (the CLI shows "[Image #1]"). Text that came with them is pasted
    * after, as it would be alone.
    */
-  const takeFiles = async (files: File[], text: string) => {
-    const notTaken: string[] = [];
-    for (const file of files) {
-      const kept = await terminalImage(conversationId, file);
-      if ('path' in kept) screen.current?.terminal.paste(kept.path);
-      else notTaken.push(kept.refused);
-    }
-    if (text) screen.current?.terminal.paste(text);
-    setRefused(notTaken);
-    screen.current?.terminal.focus();
+  const frame = useRef<HTMLDivElement>(null);
+  // Pastes and drops are taken one after another, so their images are numbered in the order they came.
+  const taking = useRef<Promise<void>>(Promise.resolve());
+  const takeFiles = (files: File[], text: string) => {
+    taking.current = taking.current.then(async () => {
+      const paths: string[] = [];
+      const notTaken: string[] = [];
+      for (const file of files) {
+        const kept = await terminalImage(conversationId, file);
+        if ('path' in kept) paths.push(kept.path);
+        else notTaken.push(kept.refused);
+      }
+      const terminal = screen.current?.terminal;
+      // The CLI takes several image paths in one paste, apart by spaces; the text goes after, as typed.
+      if (paths.length > 0) terminal?.paste(paths.join(' '));
+      if (text) terminal?.paste(text);
+      setRefused(notTaken);
+      // Back to the terminal, unless the person went elsewhere meanwhile.
+      const focused = document.activeElement;
+      if (!focused || focused === document.body || frame.current?.contains(focused)) terminal?.focus();
+    });
   };
   const carriesFiles = (event: DragEvent) => event.dataTransfer.types.includes('Files');
   const keepCtrlForCli = (event: KeyboardEvent) => {
@@ -288,6 +299,7 @@ function TerminalScreen(props: {
   };
   return (
     <div
+      ref={frame}
       className={`terminal-frame${over ? ' drop-target' : ''}`}
       onKeyDown={keepCtrlForCli}
       onPasteCapture={(event) => {
@@ -296,7 +308,7 @@ function TerminalScreen(props: {
         // Before xterm's own paste, which would take the text alone.
         event.preventDefault();
         event.stopPropagation();
-        void takeFiles(files, event.clipboardData.getData('text/plain'));
+        takeFiles(files, event.clipboardData.getData('text/plain'));
       }}
       onDragOver={(event) => {
         if (!carriesFiles(event)) return;
@@ -311,7 +323,7 @@ function TerminalScreen(props: {
         if (!carriesFiles(event)) return;
         event.preventDefault();
         setOver(false);
-        void takeFiles([...event.dataTransfer.files], '');
+        takeFiles([...event.dataTransfer.files], '');
       }}
     >
       {problem && (
@@ -320,7 +332,7 @@ function TerminalScreen(props: {
         </div>
       )}
       {refused.length > 0 && (
-        <div className="banner banner-error" role="alert">
+        <div className="banner banner-error terminal-refused" role="alert">
           <span>Not pasted into the terminal: {refused.join(' ')}</span>
           <button
             type="button"
