@@ -241,16 +241,23 @@ test('runs two conversations in two tabs at once', async ({ page, webHost }) => 
   const one = await world.fake.waitForRequest((request) => lastUserText(request).includes('tab one'));
   expect(one.finished).toBe(false);
 
-  // Each finishes on its own: the second first, while the first still waits.
-  replyTwo.release();
-  await expect(claude(page)).toContainText('two59');
-  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
-  expect(one.finished).toBe(false);
+  // Each finishes on its own: the second first, while the first is shown and still waits.
   const tabs = page.getByRole('tab');
   await expect(tabs).toHaveCount(2);
   await tabs.first().click();
   await expect(claude(page)).toContainText('one0');
+  await expect(tabs.nth(1)).not.toContainText('done');
+  replyTwo.release();
+  // The second's tab says its turn is done, until it is seen.
+  await expect(tabs.nth(1)).toContainText(', done');
+  expect(one.finished).toBe(false);
   await expect(claude(page)).not.toContainText('one59');
+  await expect(tabs.first()).not.toContainText('done');
+  await tabs.nth(1).click();
+  await expect(claude(page)).toContainText('two59');
+  await expect(log(page).getByLabel('Turn finished')).toHaveCount(1);
+  await tabs.first().click();
+  await expect(tabs.nth(1)).not.toContainText('done');
   replyOne.release();
   await expect(claude(page)).toContainText('one59');
   await expect(claude(page)).not.toContainText('two0');

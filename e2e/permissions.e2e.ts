@@ -41,6 +41,12 @@ test('asks before running a command: Allow runs it, Deny sends the reason to Cla
   await expect(card).toContainText('Bash');
   await expect(card).toContainText('touch yes.txt');
   await expect(card.getByRole('button', { name: 'Always allow' })).toBeVisible();
+  // The tab says Claude needs the person, and for what, as a Terminal conversation's does.
+  await expect(page.getByRole('tab')).toContainText(', needs you');
+  await expect(page.getByRole('tab').locator('.tab-asking')).toHaveAttribute(
+    'title',
+    'Claude asks to use Bash: touch yes.txt',
+  );
   expect(existsSync(join(cwd, 'yes.txt'))).toBe(false);
   await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await expect(finished(page)).toHaveCount(1);

@@ -73,6 +73,9 @@ function arrow(from, to, relativeImport) {
     if (!/^(shared|main\/claude|main\/disk)\//.test(to))
       return 'the driver imports only shared/, main/disk/ and node:';
   }
+  if (from.startsWith('main/conversation/') && relativeImport && to.startsWith('main/claude/')) {
+    return 'a conversation reaches Claude Code only through main/lanes/ (the Stream lane wraps the driver)';
+  }
   if (from.startsWith('main/disk/') && relativeImport && !to.startsWith('main/disk/')) {
     return 'main/disk/ imports only node:';
   }

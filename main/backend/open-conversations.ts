@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
-import type {
-  ConversationEvent,
-  ConversationSnapshot,
-  EventChannel,
-  EventPayload,
-  Lane,
-  NewWorktree,
-  PermissionModeChoice,
-  SessionTarget,
-  TerminalSize,
-  TurnImage,
+import {
+  DEFAULT_TERMINAL_SIZE,
+  type ConversationEvent,
+  type ConversationSnapshot,
+  type EventChannel,
+  type EventPayload,
+  type Lane,
+  type NewWorktree,
+  type PermissionModeChoice,
+  type SessionTarget,
+  type TerminalSize,
+  type TurnImage,
 } from '../../shared/ipc';
 import type { RateLimitInfo } from '../../shared/protocol';
 import { CliExited } from '../claude';
@@ -42,13 +43,18 @@ import {
   NOT_A_REPOSITORY,
   recreateIfGone,
   settingsKey,
+  HERE,
 } from './worktree-choices';
 import type { Machine } from '../changes/machine';
 import { changesFolders, HOST_SNAPSHOTS } from '../changes/record';
 import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';
 import type { Library } from '../library/library';
-import { TerminalConversation } from '../conversation/terminal-conversation';
+import {
+  TerminalConversation,
+  type TerminalConversationOptions,
+} from '../conversation/terminal-conversation';
+import type { InLane, OpenConversation } from '../conversation/open-conversation';
 import { HOOK_SCRIPT, HookChannel, hookRunner } from '../lanes/terminal/hook-channel';
 import { cliCursorAt } from '../library/read-session';
 import type { RemoteHosts } from '../remote/hosts';
@@ -66,10 +72,13 @@ import type { BackendOptions } from './options';
 
 /**
  * The conversations open in this process, and how one starts: afresh, resumed, forked, or in a process of
- * its own for one request. Every CLI starts here, through the trust gate, with the settings of its folder.
+ * its own for one request. Every conversation, of either lane on either computer, starts by one path
+ * (`start`): its folder is found and checked where it runs (`place`), the trust gate decides on the folder's
+ * own settings, and what is kept by folder is looked up the same way; only then does its lane begin.
  */
 export class OpenConversations {
-  private readonly conversations = new Map<string, Conversation>();
+  /** Every open conversation, of both lanes, by id. */
+  private readonly open = new Map<string, OpenConversation>();
   /** Worktrees being made, by repository: one at a time, as git's own worktree list takes them. */
   private readonly making = new Map<string, Promise<unknown>>();
   /** Worktrees just made whose own files wait for the user's trust, by the start that made them. */
@@ -77,15 +86,12 @@ export class OpenConversations {
     string,
     { repository: Repository; made: Worktree; host: string | null }
   >();
-  /** Saved sessions whose CLI is starting, so a second resume joins the first. */
-  private readonly resuming = new Map<string, Promise<Conversation>>();
-  /** Sessions on other hosts being carried on, by session id. */
-  private readonly resumingRemote = new Map<string, Promise<Conversation>>();
-  /** The Terminal conversations: the interactive CLI in a PTY (main/lanes/terminal). */
-  private readonly terminals = new Map<string, TerminalConversation>();
-  /** Saved sessions being carried on in the Terminal lane, so a second ask joins the first. */
-  private readonly resumingTerminal = new Map<string, Promise<TerminalConversation>>();
-  /** Where their hooks report, opened with the first of them and closed with the last window. */
+  /**
+   * Saved sessions whose CLI is starting, in either lane, on either computer: a second ask joins the first,
+   * since two CLIs carrying on one session would both write its file.
+   */
+  private readonly resuming = new Map<string, { lane: Lane; started: Promise<OpenConversation> }>();
+  /** Where local Terminal conversations' hooks report, opened with the first of them and closed at the end. */
   private hookChannel: Promise<HookChannel | null> | undefined;
 
   constructor(
@@ -115,45 +121,37 @@ export class OpenConversations {
     },
   ) {}
 
-  all(): Conversation[] {
-    return [...this.conversations.values()];
+  /** Every open conversation, of both lanes. */
+  all(): OpenConversation[] {
+    return [...this.open.values()];
   }
 
   /** A Stream conversation: what only the stream-json lane can do is asked of it. */
   get(conversationId: string): Conversation {
-    const conversation = this.conversations.get(conversationId);
-    if (conversation) return conversation;
-    if (this.terminals.has(conversationId)) {
-      throw new NotSupported(
-        'This is a Terminal conversation: Claude Code runs in its terminal, so do this there (its own commands and keys), or continue it in the Stream lane.',
-      );
-    }
-    throw new NoSuchConversation('That conversation is closed.');
+    const conversation = this.any(conversationId);
+    if (conversation.lane === 'stream') return conversation;
+    throw new NotSupported(
+      'This is a Terminal conversation: Claude Code runs in its terminal, so do this there (its own commands and keys), or continue it in the Stream lane.',
+    );
   }
 
   /** A conversation of either lane, for what both can do (Changes, "Done when", listing, closing). */
-  any(conversationId: string): Conversation | TerminalConversation {
-    return this.terminals.get(conversationId) ?? this.get(conversationId);
+  any(conversationId: string): OpenConversation {
+    const conversation = this.open.get(conversationId);
+    if (!conversation) throw new NoSuchConversation('That conversation is closed.');
+    return conversation;
   }
 
   /** A Terminal conversation. */
   terminal(conversationId: string): TerminalConversation {
-    const terminal = this.terminals.get(conversationId);
-    if (terminal) return terminal;
-    if (this.conversations.has(conversationId))
-      throw new NotSupported('This conversation runs in the Stream lane: it has no terminal.');
-    throw new NoSuchConversation('That conversation is closed.');
-  }
-
-  /** Every open conversation, of both lanes. */
-  everyLane(): (Conversation | TerminalConversation)[] {
-    return [...this.conversations.values(), ...this.terminals.values()];
+    const conversation = this.any(conversationId);
+    if (conversation.lane === 'terminal') return conversation;
+    throw new NotSupported('This conversation runs in the Stream lane: it has no terminal.');
   }
 
   async close(conversationId: string): Promise<void> {
-    const conversation = this.conversations.get(conversationId) ?? this.terminals.get(conversationId);
-    this.conversations.delete(conversationId);
-    this.terminals.delete(conversationId);
+    const conversation = this.open.get(conversationId);
+    this.open.delete(conversationId);
     await conversation?.close();
   }
 
@@ -165,18 +163,22 @@ export class OpenConversations {
     const unanswered = [...this.awaitingTrust.values()];
     this.awaitingTrust.clear();
     await Promise.all([
-      ...this.everyLane().map((conversation) => conversation.close()),
+      ...this.all().map((conversation) => conversation.close()),
       ...unanswered.map(async ({ repository, made, host }) => {
         this.parts.worktrees.forget(made.path, host);
         await removeWorktree(repository, made, true).catch(() => undefined);
       }),
     ]);
-    this.conversations.clear();
-    this.terminals.clear();
+    this.open.clear();
     const hooks = this.hookChannel;
     this.hookChannel = undefined;
     (await hooks?.catch(() => undefined))?.close();
     await this.closeHosts();
+  }
+
+  /** Ends every CLI at once, both lanes (app quit). */
+  killAll(): void {
+    for (const conversation of this.open.values()) if (conversation.lane === 'terminal') conversation.kill();
   }
 
   /** The lane new conversations get: the setting, or the login's. */
@@ -192,109 +194,205 @@ export class OpenConversations {
     return this.parts.lanes.of(sessionId) ?? (saved.transcripts.length > 0 ? 'stream' : this.defaultLane());
   }
 
-  /** A saved session carried on in the Terminal lane (`--resume`), in its folder, its worktree made again. */
-  resumeTerminal(sessionId: string, size: TerminalSize): Promise<TerminalConversation> {
-    // One CLI per session however many windows (or clicks) ask at once, as for a Stream resume.
-    let resuming = this.resumingTerminal.get(sessionId);
-    if (!resuming) {
-      resuming = this.resumeTerminalNow(sessionId, size).finally(() =>
-        this.resumingTerminal.delete(sessionId),
-      );
-      this.resumingTerminal.set(sessionId, resuming);
-    }
-    return resuming;
+  /** The open conversation of a saved session, in either lane. */
+  withSession(sessionId: string): OpenConversation | undefined {
+    return this.all().find((conversation) => conversation.snapshot().sessionId === sessionId);
   }
 
-  private async resumeTerminalNow(sessionId: string, size: TerminalSize): Promise<TerminalConversation> {
-    const open = this.withSession(sessionId, 'every');
-    if (open instanceof TerminalConversation) return open;
-    if (open || this.resuming.has(sessionId)) {
-      throw new NotSupported(
-        'This conversation is open in the Stream lane: continue it in the Terminal lane from its tab.',
-      );
-    }
-    const saved = await this.saved(sessionId);
-    if (saved.host) {
-      // Where its session is: the library's copy of it is for reading.
-      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
-      await this.recreateOnHost(saved.host, saved.cwd);
-      return this.startTerminal(saved.cwd, { resume: sessionId }, size, undefined, saved.host);
-    }
-    if (!saved.cliFile) throw new CliCopyGone('resume');
-    await this.recreateWorktree(saved.cwd);
-    return this.startTerminal(existingFolder(saved.cwd), { resume: sessionId }, size);
+  /** The open Stream conversation of a saved session, or one resuming: a request joins it rather than start another. */
+  async withSessionOrResuming(sessionId: string): Promise<Conversation | undefined> {
+    const open = this.withSession(sessionId) ?? (await this.resuming.get(sessionId)?.started);
+    return open?.lane === 'stream' ? open : undefined;
   }
 
   /**
-   * An open conversation carried on in the other lane: the same session (`--resume`), in the same folder, its
-   * process in this lane ended first. Refused while Claude works, which the switch would cut off.
+   * A conversation the UI shows in a tab, of either lane, on this computer or a host: the one way every
+   * conversation starts. Carrying on a saved session (`launch.resume`) joins a start of it under way, and
+   * finds an open one; in the other lane, that is refused, for one session never has two CLIs.
    */
-  async switchLane(
-    conversationId: string,
-    lane: Lane,
-    size: TerminalSize,
-  ): Promise<Conversation | TerminalConversation> {
-    const open = this.any(conversationId);
-    const { sessionId, cwd, host, permissionMode } = open.snapshot();
-    if (open instanceof TerminalConversation === (lane === 'terminal')) return open;
-    if (open instanceof TerminalConversation ? open.working : open.busy) {
-      throw new Busy('Claude is working: wait for the turn to end (or stop it), then switch.');
+  start<L extends Lane>(start: Start & { lane: L }): Promise<InLane<L>>;
+  start(start: Start): Promise<OpenConversation>;
+  async start(start: Start): Promise<OpenConversation> {
+    const { resume } = start.launch;
+    if (!resume) return this.startNow(start);
+    const open = this.withSession(resume);
+    if (open) return this.sameLane(open, start.lane);
+    const under = this.resuming.get(resume);
+    if (under) return this.sameLane(await under.started, start.lane);
+    const started = this.recreate(start.host, start.cwd)
+      .then(() => this.startNow(start))
+      .finally(() => this.resuming.delete(resume));
+    this.resuming.set(resume, { lane: start.lane, started });
+    return started;
+  }
+
+  /** An open conversation of a session asked for in `lane`: itself, or a refusal saying where it is open. */
+  private sameLane(open: OpenConversation, lane: Lane): OpenConversation {
+    if (open.lane === lane) return open;
+    throw new NotSupported(
+      open.lane === 'terminal'
+        ? 'This conversation is open in the Terminal lane: type there, or continue it in the Stream lane from its tab.'
+        : 'This conversation is open in the Stream lane: continue it in the Terminal lane from its tab.',
+    );
+  }
+
+  private async startNow(start: Start): Promise<OpenConversation> {
+    const { lane, host, launch, firstMessage } = start;
+    const place = await this.place(host, start.cwd);
+    const id = randomUUID();
+    const wiring = this.wiring(id, place);
+    const prompt = firstMessage?.trim() ? firstMessage : undefined;
+    const conversation =
+      lane === 'terminal'
+        ? await this.terminalIn(place, { ...launch, ...(prompt ? { prompt } : {}) }, wiring, start)
+        : await this.streamIn(place, launch, wiring);
+    this.open.set(id, conversation);
+    if (conversation.lane === 'terminal') this.noteTerminalLane(conversation.sessionId);
+    try {
+      // A worktree's conversations are the repository's: it is the folder the user will look for.
+      if (host) this.parts.settings.addRecentFolderOn(host, place.settingsFolder);
+      else this.parts.settings.addRecentFolder(place.settingsFolder);
+    } catch {
+      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
     }
-    // What can refuse the switch asks before the open conversation ends: a folder whose settings changed
-    // since it started needs the person's trust (TrustNeeded), and it goes on as it was meanwhile. A host's
-    // folder is judged by its files there.
-    if (host) await this.trust.folderSettingsOn(hostFolder(this.parts.remote, host, cwd));
-    else this.trust.folderSettingsFor(cwd);
-    await this.close(conversationId);
-    const launch = { resume: sessionId, permissionMode };
-    if (lane === 'terminal') return this.startTerminal(cwd, launch, size, undefined, host ?? null);
-    if (this.parts.lanes.of(sessionId) === 'terminal') this.parts.lanes.note(sessionId, 'stream');
-    // From the library, so that a window reads its history before the switch as pages of the saved session;
-    // one the library has not read yet starts at the switch.
-    return this.resume(sessionId).catch((error: unknown) => {
-      if (error instanceof NoSuchSession)
-        return host ? this.startRemote(host, cwd, launch) : this.start(cwd, launch);
-      throw error;
+    for (const note of start.notes ?? []) conversation.warn(note);
+    // A Terminal conversation runs its setup before its CLI, and opens with the first message as its prompt.
+    if (conversation.lane === 'stream') {
+      if (start.setup) conversation.runSetup(start.setup);
+      if (prompt) conversation.send(prompt);
+    }
+    return conversation;
+  }
+
+  /**
+   * Where a conversation runs, found and checked there: a folder here (which must exist), or one on a host
+   * (its CLI found, the folder checked, each failure said in words: RemoteProblem). What is kept by folder
+   * ("Done when", "Commit as", recent folders) is a Byre worktree's repository's.
+   */
+  private async place(host: string | null, cwd: string): Promise<Place> {
+    if (host) {
+      const remote = await this.parts.remote.prepare(host, cwd);
+      const folder = remote.folder;
+      return {
+        host,
+        folder,
+        remote,
+        settingsFolder: this.parts.worktrees.at(folder, host)?.repository ?? folder,
+        inWorktree: this.parts.worktrees.at(folder, host) !== undefined,
+      };
+    }
+    const folder = resolve(cwd);
+    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
+    const record = this.parts.worktrees.at(folder);
+    return {
+      host: null,
+      folder,
+      remote: null,
+      settingsFolder: record?.repository ?? folder,
+      inWorktree: record !== undefined,
+    };
+  }
+
+  /** What every conversation starts with, in either lane, from the folder it runs in and where that is. */
+  private perFolder(place: Place) {
+    const { settings, options } = this.parts;
+    const { host, remote, folder, settingsFolder } = place;
+    const on = host ? { host, machine: remote?.machine ?? this.parts.remote.machine(host) } : HERE;
+    return {
+      cwd: folder,
+      env: this.cliEnv(),
+      checkLimits: settings.checkLimits,
+      worktree: this.worktreeOf(folder, host),
+      doneWhen: settings.doneWhenFor(settingsFolder, host ?? undefined),
+      identity: settings.commitIdentityFor(settingsKey(on, settingsFolder)),
+      // A host's snapshots are taken there, by git there, with their private files in the home folder there;
+      // the record of them is kept here with the others.
+      changes: !remote
+        ? changesFolders(options.dataDir)
+        : remote.home
+          ? {
+              records: changesFolders(options.dataDir).records,
+              store: posix.join(remote.home, HOST_SNAPSHOTS),
+              host: remote.name,
+              open: (at: string, store: string) => openSnapshotStore(at, store, remote.machine),
+            }
+          : null,
+      eventLogDir: this.parts.eventLogDir,
+      ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
+    };
+  }
+
+  /** The Stream lane: the CLI in stream-json mode, each of its processes started through the trust gate. */
+  private streamIn(place: Place, launch: Launch, wiring: Wiring): Promise<Conversation> {
+    const { options, settings } = this.parts;
+    const { host, remote, folder } = place;
+    const there = host ? hostFolder(this.parts.remote, host, folder) : undefined;
+    return Conversation.start({
+      ...launch,
+      ...this.perFolder(place),
+      ...wiring,
+      permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
+      // A host's own settings, read there at each start, are loaded once trusted, as a folder's here are.
+      startSession: (session) => this.trust.startSession(session, there),
+      // "Always allow" writes into the folder's settings: the change is the user's own, and asks nothing.
+      remembered: (suggestions) =>
+        host
+          ? this.trust.expectFor(hostFolderKey(host, folder), suggestions)
+          : this.trust.expect(folder, suggestions),
+      planApproval: {
+        mode: () => settings.planApprovalMode,
+        remember: (mode) => settings.setPlanApprovalMode(mode),
+      },
+      promptSuggestions: settings.values.promptSuggestions,
+      transcriptDir: join(options.dataDir, 'transcripts'),
+      appVersion: options.version,
+      ...(remote ? { host: remote } : {}),
     });
   }
 
-  /** Ends every CLI at once, both lanes (app quit). */
-  killAll(): void {
-    for (const terminal of this.terminals.values()) terminal.kill();
+  /**
+   * The Terminal lane: the real interactive CLI in a PTY of `size` (over ssh in a terminal the host gives,
+   * for a host), its hooks reporting here. The trust gate decides before anything starts: TrustNeeded here
+   * starts nothing, and the window asks, then starts the same again.
+   */
+  private async terminalIn(
+    place: Place,
+    launch: Launch,
+    wiring: Wiring,
+    start: Pick<Start, 'size' | 'setup'>,
+  ): Promise<TerminalConversation> {
+    const { settings } = this.parts;
+    const { host, remote, folder } = place;
+    const folderSettings = host
+      ? await this.trust.folderSettingsOn(hostFolder(this.parts.remote, host, folder))
+      : this.trust.folderSettingsFor(folder);
+    const hooks = remote
+      ? await this.hooksOnHost(remote)
+      : { channel: await this.localHooks(), host: null, release: null };
+    try {
+      return await TerminalConversation.start({
+        ...this.perFolder(place),
+        ...wiring,
+        ...(launch.resume ? { resume: launch.resume } : {}),
+        ...(launch.model ? { model: launch.model } : {}),
+        ...(launch.prompt ? { prompt: launch.prompt } : {}),
+        permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
+        folderSettings,
+        hooks: hooks.channel,
+        ...(hooks.host ? { host: hooks.host(folder) } : {}),
+        size: start.size ?? DEFAULT_TERMINAL_SIZE,
+        ...(start.setup ? { setup: start.setup } : {}),
+        output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: wiring.id, data, seq }),
+        sessionChanged: (sessionId) => this.noteTerminalLane(sessionId),
+      });
+    } catch (error) {
+      hooks.release?.();
+      throw error;
+    }
   }
 
-  /**
-   * A Terminal conversation in `cwd`: the real interactive CLI in a PTY of `size`, afresh or carrying on a
-   * saved session (`launch.resume`). The trust gate decides before anything starts, as for a Stream one.
-   */
-  async startTerminal(
-    cwd: string,
-    launch: Launch,
-    size: TerminalSize,
-    /** A new worktree's setup command, run before the CLI starts. */
-    setup?: string,
-    /** The host it runs on (over ssh, in a terminal there); null for this computer. */
-    host: string | null = null,
-  ): Promise<TerminalConversation> {
-    if (host) return this.startTerminalOnHost(host, cwd, launch, size, setup);
-    const { options, settings } = this.parts;
-    const folder = resolve(cwd);
-    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
-    if (launch.resume) {
-      // One CLI per session: two would both write its file.
-      const open = this.withSession(launch.resume, 'every');
-      if (open instanceof TerminalConversation) return open;
-      if (open)
-        throw new NotSupported(
-          'This conversation is open in the Stream lane: close its tab first, then open it in the Terminal lane.',
-        );
-    }
-    // TrustNeeded here starts nothing: the window asks, then starts the same again.
-    const folderSettings = this.trust.folderSettingsFor(folder);
-    const settingsFolder = this.settingsFolder(folder);
-    const id = randomUUID();
-    const inWorktree = this.parts.worktrees.at(folder) !== undefined;
-    const wiring = this.wiring(id, inWorktree);
+  /** The channel local Terminal conversations' hooks report to, opened with the first of them. */
+  private localHooks(): Promise<HookChannel | null> {
     if (!this.hookChannel) {
       const runner = hookRunner(this.cliEnv());
       // A channel that cannot open (a temp folder that cannot be written, say) leaves this conversation
@@ -307,84 +405,19 @@ export class OpenConversations {
         },
       );
     }
-    const hooks = await this.hookChannel;
-    const terminal = await TerminalConversation.start({
-      id,
-      cwd: folder,
-      ...(launch.resume ? { resume: launch.resume } : {}),
-      ...(launch.model ? { model: launch.model } : {}),
-      ...(launch.prompt ? { prompt: launch.prompt } : {}),
-      permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
-      folderSettings,
-      env: this.cliEnv(),
-      identity: settings.commitIdentityFor(settingsFolder),
-      doneWhen: settings.doneWhenFor(settingsFolder),
-      checkLimits: settings.checkLimits,
-      worktree: this.worktreeOf(folder),
-      changes: changesFolders(options.dataDir),
-      hooks,
-      size,
-      ...(setup ? { setup } : {}),
-      eventLogDir: this.parts.eventLogDir,
-      ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
-      emit: wiring.emit,
-      notify: wiring.notify,
-      output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
-      sessionChanged: (sessionId) => this.noteTerminalLane(sessionId),
-    });
-    this.keepTerminal(terminal, () => this.parts.settings.addRecentFolder(settingsFolder));
-    return terminal;
-  }
-
-  /** A session goes on in the terminal when resumed later (after a restart too). */
-  private noteTerminalLane(sessionId: string): void {
-    try {
-      this.parts.lanes.note(sessionId, 'terminal');
-    } catch (error) {
-      console.error('Byre: could not keep the lane of a Terminal conversation:', error);
-    }
-  }
-
-  /** A Terminal conversation started: kept open, its lane noted for a resume (after a restart too). */
-  private keepTerminal(terminal: TerminalConversation, addRecent: () => void): void {
-    this.terminals.set(terminal.id, terminal);
-    this.noteTerminalLane(terminal.sessionId);
-    try {
-      addRecent();
-    } catch {
-      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
-    }
+    return this.hookChannel;
   }
 
   /**
-   * A Terminal conversation on a host: the interactive CLI there, in a terminal ssh asks the host for, over
-   * the host's one connection. Its hooks run there with the host's node, and reach a channel of this
-   * conversation's own here through a socket ssh forwards (a secret of its own, written there 0600). Its
-   * folder's settings, Changes, "Done when" and setup command are the host's, as for a Stream one there.
+   * A Terminal conversation's hooks on a host: they run there with the host's node, and reach a channel of
+   * this conversation's own here through a socket ssh forwards (a secret of its own, written there 0600).
+   * Without node there, the conversation goes without hooks, and says so.
    */
-  private async startTerminalOnHost(
-    host: string,
-    cwd: string,
-    launch: Launch,
-    size: TerminalSize,
-    setup?: string,
-  ): Promise<TerminalConversation> {
-    if (launch.resume) {
-      const open = this.withSession(launch.resume, 'every');
-      if (open instanceof TerminalConversation) return open;
-      if (open)
-        throw new NotSupported(
-          'This conversation is open in the Stream lane: close its tab first, then open it in the Terminal lane.',
-        );
-    }
-    const { settings } = this.parts;
-    const remote = await this.parts.remote.prepare(host, cwd);
-    const folder = remote.folder;
-    // TrustNeeded here starts nothing: read there, as each start of a Stream one there reads them.
-    const folderSettings = await this.trust.folderSettingsOn(hostFolder(this.parts.remote, host, folder));
-    const settingsFolder = this.parts.worktrees.at(folder, host)?.repository ?? folder;
-    const id = randomUUID();
-    const wiring = this.wiring(id, this.parts.worktrees.at(folder, host) !== undefined, host);
+  private async hooksOnHost(remote: PreparedHost): Promise<{
+    channel: HookChannel | null;
+    host: (folder: string) => NonNullable<TerminalConversationOptions['host']>;
+    release: () => void;
+  }> {
     let channel: HookChannel | null = null;
     let there: { node: string; folder: string } | null = null;
     try {
@@ -405,76 +438,106 @@ export class OpenConversations {
       channel?.close();
       if (there && forward) void remote.terminal.releaseHooks(there.folder, forward);
     };
-    let terminal: TerminalConversation;
-    try {
-      terminal = await TerminalConversation.start({
-        id,
-        cwd: folder,
-        ...(launch.resume ? { resume: launch.resume } : {}),
-        ...(launch.model ? { model: launch.model } : {}),
-        ...(launch.prompt ? { prompt: launch.prompt } : {}),
-        permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
-        folderSettings,
-        env: this.cliEnv(),
-        identity: settings.commitIdentityFor(hostFolderKey(host, settingsFolder)),
-        doneWhen: settings.doneWhenFor(settingsFolder, host),
-        checkLimits: settings.checkLimits,
-        worktree: this.worktreeOf(folder, host),
-        changes: remote.home
-          ? {
-              records: changesFolders(this.parts.options.dataDir).records,
-              store: posix.join(remote.home, HOST_SNAPSHOTS),
-              host,
-              open: (at, store) => openSnapshotStore(at, store, remote.machine),
-            }
-          : null,
-        hooks: channel,
-        host: {
-          name: host,
-          transport: (cli) => remote.terminal.command(folder, cli, forward),
-          elsewhere: {
-            via: (command: string) => remote.check(folder, command),
-            failure: (code, output, reached) => explainCheckExit(code, output, host, reached),
-          },
-          hooksThere: forward ? there : null,
-          putFile: (at, file, bytes) => remote.terminal.putFile(at, file, bytes),
-          release,
+    const host = remote.name;
+    return {
+      channel,
+      release,
+      host: (folder) => ({
+        name: host,
+        transport: (cli) => remote.terminal.command(folder, cli, forward),
+        elsewhere: {
+          via: (command: string) => remote.check(folder, command),
+          failure: (code, output, reached) => explainCheckExit(code, output, host, reached),
         },
-        size,
-        ...(setup ? { setup } : {}),
-        eventLogDir: this.parts.eventLogDir,
-        ...(this.parts.options.pageLimits ? { pageLimits: this.parts.options.pageLimits } : {}),
-        emit: wiring.emit,
-        notify: wiring.notify,
-        output: (data, seq) => this.parts.emit('terminalOutput', { conversationId: id, data, seq }),
-        sessionChanged: (sessionId) => this.noteTerminalLane(sessionId),
-      });
+        hooksThere: forward ? there : null,
+        putFile: (at, file, bytes) => remote.terminal.putFile(at, file, bytes),
+        release,
+      }),
+    };
+  }
+
+  /** A session goes on in the terminal when resumed later (after a restart too). */
+  private noteTerminalLane(sessionId: string): void {
+    try {
+      this.parts.lanes.note(sessionId, 'terminal');
     } catch (error) {
-      release();
-      throw error;
+      console.error('Byre: could not keep the lane of a Terminal conversation:', error);
     }
-    this.keepTerminal(terminal, () => settings.addRecentFolderOn(host, folder));
-    return terminal;
   }
 
-  withSession(sessionId: string): Conversation | undefined;
-  withSession(sessionId: string, lanes: 'every'): Conversation | TerminalConversation | undefined;
-  withSession(sessionId: string, lanes?: 'every'): Conversation | TerminalConversation | undefined {
-    const open = lanes ? this.everyLane() : this.all();
-    return open.find((conversation) => conversation.snapshot().sessionId === sessionId);
+  /**
+   * A saved session carried on in a tab, in `lane`, where it ran (a host's, there, where its CLI's file is),
+   * its worktree made again if it was removed: one process however many windows (or clicks) ask at once.
+   */
+  async resume(sessionId: string, lane: Lane = 'stream', size?: TerminalSize): Promise<OpenConversation> {
+    const open = this.withSession(sessionId);
+    if (open) return this.sameLane(open, lane);
+    const under = this.resuming.get(sessionId);
+    if (under) return this.sameLane(await under.started, lane);
+    const started = this.resumeNow(sessionId, lane, size).finally(() => this.resuming.delete(sessionId));
+    this.resuming.set(sessionId, { lane, started });
+    return started;
   }
 
-  /** The open conversation of a saved session, or one resuming: a request joins it rather than start another. */
-  async withSessionOrResuming(sessionId: string): Promise<Conversation | undefined> {
-    return this.withSession(sessionId) ?? (await this.resuming.get(sessionId));
+  private async resumeNow(sessionId: string, lane: Lane, size?: TerminalSize): Promise<OpenConversation> {
+    const saved = await this.saved(sessionId);
+    const launch = { resume: sessionId };
+    const sized = size ? { size } : {};
+    if (saved.host) {
+      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
+      await this.recreate(saved.host, saved.cwd);
+      return this.startNow({ lane, host: saved.host, cwd: saved.cwd, launch, ...sized });
+    }
+    if (!saved.cliFile) throw new CliCopyGone('resume');
+    // What the file holds now is the history before this process: the pages a window reads past the start
+    // of a Stream conversation's log of it (which begins here).
+    const before = statSync(saved.cliFile).size;
+    await this.recreate(null, saved.cwd);
+    const cwd = existingFolder(saved.cwd);
+    const conversation = await this.startNow({ lane, host: null, cwd, launch, ...sized });
+    if (conversation.lane === 'stream') conversation.savedBefore = before > 0 ? cliCursorAt(before) : null;
+    return conversation;
+  }
+
+  /** A Stream conversation of a saved session (a scheduled send's, say): the open one, or resumed. */
+  async resumeStream(sessionId: string): Promise<Conversation> {
+    const conversation = await this.resume(sessionId, 'stream');
+    if (conversation.lane !== 'stream')
+      throw new NotSupported('This conversation runs in the Terminal lane.');
+    return conversation;
+  }
+
+  /**
+   * An open conversation carried on in the other lane: the same session (`--resume`), in the same folder, its
+   * process in this lane ended first. Refused while Claude works, which the switch would cut off.
+   */
+  async switchLane(conversationId: string, lane: Lane, size: TerminalSize): Promise<OpenConversation> {
+    const open = this.any(conversationId);
+    const { sessionId, cwd, host = null, permissionMode } = open.snapshot();
+    if (open.lane === lane) return open;
+    if (open.lane === 'terminal' ? open.working : open.busy) {
+      throw new Busy('Claude is working: wait for the turn to end (or stop it), then switch.');
+    }
+    // What can refuse the switch asks before the open conversation ends: a folder whose settings changed
+    // since it started needs the person's trust (TrustNeeded), and it goes on as it was meanwhile. A host's
+    // folder is judged by its files there.
+    if (host) await this.trust.folderSettingsOn(hostFolder(this.parts.remote, host, cwd));
+    else this.trust.folderSettingsFor(cwd);
+    await this.close(conversationId);
+    const launch = { resume: sessionId, permissionMode };
+    if (lane === 'terminal') return this.start({ lane, host, cwd, launch, size });
+    if (this.parts.lanes.of(sessionId) === 'terminal') this.parts.lanes.note(sessionId, 'stream');
+    // From the library, so that a window reads its history before the switch as pages of the saved session;
+    // one the library has not read yet starts at the switch.
+    return this.resume(sessionId, 'stream').catch((error: unknown) => {
+      if (error instanceof NoSuchSession) return this.start({ lane, host, cwd, launch });
+      throw error;
+    });
   }
 
   /** How a conversation the UI shows in a tab reaches every window: its events, and its notifications. */
-  private wiring(
-    id: string,
-    inWorktree: boolean,
-    host?: string,
-  ): Pick<ConversationOptions, 'id' | 'emit' | 'notify'> {
+  private wiring(id: string, place: Pick<Place, 'host' | 'inWorktree'>): Wiring {
+    const { host, inWorktree } = place;
     return {
       id,
       emit: (event, seq) => {
@@ -490,54 +553,16 @@ export class OpenConversations {
     };
   }
 
-  /** A conversation the UI can show in a tab: its events reach every window. */
-  async start(cwd: string, launch: Launch): Promise<Conversation> {
-    const id = randomUUID();
-    const inWorktree = this.parts.worktrees.at(resolve(cwd)) !== undefined;
-    const conversation = await this.launch(cwd, launch, this.wiring(id, inWorktree));
-    this.conversations.set(id, conversation);
-    try {
-      // A worktree's conversations are the repository's: it is the folder the user will look for.
-      this.parts.settings.addRecentFolder(this.settingsFolder(conversation.snapshot().cwd));
-    } catch {
-      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
-    }
-    return conversation;
-  }
-
-  /** A saved session carried on in a tab: one process however many windows (or clicks) ask at once. */
-  async resume(sessionId: string): Promise<Conversation> {
-    const open = this.withSession(sessionId);
-    if (open) return open;
-    if (this.withSession(sessionId, 'every') || this.resumingTerminal.has(sessionId)) {
-      throw new NotSupported(
-        'This conversation is open in the Terminal lane: type there, or continue it in the Stream lane from its tab.',
-      );
-    }
-    let resuming = this.resuming.get(sessionId);
-    if (!resuming) {
-      resuming = this.resumeNow(sessionId).finally(() => this.resuming.delete(sessionId));
-      this.resuming.set(sessionId, resuming);
-    }
-    return resuming;
-  }
-
   /**
    * A new conversation in a new worktree of the repository `cwd` is in, made from `worktree.base` and
    * named by the user or from the first message. The repository's trust is asked for before anything is
    * made; anything failing after the worktree was made removes it and its branch again, so nothing is left
    * half-made. Its setup command runs before the first turn, and the first message waits for it.
    */
-  async startInWorktree(
-    cwd: string,
-    worktree: NewWorktree,
-    firstMessage: string | undefined,
-    launch: Launch,
-    /** The host the repository is on; null for this computer. */
-    host: string | null = null,
-    /** With its first size: a Terminal conversation. */
-    terminal: TerminalSize | null = null,
-  ): Promise<Conversation | TerminalConversation> {
+  async startInWorktree(start: Start, worktree: NewWorktree): Promise<OpenConversation> {
+    const { host, cwd, firstMessage } = start;
+    if (start.launch.resume)
+      throw new NotSupported('A saved conversation is resumed where it ran, never in a new worktree.');
     const on = where(this.parts.remote, host);
     const { machine } = on;
     await gitForWorktrees(machine);
@@ -576,7 +601,7 @@ export class OpenConversations {
     const name = made.branch;
     const notes: string[] = [];
     const setup = settings.worktreeSetupFor(settingsKey(on, repository.top));
-    let conversation: Conversation | TerminalConversation;
+    let conversation: OpenConversation;
     try {
       if (made !== waiting) {
         worktrees.add({
@@ -595,17 +620,8 @@ export class OpenConversations {
         if (await hasSubmodules(made.path, machine))
           notes.push(...(await initSubmodules(made.path, machine)));
       }
-      conversation = terminal
-        ? await this.startTerminal(
-            made.path,
-            { ...launch, ...(firstMessage?.trim() ? { prompt: firstMessage } : {}) },
-            terminal,
-            setup,
-            host,
-          )
-        : host
-          ? await this.startRemote(host, made.path, launch)
-          : await this.start(made.path, launch);
+      // Its setup runs first; the first message waits for it (or, in the Terminal lane, the CLI does).
+      conversation = await this.start({ ...start, cwd: made.path, ...(setup ? { setup } : {}), notes });
     } catch (error) {
       if (error instanceof TrustNeeded && error.folder === made.path) {
         // The window asks about the worktree's own files, which must be there to be shown; then it asks
@@ -619,11 +635,6 @@ export class OpenConversations {
       throw error;
     }
     this.parts.worktreesChanged();
-    for (const message of notes) conversation.warn(message);
-    // A Terminal conversation ran its setup first, and took the first message as its opening prompt.
-    if (conversation instanceof TerminalConversation) return conversation;
-    if (setup) conversation.runSetup(setup);
-    if (firstMessage?.trim()) conversation.send(firstMessage);
     return conversation;
   }
 
@@ -638,11 +649,6 @@ export class OpenConversations {
     return mine;
   }
 
-  /** The folder settings kept by folder are looked up by: a Byre worktree's repository, else the folder. */
-  private settingsFolder(folder: string): string {
-    return this.parts.worktrees.at(folder)?.repository ?? folder;
-  }
-
   /** What a conversation's snapshot says of the Byre worktree it runs in, if it does. */
   private worktreeOf(folder: string, host: string | null = null): ConversationSnapshot['worktree'] {
     const record = this.parts.worktrees.at(folder, host);
@@ -651,134 +657,21 @@ export class OpenConversations {
       : null;
   }
 
-  private launch(
-    cwd: string,
-    launch: Launch,
-    wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
-  ): Promise<Conversation> {
-    const { options, settings } = this.parts;
-    const folder = resolve(cwd);
-    if (!isDirectory(folder)) throw new NotAFolder(`${folder} is not a folder.`);
-    const settingsFolder = this.settingsFolder(folder);
-    return Conversation.start({
-      ...this.common(launch, wiring),
-      cwd: folder,
-      worktree: this.worktreeOf(folder),
-      doneWhen: settings.doneWhenFor(settingsFolder),
-      identity: settings.commitIdentityFor(settingsFolder),
-      remembered: (suggestions) => this.trust.expect(folder, suggestions),
-      changes: changesFolders(options.dataDir),
-    });
-  }
-
-  /** What every conversation starts with, wherever it runs. */
-  private common(
-    launch: Launch,
-    wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
-  ): Omit<ConversationOptions, 'cwd'> {
-    const { options, settings } = this.parts;
-    return {
-      ...launch,
-      permissionMode: launch.permissionMode ?? settings.defaultPermissionMode,
-      checkLimits: settings.checkLimits,
-      ...wiring,
-      startSession: (session) => this.trust.startSession(session),
-      planApproval: {
-        mode: () => settings.planApprovalMode,
-        remember: (mode) => settings.setPlanApprovalMode(mode),
-      },
-      env: this.cliEnv(),
-      promptSuggestions: settings.values.promptSuggestions,
-      transcriptDir: join(options.dataDir, 'transcripts'),
-      eventLogDir: this.parts.eventLogDir,
-      ...(options.pageLimits ? { pageLimits: options.pageLimits } : {}),
-      appVersion: options.version,
-    };
-  }
-
   /**
-   * A conversation on another host, over ssh, in a folder there: the host's CLI is found and the folder
-   * checked first, each failure said in words (RemoteProblem). Its "Done when" check runs there, and its
-   * folder's own settings, read there, are trusted as a folder's here are. Its Changes snapshots and its
-   * worktree are git's there, over the same connection.
+   * A worktree of a saved conversation that was removed (or deleted by hand), made again from its branch
+   * before it carries on, here or on its host. A host that cannot be asked is said by the start itself, in
+   * ssh's words.
    */
-  async startRemote(host: string, cwd: string, launch: Launch): Promise<Conversation> {
-    const { resume } = launch;
-    if (!resume) return this.startRemoteNow(host, cwd, launch);
-    // One process per session however many windows (or a reload mid-start) ask: two CLIs carrying on one
-    // session on the host would both write its file.
-    const open = this.withSession(resume);
-    if (open) return open;
-    let starting = this.resumingRemote.get(resume);
-    if (!starting) {
-      starting = this.recreateOnHost(host, cwd)
-        .then(() => this.startRemoteNow(host, cwd, launch))
-        .finally(() => this.resumingRemote.delete(resume));
-      this.resumingRemote.set(resume, starting);
-    }
-    return starting;
-  }
-
-  /**
-   * A worktree on a host that was removed, made again from its branch before its conversation resumes there,
-   * as here. A host that cannot be asked is said by the start itself, in ssh's words.
-   */
-  private async recreateOnHost(host: string, cwd: string): Promise<void> {
-    const remade = await recreateIfGone(cwd, this.parts.worktrees, where(this.parts.remote, host)).catch(
-      (error: unknown) => {
-        if (error instanceof WorktreeRefused) throw error;
-        return false;
-      },
-    );
+  private async recreate(host: string | null, cwd: string | null): Promise<void> {
+    const remade = host
+      ? await recreateIfGone(cwd, this.parts.worktrees, where(this.parts.remote, host)).catch(
+          (error: unknown) => {
+            if (error instanceof WorktreeRefused) throw error;
+            return false;
+          },
+        )
+      : await recreateIfGone(cwd, this.parts.worktrees);
     if (remade) this.parts.worktreesChanged();
-  }
-
-  private async startRemoteNow(host: string, cwd: string, launch: Launch): Promise<Conversation> {
-    const id = randomUUID();
-    const inWorktree = this.parts.worktrees.at(cwd, host) !== undefined;
-    const conversation = await this.launchRemote(host, cwd, launch, this.wiring(id, inWorktree, host));
-    this.conversations.set(id, conversation);
-    try {
-      this.parts.settings.addRecentFolderOn(host, conversation.snapshot().cwd);
-    } catch {
-      // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
-    }
-    return conversation;
-  }
-
-  /** A conversation's CLI on a host, in a folder there, wired as asked. */
-  private async launchRemote(
-    host: string,
-    cwd: string,
-    launch: Launch,
-    wiring: Pick<ConversationOptions, 'id' | 'emit' | 'notify'>,
-  ): Promise<Conversation> {
-    const remote = await this.parts.remote.prepare(host, cwd);
-    const there = hostFolder(this.parts.remote, host, remote.folder);
-    // What is kept by folder (its "Done when", "Commit as") is a worktree's repository's, as here.
-    const settingsFolder = this.parts.worktrees.at(remote.folder, host)?.repository ?? remote.folder;
-    return Conversation.start({
-      ...this.common(launch, wiring),
-      // Its own settings, read there at each start, are loaded once trusted, as a folder's here are.
-      startSession: (session) => this.trust.startSession(session, there),
-      // "Always allow" writes into its settings there: the change is the user's own, and asks nothing.
-      remembered: (suggestions) => this.trust.expectFor(hostFolderKey(host, remote.folder), suggestions),
-      cwd: remote.folder,
-      host: remote,
-      worktree: this.worktreeOf(remote.folder, host),
-      doneWhen: this.parts.settings.doneWhenFor(settingsFolder, host),
-      identity: this.parts.settings.commitIdentityFor(hostFolderKey(host, settingsFolder)),
-      // Its snapshots are taken there, by git there, with their private files in the home folder there; the
-      // record of them is kept here with the others.
-      changes: remote.home
-        ? {
-            records: changesFolders(this.parts.options.dataDir).records,
-            store: posix.join(remote.home, HOST_SNAPSHOTS),
-            host,
-            open: (folder, store) => openSnapshotStore(folder, store, remote.machine),
-          }
-        : null,
-    });
   }
 
   /** Closes the connections to other hosts, once their conversations have ended. */
@@ -787,22 +680,23 @@ export class OpenConversations {
   }
 
   /**
-   * Runs `work` in a CLI resumed for it alone, for a saved session with no process: no tab and no events,
-   * and the process is closed afterwards, whatever happened.
+   * Runs `work` in a Stream CLI resumed for it alone, for a saved session with no process: no tab and no
+   * events, and the process is closed afterwards, whatever happened.
    */
   async inTemporaryProcess<T>(sessionId: string, work: (conversation: Conversation) => Promise<T>) {
     const saved = await this.saved(sessionId);
-    const quiet = { id: randomUUID(), emit: () => undefined, notify: () => undefined };
-    let conversation: Conversation;
+    const quiet: Wiring = { id: randomUUID(), emit: () => undefined, notify: () => undefined };
+    let place: Place;
     if (saved.host) {
       // Where its session is: the library's copy of it is for reading.
       if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
-      conversation = await this.launchRemote(saved.host, saved.cwd, { resume: sessionId }, quiet);
+      place = await this.place(saved.host, saved.cwd);
     } else {
       if (!saved.cliFile) throw new CliCopyGone('files');
-      await this.recreateWorktree(saved.cwd);
-      conversation = await this.launch(existingFolder(saved.cwd), { resume: sessionId }, quiet);
+      await this.recreate(null, saved.cwd);
+      place = await this.place(null, existingFolder(saved.cwd));
     }
+    const conversation = await this.streamIn(place, { resume: sessionId }, quiet);
     try {
       return await work(conversation);
     } finally {
@@ -838,9 +732,12 @@ export class OpenConversations {
     const mode = parent.permissionMode ? { permissionMode: parent.permissionMode } : {};
     const launch = at === null ? mode : { ...mode, fork: { parentSessionId: parent.sessionId, at } };
     // A branch of a conversation on another host runs there, where its session is.
-    const conversation = await (
-      parent.host ? this.startRemote(parent.host, parent.cwd, launch) : this.start(parent.cwd, launch)
-    ).catch((error: unknown) => {
+    const conversation = await this.start({
+      lane: 'stream',
+      host: parent.host ?? null,
+      cwd: parent.cwd,
+      launch,
+    }).catch((error: unknown) => {
       throw explainForkFailure(error);
     });
     try {
@@ -852,7 +749,7 @@ export class OpenConversations {
       });
     } catch (error) {
       // Unrecorded, the branch would be lost from its family: better no fork than a stray one.
-      this.conversations.delete(conversation.id);
+      this.open.delete(conversation.id);
       await conversation.close();
       throw error;
     }
@@ -873,7 +770,7 @@ export class OpenConversations {
   }> {
     if ('conversationId' in from) return this.get(from.conversationId).snapshot();
     const open = this.withSession(from.sessionId);
-    if (open) return open.snapshot();
+    if (open?.lane === 'stream') return open.snapshot();
     const saved = await this.saved(from.sessionId);
     if (saved.host) {
       if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
@@ -881,28 +778,6 @@ export class OpenConversations {
     }
     if (resumed && !saved.cliFile) throw new CliCopyGone('fork');
     return { sessionId: from.sessionId, cwd: existingFolder(saved.cwd) };
-  }
-
-  private async resumeNow(sessionId: string): Promise<Conversation> {
-    const saved = await this.saved(sessionId);
-    // A session Byre ran on another host is carried on there, where its CLI's file is.
-    if (saved.host) {
-      if (!saved.cwd) throw new NotAFolder('This conversation does not say which folder it ran in.');
-      return this.startRemote(saved.host, saved.cwd, { resume: sessionId });
-    }
-    if (!saved.cliFile) throw new CliCopyGone('resume');
-    // What the file holds now is the history before this process: the pages a window reads past the start
-    // of main's log of it (which begins here).
-    const before = statSync(saved.cliFile).size;
-    await this.recreateWorktree(saved.cwd);
-    const conversation = await this.start(existingFolder(saved.cwd), { resume: sessionId });
-    conversation.savedBefore = before > 0 ? cliCursorAt(before) : null;
-    return conversation;
-  }
-
-  /** A saved conversation's worktree, removed (or deleted by hand), made again from its branch. */
-  private async recreateWorktree(cwd: string | null): Promise<void> {
-    if (await recreateIfGone(cwd, this.parts.worktrees)) this.parts.worktreesChanged();
   }
 
   /** A saved conversation's files, or a clear error. */
@@ -921,6 +796,42 @@ export class OpenConversations {
       : options.env;
   }
 }
+
+/** How a conversation starts: its lane, the computer and folder it runs in, and how. */
+export interface Start {
+  lane: Lane;
+  /** The host it runs on, over ssh (`cwd` is a folder there); null: this computer. */
+  host: string | null;
+  cwd: string;
+  launch: Launch;
+  /** A Terminal conversation's first size (otherwise a default, until its window says). */
+  size?: TerminalSize;
+  /** A new worktree's setup command: it runs before Claude's first turn. */
+  setup?: string;
+  /**
+   * The new-conversation form's first message: a Stream conversation sends it once started (after its setup),
+   * a Terminal one opens with it as its prompt, as `claude "…"` takes it in a terminal.
+   */
+  firstMessage?: string;
+  /** Said in the conversation before anything else (a new worktree whose submodules could not be set up). */
+  notes?: readonly string[];
+}
+
+/** Where a conversation runs, found and checked there. */
+interface Place {
+  host: string | null;
+  /** Its folder: absolute here, as the host names it there. */
+  folder: string;
+  /** The host, prepared; null here. */
+  remote: PreparedHost | null;
+  /** Where what is kept by folder is looked up: a Byre worktree's repository, else the folder. */
+  settingsFolder: string;
+  /** It is a worktree Byre made. */
+  inWorktree: boolean;
+}
+
+type PreparedHost = Awaited<ReturnType<RemoteHosts['prepare']>>;
+type Wiring = Pick<ConversationOptions, 'id' | 'emit' | 'notify'>;
 
 /** How a new conversation starts: afresh, resuming a saved session, or as a fork of one. */
 export type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'> & {

@@ -18,12 +18,18 @@ import {
   type ElicitationAnswer,
 } from '../../shared/ipc';
 import type { InitializeResponse, OutgoingUserContent } from '../../shared/protocol';
-import { BYRE_MCP_SERVER, CliExited, type Session, type SessionEvent, type SessionOptions } from '../claude';
+import {
+  BYRE_MCP_SERVER,
+  StreamTail,
+  type Session,
+  type SessionEvent,
+  type SessionOptions,
+} from '../lanes/stream';
+import { CliExited } from '../lanes/lane';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 import { toIpcError } from '../backend/errors';
 import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
-import { StreamTail } from '../claude/stream-tail';
 import { CHECK_LINE, HOST_LINE, SETUP_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
@@ -31,6 +37,7 @@ import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
 import { WorktreeSetup } from './worktree-setup';
+import { TurnActivity } from './turn-activity';
 import type { RemoteHost } from '../remote/hosts';
 import { explainCheckExit, explainRemoteExit } from '../remote/run';
 
@@ -95,6 +102,8 @@ export interface Fork {
 }
 
 export class Conversation {
+  /** The stream-json lane: every event typed, control requests (see OpenConversation). */
+  readonly lane = 'stream' as const;
   private session: Session;
   private readonly transcriptPaths: string[] = [];
   private model: string | null;
@@ -127,6 +136,8 @@ export class Conversation {
   private readonly held: HeldPrompts;
   /** A new worktree's setup command, once it was asked to run. */
   private setup: WorktreeSetup | null = null;
+  /** Where its turn stands (working, needs you, done), told as a Terminal conversation's hooks tell it. */
+  private readonly activity = new TurnActivity();
 
   private readonly options: Omit<ConversationOptions, 'emit'> & { emit(event: ConversationEvent): void };
 
@@ -153,6 +164,9 @@ export class Conversation {
         const seq = this.emitted++;
         this.remember(event);
         emit(event, seq);
+        // Where the turn stands, in the words every lane gives (see TurnActivity).
+        const activity = this.activity.after(event, this.busy);
+        if (activity) this.options.emit(activity);
       },
     };
     this.held = new HeldPrompts((event) => this.options.emit(event));

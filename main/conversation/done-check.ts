@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { Preamble } from '../claude/preamble';
+import { Preamble } from '../lanes/lane';
 
 /**
  * Runs a "Done when" check: a command line, in the user's login shell, in the conversation's folder. The

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CHECK_OUTPUT_SHOWN_CHARS, type CheckRun, type ConversationEvent } from '../../shared/ipc';
 import type { HookOutput, JsonObject } from '../../shared/protocol';
-import type { HookRegistration } from '../claude';
+import type { HookRegistration } from '../lanes/stream';
 import { describeOutcome, lastLines, runCheck, type CheckOptions, type CheckOutcome } from './done-check';
 
 /**

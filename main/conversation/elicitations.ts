@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConversationEvent, ElicitationAnswer, ElicitationField } from '../../shared/ipc';
 import type { ElicitationResult } from '../../shared/protocol';
-import type { OnElicitation } from '../claude';
+import type { OnElicitation } from '../lanes/stream';
 import { isRecord } from '../library/rules/json';
 
 /**

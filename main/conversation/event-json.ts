@@ -1,5 +1,5 @@
 import type { ConversationEvent, EventChannel, EventPayload } from '../../shared/ipc';
-import { lineTextOf } from '../claude/decode';
+import { lineTextOf } from '../lanes/stream';
 
 /**
  * Events as JSON, each written once: the open conversation's log (event-log.ts) stores it and the browser

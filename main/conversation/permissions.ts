@@ -7,7 +7,7 @@ import type {
   QuestionsAnswer,
 } from '../../shared/ipc';
 import type { PermissionResult } from '../../shared/protocol';
-import type { CanUseTool } from '../claude';
+import type { CanUseTool } from '../lanes/stream';
 import { isRecord } from '../library/rules/json';
 import { fileBefore } from './file-before';
 import { UNANSWERED_CAPABILITY, interactionOf, planResult, questionsResult } from './questions';

@@ -15,7 +15,7 @@ import {
 import type { HookOutput } from '../../shared/protocol';
 import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { toIpcError } from '../backend/errors';
-import { CliExited } from '../claude';
+import { CliExited } from '../lanes/lane';
 import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-channel';
 import { TerminalProcess, type TerminalTransport } from '../lanes/terminal/terminal-process';
 import { explainRemoteExit } from '../remote/run';
@@ -107,6 +107,8 @@ export interface TerminalConversationOptions {
 }
 
 export class TerminalConversation {
+  /** The interactive CLI in a PTY, billed to the plan (see OpenConversation). */
+  readonly lane = 'terminal' as const;
   private process: TerminalProcess | null = null;
   /** Images pasted or dropped so far, and the private folder here that holds them (none until one is). */
   private imagesKept = 0;

@@ -286,7 +286,6 @@ describe('one gate', () => {
     // whose files the gate reads there.
     const backend = readFileSync(join(MAIN, 'backend', 'open-conversations.ts'), 'utf8');
     expect(backend.match(/startSession: .*/g)).toEqual([
-      'startSession: (session) => this.trust.startSession(session),',
       'startSession: (session) => this.trust.startSession(session, there),',
     ]);
   });
@@ -303,10 +302,13 @@ describe('one gate', () => {
     expect(starts).toEqual(['backend/open-conversations.ts']);
     const backend = read(join(MAIN, 'backend', 'open-conversations.ts'));
     const path = backend.slice(
-      backend.indexOf('async startTerminal('),
+      backend.indexOf('private async terminalIn('),
       backend.indexOf('TerminalConversation.start('),
     );
-    expect(path).toMatch(/const folderSettings = this\.trust\.folderSettingsFor\(folder\);/);
+    // Here, or read there for a folder on a host.
+    expect(path).toMatch(
+      /const folderSettings = host\s*\? await this\.trust\.folderSettingsOn\(hostFolder\(this\.parts\.remote, host, folder\)\)\s*: this\.trust\.folderSettingsFor\(folder\);/,
+    );
     expect(
       backend.slice(backend.indexOf('TerminalConversation.start(')).split('\n').slice(0, 12).join('\n'),
     ).toMatch(/\bfolderSettings,/);

@@ -383,6 +383,12 @@ function TabBar() {
   useTabShortcuts(askToCloseById);
   const sidebarOpen = useStore((state) => state.sidebarOpen);
   const toggleSidebar = useStore((state) => state.toggleSidebar);
+  // A turn that ended while its tab was shown has been seen: its tab is not marked done once left. Each
+  // activity event makes a new object, so the next turn's end is news again.
+  const [seenDone, setSeenDone] = useState<Record<string, object>>({});
+  const shownActivity = active ? tabs[active]?.conversation.activity : null;
+  if (active && shownActivity?.state === 'done' && seenDone[active] !== shownActivity)
+    setSeenDone({ ...seenDone, [active]: shownActivity });
   return (
     <div className="tab-bar">
       <button
@@ -406,17 +412,20 @@ function TabBar() {
             (tab.conversation.status === 'running' ||
               !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running'));
           const terminal = tab.conversation.lane === 'terminal';
+          // Where its turn stands, as either lane tells it: waiting for the person (with what), or done.
           const needsYou = tab.conversation.activity?.state === 'needs_you';
-          // A Terminal conversation's turn ended while another tab was shown: the tab says so until seen.
-          const done = terminal && id !== active && tab.conversation.activity?.state === 'done';
-          const asking =
-            (needsYou ? 1 : 0) +
+          // A turn ended while another tab was shown: the tab says so until seen.
+          const { activity } = tab.conversation;
+          const done = id !== active && activity?.state === 'done' && seenDone[id] !== activity;
+          const requests =
             tab.conversation.permissionRequests.length +
             tab.conversation.elicitations.length +
             (tab.branches ?? []).reduce(
               (sum, branch) => sum + (branch.view?.conversation.permissionRequests.length ?? 0),
               0,
             );
+          // A Stream conversation's requests are counted; a Terminal one's hooks say only that one waits.
+          const asking = Math.max(needsYou ? 1 : 0, requests);
           return (
             <div key={id} className={`tab${id === active ? ' tab-active' : ''}`}>
               <button
@@ -448,13 +457,11 @@ function TabBar() {
                   <span
                     className="tab-asking"
                     title={
-                      needsYou
-                        ? (tab.conversation.activity?.what ?? 'Claude needs you')
-                        : 'Claude is waiting for permission'
+                      needsYou ? (tab.conversation.activity?.what ?? 'Claude needs you') : 'Claude needs you'
                     }
                   >
                     <span aria-hidden="true">{asking}</span>
-                    <span className="sr-only">, waiting for permission</span>
+                    <span className="sr-only">, needs you</span>
                   </span>
                 )}
               </button>

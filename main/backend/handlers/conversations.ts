@@ -63,49 +63,23 @@ export function conversationHandlers(
       const launch = {
         model: model ?? settings.values.defaultModel ?? undefined,
         ...(permissionMode ? { permissionMode } : {}),
+        ...(resume ? { resume } : {}),
       };
-      // A host's login is the host's, which this computer cannot tell: a conversation there is Stream unless
-      // the Terminal lane is asked for.
-      if ((lane ?? (host ? 'stream' : open.defaultLane())) === 'terminal') {
-        if (worktree) {
-          if (resume)
-            throw new NotSupported('A saved conversation is resumed where it ran, never in a new worktree.');
-          const terminalSize = size ?? DEFAULT_TERMINAL_SIZE;
-          return (
-            await open.startInWorktree(cwd, worktree, firstMessage, launch, host ?? null, terminalSize)
-          ).snapshot();
-        }
-        if (resume && !host)
-          throw new NotSupported('A saved conversation on this computer is resumed from the library.');
-        // The form's first message is the CLI's opening prompt, as `claude "…"` takes it in a terminal.
-        const terminal = await open.startTerminal(
-          cwd,
-          {
-            ...launch,
-            ...(firstMessage?.trim() ? { prompt: firstMessage } : {}),
-            ...(resume ? { resume } : {}),
-          },
-          size ?? DEFAULT_TERMINAL_SIZE,
-          undefined,
-          host ?? null,
-        );
-        return terminal.snapshot();
-      }
-      if (host) {
-        if (worktree) {
-          if (resume)
-            throw new NotSupported('A saved conversation is resumed where it ran, never in a new worktree.');
-          return (await open.startInWorktree(cwd, worktree, firstMessage, launch, host)).snapshot();
-        }
-        const conversation = await open.startRemote(host, cwd, { ...launch, ...(resume ? { resume } : {}) });
-        if (firstMessage?.trim()) conversation.send(firstMessage);
-        return conversation.snapshot();
-      }
-      if (resume)
+      // A saved conversation here is resumed from the library, where its history is; one on a host can be
+      // picked from the host's list of its sessions.
+      if (resume && !host)
         throw new NotSupported('A saved conversation on this computer is resumed from the library.');
-      if (worktree) return (await open.startInWorktree(cwd, worktree, firstMessage, launch)).snapshot();
-      const conversation = await open.start(cwd, launch);
-      if (firstMessage?.trim()) conversation.send(firstMessage);
+      const start = {
+        // A host's login is the host's, which this computer cannot tell: a conversation there is Stream
+        // unless the Terminal lane is asked for.
+        lane: lane ?? (host ? 'stream' : open.defaultLane()),
+        host: host ?? null,
+        cwd,
+        launch,
+        ...(size ? { size } : {}),
+        ...(firstMessage ? { firstMessage } : {}),
+      };
+      const conversation = worktree ? await open.startInWorktree(start, worktree) : await open.start(start);
       return conversation.snapshot();
     },
     setPermissionMode: async ({ conversationId, mode }) => ({
@@ -191,7 +165,7 @@ export function conversationHandlers(
     listConversations: async () => {
       flushEvents();
       return {
-        conversations: open.everyLane().map((conversation) => ({
+        conversations: open.all().map((conversation) => ({
           snapshot: conversation.snapshot(),
           ...byReference(images, conversation.history()),
           draft: conversation.draft,

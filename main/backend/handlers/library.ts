@@ -62,11 +62,14 @@ export function libraryHandlers(
       byReference(images, await readPageBefore(await open.saved(sessionId), before)),
     resumeSaved: async ({ sessionId, lane, size }) => {
       // One open already (in either lane) is the one to show.
-      const live = open.withSession(sessionId, 'every');
+      const live = open.withSession(sessionId);
       if (live) return live.snapshot();
-      if ((lane ?? open.laneOf(sessionId, await open.saved(sessionId))) === 'terminal')
-        return (await open.resumeTerminal(sessionId, size ?? DEFAULT_TERMINAL_SIZE)).snapshot();
-      return (await open.resume(sessionId)).snapshot();
+      const resumed = await open.resume(
+        sessionId,
+        lane ?? open.laneOf(sessionId, await open.saved(sessionId)),
+        size ?? DEFAULT_TERMINAL_SIZE,
+      );
+      return resumed.snapshot();
     },
     continueSaved: async ({ sessionId }) => {
       const saved = await open.saved(sessionId);
@@ -76,10 +79,12 @@ export function libraryHandlers(
       const meta = { title: saved.title, sessionId, cwd: saved.cwd };
       const { markdown } = await recentMarkdown(saved, meta, MAX_CONTINUATION_CHARS);
       // A conversation Byre ran on another host goes on there, in its folder on that host.
-      const conversation =
-        saved.host && saved.cwd
-          ? await open.startRemote(saved.host, saved.cwd, {})
-          : await open.start(existingFolder(saved.cwd), {});
+      const conversation = await open.start({
+        lane: 'stream',
+        host: saved.host && saved.cwd ? saved.host : null,
+        cwd: saved.host && saved.cwd ? saved.cwd : existingFolder(saved.cwd),
+        launch: {},
+      });
       conversation.send(continuationPrompt(saved.title, markdown));
       const continued = conversation.snapshot();
       // Listed under the old title rather than the boilerplate of its first message.
@@ -93,7 +98,7 @@ export function libraryHandlers(
     hideSaved: async ({ sessionId }) => {
       await library.hide(sessionId);
       // Open in a tab, it still uses them: retention takes them later.
-      if (!open.withSession(sessionId, 'every')) {
+      if (!open.withSession(sessionId)) {
         inBackground(
           'removing its snapshots',
           forgetChanges(sessionId, {

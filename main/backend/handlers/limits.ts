@@ -60,7 +60,7 @@ export async function deliverScheduled(
   const live = await open.withSessionOrResuming(send.sessionId);
   if (!live) await untilIndexed(library, send.sessionId, stillWanted);
   if (!stillWanted()) return 'not wanted';
-  const conversation = live ?? (await open.resume(send.sessionId));
+  const conversation = live ?? (await open.resumeStream(send.sessionId));
   if (!stillWanted()) return 'not wanted';
   conversation.send(send.text);
   return 'sent';

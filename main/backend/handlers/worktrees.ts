@@ -24,7 +24,7 @@ export function worktreeHandlers(
       const record = worktrees.at(cwd, host);
       if (!record) throw new WorktreeRefused('This conversation does not run in a worktree Byre made.');
       // Every conversation at work in it ends first (a fork of this one runs in the same folder).
-      const inIt = open.everyLane().filter((other) => {
+      const inIt = open.all().filter((other) => {
         const snapshot = other.snapshot();
         return snapshot.cwd === record.path && (snapshot.host ?? null) === host;
       });

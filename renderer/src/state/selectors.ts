@@ -32,10 +32,17 @@ export function folderName(path: string): string {
 export type Activity = 'running' | 'waiting' | 'done' | 'failed';
 
 export function conversationActivity(conversation: Tab['conversation']): Activity | null {
-  if (conversation.permissionRequests.length + conversation.elicitations.length > 0) return 'waiting';
+  // Either lane says when Claude waits for the person (a Terminal conversation only through its hooks).
+  if (
+    conversation.activity?.state === 'needs_you' ||
+    conversation.permissionRequests.length + conversation.elicitations.length > 0
+  )
+    return 'waiting';
   if (conversation.status === 'running' || conversation.status === 'starting') return 'running';
   if (conversation.exitError) return 'failed';
   const last = conversation.lastResultId ? conversation.messages[conversation.lastResultId] : undefined;
   if (last?.role === 'result') return last.ok ? 'done' : 'failed';
+  // A Terminal conversation has no result lines: its Stop hook says the turn is done.
+  if (conversation.activity?.state === 'done') return 'done';
   return null;
 }
