@@ -18,7 +18,13 @@ export default defineConfig({
   timeout: 150_000,
   expect: { timeout: 45_000 },
   reporter: [['list'], ['./e2e/skip-reporter.ts']],
-  use: { trace: 'retain-on-failure' },
+  use: {
+    // The app honours reduced motion (nothing pulses): two busy cores paint no animation frames between steps.
+    reducedMotion: 'reduce',
+    // A trace snapshots the page at every step, which costs a fifth of the suite's time: BYRE_E2E_TRACE=1
+    // keeps one for each failing test (test-results/playwright), for a failure to be looked into.
+    trace: process.env.BYRE_E2E_TRACE ? 'retain-on-failure' : 'off',
+  },
   projects: [
     {
       name: 'chromium',

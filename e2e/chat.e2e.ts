@@ -33,6 +33,10 @@ test('streams a reply that is seen growing, then whole', async ({ page, webHost 
   await expect(claude(page)).toContainText('word5');
   await expect(claude(page)).not.toContainText('word6');
   await expect(log(page).getByLabel('Turn finished')).toHaveCount(0);
+  // The tab says it is busy; with reduced motion asked for (as this suite does), its mark stays still.
+  const spinner = page.getByRole('tab').locator('.tab-spinner');
+  await expect(spinner).toBeVisible();
+  expect(await spinner.evaluate((mark) => getComputedStyle(mark).animationName)).toBe('none');
   rest.release();
   await expect(claude(page)).toContainText('word39');
   await expect(log(page).getByLabel('Turn finished')).toBeVisible();
