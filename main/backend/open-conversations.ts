@@ -194,6 +194,11 @@ export class OpenConversations {
     return this.parts.lanes.of(sessionId) ?? (saved.transcripts.length > 0 ? 'stream' : this.defaultLane());
   }
 
+  /** The lane Byre last ran a session in, if it kept one (a Terminal one: lanes.json). */
+  lastLane(sessionId: string): Lane | null {
+    return this.parts.lanes.of(sessionId) ?? null;
+  }
+
   /** The open conversation of a saved session, in either lane. */
   withSession(sessionId: string): OpenConversation | undefined {
     return this.all().find((conversation) => conversation.snapshot().sessionId === sessionId);
@@ -214,13 +219,21 @@ export class OpenConversations {
   start(start: Start): Promise<OpenConversation>;
   async start(start: Start): Promise<OpenConversation> {
     const { resume } = start.launch;
-    if (!resume) return this.startNow(start);
+    if (!resume) {
+      const conversation = await this.startNow(start);
+      this.begin(conversation, start);
+      return conversation;
+    }
     const open = this.withSession(resume);
     if (open) return this.sameLane(open, start.lane);
     const under = this.resuming.get(resume);
     if (under) return this.sameLane(await under.started, start.lane);
     const started = this.recreate(start.host, start.cwd)
       .then(() => this.startNow(start))
+      .then((conversation) => {
+        this.begin(conversation, start);
+        return conversation;
+      })
       .finally(() => this.resuming.delete(resume));
     this.resuming.set(resume, { lane: start.lane, started });
     return started;
@@ -240,7 +253,7 @@ export class OpenConversations {
     const { lane, host, launch, firstMessage } = start;
     const place = await this.place(host, start.cwd);
     const id = randomUUID();
-    const wiring = this.wiring(id, place);
+    const wiring = this.wiring(id, place, lane);
     const prompt = firstMessage?.trim() ? firstMessage : undefined;
     const conversation =
       lane === 'terminal'
@@ -255,13 +268,18 @@ export class OpenConversations {
     } catch {
       // The recent folders are a convenience: settings that cannot be written do not stop a conversation.
     }
-    for (const note of start.notes ?? []) conversation.warn(note);
-    // A Terminal conversation runs its setup before its CLI, and opens with the first message as its prompt.
-    if (conversation.lane === 'stream') {
-      if (start.setup) conversation.runSetup(start.setup);
-      if (prompt) conversation.send(prompt);
-    }
     return conversation;
+  }
+
+  /**
+   * What a conversation begins with once started: its notes, then (a Stream one) its setup and the first
+   * message. A Terminal one ran its setup before its CLI and opened with the first message as its prompt.
+   */
+  private begin(conversation: OpenConversation, start: Start): void {
+    for (const note of start.notes ?? []) conversation.warn(note);
+    if (conversation.lane === 'terminal') return;
+    if (start.setup) conversation.runSetup(start.setup);
+    if (start.firstMessage?.trim()) conversation.send(start.firstMessage);
   }
 
   /**
@@ -490,8 +508,8 @@ export class OpenConversations {
     }
     if (!saved.cliFile) throw new CliCopyGone('resume');
     // What the file holds now is the history before this process: the pages a window reads past the start
-    // of a Stream conversation's log of it (which begins here).
-    const before = statSync(saved.cliFile).size;
+    // of a Stream conversation's log of it (which begins here). Gone since the library read it: none.
+    const before = lane === 'stream' ? (statSync(saved.cliFile, { throwIfNoEntry: false })?.size ?? 0) : 0;
     await this.recreate(null, saved.cwd);
     const cwd = existingFolder(saved.cwd);
     const conversation = await this.startNow({ lane, host: null, cwd, launch, ...sized });
@@ -536,16 +554,16 @@ export class OpenConversations {
   }
 
   /** How a conversation the UI shows in a tab reaches every window: its events, and its notifications. */
-  private wiring(id: string, place: Pick<Place, 'host' | 'inWorktree'>): Wiring {
+  private wiring(id: string, place: Pick<Place, 'host' | 'inWorktree'>, lane: Lane): Wiring {
     const { host, inWorktree } = place;
     return {
       id,
       emit: (event, seq) => {
         this.parts.batcher.push(id, event, seq);
         // A turn ended in a worktree (its snapshot was taken, or its result came): how it stands moved.
-        if (inWorktree && turnEnded(event)) this.parts.worktreesChanged();
+        if (inWorktree && turnEnded(event, lane)) this.parts.worktreesChanged();
         // A turn ended on a host, or its CLI did: the host's session file grew, for the library to copy.
-        if (host && (turnEnded(event) || event.kind === 'exit')) this.parts.hostSessionsChanged?.(host);
+        if (host && (turnEnded(event, lane) || event.kind === 'exit')) this.parts.hostSessionsChanged?.(host);
         if (event.kind === 'message' && event.message.type === 'rate_limit_event')
           this.parts.rateLimit?.(id, event.message.rate_limit_info);
       },
@@ -602,6 +620,7 @@ export class OpenConversations {
     const notes: string[] = [];
     const setup = settings.worktreeSetupFor(settingsKey(on, repository.top));
     let conversation: OpenConversation;
+    let started: Start;
     try {
       if (made !== waiting) {
         worktrees.add({
@@ -621,7 +640,8 @@ export class OpenConversations {
           notes.push(...(await initSubmodules(made.path, machine)));
       }
       // Its setup runs first; the first message waits for it (or, in the Terminal lane, the CLI does).
-      conversation = await this.start({ ...start, cwd: made.path, ...(setup ? { setup } : {}), notes });
+      started = { ...start, cwd: made.path, ...(setup ? { setup } : {}), notes };
+      conversation = await this.startNow(started);
     } catch (error) {
       if (error instanceof TrustNeeded && error.folder === made.path) {
         // The window asks about the worktree's own files, which must be there to be shown; then it asks
@@ -635,6 +655,8 @@ export class OpenConversations {
       throw error;
     }
     this.parts.worktreesChanged();
+    // Outside the cleanup above: the conversation runs in the worktree now, whatever its first send meets.
+    this.begin(conversation, started);
     return conversation;
   }
 
@@ -684,6 +706,12 @@ export class OpenConversations {
    * events, and the process is closed afterwards, whatever happened.
    */
   async inTemporaryProcess<T>(sessionId: string, work: (conversation: Conversation) => Promise<T>) {
+    // A session never has two CLIs: one open in the Terminal lane (or starting) is the one that runs.
+    if (this.withSession(sessionId) || this.resuming.has(sessionId)) {
+      throw new NotSupported(
+        'This conversation is open in the Terminal lane: do this in its terminal, or close its tab first.',
+      );
+    }
     const saved = await this.saved(sessionId);
     const quiet: Wiring = { id: randomUUID(), emit: () => undefined, notify: () => undefined };
     let place: Place;
@@ -842,12 +870,12 @@ export type Launch = Pick<ConversationOptions, 'model' | 'resume' | 'fork'> & {
 };
 
 /** An event that ends a turn: its Changes snapshot, or its result. */
-function turnEnded(event: ConversationEvent): boolean {
+function turnEnded(event: ConversationEvent, lane: Lane): boolean {
   return (
     event.kind === 'changes' ||
     (event.kind === 'message' && event.message.type === 'result') ||
-    // A Terminal conversation's Stop hook.
-    (event.kind === 'activity' && event.state === 'done')
+    // A Terminal conversation's Stop hook (a Stream one's result, above, says it first).
+    (lane === 'terminal' && event.kind === 'activity' && event.state === 'done')
   );
 }
 

@@ -95,6 +95,13 @@ describe('the Terminal lane', () => {
     // The Stop hook said the turn ended.
     await when(() => activities(conversation).some((event) => event.state === 'done'));
     expect(activities(conversation).map((event) => event.state)).toContain('working');
+    // One CLI per session: restoring files of a session open in this lane starts no Stream CLI beside it.
+    const restore = await harness.backend.invoke('rewindFiles', {
+      target: { sessionId: conversation.sessionId },
+      userMessageUuid: '00000000-0000-4000-8000-000000000000',
+      dryRun: true,
+    });
+    expect(restore).toMatchObject({ ok: false, error: { name: 'NotSupported' } });
   });
 
   it('keeps a tool turn in Changes, says "needs you" while a permission waits, and ends everything on close', async () => {

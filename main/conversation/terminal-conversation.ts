@@ -221,12 +221,12 @@ export class TerminalConversation {
     return this.setup?.waiting ?? false;
   }
 
-  /** A start after the setup: a CLI that cannot start says why in the conversation, as a crash would. */
   /** Something the person should know about the conversation's folder. */
   warn(message: string): void {
     this.emit({ kind: 'warning', message });
   }
 
+  /** A start after the setup: a CLI that cannot start says why in the conversation, as a crash would. */
   private launchOrSay(): void {
     try {
       this.launch();

@@ -67,6 +67,8 @@ describe('a Stream turn told in the lane-neutral words (TurnActivity)', () => {
     const activity = new TurnActivity();
     activity.after(prompt, true);
     activity.after(request('r1'), true);
+    // Denied as the process ends: no "done" before the exit says how it ended.
+    expect(activity.after(resolved('r1'), false)).toBeNull();
     expect(activity.after({ kind: 'exit' }, false)).toBeNull();
     expect(activity.after(resolved('r1'), false)).toBeNull();
     expect(activity.after(prompt, true)?.state).toBe('working');

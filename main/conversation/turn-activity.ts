@@ -32,7 +32,9 @@ export class TurnActivity {
       case 'permission_resolved':
       case 'elicitation_resolved':
         if (!this.waiting.delete(event.requestId)) return null;
-        return this.waiting.size > 0 ? this.waitingNow() : this.to(busy ? 'working' : 'done');
+        if (this.waiting.size > 0) return this.waitingNow();
+        // Answered, Claude works on. (Denied all at once as the process ends: its exit says what happened.)
+        return busy ? this.to('working') : null;
       case 'message':
         if (event.message.type !== 'result') return null;
         this.waiting.clear();
@@ -77,5 +79,8 @@ function asksFor(request: Extract<ConversationEvent, { kind: 'permission_request
       : typeof input?.file_path === 'string'
         ? input.file_path
         : (request.description ?? '');
-  return `Claude asks to use ${request.displayName}${detail ? `: ${detail.slice(0, 500)}` : ''}`;
+  return `Claude asks to use ${request.displayName}${detail ? `: ${detail.slice(0, 500)}` : ''}`.slice(
+    0,
+    2_000,
+  );
 }

@@ -6,7 +6,7 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
 } from 'react';
 import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './host/bridge-client';
-import { folderName } from './state/selectors';
+import { conversationActivity, folderName } from './state/selectors';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { Sidebar } from './library/Sidebar';
@@ -383,12 +383,12 @@ function TabBar() {
   useTabShortcuts(askToCloseById);
   const sidebarOpen = useStore((state) => state.sidebarOpen);
   const toggleSidebar = useStore((state) => state.toggleSidebar);
-  // A turn that ended while its tab was shown has been seen: its tab is not marked done once left. Each
-  // activity event makes a new object, so the next turn's end is news again.
-  const [seenDone, setSeenDone] = useState<Record<string, object>>({});
-  const shownActivity = active ? tabs[active]?.conversation.activity : null;
-  if (active && shownActivity?.state === 'done' && seenDone[active] !== shownActivity)
-    setSeenDone({ ...seenDone, [active]: shownActivity });
+  // The tab shown is seen, however it came to be shown (a click, a new conversation, a reload).
+  const seen = useStore((state) => state.seen);
+  const activeDoneUnseen = useStore((state) => (active ? state.tabs[active]?.doneUnseen : false));
+  useEffect(() => {
+    if (active && activeDoneUnseen) seen(active);
+  }, [active, activeDoneUnseen, seen]);
   return (
     <div className="tab-bar">
       <button
@@ -413,10 +413,18 @@ function TabBar() {
               !!tab.branches?.some((branch) => branch.view?.conversation.status === 'running'));
           const terminal = tab.conversation.lane === 'terminal';
           // Where its turn stands, as either lane tells it: waiting for the person (with what), or done.
-          const needsYou = tab.conversation.activity?.state === 'needs_you';
-          // A turn ended while another tab was shown: the tab says so until seen.
+          // An exited CLI waits for nobody: its tab shows how it ended instead.
           const { activity } = tab.conversation;
-          const done = id !== active && activity?.state === 'done' && seenDone[id] !== activity;
+          const live = tab.conversation.status !== 'exited';
+          const needsYou = live && activity?.state === 'needs_you';
+          // A turn ended well while another tab was shown: the tab says so until seen (a failed one is not
+          // "done", as the sidebar says).
+          const done =
+            live &&
+            id !== active &&
+            activity?.state === 'done' &&
+            conversationActivity(tab.conversation) === 'done' &&
+            !!tab.doneUnseen;
           const requests =
             tab.conversation.permissionRequests.length +
             tab.conversation.elicitations.length +

@@ -129,8 +129,6 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         pending: [],
         permissionRequests: [],
         elicitations: [],
-        // Nothing waits for the person, and no turn runs.
-        activity: null,
         processCostUsd: 0,
         retry: null,
       });

@@ -70,9 +70,10 @@ export function conversationHandlers(
       if (resume && !host)
         throw new NotSupported('A saved conversation on this computer is resumed from the library.');
       const start = {
-        // A host's login is the host's, which this computer cannot tell: a conversation there is Stream
-        // unless the Terminal lane is asked for.
-        lane: lane ?? (host ? 'stream' : open.defaultLane()),
+        // A saved one goes on in the lane it last ran in (a kept tab on a host, after a restart). A host's
+        // login is the host's, which this computer cannot tell: a new conversation there is Stream unless
+        // the Terminal lane is asked for.
+        lane: lane ?? (resume ? open.lastLane(resume) : null) ?? (host ? 'stream' : open.defaultLane()),
         host: host ?? null,
         cwd,
         launch,

@@ -176,6 +176,14 @@ export function createAppSlice(set: StoreSet, get: StoreGet): AppSlice {
 
     activate(tabId) {
       set({ activeTab: tabId, composingNew: false, usageOpen: false });
+      get().seen(tabId);
+    },
+
+    seen(tabId) {
+      set((state) => {
+        const tab = state.tabs[tabId];
+        return tab?.doneUnseen ? { tabs: { ...state.tabs, [tabId]: { ...tab, doneUnseen: false } } } : {};
+      });
     },
 
     async reloadInfo() {

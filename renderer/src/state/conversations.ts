@@ -286,8 +286,13 @@ export function createConversationsSlice(set: StoreSet, get: StoreGet): Conversa
           const tab = tabs[conversationId];
           if (!tab) continue;
           const conversation = applyEvents(tab.conversation, events);
-          if (conversation !== tab.conversation)
-            tabs = { ...tabs, [conversationId]: { ...tab, conversation } };
+          // Where its turn stands now, said live: a turn that ends while another tab is shown is news.
+          const activity = events.findLast((event) => event.kind === 'activity');
+          const doneUnseen = activity
+            ? activity.state === 'done' && state.activeTab !== conversationId
+            : tab.doneUnseen;
+          if (conversation !== tab.conversation || doneUnseen !== tab.doneUnseen)
+            tabs = { ...tabs, [conversationId]: { ...tab, conversation, doneUnseen } };
         }
         return tabs === state.tabs ? {} : { tabs };
       });

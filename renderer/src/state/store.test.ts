@@ -367,6 +367,36 @@ describe('the renderer store', () => {
     expect(store.getState()).toMatchObject({ activeTab: 'c1', composingNew: false });
   });
 
+  it('marks a tab done when its turn ends while another is shown, until it is shown', async () => {
+    const second = { ...snapshot, conversationId: 'c2', sessionId: 's2' };
+    const store = freshStore({
+      startConversation: vi
+        .fn()
+        .mockResolvedValueOnce({ ok: true, value: snapshot })
+        .mockResolvedValueOnce({ ok: true, value: second }),
+    });
+    await store.getState().startConversation('/work');
+    await store.getState().startConversation('/work');
+    store.getState().activate('c2');
+    const activity = (state: 'working' | 'done') => ({ kind: 'activity' as const, state, what: null });
+    store.getState().applyConversationEvents(
+      new Map([
+        ['c1', [activity('working'), activity('done')]],
+        ['c2', [activity('done')]],
+      ]),
+    );
+    // The one shown saw its turn end; the other did not.
+    expect(store.getState().tabs.c1?.doneUnseen).toBe(true);
+    expect(store.getState().tabs.c2?.doneUnseen).toBe(false);
+    // Working again: no longer done, seen or not.
+    store.getState().applyConversationEvents(new Map([['c1', [activity('working')]]]));
+    expect(store.getState().tabs.c1?.doneUnseen).toBe(false);
+    store.getState().applyConversationEvents(new Map([['c1', [activity('done')]]]));
+    expect(store.getState().tabs.c1?.doneUnseen).toBe(true);
+    store.getState().activate('c1');
+    expect(store.getState().tabs.c1?.doneUnseen).toBe(false);
+  });
+
   it('keeps the newest context reading, and the one before when reading again fails', async () => {
     const usage = (usedTokens: number) => ({ usedTokens, maxTokens: 200_000, categories: [] });
     const answers: ((value: unknown) => void)[] = [];

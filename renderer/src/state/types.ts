@@ -77,6 +77,11 @@ export interface Tab {
   /** Set while the tab shows a saved conversation, read-only, until it is resumed. */
   saved: SavedView | null;
   /**
+   * Claude's turn ended while another tab was shown, and this one has not been shown since: its tab says
+   * "done". Only a turn ending live sets it, never a history read again (a reload, a reconnect).
+   */
+  doneUnseen?: boolean;
+  /**
    * Events from main numbered below this are already in the conversation: it was built from a window
    * (`listConversations`), and batches sent before that answer may still be waiting to be applied.
    */
@@ -176,6 +181,8 @@ export interface AppSlice {
   /** The lane the form offers first; null: the default. */
   newConversationLane: Lane | null;
   activate(tabId: string): void;
+  /** The tab is shown: a turn that ended while it was not is seen now. */
+  seen(tabId: string): void;
   /** Reads the host's info again (after the settings changed); throws if it could not be read. */
   reloadInfo(): Promise<void>;
   /** Keeps `mode` as the settings' default for new conversations; a failure leaves the default as it was. */
