@@ -3,14 +3,16 @@ import { expect, test } from './fixtures/web-host';
 
 /**
  * A long open conversation reaches a reloaded page as its last screenful; earlier messages come from main
- * page by page as the user scrolls up. Pages hold 2 messages here, so three turns make three.
+ * page by page as the user scrolls up. Pages hold 2 messages here, so three turns make three. Each answer is
+ * several screens tall: a last page barely taller than the view has its top within reach at the bottom, and
+ * the page before it is fetched at once (as it should be for a person), which is not what this test is about.
  */
 
 test.use({ hostEnv: { BYRE_PAGE_MESSAGES: '2' } });
 
 const paragraph = (turn: string) =>
   Array.from(
-    { length: 12 },
+    { length: 40 },
     (_, line) => `Answer ${turn}, line ${line}: ${'words to fill the screen '.repeat(6)}`,
   ).join('\n\n');
 
@@ -24,11 +26,11 @@ test('a reloaded page shows the end of a long conversation, and earlier pages as
   );
   for (const turn of turns) {
     await send(page, `turn ${turn}`);
-    await expect(claude(page).last()).toContainText(`Answer ${turn}, line 11`);
+    await expect(claude(page).last()).toContainText(`Answer ${turn}, line 39`);
   }
 
   await page.reload();
-  await expect(claude(page).last()).toContainText('Answer three, line 11');
+  await expect(claude(page).last()).toContainText('Answer three, line 39');
   // Only the last page came with the page: the first turn waits above.
   await expect(you(page).first()).not.toContainText('turn one');
   await expect(

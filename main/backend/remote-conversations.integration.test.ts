@@ -1045,8 +1045,13 @@ describe('conversations on another host', () => {
     expect(processesWithHome(remote.home).length).toBeGreaterThan(0);
     await harness.invoke('closeConversation', { conversationId: conversation.conversationId });
     // Nothing of it is left running there, and the hooks' folders (here and there) are gone.
-    await harness.when(() => processesWithHome(remote.home).length === 0);
-    await harness.when(() => hookFolders().every((name) => foldersBefore.includes(name)));
+    // Nothing announces these (no event comes once it has ended): looked at again every 100 ms.
+    const gone = { timeout: 60_000, interval: 100 };
+    await vi.waitFor(() => expect(processesWithHome(remote.home)).toEqual([]), gone);
+    await vi.waitFor(
+      () => expect(hookFolders().filter((name) => !foldersBefore.includes(name))).toEqual([]),
+      gone,
+    );
   });
 
   it('a connection lost mid-turn is said so, leaves nothing running there, and Resume carries on with the history once the host is back', async () => {
@@ -1065,7 +1070,11 @@ describe('conversations on another host', () => {
     await harness.invoke('send', { conversationId, text: 'remember the word heron' });
     await harness.when(() => replyText(conversation).includes('The first answer.'));
     await harness.invoke('send', { conversationId, text: 'now wait' });
-    await harness.when(() => commandLinesWithHome(remote.home).includes('tail -f /dev/null'));
+    // A process there, which no event announces: looked at again every 100 ms.
+    await vi.waitFor(() => expect(commandLinesWithHome(remote.home)).toContain('tail -f /dev/null'), {
+      timeout: 60_000,
+      interval: 100,
+    });
 
     remote.sshd.dropConnections();
     const exit = await harness.when(() =>
