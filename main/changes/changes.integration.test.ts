@@ -292,4 +292,29 @@ describe('Changes between turns', () => {
     expect(read('hand.txt')).toBe('mine\n');
     expect(read('notes.txt')).toBe('by Claude\nand by hand\n');
   });
+
+  it('has the turn kept by the time it shows finished, so a hand edit straight after is not the turn', async () => {
+    const notes = join(world.cwd, 'notes.txt');
+    world.fake.enqueue(tool('Write', { file_path: notes, content: 'by Claude\n' }), {
+      blocks: [{ type: 'text', text: 'Wrote the notes.' }],
+    });
+    const { conversationId } = await invoke('startConversation', { cwd: world.cwd });
+    await invoke('send', { conversationId, text: 'write the notes' });
+    await harness.when(() =>
+      harness
+        .eventsOf(conversationId)
+        .some((event) => event.kind === 'message' && event.message.type === 'result'),
+    );
+    // The person edits the file the moment the turn says it ended.
+    writeFileSync(notes, 'by Claude\nand by hand\n');
+    const view = await invoke('changes', { conversationId, step: null });
+    expect(view.steps.map((step) => step.kind)).toEqual(['turn']);
+    const turn = await invoke('changes', { conversationId, step: 1 });
+    expect(turn.files.map((file) => [file.path, file.added])).toEqual([['notes.txt', 1]]);
+    const preview = await invoke('previewRevert', {
+      conversationId,
+      target: { kind: 'file', path: 'notes.txt', step: null },
+    });
+    expect(preview.files).toEqual([{ path: 'notes.txt', action: 'delete', changedSince: true }]);
+  });
 });

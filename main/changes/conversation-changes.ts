@@ -203,17 +203,18 @@ export class ConversationChanges {
 
   /**
    * Every CLI line of the conversation: tool calls are kept, and a turn's result queues its snapshot, at
-   * once, so whatever is asked after the result comes waits for that snapshot.
+   * once, so whatever is asked after the result comes waits for that snapshot. For a result: the snapshot
+   * taken (or failed), to hold the result back until the folder as the turn left it is kept; else null.
    */
-  note(message: CliMessage, settles: string | undefined): void {
+  note(message: CliMessage, settles: string | undefined): Promise<void> | null {
     // Off for good (no git, no store); off past a bound still tries each turn, in case it is within again.
-    if (this.unavailable) return;
+    if (this.unavailable) return null;
     if (message.type === 'assistant') {
       for (const use of toolUsesOf(message)) this.noteToolUse(use);
-      return;
+      return null;
     }
-    if (message.type !== 'result' || settles === undefined) return;
-    this.endTurn(settles);
+    if (message.type !== 'result' || settles === undefined) return null;
+    return this.endTurn(settles);
   }
 
   /** A tool the turn running now used (a Terminal conversation hears of it from its PreToolUse hook). */
@@ -612,7 +613,7 @@ export interface RewindPlan {
 }
 
 /** Resolves when `work` settles, or after `ms`, whichever is first. */
-async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+export async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
     work.catch(() => undefined),

@@ -32,7 +32,7 @@ import { Permissions, type PermissionAnswer } from './permissions';
 import { Elicitations } from './elicitations';
 import { CHECK_LINE, HOST_LINE, SETUP_LINE } from '../../shared/saved-session';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
-import { ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
+import { atMost, ConversationChanges, type ChangesOptions } from '../changes/conversation-changes';
 import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
@@ -132,6 +132,9 @@ export class Conversation {
   private readonly replaced = new WeakSet<Session>();
   /** Events emitted so far. */
   private emitted = 0;
+  /** The events held back until the ended turn's snapshot is taken (see `holdFor`); null: none held. */
+  private holding: ConversationEvent[] | null = null;
+  private holds = 0;
   /** Prompts waiting for the snapshot before their turn, or for a new worktree's setup (see send). */
   private readonly held: HeldPrompts;
   /** A new worktree's setup command, once it was asked to run. */
@@ -161,6 +164,11 @@ export class Conversation {
     this.options = {
       ...options,
       emit: (event) => {
+        // While a turn's snapshot is taken, what comes after its result waits behind it, in order.
+        if (this.holding) {
+          this.holding.push(event);
+          return;
+        }
         const seq = this.emitted++;
         this.remember(event);
         emit(event, seq);
@@ -567,6 +575,8 @@ export class Conversation {
 
   async close(): Promise<void> {
     this.closed = true;
+    // What waited for a snapshot is kept in the log before it closes.
+    if (this.holding) this.release(this.holding);
     this.held.clear();
     this.doneWhen.stop();
     this.setup?.stop();
@@ -623,15 +633,34 @@ export class Conversation {
       // Events from a process that has been replaced are history.
       if (session !== this.session) return;
       if (event.kind === 'exit' && this.replaced.has(session)) return;
+      // A turn's result is shown once the folder as the turn left it is kept: an edit made by hand as soon
+      // as the turn shows finished is then the person's, not the turn's (Changes).
+      const snapshot = event.kind === 'message' ? this.changes?.note(event.message, event.settles) : null;
+      if (snapshot) this.holdFor(snapshot);
       const forwarded = this.translate(event);
       if (forwarded) this.options.emit(forwarded);
     });
   }
 
+  /** Holds every event back until `snapshot` is taken, or SNAPSHOT_HOLD_MS at most; then sends them in order. */
+  private holdFor(snapshot: Promise<void>): void {
+    const held = (this.holding ??= []);
+    // A second turn ending while the first's snapshot is taken: the hold lasts until the later one's.
+    const hold = ++this.holds;
+    void atMost(snapshot, SNAPSHOT_HOLD_MS).then(() => {
+      if (hold === this.holds) this.release(held);
+    });
+  }
+
+  private release(held: ConversationEvent[]): void {
+    if (this.holding !== held) return;
+    this.holding = null;
+    for (const event of held) this.options.emit(event);
+  }
+
   private translate(event: SessionEvent): ConversationEvent | undefined {
     switch (event.kind) {
       case 'message':
-        this.changes?.note(event.message, event.settles);
         if (event.message.type === 'system' && event.message.subtype === 'init') {
           this.model = event.message.model;
           this.capabilities = event.message.capabilities ?? [];
