@@ -47,11 +47,14 @@ test('asks before running a command: Allow runs it, Deny sends the reason to Cla
     'title',
     'Claude asks to use Bash: touch yes.txt',
   );
+  // Its tooltip says what the turn is doing, in the words either lane gives.
+  await expect(page.getByRole('tab')).toHaveAttribute('title', /· Working: Bash: touch yes\.txt$/);
   expect(existsSync(join(cwd, 'yes.txt'))).toBe(false);
   await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await expect(finished(page)).toHaveCount(1);
   await expect(cards(page)).toHaveCount(0);
   expect(existsSync(join(cwd, 'yes.txt'))).toBe(true);
+  await expect(page.getByRole('tab')).not.toHaveAttribute('title', /Working/);
 
   await send(page, 'make no.txt');
   await expect(cards(page)).toHaveCount(1);

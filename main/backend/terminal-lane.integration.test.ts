@@ -122,6 +122,12 @@ describe('the Terminal lane', () => {
     // Default mode: the CLI asks in the terminal, and Byre's tab says Claude waits for the person.
     const waiting = await when(() => activities(conversation).find((event) => event.state === 'needs_you'));
     expect(waiting.what).toMatch(/permission|Bash/i);
+    // Its PreToolUse hook said which tool, on what, in the words a Stream conversation's tab reads too.
+    expect(harness.eventsOf(conversation.conversationId)).toContainEqual({
+      kind: 'tool',
+      name: 'Bash',
+      detail: 'echo made > made.txt && sleep 300 &',
+    });
     expect(harness.notifications.some((n) => n.conversationId === conversation.conversationId)).toBe(true);
     // The person allows it, in the terminal: Enter on the first choice ("Yes").
     await invoke('terminalInput', { conversationId: conversation.conversationId, data: '\r' });

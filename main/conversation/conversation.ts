@@ -37,7 +37,7 @@ import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
 import { WorktreeSetup } from './worktree-setup';
-import { TurnActivity } from './turn-activity';
+import { toolEventsOf, TurnActivity } from './turn-activity';
 import type { RemoteHost } from '../remote/hosts';
 import { explainCheckExit, explainRemoteExit } from '../remote/run';
 
@@ -175,6 +175,7 @@ export class Conversation {
         // Where the turn stands, in the words every lane gives (see TurnActivity).
         const activity = this.activity.after(event, this.busy);
         if (activity) this.options.emit(activity);
+        for (const tool of toolEventsOf(event)) this.options.emit(tool);
       },
     };
     this.held = new HeldPrompts((event) => this.options.emit(event));

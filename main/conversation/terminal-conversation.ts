@@ -20,6 +20,7 @@ import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-chan
 import { TerminalProcess, type TerminalTransport } from '../lanes/terminal/terminal-process';
 import { explainRemoteExit } from '../remote/run';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
+import { toolDetail, toolEvent } from './turn-activity';
 import { WorktreeSetup } from './worktree-setup';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
 
@@ -480,6 +481,7 @@ export class TerminalConversation {
         const input = payload.tool_input;
         if (name && input && typeof input === 'object' && !Array.isArray(input))
           this.changes?.noteToolUse({ name, input: input as Record<string, unknown> });
+        if (name) this.emit(toolEvent(name, input));
         // A question or a plan is asked in the terminal, and waits on the person as a permission does.
         const waits = waitsOnPerson(name, input);
         if (waits) {
@@ -494,13 +496,7 @@ export class TerminalConversation {
         return {};
       case 'PermissionRequest': {
         const name = typeof payload.tool_name === 'string' ? payload.tool_name : 'a tool';
-        const input = payload.tool_input as Record<string, unknown> | undefined;
-        const detail =
-          typeof input?.command === 'string'
-            ? input.command
-            : typeof input?.file_path === 'string'
-              ? input.file_path
-              : '';
+        const detail = toolDetail(payload.tool_input) ?? '';
         const what = `Claude asks to use ${name}${detail ? `: ${detail.slice(0, 500)}` : ''}`;
         this.setState('needs_you', what);
         this.options.notify({ title: 'Claude needs you', message: what });

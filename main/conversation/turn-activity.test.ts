@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationEvent } from '../../shared/ipc';
-import { TurnActivity } from './turn-activity';
+import { toolDetail, toolEventsOf, TurnActivity } from './turn-activity';
 
 const prompt: ConversationEvent = { kind: 'prompt', uuid: 'u1', text: 'go', images: [], at: 0 };
 const result = { kind: 'message', message: { type: 'result' } } as unknown as ConversationEvent;
@@ -72,5 +72,44 @@ describe('a Stream turn told in the lane-neutral words (TurnActivity)', () => {
     expect(activity.after({ kind: 'exit' }, false)).toBeNull();
     expect(activity.after(resolved('r1'), false)).toBeNull();
     expect(activity.after(prompt, true)?.state).toBe('working');
+  });
+});
+
+describe('the tools a turn uses, told in the lane-neutral words', () => {
+  it('names each tool of an assistant line with what it works on, in one line', () => {
+    const line = {
+      kind: 'message',
+      message: {
+        type: 'assistant',
+        message: {
+          content: [
+            { type: 'text', text: 'Let me look.' },
+            {
+              type: 'tool_use',
+              id: 't1',
+              name: 'Bash',
+              input: { command: 'npm test\nnpm run lint', description: 'test' },
+            },
+            { type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a' } },
+            { type: 'tool_use', id: 't3', name: 'TodoWrite', input: { todos: [] } },
+          ],
+        },
+      },
+    } as unknown as ConversationEvent;
+    expect(toolEventsOf(line)).toEqual([
+      { kind: 'tool', name: 'Bash', detail: 'npm test' },
+      { kind: 'tool', name: 'Edit', detail: '/w/a.ts' },
+      { kind: 'tool', name: 'TodoWrite', detail: null },
+    ]);
+    expect(toolEventsOf(prompt)).toEqual([]);
+    expect(toolEventsOf(result)).toEqual([]);
+  });
+
+  it('cuts a long detail to fit, and says nothing for an input with no telling field', () => {
+    expect(toolDetail({ pattern: `${'x'.repeat(600)}` })).toHaveLength(500);
+    expect(toolDetail({ pattern: '   ' })).toBeNull();
+    expect(toolDetail(null)).toBeNull();
+    expect(toolDetail(['command'])).toBeNull();
+    expect(toolDetail({ url: 'https://example.com/a' })).toBe('https://example.com/a');
   });
 });

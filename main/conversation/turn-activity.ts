@@ -2,6 +2,45 @@ import type { ConversationEvent } from '../../shared/ipc';
 
 type ActivityEvent = Extract<ConversationEvent, { kind: 'activity' }>;
 type ActivityState = ActivityEvent['state'];
+type ToolEvent = Extract<ConversationEvent, { kind: 'tool' }>;
+
+/** The fields that say what a tool works on, most telling first. */
+const DETAIL_FIELDS = [
+  'command',
+  'file_path',
+  'notebook_path',
+  'pattern',
+  'url',
+  'query',
+  'path',
+  'description',
+];
+
+/** What a tool works on, in a line: its command, file, pattern, address; null when its input says none. */
+export function toolDetail(input: unknown): string | null {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
+  const fields = input as Record<string, unknown>;
+  for (const field of DETAIL_FIELDS) {
+    const value = fields[field];
+    if (typeof value !== 'string') continue;
+    const line = value.trim().split('\n', 1)[0]?.trim() ?? '';
+    if (line) return line.length > 500 ? `${line.slice(0, 499)}…` : line;
+  }
+  return null;
+}
+
+/** A tool Claude uses, in the lane-neutral words a tab or a sidebar row reads. */
+export function toolEvent(name: string, input: unknown): ToolEvent {
+  return { kind: 'tool', name: name.slice(0, 200), detail: toolDetail(input) };
+}
+
+/** The tools a Stream conversation's event says Claude uses: an assistant line's tool_use blocks. */
+export function toolEventsOf(event: ConversationEvent): ToolEvent[] {
+  if (event.kind !== 'message' || event.message.type !== 'assistant') return [];
+  return event.message.message.content.flatMap((block) =>
+    block.type === 'tool_use' ? [toolEvent(block.name, block.input)] : [],
+  );
+}
 
 /**
  * Where a Stream conversation's turn stands, told from its own events in the lane-neutral words a Terminal
@@ -72,13 +111,7 @@ function asksFor(request: Extract<ConversationEvent, { kind: 'permission_request
     return `Claude asks you: ${first?.question ?? 'a question'}${more}`.slice(0, 2_000);
   }
   if (interaction?.kind === 'plan') return 'Claude has a plan for you to approve';
-  const input = request.input as Record<string, unknown> | null | undefined;
-  const detail =
-    typeof input?.command === 'string'
-      ? input.command
-      : typeof input?.file_path === 'string'
-        ? input.file_path
-        : (request.description ?? '');
+  const detail = toolDetail(request.input) ?? request.description ?? '';
   return `Claude asks to use ${request.displayName}${detail ? `: ${detail.slice(0, 500)}` : ''}`.slice(
     0,
     2_000,

@@ -6,7 +6,7 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
 } from 'react';
 import { bridgeConnection, isFinal, STATUS_MESSAGES, type BridgeStatus } from './host/bridge-client';
-import { conversationActivity, folderName } from './state/selectors';
+import { conversationActivity, folderName, workingOn } from './state/selectors';
 import { NewConversation } from './chat/NewConversation';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { Sidebar } from './library/Sidebar';
@@ -446,7 +446,7 @@ function TabBar() {
                 // keys move among the others.
                 tabIndex={id === (active && tabs[active] ? active : tabOrder[0]) ? 0 : -1}
                 className="tab-label"
-                title={`${host ? `${tab.cwd} on ${host}` : tab.cwd}${terminal ? ` · Terminal: ${LANE_BILLING.terminal}` : ''}`}
+                title={tabTitle(tab, host, terminal)}
                 onClick={() => activate(id)}
               >
                 {running && !asking && <span className="tab-spinner" aria-hidden="true" />}
@@ -513,6 +513,14 @@ function tabLabel(tab: Tab): { base: string; host: string | null; full: string }
   const base = tab.conversation.title ?? folderName(tab.cwd);
   const host = tab.conversation.host ?? tab.requested?.host ?? null;
   return { base, host, full: host ? `${base} on ${host}` : base };
+}
+
+/** A tab's tooltip: where it runs, the lane it bills to, and what its turn is doing now. */
+function tabTitle(tab: Tab, host: string | null, terminal: boolean): string {
+  const where = host ? `${tab.cwd} on ${host}` : tab.cwd;
+  const lane = terminal ? ` · Terminal: ${LANE_BILLING.terminal}` : '';
+  const doing = workingOn(tab.conversation);
+  return `${where}${lane}${doing ? ` · Working: ${doing}` : ''}`;
 }
 
 function Main() {

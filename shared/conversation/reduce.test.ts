@@ -1340,4 +1340,20 @@ describe('where a Terminal conversation’s turn stands (activity, from its hook
     const exited = applyEvents(done, [{ kind: 'exit' }, { kind: 'activity', state: 'working', what: null }]);
     expect(exited.status).toBe('exited');
   });
+
+  it('knows the tool a running turn uses now, until the turn ends or the CLI exits', () => {
+    const start = initialConversation({ sessionId: 's', cwd: '/w', lane: 'terminal' });
+    const using = applyEvents(start, [
+      { kind: 'activity', state: 'working', what: null },
+      { kind: 'tool', name: 'Read', detail: '/w/a.ts' },
+      { kind: 'tool', name: 'Bash', detail: 'npm test' },
+    ]);
+    expect(using.currentTool).toEqual({ name: 'Bash', detail: 'npm test' });
+    // Waiting on the person to allow it, the turn still uses it.
+    const waiting = applyEvents(using, [{ kind: 'activity', state: 'needs_you', what: 'Bash: npm test' }]);
+    expect(waiting.currentTool).toEqual({ name: 'Bash', detail: 'npm test' });
+    expect(applyEvents(waiting, [{ kind: 'activity', state: 'done', what: null }]).currentTool).toBeNull();
+    const exited = applyEvents(using, [{ kind: 'exit' }, { kind: 'tool', name: 'Edit', detail: null }]);
+    expect(exited.currentTool).toBeNull();
+  });
 });

@@ -131,6 +131,7 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
         elicitations: [],
         processCostUsd: 0,
         retry: null,
+        currentTool: null,
       });
       return;
     case 'resumed':
@@ -209,7 +210,11 @@ function applyEvent(d: StateDraft, event: ConversationEvent): void {
       d.set({
         activity: { state: event.state, what: event.what },
         ...(d.state.status === 'exited' ? {} : { status: event.state === 'done' ? 'idle' : 'running' }),
+        ...(event.state === 'done' ? { currentTool: null } : {}),
       });
+      return;
+    case 'tool':
+      if (d.state.status !== 'exited') d.set({ currentTool: { name: event.name, detail: event.detail } });
       return;
     case 'setup': {
       const id = `s:${event.run.id}`;

@@ -261,6 +261,8 @@ export interface ConversationState {
   lane: Lane;
   /** Where the turn stands, as every lane tells it: a Terminal conversation's tab and badge read this. */
   activity: { state: 'working' | 'needs_you' | 'done'; what: string | null } | null;
+  /** The tool the running turn uses now (its last), as every lane tells it; null between turns. */
+  currentTool: { name: string; detail: string | null } | null;
 }
 
 interface OpenStream {
@@ -311,5 +313,6 @@ export function initialConversation(snapshot?: Partial<ConversationSnapshot>): C
     taskList: [],
     lane: snapshot?.lane ?? 'stream',
     activity: null,
+    currentTool: null,
   };
 }

@@ -187,6 +187,15 @@ export const ConversationEvent = z.discriminatedUnion('kind', [
     state: z.enum(['working', 'needs_you', 'done']),
     what: z.string().max(2_000).nullable(),
   }),
+  /**
+   * A tool Claude uses, as every lane can tell (a Terminal conversation from its PreToolUse hook): its name
+   * and what it works on (a command, a file), for a tab or a row that says what a turn is doing.
+   */
+  z.object({
+    kind: z.literal('tool'),
+    name: z.string().max(200),
+    detail: z.string().max(500).nullable(),
+  }),
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;
 

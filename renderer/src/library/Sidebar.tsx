@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow } from '../../../shared/library';
-import { conversationActivity, folderName, type Activity } from '../state/selectors';
+import { conversationActivity, folderName, workingOn, type Activity } from '../state/selectors';
 import { aheadBehind, costLabel, folderList, groupRows, homeFolder, type RowWorktree } from './row-groups';
 import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { useStore } from '../state/store';
@@ -278,7 +278,7 @@ function UsageButton() {
 
 function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree | null }) {
   const openSaved = useStore((state) => state.openSaved);
-  const { open, current, activity } = useStore(
+  const { open, current, activity, doing } = useStore(
     useShallow((state) => {
       const tabId = state.tabOrder.find((id) => state.tabs[id]?.conversation.sessionId === row.sessionId);
       const tab = tabId !== undefined ? state.tabs[tabId] : undefined;
@@ -287,6 +287,7 @@ function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree |
         current: tabId !== undefined && tabId === state.activeTab,
         // Only a worktree's row says how its conversation stands: several of them run side by side.
         activity: worktree && tab && !tab.saved ? conversationActivity(tab.conversation) : null,
+        doing: worktree && tab && !tab.saved ? workingOn(tab.conversation) : null,
       };
     }),
   );
@@ -302,7 +303,7 @@ function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree |
         {open && <span className="open-dot" aria-label="Open in a tab" role="img" />}
         {row.title}
       </span>
-      {worktree && <WorktreeLine row={row} worktree={worktree} activity={activity} />}
+      {worktree && <WorktreeLine row={row} worktree={worktree} activity={activity} doing={doing} />}
       <span className="library-row-meta">
         {!worktree && row.gitBranch && <span className="branch">⎇ {row.gitBranch}</span>}
         <time dateTime={new Date(row.lastActive).toISOString()}>{relativeTime(row.lastActive)}</time>
@@ -328,8 +329,14 @@ const ACTIVITY_WORDS: Record<Activity, string> = {
 };
 
 /** A worktree row's second line: its branch, how its conversation stands, what it changed against its base. */
-function WorktreeLine(props: { row: LibraryRow; worktree: RowWorktree; activity: Activity | null }) {
-  const { row, worktree, activity } = props;
+function WorktreeLine(props: {
+  row: LibraryRow;
+  worktree: RowWorktree;
+  activity: Activity | null;
+  /** What its turn is doing now ("Bash: npm test"), as either lane tells it. */
+  doing: string | null;
+}) {
+  const { row, worktree, activity, doing } = props;
   const status = worktree.status;
   const branch = status?.branch ?? row.gitBranch ?? worktree.name;
   const counts = status && !status.removed ? aheadBehind(status) : null;
@@ -341,7 +348,10 @@ function WorktreeLine(props: { row: LibraryRow; worktree: RowWorktree; activity:
       ) : (
         <>
           {activity && (
-            <span className={`worktree-activity worktree-activity-${activity}`}>
+            <span
+              className={`worktree-activity worktree-activity-${activity}`}
+              title={activity === 'running' && doing ? doing : undefined}
+            >
               {ACTIVITY_WORDS[activity]}
             </span>
           )}

@@ -28,6 +28,16 @@ export function folderName(path: string): string {
   return parts[parts.length - 1] ?? path;
 }
 
+/**
+ * What a running turn is doing, as either lane tells it: the tool it uses now and on what ("Bash: npm
+ * test"); null when no turn runs or it has used no tool yet.
+ */
+export function workingOn(conversation: Tab['conversation']): string | null {
+  const tool = conversation.currentTool;
+  if (!tool || conversation.status !== 'running') return null;
+  return tool.detail ? `${tool.name}: ${tool.detail}` : tool.name;
+}
+
 /** How a conversation open in a tab stands, for a list that shows it: what the tab strip's marks say. */
 export type Activity = 'running' | 'waiting' | 'done' | 'failed';
 

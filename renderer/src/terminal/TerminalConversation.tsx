@@ -20,7 +20,7 @@ import { ChangesButton } from '../changes/ChangesPanel';
 import { DoneWhenButton } from '../chat/DoneWhen';
 import { SetupCard } from '../chat/SetupCard';
 import { WorktreeDialogs, WorktreeHeader } from '../chat/WorktreeMenu';
-import { folderName } from '../state/selectors';
+import { folderName, workingOn } from '../state/selectors';
 import { useStore } from '../state/store';
 import type { Screen } from './screen';
 
@@ -33,7 +33,7 @@ export function TerminalConversation({
   tabId: string;
   around(view: ReactNode): ReactNode;
 }) {
-  const { cwd, status, activity, folderSettingsOff, setup } = useStore(
+  const { cwd, status, activity, doing, folderSettingsOff, setup } = useStore(
     useShallow((state) => {
       const conversation = state.tabs[tabId]?.conversation;
       return {
@@ -41,6 +41,7 @@ export function TerminalConversation({
         cwd: conversation?.cwd ?? state.tabs[tabId]?.cwd ?? '',
         status: conversation?.status ?? 'exited',
         activity: conversation?.activity ?? null,
+        doing: conversation ? workingOn(conversation) : null,
         folderSettingsOff: conversation?.folderSettingsOff ?? false,
       };
     }),
@@ -107,7 +108,7 @@ export function TerminalConversation({
             role="status"
             className={`status-dot status-${status}`}
             aria-label={`Status: ${status}`}
-            title={`Status: ${status}`}
+            title={`Status: ${status}${doing ? ` · ${doing}` : ''}`}
           />
         </div>
       </header>
