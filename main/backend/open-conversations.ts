@@ -54,6 +54,7 @@ import {
   TerminalConversation,
   type TerminalConversationOptions,
 } from '../conversation/terminal-conversation';
+import type { LaneConversation } from '../conversation/lane-conversation';
 import type { InLane, OpenConversation } from '../conversation/open-conversation';
 import { HOOK_SCRIPT, HookChannel, hookRunner } from '../lanes/terminal/hook-channel';
 import { cliCursorAt } from '../library/read-session';
@@ -128,15 +129,19 @@ export class OpenConversations {
 
   /** A Stream conversation: what only the stream-json lane can do is asked of it. */
   get(conversationId: string): Conversation {
-    const conversation = this.any(conversationId);
+    const conversation = this.find(conversationId);
     if (conversation.lane === 'stream') return conversation;
     throw new NotSupported(
       'This is a Terminal conversation: Claude Code runs in its terminal, so do this there (its own commands and keys), or continue it in the Stream lane.',
     );
   }
 
-  /** A conversation of either lane, for what both can do (Changes, "Done when", listing, closing). */
-  any(conversationId: string): OpenConversation {
+  /** A conversation of either lane, for what every lane can do (Changes, "Done when", listing, closing). */
+  any(conversationId: string): LaneConversation {
+    return this.find(conversationId);
+  }
+
+  private find(conversationId: string): OpenConversation {
     const conversation = this.open.get(conversationId);
     if (!conversation) throw new NoSuchConversation('That conversation is closed.');
     return conversation;
@@ -144,7 +149,7 @@ export class OpenConversations {
 
   /** A Terminal conversation. */
   terminal(conversationId: string): TerminalConversation {
-    const conversation = this.any(conversationId);
+    const conversation = this.find(conversationId);
     if (conversation.lane === 'terminal') return conversation;
     throw new NotSupported('This conversation runs in the Stream lane: it has no terminal.');
   }
@@ -176,9 +181,9 @@ export class OpenConversations {
     await this.closeHosts();
   }
 
-  /** Ends every CLI at once, both lanes (app quit). */
+  /** Ends every CLI at once, both lanes, and what each started (app quit). */
   killAll(): void {
-    for (const conversation of this.open.values()) if (conversation.lane === 'terminal') conversation.kill();
+    for (const conversation of this.open.values()) conversation.kill();
   }
 
   /** The lane new conversations get: the setting, or the login's. */
@@ -201,7 +206,7 @@ export class OpenConversations {
 
   /** The open conversation of a saved session, in either lane. */
   withSession(sessionId: string): OpenConversation | undefined {
-    return this.all().find((conversation) => conversation.snapshot().sessionId === sessionId);
+    return this.all().find((conversation) => conversation.sessionId === sessionId);
   }
 
   /** The open Stream conversation of a saved session, or one resuming: a request joins it rather than start another. */
@@ -530,10 +535,10 @@ export class OpenConversations {
    * process in this lane ended first. Refused while Claude works, which the switch would cut off.
    */
   async switchLane(conversationId: string, lane: Lane, size: TerminalSize): Promise<OpenConversation> {
-    const open = this.any(conversationId);
+    const open = this.find(conversationId);
     const { sessionId, cwd, host = null, permissionMode } = open.snapshot();
     if (open.lane === lane) return open;
-    if (open.lane === 'terminal' ? open.working : open.busy) {
+    if (open.busy) {
       throw new Busy('Claude is working: wait for the turn to end (or stop it), then switch.');
     }
     // What can refuse the switch asks before the open conversation ends: a folder whose settings changed

@@ -21,7 +21,7 @@ import type { InitializeResponse, OutgoingUserContent } from '../../shared/proto
 import {
   BYRE_MCP_SERVER,
   StreamTail,
-  type Session,
+  type StreamProcess,
   type SessionEvent,
   type SessionOptions,
 } from '../lanes/stream';
@@ -37,6 +37,7 @@ import { rewindFiles } from '../changes/rewind';
 import { HeldPrompts } from './held-prompts';
 import { fileRewind } from './file-rewind';
 import { WorktreeSetup } from './worktree-setup';
+import type { LaneConversation } from './lane-conversation';
 import { toolEventsOf, TurnActivity } from './turn-activity';
 import type { RemoteHost } from '../remote/hosts';
 import { explainCheckExit, explainRemoteExit } from '../remote/run';
@@ -82,7 +83,7 @@ export interface ConversationOptions {
   /** Where its Changes snapshots and record are kept; null or absent: no Changes. */
   changes?: ChangesOptions | null;
   /** Starts each of its CLI processes: the trust gate (main/data/trust.ts), which decides on the folder's settings. */
-  startSession(options: SessionOptions): Promise<Session>;
+  startSession(options: SessionOptions): Promise<StreamProcess>;
   /** The host it runs on, over ssh (its `cwd` is a folder there); null or absent: this computer. */
   host?: RemoteHost | null;
   /** What "Always allow" told the CLI to keep in the folder's settings (see Permissions). */
@@ -101,10 +102,10 @@ export interface Fork {
   at: string;
 }
 
-export class Conversation {
-  /** The stream-json lane: every event typed, control requests (see OpenConversation). */
+export class Conversation implements LaneConversation {
+  /** The stream-json lane: every event typed, control requests (see LaneConversation). */
   readonly lane = 'stream' as const;
-  private session: Session;
+  private session: StreamProcess;
   private readonly transcriptPaths: string[] = [];
   private model: string | null;
   private permissionMode: PermissionModeChoice;
@@ -129,7 +130,7 @@ export class Conversation {
   private readonly tail = new StreamTail();
   private closed = false;
   /** Processes closed on purpose to be replaced: their exit is no news to the user. */
-  private readonly replaced = new WeakSet<Session>();
+  private readonly replaced = new WeakSet<StreamProcess>();
   /** Events emitted so far. */
   private emitted = 0;
   /** The events held back until the ended turn's snapshot is taken (see `holdFor`); null: none held. */
@@ -146,7 +147,7 @@ export class Conversation {
 
   private constructor(
     options: ConversationOptions,
-    session: Session,
+    session: StreamProcess,
     permissions: Permissions,
     readonly doneWhen: DoneWhen,
     elicitations: Elicitations,
@@ -278,6 +279,10 @@ export class Conversation {
 
   get id(): string {
     return this.options.id;
+  }
+
+  get sessionId(): string {
+    return this.session.id;
   }
 
   snapshot(): ConversationSnapshot {
@@ -529,7 +534,7 @@ export class Conversation {
         permissionMode: this.permissionMode,
       },
     );
-    let session: Session;
+    let session: StreamProcess;
     try {
       session = await this.options.startSession(base);
     } catch (error) {
@@ -622,12 +627,12 @@ export class Conversation {
     return this.transcriptPaths;
   }
 
-  private keepTranscriptPath(session: Session): void {
+  private keepTranscriptPath(session: StreamProcess): void {
     const path = session.transcriptPath;
     if (path && !this.transcriptPaths.includes(path)) this.transcriptPaths.push(path);
   }
 
-  private follow(session: Session): void {
+  private follow(session: StreamProcess): void {
     // Each run's transcript says where it ran, for the library (a session on a host resumes there).
     if (this.options.host) session.recordByre({ type: HOST_LINE, host: this.options.host.name });
     session.on((event) => {

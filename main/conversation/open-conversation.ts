@@ -3,9 +3,9 @@ import type { Conversation } from './conversation';
 import type { TerminalConversation } from './terminal-conversation';
 
 /**
- * An open conversation, of either lane, told apart by `lane`: a Stream one (the stream-json driver, every
- * event typed) or a Terminal one (the interactive CLI in a PTY). What both can do (snapshot, history,
- * Changes, "Done when", setup, warn, close) is asked of either without knowing which.
+ * An open conversation (a LaneConversation, see lane-conversation.ts), told apart by `lane` where only one
+ * lane can do a thing: a Stream one (the stream-json driver, every event typed) or a Terminal one (the
+ * interactive CLI in a PTY).
  */
 export type OpenConversation = Conversation | TerminalConversation;
 

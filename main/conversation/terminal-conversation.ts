@@ -20,6 +20,7 @@ import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-chan
 import { TerminalProcess, type TerminalTransport } from '../lanes/terminal/terminal-process';
 import { explainRemoteExit } from '../remote/run';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
+import type { LaneConversation } from './lane-conversation';
 import { toolDetail, toolEvent } from './turn-activity';
 import { WorktreeSetup } from './worktree-setup';
 import { EventLog, type EventLogLimits, type EventPage, type EventWindow } from './event-log';
@@ -107,8 +108,8 @@ export interface TerminalConversationOptions {
   notify(notification: { title: string; message: string }): void;
 }
 
-export class TerminalConversation {
-  /** The interactive CLI in a PTY, billed to the plan (see OpenConversation). */
+export class TerminalConversation implements LaneConversation {
+  /** The interactive CLI in a PTY, billed to the plan (see LaneConversation). */
   readonly lane = 'terminal' as const;
   private process: TerminalProcess | null = null;
   /** Images pasted or dropped so far, and the private folder here that holds them (none until one is). */
@@ -402,7 +403,7 @@ export class TerminalConversation {
   }
 
   /** Claude works on a turn (or waits on the person in one): its hooks said it began and not yet that it ended. */
-  get working(): boolean {
+  get busy(): boolean {
     return this.running && (this.state === 'working' || this.state === 'needs_you');
   }
 

@@ -1,6 +1,5 @@
 import type { MergeOutcome } from '../../../shared/ipc';
-import type { Conversation } from '../../conversation/conversation';
-import type { TerminalConversation } from '../../conversation/terminal-conversation';
+import type { LaneConversation } from '../../conversation/lane-conversation';
 import type { WorktreeRecord } from '../../data/worktree-records';
 import { UNTITLED } from '../../library/rules/titles';
 import { draftFinish } from '../../worktrees/drafts';
@@ -178,7 +177,7 @@ function noBase(record: WorktreeRecord, what: string): string {
  */
 async function whatWasSaid(
   parts: Parts,
-  conversation: Conversation | TerminalConversation,
+  conversation: LaneConversation,
 ): Promise<{ title: string | null; prompts: string[] }> {
   const window = conversation.history();
   const pages = [window.events];
@@ -191,7 +190,7 @@ async function whatWasSaid(
   const prompts = events.flatMap((event) => (event.kind === 'prompt' ? [event.text] : []));
   const named = events.flatMap((event) => (event.kind === 'title' ? [event.title] : [])).at(-1) ?? null;
   // The library's title rules know a rename, and for a resumed conversation the prompts before this process.
-  const row = await parts.library.row(conversation.snapshot().sessionId).catch(() => null);
+  const row = await parts.library.row(conversation.sessionId).catch(() => null);
   const listed = row && row.title !== UNTITLED ? row.title : null;
   return { title: named ?? listed, prompts };
 }

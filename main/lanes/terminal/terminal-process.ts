@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import * as pty from 'node-pty';
 import type { PermissionModeChoice } from '../../../shared/ipc';
 import { locateCli } from '../../claude';
+import type { LaneProcess } from '../lane';
 
 /**
  * The real interactive `claude` in a pseudo-terminal: what the Terminal lane runs (cli-facts 19). The CLI
@@ -92,7 +93,7 @@ export interface TerminalProcessEvents {
 }
 
 /** One CLI in a PTY. */
-export class TerminalProcess {
+export class TerminalProcess implements LaneProcess {
   private exited = false;
   /** Resolves when the CLI has exited. */
   readonly done: Promise<void>;
