@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +86,37 @@ describe('what a folder would do', () => {
     expect(readFolderSettings(folder).items).toMatchObject([
       { file: '.claude/settings.local.json', kind: 'unreadable' },
     ]);
+  });
+
+  it('asks about a cleanupPeriodDays, which at 0 has Claude Code delete every session file of every project', () => {
+    const { folder } = world({ '.claude/settings.local.json': JSON.stringify({ cleanupPeriodDays: 0 }) });
+    expect(readFolderSettings(folder)).toMatchObject({
+      needsTrust: true,
+      items: [
+        { file: '.claude/settings.local.json', kind: 'setting', text: 'Sets "cleanupPeriodDays" to 0' },
+      ],
+    });
+  });
+
+  it('never opens a settings path that is a link to a FIFO: says it is no file, and main’s thread goes on', async () => {
+    const { folder } = world();
+    const fifo = join(folder, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    mkdirSync(join(folder, '.claude'));
+    symlinkSync(fifo, join(folder, '.claude', 'settings.json'));
+    // A writer waits for a reader: were the FIFO opened, it would be read, and hold a harmless "{}".
+    const writer = spawn('sh', ['-c', 'printf "{}" > "$1"', 'sh', fifo], { stdio: 'ignore' });
+    try {
+      expect(readFolderSettings(folder).items).toEqual([
+        {
+          file: '.claude/settings.json',
+          kind: 'unreadable',
+          text: '.claude/settings.json could not be read: it is not a file',
+        },
+      ]);
+    } finally {
+      writer.kill();
+    }
   });
 
   it('counts a .mcp.json above the folder, whose servers Claude Code starts there too', () => {

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, type posix } from 'node:path';
 import { z } from 'zod';
@@ -32,7 +41,8 @@ const MAX_TEXT = 2_000;
 
 /**
  * Keys of a settings file that neither run code nor widen permissions; anything else needs trust, so a
- * setting this version of Byre does not know is asked about rather than let through.
+ * setting this version of Byre does not know is asked about rather than let through. Not cleanupPeriodDays:
+ * at 0 Claude Code deletes every session file of every project.
  */
 const HARMLESS_KEYS = new Set([
   '$schema',
@@ -40,7 +50,6 @@ const HARMLESS_KEYS = new Set([
   'outputStyle',
   'includeCoAuthoredBy',
   'attribution',
-  'cleanupPeriodDays',
   'alwaysThinkingEnabled',
   'spinnerTipsEnabled',
   'respectGitignore',
@@ -213,10 +222,18 @@ function commandText(value: unknown): string {
 export type FileText =
   { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
 
+/**
+ * A settings file's text, opened only once known to be a regular file: a cloned repository's link to a FIFO
+ * or a device would otherwise block main's thread in open(), or never end. Opened without blocking (where
+ * the platform can) and looked at again once open, in case it was swapped in between.
+ */
 function readSmall(path: string): FileText {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    const kind = statSync(path);
+    if (kind.isDirectory()) return { kind: 'unreadable', reason: 'it is a folder' };
+    if (!kind.isFile()) return { kind: 'unreadable', reason: 'it is not a file' };
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
@@ -225,6 +242,7 @@ function readSmall(path: string): FileText {
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) return { kind: 'unreadable', reason: 'it is a folder' };
+    if (!stat.isFile()) return { kind: 'unreadable', reason: 'it is not a file' };
     if (stat.size > MAX_SETTINGS_BYTES) return { kind: 'unreadable', reason: `it is over 1 MB` };
     const buffer = Buffer.alloc(stat.size);
     let read = 0;

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -6,7 +7,9 @@ import {
   rmSync,
   symlinkSync,
   unlinkSync,
+  writeFileSync,
 } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,7 +22,7 @@ import {
 } from '../../e2e/fixtures/cli-env';
 import { CliExited, Session } from '../claude';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../test-support/sshd';
-import { findRemoteCli, RemoteProblem } from './run';
+import { findRemoteCli, RemoteProblem, runOnHost } from './run';
 import { sshTransport, type SshSetup } from './ssh';
 
 /**
@@ -121,6 +124,36 @@ describe('a host over ssh', () => {
     }
   });
 
+  it('carries none of the user config’s agent forwarding or port forwards on its long-lived connection', async () => {
+    // What a user's ~/.ssh/config may well say for every host: their agent, and a port forward.
+    const root = mkdtempSync(join(tmpdir(), 'byre-forward-'));
+    const agentSocket = join(root, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', agentSocket], { stdio: 'ignore' });
+    const forwardPort = await freePort();
+    const controlDir = mkdtempSync(join(tmpdir(), 'bf-'));
+    const configFile = join(root, 'ssh_config');
+    writeFileSync(
+      configFile,
+      `${readFileSync(sshd.configFile, 'utf8')}\nHost *\n  ForwardAgent yes\n  LocalForward 127.0.0.1:${forwardPort} 127.0.0.1:${sshd.port}\n`,
+    );
+    try {
+      await vi.waitFor(() => expect(existsSync(agentSocket)).toBe(true), { timeout: 10_000, interval: 50 });
+      const forwarding = { configFile, controlDir, persistSeconds: 5 };
+      const env = { ...process.env, SSH_AUTH_SOCK: agentSocket };
+      const seen = await runOnHost(forwarding, target, 'printf "[%s]" "$SSH_AUTH_SOCK"', env);
+      expect(seen.code).toBe(0);
+      // The host has no way to the user's agent through Byre's connection...
+      expect(seen.stdout).toContain('[]');
+      // ...and the master Byre started while it runs listens on no port of this computer's.
+      expect(await listens(forwardPort)).toBe(false);
+    } finally {
+      spawnSync('ssh', ['-F', configFile, '-o', `ControlPath=${controlDir}/%C`, '-O', 'exit', REMOTE_ALIAS]);
+      agent.kill();
+      rmSync(root, { recursive: true, force: true });
+      rmSync(controlDir, { recursive: true, force: true });
+    }
+  });
+
   // Last: it stops the server.
   it('when the connection drops mid-turn, the turn ends with the exit and nothing is left running on the host', async () => {
     installRemoteCli();
@@ -148,3 +181,27 @@ describe('a host over ssh', () => {
     });
   });
 });
+
+/** A port of 127.0.0.1 no one listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Whether something accepts a connection on 127.0.0.1:port. */
+function listens(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -66,6 +66,9 @@ describe('the arguments of every ssh', () => {
     expect(args).toContain('StrictHostKeyChecking=yes');
     expect(args).toContain('ControlMaster=auto');
     expect(args).toContain('ControlPath=/tmp/bs-1/%C');
+    // The connection outlives its command: none of the user's forwards ride on it.
+    expect(args).toContain('ForwardAgent=no');
+    expect(args).toContain('ClearAllForwardings=yes');
     expect(args.slice(-4)).toEqual(['-p', '2222', '--', 'ada@box']);
   });
 

@@ -57,7 +57,9 @@ export function parseSshTarget(text: string): SshTarget {
  * The arguments every ssh of Byre's starts with, up to and including the destination: the one config file,
  * never a prompt (BatchMode: a host that wants a password fails at once, with ssh's reason), never a host
  * key taken on trust (StrictHostKeyChecking: an unknown or changed key is refused), one multiplexed
- * connection per host, and a lost connection noticed within half a minute.
+ * connection per host, and a lost connection noticed within half a minute. That connection outlives the
+ * command that opened it, so it carries nothing of the user's config beyond the way in: no agent forwarding
+ * (a host, or anyone root there, could use the user's keys for as long as it lasts) and no port forwards.
  */
 export function sshArgs(setup: SshSetup, target: SshTarget): string[] {
   if (target.destination.startsWith('-')) throw new Error(`“${target.destination}” is not a host.`);
@@ -69,6 +71,10 @@ export function sshArgs(setup: SshSetup, target: SshTarget): string[] {
     'BatchMode=yes',
     '-o',
     'StrictHostKeyChecking=yes',
+    '-o',
+    'ForwardAgent=no',
+    '-o',
+    'ClearAllForwardings=yes',
     '-o',
     'ControlMaster=auto',
     '-o',
