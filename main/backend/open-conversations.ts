@@ -58,7 +58,7 @@ import type { LaneConversation } from '../conversation/lane-conversation';
 import type { InLane, OpenConversation } from '../conversation/open-conversation';
 import { HOOK_SCRIPT, HookChannel, hookRunner } from '../lanes/terminal/hook-channel';
 import { cliCursorAt } from '../library/read-session';
-import type { RemoteHosts } from '../remote/hosts';
+import type { RemoteHosts, SocketForward } from '../remote/hosts';
 import { explainCheckExit, RemoteProblem } from '../remote/run';
 import {
   CliCopyGone,
@@ -442,18 +442,17 @@ export class OpenConversations {
     release: () => void;
   }> {
     let channel: HookChannel | null = null;
-    let there: { node: string; folder: string } | null = null;
+    let there: { node: string; folder: string; forward: SocketForward } | null = null;
     try {
       channel = await HookChannel.open({ path: process.execPath, env: {} });
-      there = await remote.terminal.prepareHooks(channel.secretText, HOOK_SCRIPT);
+      there = await remote.terminal.prepareHooks(channel.secretText, HOOK_SCRIPT, channel.socketPath);
     } catch (error) {
       channel?.close();
       if (error instanceof RemoteProblem) throw error;
       console.error('Byre: the hooks of a Terminal conversation on a host could not be set up:', error);
       channel = null;
     }
-    const forward =
-      channel && there ? { there: posix.join(there.folder, 'hooks.sock'), here: channel.socketPath } : null;
+    const forward = channel && there ? there.forward : null;
     let released = false;
     const release = () => {
       if (released) return;
@@ -467,12 +466,12 @@ export class OpenConversations {
       release,
       host: (folder) => ({
         name: host,
-        transport: (cli) => remote.terminal.command(folder, cli, forward),
+        transport: (cli) => remote.terminal.command(folder, cli),
         elsewhere: {
           via: (command: string) => remote.check(folder, command),
           failure: (code, output, reached) => explainCheckExit(code, output, host, reached),
         },
-        hooksThere: forward ? there : null,
+        hooksThere: forward && there ? { node: there.node, folder: there.folder } : null,
         putFile: (at, file, bytes) => remote.terminal.putFile(at, file, bytes),
         release,
       }),

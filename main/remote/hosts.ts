@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { Launch, PipeCommand } from '../claude';
 import { acceptHostKeys, hostKeyFingerprints } from './host-keys';
 import type { Machine } from '../changes/machine';
@@ -12,7 +12,7 @@ import {
   hostsFromConfig,
   inHostHome,
   remoteTerminalLine,
-  sshCancelForwardArgs,
+  sshForwardArgs,
   sshTerminalArgs,
   parseSshTarget,
   portableSh,
@@ -46,18 +46,21 @@ export interface SocketForward {
 }
 
 export interface HostTerminal {
-  /** The ssh to run in a PTY: the CLI there in `folder` with `env` and `args`, the hooks' socket forwarded. */
+  /** The ssh to run in a PTY: the CLI there in `folder` with `env` and `args`. */
   command(
     folder: string,
     cli: { args: readonly string[]; env: Readonly<Record<string, string>> },
-    forward: SocketForward | null,
   ): { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv };
   /**
-   * A private folder there with the hook script and its secret, and the node that runs it; null when the
-   * host has no node (the conversation then goes without hooks, and says so). A RemoteProblem when the host
-   * cannot be reached.
+   * A private folder there with the hook script and its secret, the node that runs it, and a socket there
+   * (`hooks.sock`) the master connection forwards to `here`; null when the host has no node (the
+   * conversation then goes without hooks, and says so). A RemoteProblem when the host cannot be reached.
    */
-  prepareHooks(secret: string, script: string): Promise<{ node: string; folder: string } | null>;
+  prepareHooks(
+    secret: string,
+    script: string,
+    here: string,
+  ): Promise<{ node: string; folder: string; forward: SocketForward } | null>;
   /** Writes `bytes` as `name` in that private folder, readable by this user only; rejects if it cannot. */
   putFile(folder: string, name: string, bytes: Buffer): Promise<void>;
   /** Stops the forward and removes the folder there; never rejects (a host gone keeps nothing of Byre's). */
@@ -121,7 +124,7 @@ export class RemoteHosts {
       const base = process.platform === 'win32' ? tmpdir() : '/tmp';
       const dir = mkdtempSync(join(base, 'byre-'));
       chmodSync(dir, 0o700);
-      // %C is 40 characters; a new master binds a name some 17 longer first.
+      // A master's socket is 40 characters (controlPath); a new master binds a name some 17 longer first.
       if (dir.length + 1 + 40 + 17 >= 104) {
         rmSync(dir, { recursive: true, force: true });
         throw new RemoteProblem(
@@ -184,16 +187,13 @@ export class RemoteHosts {
 
   private hostTerminal(name: string, target: SshTarget, cli: string): HostTerminal {
     return {
-      command: (folder, run, forward) => ({
+      command: (folder, run) => ({
         file: 'ssh',
-        args: [
-          ...sshTerminalArgs(this.setup(), target, forward),
-          remoteTerminalLine(folder, run.env, cli, run.args),
-        ],
+        args: [...sshTerminalArgs(this.setup(), target), remoteTerminalLine(folder, run.env, cli, run.args)],
         cwd: homedir(),
         env: this.env,
       }),
-      prepareHooks: async (secret, script) => {
+      prepareHooks: async (secret, script, here) => {
         const result = await runMarked(
           this.setup(),
           target,
@@ -204,7 +204,18 @@ export class RemoteHosts {
         checkSsh({ ...result, stdout: '' }, name);
         if (result.code !== 0) return null;
         const [node, folder] = result.stdout.toString('utf8').trim().split('\n').slice(-2);
-        return node?.startsWith('/') && folder?.startsWith('/') ? { node, folder } : null;
+        if (!node?.startsWith('/') || !folder?.startsWith('/')) return null;
+        // The master the command above left running forwards the socket: an ssh in the terminal cannot ask
+        // for it itself, as ClearAllForwardings, which keeps the config's forwards off, drops a -R too.
+        const forward = { there: posix.join(folder, 'hooks.sock'), here };
+        const added = await sshControl(sshForwardArgs(this.setup(), target, forward, 'forward'), this.env);
+        if (!added.ok) {
+          await runOnHost(this.setup(), target, portableSh('rm -rf -- "$1"', [folder]), this.env).catch(
+            () => undefined,
+          );
+          throw new Error(`The hooks' socket could not be forwarded from ${name}: ${added.said}`);
+        }
+        return { node, folder, forward };
       },
       putFile: async (folder, file, bytes) => {
         const result = await runMarked(
@@ -232,14 +243,7 @@ export class RemoteHosts {
         } catch {
           return;
         }
-        await new Promise<void>((resolve) => {
-          execFile(
-            'ssh',
-            sshCancelForwardArgs(setup, target, forward),
-            { env: this.env, timeout: 10_000 },
-            () => resolve(),
-          );
-        });
+        await sshControl(sshForwardArgs(setup, target, forward, 'cancel'), this.env);
         await runOnHost(setup, target, portableSh('rm -rf -- "$1"', [folder]), this.env).catch(
           () => undefined,
         );
@@ -390,4 +394,13 @@ export function parseReadFiles(output: Buffer | null, paths: readonly string[]):
     }
   }
   return at === output.length ? files : unreadable();
+}
+
+/** An ssh that asks a master connection to do something (-O), within ten seconds; never rejects. */
+function sshControl(args: string[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; said: string }> {
+  return new Promise((resolve) => {
+    execFile('ssh', args, { env, timeout: 10_000 }, (error, _stdout, stderr) =>
+      resolve({ ok: !error, said: String(stderr).trim().split('\n').at(-1) || (error?.message ?? '') }),
+    );
+  });
 }

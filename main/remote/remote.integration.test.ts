@@ -23,7 +23,7 @@ import {
 import { CliExited, Session } from '../claude';
 import { createRemoteWorld, REMOTE_ALIAS, type RemoteWorld, type TestSshd } from '../test-support/sshd';
 import { findRemoteCli, RemoteProblem, runOnHost } from './run';
-import { sshTransport, type SshSetup } from './ssh';
+import { controlPath, sshForwardArgs, sshTransport, type SshSetup } from './ssh';
 
 /**
  * A conversation on another host over real OpenSSH: the test's own sshd on 127.0.0.1, and the "remote" is
@@ -124,7 +124,7 @@ describe('a host over ssh', () => {
     }
   });
 
-  it('carries none of the user config’s agent forwarding or port forwards on its long-lived connection', async () => {
+  it('carries none of the user config’s agent forwarding or port forwards on its long-lived connection, and still forwards the hooks’ socket', async () => {
     // What a user's ~/.ssh/config may well say for every host: their agent, and a port forward.
     const root = mkdtempSync(join(tmpdir(), 'byre-forward-'));
     const agentSocket = join(root, 'agent.sock');
@@ -146,8 +146,42 @@ describe('a host over ssh', () => {
       expect(seen.stdout).toContain('[]');
       // ...and the master Byre started while it runs listens on no port of this computer's.
       expect(await listens(forwardPort)).toBe(false);
+
+      // A Terminal conversation's hooks reach Byre through a socket that master forwards: asked for
+      // without the config, it is forwarded, and the config's port forward still is not.
+      const here = join(root, 'here.sock');
+      const received = new Promise<string>((resolve) => {
+        const server = createServer((socket) => {
+          socket.on('data', (data) => {
+            resolve(String(data));
+            server.close();
+            socket.destroy();
+          });
+        }).listen(here);
+      });
+      const forward = { there: join(root, 'there.sock'), here };
+      const asked = spawnSync('ssh', sshForwardArgs(forwarding, target, forward, 'forward'), { env });
+      expect(String(asked.stderr)).toBe('');
+      expect(asked.status).toBe(0);
+      const reached = await runOnHost(
+        forwarding,
+        target,
+        `node -e 'require("net").connect(process.argv[1], function () { this.end("hook") })' ${forward.there}`,
+        env,
+      );
+      expect(reached.code).toBe(0);
+      expect(await received).toBe('hook');
+      expect(await listens(forwardPort)).toBe(false);
     } finally {
-      spawnSync('ssh', ['-F', configFile, '-o', `ControlPath=${controlDir}/%C`, '-O', 'exit', REMOTE_ALIAS]);
+      spawnSync('ssh', [
+        '-F',
+        '/dev/null',
+        '-o',
+        `ControlPath=${controlPath({ configFile, controlDir }, target)}`,
+        '-O',
+        'exit',
+        REMOTE_ALIAS,
+      ]);
       agent.kill();
       rmSync(root, { recursive: true, force: true });
       rmSync(controlDir, { recursive: true, force: true });

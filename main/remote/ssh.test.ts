@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { compareVersions } from './run';
 import {
+  controlPath,
   explainSshFailure,
   hostsFromConfig,
   markedLine,
@@ -16,7 +17,7 @@ import {
   remoteTerminalLine,
   shellQuote,
   sshArgs,
-  sshCancelForwardArgs,
+  sshForwardArgs,
   sshTerminalArgs,
 } from './ssh';
 
@@ -65,7 +66,12 @@ describe('the arguments of every ssh', () => {
     expect(args).toContain('BatchMode=yes');
     expect(args).toContain('StrictHostKeyChecking=yes');
     expect(args).toContain('ControlMaster=auto');
-    expect(args).toContain('ControlPath=/tmp/bs-1/%C');
+    expect(args).toContain(`ControlPath=${controlPath(setup, { destination: 'ada@box', port: 2222 })}`);
+    expect(controlPath(setup, { destination: 'ada@box', port: 2222 })).toMatch(/^\/tmp\/bs-1\/[0-9a-f]{40}$/);
+    // One master per host: another host or port has another.
+    expect(controlPath(setup, { destination: 'ada@box' })).not.toBe(
+      controlPath(setup, { destination: 'ada@box', port: 2222 }),
+    );
     // The connection outlives its command: none of the user's forwards ride on it.
     expect(args).toContain('ForwardAgent=no');
     expect(args).toContain('ClearAllForwardings=yes');
@@ -406,26 +412,33 @@ describe("a Terminal conversation's ssh", () => {
   const target = { destination: 'build-box' };
   const forward = { there: '/tmp/byre-h-abc/hooks.sock', here: '/tmp/byre-h-xyz/hooks.sock' };
 
-  it('asks the host for a terminal and forwards the hooks socket, before the destination', () => {
-    const args = sshTerminalArgs(setup, target, forward);
+  it('asks the host for a terminal, on the same master, with none of the config’s forwards', () => {
+    const args = sshTerminalArgs(setup, target);
     expect(args).toContain('-tt');
     expect(args).not.toContain('-T');
-    const spec = args.indexOf('-R');
-    expect(args[spec + 1]).toBe(`${forward.there}:${forward.here}`);
-    expect(spec).toBeLessThan(args.indexOf('--'));
+    expect(args).toContain('ClearAllForwardings=yes');
+    expect(args).toContain(`ControlPath=${controlPath(setup, target)}`);
     expect(args.at(-1)).toBe('build-box');
-    expect(sshTerminalArgs(setup, target, null)).not.toContain('-R');
-    expect(() => sshTerminalArgs(setup, target, { ...forward, here: '/tmp/a:b' })).toThrow(/colon/);
   });
 
-  it('cancels that forward through the master when the conversation ends', () => {
-    const args = sshCancelForwardArgs(setup, target, forward);
-    expect(args.slice(args.indexOf('-O'), args.indexOf('--'))).toEqual([
-      '-O',
-      'cancel',
-      '-R',
-      `${forward.there}:${forward.here}`,
-    ]);
+  it('has the master forward the hooks socket, and cancel it, reading no config', () => {
+    for (const command of ['forward', 'cancel'] as const) {
+      const args = sshForwardArgs(setup, target, forward, command);
+      // The config's forwards would come along, and its ClearAllForwardings would drop this one.
+      expect(args.slice(0, 2)).toEqual(['-F', '/dev/null']);
+      expect(args).toContain(`ControlPath=${controlPath(setup, target)}`);
+      expect(args.slice(args.indexOf('-O'), args.indexOf('--'))).toEqual([
+        '-O',
+        command,
+        '-R',
+        `${forward.there}:${forward.here}`,
+      ]);
+      expect(args.at(-1)).toBe('build-box');
+    }
+    expect(() => sshForwardArgs(setup, target, { ...forward, here: '/tmp/a:b' }, 'forward')).toThrow(/colon/);
+    expect(() => sshForwardArgs(setup, { destination: '-oProxyCommand=x' }, forward, 'forward')).toThrow(
+      /not a host/,
+    );
   });
 
   it('runs the CLI in the folder with only its own environment, each word as it was', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Launch, PipeCommand } from '../claude';
 
 /**
@@ -78,7 +79,7 @@ export function sshArgs(setup: SshSetup, target: SshTarget): string[] {
     '-o',
     'ControlMaster=auto',
     '-o',
-    `ControlPath=${setup.controlDir}/%C`,
+    `ControlPath=${controlPath(setup, target)}`,
     '-o',
     `ControlPersist=${setup.persistSeconds ?? DEFAULT_PERSIST_S}`,
     '-o',
@@ -91,6 +92,18 @@ export function sshArgs(setup: SshSetup, target: SshTarget): string[] {
     '--',
     target.destination,
   ];
+}
+
+/**
+ * The socket of a host's master connection: one per target, named by Byre (40 hex characters, as ssh's own
+ * %C) rather than by ssh from the config, so that an ssh run without the config (-F /dev/null: a forward
+ * added or cancelled, the master closed) finds the same master.
+ */
+export function controlPath(setup: SshSetup, target: SshTarget): string {
+  const key = createHash('sha256')
+    .update(`${target.destination}\0${target.port ?? ''}`)
+    .digest('hex');
+  return `${setup.controlDir}/${key.slice(0, 40)}`;
 }
 
 /** One word for a POSIX shell: single-quoted, with each ' written as '\''. */
@@ -275,29 +288,42 @@ export function remoteTerminalLine(
 
 /**
  * The arguments of the ssh a Terminal conversation runs in its PTY: Byre's own (sshArgs), with a terminal
- * asked of the host (-tt, whatever ssh's stdin is), and, for its hooks, a socket there forwarded to the
- * hooks' socket here (`-R there:here`; the host's sshd makes it 0600, in a folder that is 0700).
+ * asked of the host (-tt, whatever ssh's stdin is). Its hooks' socket is forwarded by the master
+ * (sshForwardArgs), since ClearAllForwardings drops a -R given here too.
  */
-export function sshTerminalArgs(
-  setup: SshSetup,
-  target: SshTarget,
-  forward: { there: string; here: string } | null,
-): string[] {
+export function sshTerminalArgs(setup: SshSetup, target: SshTarget): string[] {
   const args = sshArgs(setup, target);
   args.splice(args.indexOf('-T'), 1, '-tt');
-  if (forward) args.splice(args.indexOf('--'), 0, '-R', forwardSpec(forward));
   return args;
 }
 
-/** The ssh that stops forwarding the hooks' socket: the master keeps a client's forward until told. */
-export function sshCancelForwardArgs(
+/**
+ * The ssh that has a host's master connection forward a socket there to one here (`-R there:here`; the
+ * host's sshd makes it 0600, in a folder that is 0700), or stop (`cancel`): the master keeps a forward until
+ * told. It reads no config (-F /dev/null), so that it asks for this forward and none of the config's, and
+ * finds the master by its socket's path. It never makes a connection of its own.
+ */
+export function sshForwardArgs(
   setup: SshSetup,
   target: SshTarget,
   forward: { there: string; here: string },
+  command: 'forward' | 'cancel',
 ): string[] {
-  const args = sshArgs(setup, target);
-  args.splice(args.indexOf('--'), 0, '-O', 'cancel', '-R', forwardSpec(forward));
-  return args;
+  if (target.destination.startsWith('-')) throw new Error(`“${target.destination}” is not a host.`);
+  return [
+    '-F',
+    '/dev/null',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `ControlPath=${controlPath(setup, target)}`,
+    '-O',
+    command,
+    '-R',
+    forwardSpec(forward),
+    '--',
+    target.destination,
+  ];
 }
 
 function forwardSpec(forward: { there: string; here: string }): string {
