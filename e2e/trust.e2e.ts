@@ -53,6 +53,27 @@ test.describe('a folder with its own hooks', () => {
     expect(existsSync(marker(world.cwd))).toBe(true);
   });
 
+  test('trusted from the header before the first message: the conversation goes on and the prompt is sent', async ({
+    page,
+    webHost,
+  }) => {
+    const { world } = webHost;
+    await trustDialog(page).getByRole('button', { name: 'Open without its settings' }).click();
+    await expect(page.getByRole('note').filter({ hasText: 'Folder settings off' })).toBeVisible();
+    // A prompt typed, not yet sent, when the person decides to trust the folder after all.
+    await page.getByRole('textbox', { name: 'Message' }).fill('hello');
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Hello, trusted from the start.' }] });
+    await page.getByRole('button', { name: 'Trust folder…' }).click();
+    await trustDialog(page).getByRole('button', { name: 'Trust', exact: true }).click();
+    // Sent at once, while Claude Code starts again with the folder's settings.
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('hello');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expect(page.getByRole('note').filter({ hasText: 'Folder settings off' })).toBeHidden();
+    await expect(claude(page).filter({ hasText: 'Hello, trusted from the start.' })).toBeVisible();
+    await expect(page.getByText('no longer takes messages')).toBeHidden();
+    expect(existsSync(marker(world.cwd))).toBe(true);
+  });
+
   test('trusted, it is listed in Settings, and Forget asks again next time', async ({ page, webHost }) => {
     const { world } = webHost;
     await trustDialog(page).getByRole('button', { name: 'Trust', exact: true }).click();

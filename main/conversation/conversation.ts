@@ -114,6 +114,8 @@ export class Conversation implements LaneConversation {
   private capabilities: readonly string[] = [];
   private readonly elicitations: Elicitations;
   private resuming: Promise<ConversationSnapshot> | undefined;
+  /** Set while a new process takes the running one's place (useFolderSettings). */
+  private replacing: Promise<ConversationSnapshot> | undefined;
   /**
    * Everything shown so far, for a window that opens later; stream deltas are left out (the complete lines
    * follow), and so are thinking_tokens lines (a running estimate, telemetry: nothing shows them).
@@ -346,6 +348,23 @@ export class Conversation implements LaneConversation {
    * in order. The prompt shows at once either way.
    */
   send(text: string, images: readonly TurnImage[] = [], uuid?: string): string {
+    let id: string;
+    if (this.replacing) {
+      // The CLI is being started again (Trust folder…): the prompt waits for the new one, never the old.
+      const waiting = uuid ?? randomUUID();
+      this.held.hold(
+        { uuid: waiting, send: () => this.write(text, images, waiting) },
+        null,
+        () => !this.closed,
+      );
+      id = waiting;
+    } else id = this.write(text, images, uuid);
+    this.options.emit({ kind: 'prompt', uuid: id, text, images: [...images], at: Date.now() });
+    return id;
+  }
+
+  /** The prompt to the running CLI, or held until its turn's snapshot; its uuid. */
+  private write(text: string, images: readonly TurnImage[], uuid: string | undefined): string {
     const prepared = this.session.prepare(userContent(text, images), uuid ? { uuid } : {});
     const changes = this.changes;
     changes?.notePrompt(prepared.uuid, text);
@@ -358,7 +377,6 @@ export class Conversation implements LaneConversation {
         () => session === this.session,
       );
     } else prepared.send();
-    this.options.emit({ kind: 'prompt', uuid: prepared.uuid, text, images: [...images], at: Date.now() });
     return prepared.uuid;
   }
 
@@ -569,13 +587,23 @@ export class Conversation implements LaneConversation {
     }
     const previous = this.session;
     this.replaced.add(previous);
-    await previous.close();
+    const replacing = (async () => {
+      await previous.close();
+      try {
+        return await this.resume();
+      } catch (error) {
+        // The old process is gone and no new one runs: the conversation says so, with Resume, as after a crash.
+        this.options.emit({ kind: 'exit', error: toIpcError(error) });
+        throw error;
+      }
+    })();
+    // What is sent meanwhile waits for the new process, in order (see send).
+    this.replacing = replacing;
+    this.held.gate(replacing);
     try {
-      return await this.resume();
-    } catch (error) {
-      // The old process is gone and no new one runs: the conversation says so, with Resume, as after a crash.
-      this.options.emit({ kind: 'exit', error: toIpcError(error) });
-      throw error;
+      return await replacing;
+    } finally {
+      this.replacing = undefined;
     }
   }
 

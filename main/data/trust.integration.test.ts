@@ -130,6 +130,22 @@ describe('a folder whose own settings run hooks', () => {
     expect(harness.eventsOf(conversation.conversationId).some((event) => event.kind === 'exit')).toBe(false);
   });
 
+  it('trusted from a new conversation before its first message: it keeps working, and the prompt goes', async () => {
+    const markers = writeSettings();
+    harness.world.fake.enqueue(say('Hello, now with its settings.'));
+    const conversation = await startAnswering(false);
+    // Nothing said yet: the header's Trust folder… is the first thing the person does.
+    const view = await invoke('folderTrust', { cwd: harness.world.cwd });
+    await invoke('decideTrust', { folder: view.folder, digest: view.digest, trust: true });
+    // The prompt is sent at once, as the dialog closes: while the CLI is being started again.
+    const restarting = invoke('useFolderSettings', { conversationId: conversation.conversationId });
+    await talk(conversation, 'hello');
+    expect((await restarting).folderSettingsOff).toBeUndefined();
+    expect(assistantText(conversation)).toEqual(['Hello, now with its settings.']);
+    expect(existsSync(markers.promptSubmit)).toBe(true);
+    expect(harness.eventsOf(conversation.conversationId).some((event) => event.kind === 'exit')).toBe(false);
+  });
+
   it('asks again when its settings change after it was trusted, and says what changed', async () => {
     writeSettings();
     harness.world.fake.enqueue(say('One.'));
