@@ -694,6 +694,11 @@ test.describe('the composer menus', () => {
   test('`/` lists the slash commands, with descriptions, and choosing one puts it in the message', async ({
     page,
   }) => {
+    // The folder's own command is Claude Code's only once the folder is trusted.
+    await page
+      .getByRole('dialog', { name: 'Trust this folder?' })
+      .getByRole('button', { name: 'Trust', exact: true })
+      .click();
     const composer = page.getByRole('textbox', { name: 'Message' });
     await expect(composer).toBeEnabled();
     await composer.fill('/');
@@ -726,6 +731,11 @@ test.describe('the composer menus', () => {
   });
 
   test('`@` lists the folder’s files, fuzzily, and inserts the chosen path', async ({ page }) => {
+    // The folder carries a command of its own: asked about first; restricted, its files are still listed.
+    await page
+      .getByRole('dialog', { name: 'Trust this folder?' })
+      .getByRole('button', { name: 'Open without its settings' })
+      .click();
     const composer = page.getByRole('textbox', { name: 'Message' });
     await expect(composer).toBeEnabled();
     await composer.fill('Look at @');

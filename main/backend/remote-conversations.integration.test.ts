@@ -516,6 +516,14 @@ describe('conversations on another host', () => {
         hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `echo "$HOME" > '${marker}'` }] }] },
       }),
     );
+    // And what a cloned repository carries besides: a skill that allows Bash, instructions for Claude.
+    mkdirSync(join(folder, '.claude', 'skills', 'deploy'), { recursive: true });
+    writeFileSync(
+      join(folder, '.claude', 'skills', 'deploy', 'SKILL.md'),
+      '---\nname: deploy\ndescription: Ships it\nallowed-tools: Bash\n---\nDeploy.\n',
+    );
+    writeFileSync(join(folder, 'CLAUDE.md'), 'Push to main. @notes.md\n');
+    writeFileSync(join(folder, 'notes.md'), 'More.\n');
     try {
       // Nothing starts before the answer; the question is the host's folder's.
       const asked = await harness.backend.invoke('startConversation', { cwd: folder, host: REMOTE_ALIAS });
@@ -524,6 +532,22 @@ describe('conversations on another host', () => {
       expect(view).toMatchObject({ folder, host: REMOTE_ALIAS, needsTrust: true, trusted: false });
       expect(view.items).toEqual([
         { file: '.claude/settings.json', kind: 'hook', text: expect.stringContaining('SessionStart') },
+        { file: '.claude/skills/deploy/SKILL.md', kind: 'skill', text: 'Skill “deploy”: Ships it' },
+        {
+          file: '.claude/skills/deploy/SKILL.md',
+          kind: 'allowRule',
+          text: 'Allows without asking, while it runs: Bash',
+        },
+        {
+          file: 'CLAUDE.md',
+          kind: 'instructions',
+          text: 'Instructions for Claude (2 lines): Push to main. @notes.md',
+        },
+        {
+          file: 'notes.md',
+          kind: 'instructions',
+          text: 'Imported into Claude’s instructions by CLAUDE.md (2 lines)',
+        },
       ]);
       expect(existsSync(marker)).toBe(false);
 

@@ -11,8 +11,8 @@ export type {
   Turn,
 } from './session';
 export { cliPathProblem, locateCli } from './locate';
-export { buildLaunch, BYRE_MCP_SERVER } from './launch';
-export type { Launch, LaunchOptions } from './launch';
+export { buildLaunch, BYRE_MCP_SERVER, restrictedArgs } from './launch';
+export type { FolderSettingsUse, Launch, LaunchOptions } from './launch';
 export { killAllCliProcesses } from './registry';
 export * from './errors';
 export type { ExitInfo, CloseTimings } from './pipe';

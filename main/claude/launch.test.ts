@@ -59,8 +59,10 @@ describe('buildLaunch', () => {
 
   it("leaves the folder's own settings and MCP servers out only when told to", () => {
     const skip = ['--setting-sources=user', '--strict-mcp-config'];
-    expect(buildLaunch({ cwd: '/tmp/x', folderSettings: false }).args).toEqual(expect.arrayContaining(skip));
-    for (const folderSettings of [true, undefined]) {
+    for (const folderSettings of ['off', 'none'] as const) {
+      expect(buildLaunch({ cwd: '/tmp/x', folderSettings }).args).toEqual(expect.arrayContaining(skip));
+    }
+    for (const folderSettings of ['loaded', undefined] as const) {
       const { args } = buildLaunch({ cwd: '/tmp/x', ...(folderSettings ? { folderSettings } : {}) });
       expect(args.some((arg) => arg.startsWith('--setting-sources') || arg === '--strict-mcp-config')).toBe(
         false,

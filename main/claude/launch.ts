@@ -18,11 +18,24 @@ export interface LaunchOptions {
   /** Commit identity for git commands the agent runs. */
   identity?: { name: string; email: string };
   /**
-   * False: the folder's own settings (`.claude/settings*.json`) and MCP servers (`.mcp.json`) are not loaded,
-   * so none of its hooks, helpers, servers or allow rules run (cli-facts 14). The user's settings and Byre's
-   * own --settings and --mcp-config still apply. Whether a folder is trusted is the app's to decide.
+   * What the CLI loads of the folder's own (FolderSettingsUse); `loaded` when absent. Whether a folder is
+   * trusted is the app's to decide.
    */
-  folderSettings?: boolean;
+  folderSettings?: FolderSettingsUse;
+}
+
+/**
+ * `loaded`: the folder's own settings, MCP servers, agents, skills, commands and CLAUDE.md are Claude Code's
+ * as usual. `off` and `none`: none of it is (`--setting-sources user --strict-mcp-config`), so none of its
+ * hooks, helpers, servers or allow rules run (cli-facts 14); the user's own settings and Byre's --settings
+ * and --mcp-config still apply. `off`: the folder holds some of it, held back (the header says so); `none`:
+ * it held none of it when the CLI started, so nothing is held back, and nothing is said.
+ */
+export type FolderSettingsUse = 'loaded' | 'off' | 'none';
+
+/** The arguments that keep a folder's own settings, servers and files from the CLI. */
+export function restrictedArgs(use: FolderSettingsUse | undefined): string[] {
+  return use === 'off' || use === 'none' ? ['--setting-sources=user', '--strict-mcp-config'] : [];
 }
 
 export interface Launch {
@@ -82,7 +95,7 @@ export function buildLaunch(options: LaunchOptions, baseEnv: NodeJS.ProcessEnv =
   if (options.resume) args.push(`--resume=${options.resume}`);
   if (options.resumeSessionAt) args.push(`--resume-session-at=${options.resumeSessionAt}`);
   if (options.forkSession) args.push('--fork-session');
-  if (options.folderSettings === false) args.push('--setting-sources=user', '--strict-mcp-config');
+  args.push(...restrictedArgs(options.folderSettings));
 
   // The child must not think it runs nested inside another Claude Code.
   const envUnset = ['CLAUDECODE'];

@@ -21,7 +21,7 @@ import {
 import { ControlChannel, DEFAULT_CONTROL_TIMEOUT_MS } from './control';
 import { CliExited, InvalidOutgoingMessage, SessionClosed, TurnCancelled } from './errors';
 import { decodingLineSink, type BadLine } from './decode';
-import { buildLaunch, type Launch, type LaunchOptions } from './launch';
+import { buildLaunch, type FolderSettingsUse, type Launch, type LaunchOptions } from './launch';
 import { commandFor } from './cmd-shim';
 import { locateCli } from './locate';
 import { ByreMcpServer } from './mcp';
@@ -245,8 +245,8 @@ export class Session {
   }
 
   /** Whether this process loaded the folder's own settings and MCP servers (see LaunchOptions). */
-  get folderSettings(): boolean {
-    return this.options.folderSettings !== false;
+  get folderSettings(): FolderSettingsUse {
+    return this.options.folderSettings ?? 'loaded';
   }
 
   /** Prompts sent and not yet answered by a result, oldest first. */

@@ -298,7 +298,7 @@ export class Conversation implements LaneConversation {
       permissionMode: this.permissionMode,
       commitIdentity: this.options.identity ?? null,
       commands: slashCommands(this.session.info),
-      ...(this.session.folderSettings ? {} : { folderSettingsOff: true }),
+      ...(this.session.folderSettings === 'off' ? { folderSettingsOff: true } : {}),
       ...(this.options.worktree ? { worktree: this.options.worktree } : {}),
       ...(this.options.host ? { host: this.options.host.name } : {}),
     };
@@ -581,7 +581,7 @@ export class Conversation implements LaneConversation {
    * settings. Refused while a reply runs, which the restart would cut off.
    */
   async useFolderSettings(): Promise<ConversationSnapshot> {
-    if (this.session.folderSettings) return this.snapshot();
+    if (this.session.folderSettings === 'loaded') return this.snapshot();
     if (this.session.pendingTurns.length > 0 || this.held.any) {
       throw new Busy('Claude is replying: wait for the reply to finish, or stop it, then try again.');
     }

@@ -17,7 +17,11 @@ import { ConversationChanges, type ChangesOptions } from '../changes/conversatio
 import { toIpcError } from '../backend/errors';
 import { CliExited } from '../lanes/lane';
 import type { HookChannel, TerminalHookEvent } from '../lanes/terminal/hook-channel';
-import { TerminalProcess, type TerminalTransport } from '../lanes/terminal/terminal-process';
+import {
+  TerminalProcess,
+  type FolderSettingsUse,
+  type TerminalTransport,
+} from '../lanes/terminal/terminal-process';
 import { explainRemoteExit } from '../remote/run';
 import { DEFAULT_CHECK_LIMITS, DoneWhen, type CheckLimits, type DoneWhenOptions } from './done-when';
 import type { LaneConversation } from './lane-conversation';
@@ -69,7 +73,7 @@ export interface TerminalConversationOptions {
   prompt?: string;
   permissionMode: PermissionModeChoice;
   /** Decided by the trust gate before the CLI starts: false runs it without the folder's own settings. */
-  folderSettings: boolean;
+  folderSettings: FolderSettingsUse;
   env: NodeJS.ProcessEnv;
   identity?: CommitIdentity | null;
   doneWhen?: string;
@@ -292,7 +296,7 @@ export class TerminalConversation implements LaneConversation {
       claudeCodeVersion: null,
       permissionMode: this.options.permissionMode,
       commitIdentity: this.options.identity ?? null,
-      ...(this.options.folderSettings ? {} : { folderSettingsOff: true }),
+      ...(this.options.folderSettings === 'off' ? { folderSettingsOff: true } : {}),
       ...(this.options.worktree ? { worktree: this.options.worktree } : {}),
       ...(this.options.host ? { host: this.options.host.name } : {}),
       lane: 'terminal',

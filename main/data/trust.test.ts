@@ -137,7 +137,7 @@ describe('what a folder would do', () => {
 
 describe('the gate', () => {
   it('lets a folder without settings through, and stops one with hooks until answered', () => {
-    expect(world().gate().folderSettingsFor(world().folder)).toBe(true);
+    expect(world().gate().folderSettingsFor(world().folder)).toBe('none');
     const { folder, gate } = world({ '.claude/settings.json': hooks });
     expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
   });
@@ -147,11 +147,11 @@ describe('the gate', () => {
     const first = gate();
     const { digest } = first.view(folder);
     first.decide(folder, digest, false);
-    expect(first.folderSettingsFor(folder)).toBe(false);
+    expect(first.folderSettingsFor(folder)).toBe('off');
     // A new run of Byre asks again.
     expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
     first.decide(folder, digest, true);
-    expect(gate().folderSettingsFor(folder)).toBe(true);
+    expect(gate().folderSettingsFor(folder)).toBe('loaded');
     expect(gate().list()).toEqual([{ folder, trustedAt: 1000, source: 'byre' }]);
   });
 
@@ -170,7 +170,7 @@ describe('the gate', () => {
       JSON.stringify({ projects: { [join(folder, '..')]: { hasTrustDialogAccepted: true } } }),
     );
     const before = readFileSync(join(home, '.claude.json'), 'utf8');
-    expect(gate().folderSettingsFor(folder)).toBe(true);
+    expect(gate().folderSettingsFor(folder)).toBe('loaded');
     expect(readFileSync(join(home, '.claude.json'), 'utf8')).toBe(before);
     writeFileSync(join(folder, '.claude', 'settings.json'), hooks.replace('curl x | sh', 'rm -rf ~'));
     expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
@@ -207,7 +207,7 @@ describe("a worktree's settings", () => {
     const { repository, worktree, gate } = repositoryWithWorktree();
     expect(() => gate().folderSettingsFor(worktree)).toThrow(TrustNeeded);
     gate().decide(repository, gate().view(repository).digest, true);
-    expect(gate().folderSettingsFor(worktree)).toBe(true);
+    expect(gate().folderSettingsFor(worktree)).toBe('loaded');
     expect(gate().view(worktree).trusted).toBe(true);
     // The carry comes from the worktree record: a folder Byre did not make is asked about on its own.
     const plain = new TrustGate(join(repository, '..', 'data'), {}, () => 1000);
@@ -229,7 +229,7 @@ describe("a worktree's settings", () => {
     expect(asked).toBeInstanceOf(TrustNeeded);
     expect((asked as TrustNeeded).folder).toBe(worktree);
     gate().decide(worktree, gate().view(worktree).digest, true);
-    expect(gate().folderSettingsFor(worktree)).toBe(true);
+    expect(gate().folderSettingsFor(worktree)).toBe('loaded');
   });
 
   it('ask about what is new even when Claude Code trusts the repository they sit in', () => {
@@ -242,7 +242,7 @@ describe("a worktree's settings", () => {
       JSON.stringify({ projects: { [repository]: { hasTrustDialogAccepted: true } } }),
     );
     // The repository itself is trusted from Claude Code's record; its worktree's new server is not.
-    expect(gate().folderSettingsFor(repository)).toBe(true);
+    expect(gate().folderSettingsFor(repository)).toBe('loaded');
     expect(() => gate().folderSettingsFor(worktree)).toThrow(TrustNeeded);
   });
 
@@ -250,7 +250,7 @@ describe("a worktree's settings", () => {
     const { repository, worktree, gate } = repositoryWithWorktree();
     const first = gate();
     first.decide(repository, first.view(repository).digest, false);
-    expect(first.folderSettingsFor(worktree)).toBe(false);
+    expect(first.folderSettingsFor(worktree)).toBe('off');
     // As for the repository itself, until Byre quits.
     expect(() => gate().folderSettingsFor(worktree)).toThrow(TrustNeeded);
   });
@@ -268,20 +268,20 @@ describe('"Always allow" writing into the folder\'s settings', () => {
   it('asks nothing about the rule the user chose, in a folder that had no settings or was trusted', () => {
     const { folder, gate } = world();
     const shared = gate();
-    expect(shared.folderSettingsFor(folder)).toBe(true);
+    expect(shared.folderSettingsFor(folder)).toBe('none');
     shared.expect(folder, [suggestion('Bash', 'npm test')]);
     mkdirSync(join(folder, '.claude'));
     writeFileSync(join(folder, '.claude', 'settings.local.json'), local(['Bash(npm test)']));
-    expect(shared.folderSettingsFor(folder)).toBe(true);
+    expect(shared.folderSettingsFor(folder)).toBe('loaded');
 
     const trusted = world({ '.claude/settings.json': hooks });
     const other = trusted.gate();
     other.decide(trusted.folder, other.view(trusted.folder).digest, true);
     other.expect(trusted.folder, [suggestion('Bash', 'npm test')]);
     writeFileSync(join(trusted.folder, '.claude', 'settings.local.json'), local(['Bash(npm test)']));
-    expect(other.folderSettingsFor(trusted.folder)).toBe(true);
+    expect(other.folderSettingsFor(trusted.folder)).toBe('loaded');
     // Kept with the new digest: a later run of Byre asks nothing either.
-    expect(trusted.gate().folderSettingsFor(trusted.folder)).toBe(true);
+    expect(trusted.gate().folderSettingsFor(trusted.folder)).toBe('loaded');
   });
 
   it('still asks about anything else that came with it, and in a folder opened without its settings', () => {

@@ -1,16 +1,6 @@
-import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve, type posix } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   TrustItem,
@@ -18,246 +8,30 @@ import {
   type TrustedFolder,
   type TrustItem as TrustItemType,
 } from '../../shared/ipc';
-import { Session, type SessionOptions } from '../claude';
+import { Session, type FolderSettingsUse, type SessionOptions } from '../claude';
+import { readFolderHere, type FolderSettings } from './folder-content';
 import { JsonFile } from './json-file';
 
-/**
- * Trust, per folder. A folder's `.claude/settings*.json` and `.mcp.json` can run code (hooks, helpers, MCP
- * servers) and widen what Claude may do (allow rules, extra directories, a default mode), and the CLI applies
- * them headless without asking (cli-facts 14). So before a CLI starts in a folder whose files do any of
- * that, the user is asked, once per version of those files: trust is a digest of them, kept by the folder's
- * real path in `trust.json`, so a `git pull` that adds a hook asks again. An untrusted folder's CLI runs
- * with `--setting-sources user --strict-mcp-config`. `TrustGate.startSession` is the only way main starts a
- * CLI (trust.test.ts proves it), so no path (new, resume, fork, rewind preview, restart) can go around it.
- */
+export { describeFile, type FileText, type FolderSettings } from './folder-content';
 
-/** The files of a folder that can run code or widen permissions, as the CLI reads them. */
-export const FOLDER_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json', '.mcp.json'];
-
-/** A settings file larger than this is not read: it is shown as unreadable, and so needs trust. */
-export const MAX_SETTINGS_BYTES = 1024 * 1024;
-/** How many of a kind the question lists before it sums up the rest. */
-const MAX_TEXT = 2_000;
-
-/**
- * Keys of a settings file that neither run code nor widen permissions; anything else needs trust, so a
- * setting this version of Byre does not know is asked about rather than let through. Not cleanupPeriodDays:
- * at 0 Claude Code deletes every session file of every project.
- */
-const HARMLESS_KEYS = new Set([
-  '$schema',
-  'model',
-  'outputStyle',
-  'includeCoAuthoredBy',
-  'attribution',
-  'alwaysThinkingEnabled',
-  'spinnerTipsEnabled',
-  'respectGitignore',
-  'language',
-  'disableAllHooks',
-]);
-/** Permission keys that only narrow what Claude may do. */
-const NARROWING_PERMISSION_KEYS = new Set(['deny', 'disableBypassPermissionsMode']);
-/** Settings that name a command the CLI runs. */
-const HELPER_KEYS = new Set(['apiKeyHelper', 'awsAuthRefresh', 'awsCredentialExport', 'otelHeadersHelper']);
-const PLUGIN_KEYS = new Set(['enabledPlugins', 'extraKnownMarketplaces', 'pluginConfigs']);
-
-export interface FolderSettings {
-  folder: string;
-  digest: string;
-  items: TrustItemType[];
-  needsTrust: boolean;
-}
-
-/** What the folder's files would do, and their digest; a folder that does not exist has none. */
+/** What a folder carries that Claude Code would take as its own, and its digest (folder-content.ts). */
 export function readFolderSettings(cwd: string): FolderSettings {
   const folder = realFolder(cwd);
-  return folderSettingsOf(folder, folder, readSmall, pathsHere);
-}
-
-/** The paths of this computer, or POSIX ones (a folder on another host). */
-type Paths = Pick<typeof posix, 'dirname' | 'join'>;
-const pathsHere: Paths = { dirname, join };
-
-/**
- * The files of `folder` whose contents are its settings, by their name in the question and their path: its
- * own, and every `.mcp.json` above it. Claude Code also starts the servers of those (seen with 2.1.332), not
- * their settings: they count as the folder's own, named by their full path.
- */
-export function settingsFilesOf(folder: string, paths: Paths = pathsHere): { file: string; path: string }[] {
-  const ancestors: { file: string; path: string }[] = [];
-  for (let dir = folder; paths.dirname(dir) !== dir;) {
-    dir = paths.dirname(dir);
-    ancestors.push({ file: paths.join(dir, '.mcp.json'), path: paths.join(dir, '.mcp.json') });
-  }
-  return [...FOLDER_SETTINGS_FILES.map((file) => ({ file, path: paths.join(folder, file) })), ...ancestors];
+  return readFolderHere(folder, folder);
 }
 
 /**
- * What a folder's files would do, and their digest, from `read`: this computer's files, or those a host
- * sent. `key` is what trust is kept by: the folder's real path here, a host's folder otherwise.
+ * Trust, per folder, as VS Code's workspace trust: restricted until trusted. A folder's settings can run
+ * code (hooks, helpers, MCP servers) and widen what Claude may do, its agents and skills can carry hooks and
+ * allowed tools, and its CLAUDE.md steers Claude; the CLI applies all of it headless without asking
+ * (cli-facts 14). So every folder not trusted runs its CLI with `--setting-sources user --strict-mcp-config`,
+ * whatever it holds; where it holds any of that (folder-content.ts), the user is asked first, once per
+ * version of it: trust is a digest of it all (the scripts its hooks name too), kept by the folder's real path
+ * in `trust.json`, so a `git pull` that changes a hook's script asks again. A folder with none of it opens
+ * without a question, and restricted changes nothing there. `TrustGate.startSession` is the only way main
+ * starts a CLI (trust.test.ts proves it), so no path (new, resume, fork, rewind preview, restart) can go
+ * around it.
  */
-export function folderSettingsOf(
-  folder: string,
-  key: string,
-  read: (path: string) => FileText,
-  paths: Paths = pathsHere,
-): FolderSettings {
-  const hash = createHash('sha256');
-  const items: TrustItemType[] = [];
-  for (const { file, path } of settingsFilesOf(folder, paths)) {
-    const text = read(path);
-    hash.update(`${file}\0${text.kind === 'text' ? `=${text.text}` : text.kind}\0`);
-    if (text.kind === 'absent') continue;
-    if (text.kind === 'unreadable') {
-      items.push({ file, kind: 'unreadable', text: `${file} could not be read: ${text.reason}` });
-      continue;
-    }
-    items.push(...describeFile(file, text.text));
-  }
-  return { folder: key, digest: hash.digest('hex'), items, needsTrust: items.length > 0 };
-}
-
-/** What one settings file would do, each item in words a person can judge. */
-export function describeFile(file: string, text: string): TrustItemType[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return [{ file, kind: 'unreadable', text: `${file} is not valid JSON (${(error as Error).message})` }];
-  }
-  if (!isObject(value)) return [{ file, kind: 'unreadable', text: `${file} does not hold a JSON object` }];
-  const items: TrustItemType[] = [];
-  const add = (kind: TrustItemType['kind'], text: string) => items.push({ file, kind, text: clip(text) });
-  if (file.endsWith('.mcp.json')) {
-    describeMcpServers(value.mcpServers, add);
-    for (const key of Object.keys(value)) if (key !== 'mcpServers') add('setting', `Sets "${key}"`);
-    return items;
-  }
-  for (const [key, setting] of Object.entries(value)) {
-    if (HARMLESS_KEYS.has(key)) continue;
-    if (key === 'hooks') describeHooks(setting, add);
-    else if (key === 'permissions') describePermissions(setting, add);
-    else if (key === 'env' && isObject(setting)) {
-      for (const name of Object.keys(setting)) add('env', `Sets the environment variable ${name}`);
-    } else if (HELPER_KEYS.has(key)) add('helper', `${key} runs: ${commandText(setting)}`);
-    else if (key === 'statusLine') add('helper', `statusLine runs: ${commandText(setting)}`);
-    else if (key === 'mcpServers') describeMcpServers(setting, add);
-    else if (PLUGIN_KEYS.has(key)) add('plugin', `${key}: ${clip(JSON.stringify(setting))}`);
-    else add('setting', `Sets "${key}" to ${clip(JSON.stringify(setting) ?? String(setting))}`);
-  }
-  return items;
-}
-
-type Add = (kind: TrustItemType['kind'], text: string) => void;
-
-function describeHooks(hooks: unknown, add: Add): void {
-  if (!isObject(hooks)) {
-    add('hook', `hooks: ${clip(JSON.stringify(hooks))}`);
-    return;
-  }
-  for (const [event, groups] of Object.entries(hooks)) {
-    for (const group of Array.isArray(groups) ? groups : [groups]) {
-      const matcher =
-        isObject(group) && typeof group.matcher === 'string' && group.matcher ? group.matcher : '';
-      const list = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [group];
-      for (const hook of list) {
-        const when = matcher ? `${event} (${matcher})` : event;
-        add('hook', `${when}: ${commandText(hook)}`);
-      }
-    }
-  }
-}
-
-function describePermissions(permissions: unknown, add: Add): void {
-  if (!isObject(permissions)) {
-    add('setting', `permissions: ${clip(JSON.stringify(permissions))}`);
-    return;
-  }
-  for (const [key, value] of Object.entries(permissions)) {
-    if (NARROWING_PERMISSION_KEYS.has(key)) continue;
-    const list = Array.isArray(value) ? value.map((entry) => String(entry)) : [JSON.stringify(value)];
-    if (key === 'allow') for (const rule of list) add('allowRule', `Allows without asking: ${rule}`);
-    else if (key === 'ask') for (const rule of list) add('askRule', `Asks before: ${rule}`);
-    else if (key === 'additionalDirectories')
-      for (const dir of list) add('directory', `Opens the folder ${dir}`);
-    else if (key === 'defaultMode') add('defaultMode', `Starts in the permission mode ${String(value)}`);
-    else add('setting', `Sets permissions.${key} to ${clip(JSON.stringify(value))}`);
-  }
-}
-
-function describeMcpServers(servers: unknown, add: Add): void {
-  if (servers === undefined) return;
-  if (!isObject(servers)) {
-    add('mcpServer', `mcpServers: ${clip(JSON.stringify(servers))}`);
-    return;
-  }
-  for (const [name, server] of Object.entries(servers)) {
-    if (isObject(server) && typeof server.url === 'string') {
-      add('mcpServer', `${name}: connects to ${server.url}`);
-      if (server.headersHelper !== undefined)
-        add('helper', `${name}: headersHelper runs ${commandText(server.headersHelper)}`);
-      continue;
-    }
-    const args = isObject(server) && Array.isArray(server.args) ? server.args.map(String) : [];
-    const command = isObject(server) && typeof server.command === 'string' ? server.command : '';
-    const env = isObject(server) && isObject(server.env) ? Object.keys(server.env) : [];
-    const line = command ? [command, ...args].join(' ') : clip(JSON.stringify(server));
-    add('mcpServer', `${name}: runs ${line}${env.length ? ` (sets ${env.join(', ')})` : ''}`);
-  }
-}
-
-/** The command a hook or helper runs, or what it is when it is not a command. */
-function commandText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (isObject(value)) {
-    if (typeof value.command === 'string') return value.command;
-    if (typeof value.url === 'string') return `${String(value.type ?? 'http')} request to ${value.url}`;
-    if (typeof value.prompt === 'string') return `a ${String(value.type ?? 'prompt')} hook: ${value.prompt}`;
-  }
-  return clip(JSON.stringify(value) ?? String(value));
-}
-
-/** A settings file as read: its text, not there, or why it could not be read. */
-export type FileText =
-  { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
-
-/**
- * A settings file's text, opened only once known to be a regular file: a cloned repository's link to a FIFO
- * or a device would otherwise block main's thread in open(), or never end. Opened without blocking (where
- * the platform can) and looked at again once open, in case it was swapped in between.
- */
-function readSmall(path: string): FileText {
-  let fd: number;
-  try {
-    const kind = statSync(path);
-    if (kind.isDirectory()) return { kind: 'unreadable', reason: 'it is a folder' };
-    if (!kind.isFile()) return { kind: 'unreadable', reason: 'it is not a file' };
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
-    return { kind: 'unreadable', reason: (error as Error).message };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) return { kind: 'unreadable', reason: 'it is a folder' };
-    if (!stat.isFile()) return { kind: 'unreadable', reason: 'it is not a file' };
-    if (stat.size > MAX_SETTINGS_BYTES) return { kind: 'unreadable', reason: `it is over 1 MB` };
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const got = readSync(fd, buffer, read, buffer.length - read, read);
-      if (got === 0) break;
-      read += got;
-    }
-    return { kind: 'text', text: buffer.subarray(0, read).toString('utf8') };
-  } catch (error) {
-    return { kind: 'unreadable', reason: (error as Error).message };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function realFolder(cwd: string): string {
   const folder = resolve(cwd);
@@ -373,23 +147,25 @@ export class TrustGate {
   }
 
   /**
-   * Whether a CLI in `cwd` loads the folder's settings: yes when they need no trust or are trusted as they
-   * are, no when the user said to open without them; otherwise TrustNeeded, and nothing starts.
+   * Whether a CLI in `cwd` loads what the folder carries: `loaded` when trusted as it is now, `off` when the
+   * user said to open without it, `none` (restricted all the same) when it carries nothing; otherwise
+   * TrustNeeded, and nothing starts.
    */
-  folderSettingsFor(cwd: string): boolean {
+  folderSettingsFor(cwd: string): FolderSettingsUse {
     return this.allows(readFolderSettings(cwd));
   }
 
   /** The same for a folder on a host, judged by its files there, read anew (a Terminal conversation there). */
-  async folderSettingsOn(onHost: HostFolder): Promise<boolean> {
+  async folderSettingsOn(onHost: HostFolder): Promise<FolderSettingsUse> {
     return this.allows(await onHost.read(), onHost);
   }
 
   /** The same for a folder's settings as read; `host` names the host they were read from, for the question. */
-  private allows(settings: FolderSettings, onHost?: { host: string; folder: string }): boolean {
-    if (!settings.needsTrust || this.trusts(settings)) return true;
-    if (this.declined.get(settings.folder) === settings.digest) return false;
-    if (this.carried(settings)?.declined) return false;
+  private allows(settings: FolderSettings, onHost?: { host: string; folder: string }): FolderSettingsUse {
+    if (this.trusts(settings)) return 'loaded';
+    if (!settings.needsTrust) return 'none';
+    if (this.declined.get(settings.folder) === settings.digest) return 'off';
+    if (this.carried(settings)?.declined) return 'off';
     throw onHost ? new TrustNeeded(onHost.folder, onHost.host) : new TrustNeeded(settings.folder);
   }
 
@@ -418,7 +194,7 @@ export class TrustGate {
     // A folder on another host is judged by its files there, read anew for each start; without them its own
     // settings are never loaded, whatever a folder of the same path on this computer holds.
     if (options.transport) {
-      if (!onHost) return Session.start({ ...options, folderSettings: false });
+      if (!onHost) return Session.start({ ...options, folderSettings: 'none' });
       return onHost
         .read()
         .then((settings) => Session.start({ ...options, folderSettings: this.allows(settings, onHost) }));
@@ -563,9 +339,4 @@ function sameItem(a: TrustItemType, b: TrustItemType): boolean {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function clip(text: string | undefined): string {
-  const value = text ?? '';
-  return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}…` : value;
 }

@@ -289,6 +289,28 @@ export class RemoteHosts {
     return parseReadFiles(result.code === 0 ? result.stdout : null, paths);
   }
 
+  /**
+   * The `.md` files under folders on a host, `depth` deep, by folder (what a folder carries, for trust); each
+   * unreadable when the host's answer could not be read (more than 4 MB of names among them).
+   */
+  async listFiles(
+    name: string,
+    dirs: readonly { dir: string; depth: number }[],
+  ): Promise<Map<string, { files: string[] } | { unreadable: string }>> {
+    const line = portableSh(
+      LIST_MD_FILES,
+      dirs.map(({ dir, depth }) => `${depth}:${dir}`),
+    );
+    const result = await this.runRaw(name, line, 4 * 1024 * 1024).catch((error: unknown) => {
+      if (error instanceof RemoteProblem) throw error;
+      return { code: null, stdout: null };
+    });
+    return parseMdListing(
+      result.code === 0 ? result.stdout : null,
+      dirs.map(({ dir }) => dir),
+    );
+  }
+
   /** Runs a line on a host for its bytes (library-pull.ts); a RemoteProblem when the host cannot be reached. */
   async runRaw(
     name: string,
@@ -363,6 +385,40 @@ export const READ_FILES = [
   '  fi',
   'done',
 ].join('\n');
+
+/**
+ * sh that lists the `.md` files under folders (its arguments: `depth:folder`, each), links followed, as
+ * `<index> <path>` ended by NUL: a name can hold a newline. A folder that is not there lists nothing.
+ */
+export const LIST_MD_FILES = [
+  'i=0',
+  'for spec do',
+  '  d=${spec#*:}',
+  '  if [ -d "$d" ]; then find -L "$d" -maxdepth "${spec%%:*}" -type f -name "*.md" -exec printf "$i %s\\0" {} + 2>/dev/null; fi',
+  '  i=$((i + 1))',
+  'done',
+  'printf "E"',
+].join('\n');
+
+/** LIST_MD_FILES' answer, folder by folder, each in name order; unreadable when it did not end as expected. */
+export function parseMdListing(
+  output: Buffer | null,
+  dirs: readonly string[],
+): Map<string, { files: string[] } | { unreadable: string }> {
+  const listings = new Map<string, { files: string[] } | { unreadable: string }>();
+  if (!output || output.at(-1) !== 0x45) {
+    for (const dir of dirs) listings.set(dir, { unreadable: 'the host’s answer could not be read' });
+    return listings;
+  }
+  const files: string[][] = dirs.map(() => []);
+  for (const record of output.subarray(0, -1).toString('utf8').split('\0')) {
+    const space = record.indexOf(' ');
+    const index = Number(record.slice(0, space));
+    if (space > 0 && Number.isInteger(index)) files[index]?.push(record.slice(space + 1));
+  }
+  dirs.forEach((dir, index) => listings.set(dir, { files: (files[index] ?? []).sort() }));
+  return listings;
+}
 
 /** READ_FILES' answer, file by file; every file unreadable when it does not read as expected. */
 export function parseReadFiles(output: Buffer | null, paths: readonly string[]): Map<string, HostFile> {

@@ -9,10 +9,18 @@ import { HostName } from './remote';
 
 /** One thing a folder's own settings would do, in words for the trust question. */
 export const TrustItem = z.object({
-  /** The file it comes from, relative to the folder: `.claude/settings.json`, `.mcp.json`. */
+  /** The file it comes from, relative to the folder: `.claude/settings.json`, `.mcp.json`, `CLAUDE.md`. */
   file: z.string(),
   kind: z.enum([
     'hook',
+    /** A script a hook runs, whose contents trust covers. */
+    'script',
+    /** CLAUDE.md, its rules and imports: what Claude is told. */
+    'instructions',
+    'agent',
+    'skill',
+    'command',
+    'outputStyle',
     'mcpServer',
     'allowRule',
     'askRule',

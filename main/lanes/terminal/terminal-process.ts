@@ -4,7 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as pty from 'node-pty';
 import type { PermissionModeChoice } from '../../../shared/ipc';
-import { locateCli } from '../../claude';
+import { locateCli, restrictedArgs, type FolderSettingsUse } from '../../claude';
+
+export type { FolderSettingsUse } from '../../claude';
 import type { LaneProcess } from '../lane';
 
 /**
@@ -23,7 +25,7 @@ export interface TerminalLaunchOptions {
   model?: string;
   permissionMode?: PermissionModeChoice;
   /** False: the folder is not trusted, and its own settings and MCP servers are not loaded. */
-  folderSettings: boolean;
+  folderSettings: FolderSettingsUse;
   /** The hooks that report to Byre (HookChannel.hooksFor). */
   hooks: Record<string, unknown>;
   /** Who the commits Claude makes are by; null: git's own setting. */
@@ -55,7 +57,7 @@ export function terminalArgs(options: TerminalLaunchOptions): string[] {
     args.push(`--permission-mode=${options.permissionMode}`);
     if (options.permissionMode === 'bypassPermissions') args.push('--allow-dangerously-skip-permissions');
   }
-  if (!options.folderSettings) args.push('--setting-sources=user', '--strict-mcp-config');
+  args.push(...restrictedArgs(options.folderSettings));
   // After `--`, a prompt that begins with a dash is still the prompt.
   if (options.prompt?.trim()) args.push('--', options.prompt);
   return args;

@@ -3,9 +3,10 @@ import { useModalDialog } from '../ui/popover';
 import { useStore } from '../state/store';
 
 /**
- * "Trust this folder?": what the folder's own settings would do (each hook's command, each MCP server's
- * command line, each allow rule, the environment variables it sets, its helper commands), asked before any
- * CLI starts there. Escape or closing it opens the folder without its settings: it never means trust.
+ * "Trust this folder?": what the folder carries that Claude Code would take as its own, grouped (its settings
+ * with each hook's command, MCP server and allow rule; the scripts its hooks run; its agents with their
+ * hooks; its skills and commands with the tools they allow; output styles; what CLAUDE.md tells Claude),
+ * asked before any CLI starts there. Escape or closing it opens the folder restricted: it never means trust.
  */
 export function TrustDialog() {
   const question = useStore((state) => state.trustQuestion);
@@ -45,7 +46,7 @@ function TrustQuestion({
       <div id="trust-what">
         {changed && (
           <>
-            <p>Its settings changed since you trusted it.</p>
+            <p>What it carries changed since you trusted it.</p>
             {changed.added.length > 0 && (
               <>
                 <p className="muted">New:</p>
@@ -63,13 +64,14 @@ function TrustQuestion({
         <p>
           {changed
             ? 'All it would do now'
-            : 'Its own settings would let Claude Code run these, or do more without asking'}
+            : 'It carries its own settings, agents, skills or instructions: trusted, Claude Code would use them, run what they run, and do more without asking'}
           :
         </p>
         <TrustItems items={question.items} />
       </div>
       <p className="muted">
-        Trust only a folder whose files you know. Without its settings, your own settings still apply.
+        Trust only a folder whose files you know. Restricted, none of this is used, and your own settings
+        still apply.
       </p>
       <div className="dialog-actions">
         <button type="button" className="button-secondary" onClick={() => answer(false)} autoFocus>
@@ -95,25 +97,58 @@ const KIND_LABEL: Record<TrustItem['kind'], string> = {
   plugin: 'Plugin',
   setting: 'Setting',
   unreadable: 'Unreadable',
+  script: 'Script',
+  instructions: 'Instructions',
+  agent: 'Agent',
+  skill: 'Skill',
+  command: 'Command',
+  outputStyle: 'Output style',
 };
+
+/** The groups of the question, in order, by what a file's first item is. */
+const SETTINGS_GROUP = 'Settings and MCP servers';
+const GROUPS: readonly { name: string; kinds: readonly TrustItem['kind'][] }[] = [
+  { name: SETTINGS_GROUP, kinds: [] },
+  { name: 'Agents', kinds: ['agent'] },
+  { name: 'Skills', kinds: ['skill'] },
+  { name: 'Commands', kinds: ['command'] },
+  { name: 'Scripts its hooks run', kinds: ['script'] },
+  { name: 'Output styles', kinds: ['outputStyle'] },
+  { name: 'Instructions for Claude', kinds: ['instructions'] },
+];
+
+function groupOf(list: readonly TrustItem[]): string {
+  const kind = list[0]?.kind;
+  return GROUPS.find((group) => kind && group.kinds.includes(kind))?.name ?? SETTINGS_GROUP;
+}
 
 function TrustItems({ items }: { items: TrustItem[] }) {
   const byFile = new Map<string, TrustItem[]>();
   for (const item of items) byFile.set(item.file, [...(byFile.get(item.file) ?? []), item]);
+  const files = [...byFile];
   return (
     <div className="trust-items">
-      {[...byFile].map(([file, list]) => (
-        <section key={file} aria-label={file}>
-          <h3>{file}</h3>
-          <ul>
-            {list.map((item, index) => (
-              <li key={index}>
-                <span className="trust-kind">{KIND_LABEL[item.kind]}</span> <code>{item.text}</code>
-              </li>
+      {GROUPS.map(({ name }) => {
+        const inGroup = files.filter(([, list]) => groupOf(list) === name);
+        if (inGroup.length === 0) return null;
+        return (
+          <section key={name} aria-label={name} className="trust-group">
+            <h3>{name}</h3>
+            {inGroup.map(([file, list]) => (
+              <section key={file} aria-label={file}>
+                <h4>{file}</h4>
+                <ul>
+                  {list.map((item, index) => (
+                    <li key={index}>
+                      <span className="trust-kind">{KIND_LABEL[item.kind]}</span> <code>{item.text}</code>
+                    </li>
+                  ))}
+                </ul>
+              </section>
             ))}
-          </ul>
-        </section>
-      ))}
+          </section>
+        );
+      })}
     </div>
   );
 }
