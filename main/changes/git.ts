@@ -1,10 +1,15 @@
 /**
- * Git as the Changes room runs it: asynchronously (a snapshot never blocks main's event loop), with nothing
- * of the repository's own that could run code or change what git does (no hooks, no fsmonitor, paths as
- * they are), and with an environment of our choosing rather than whatever GIT_* variables Byre inherited.
+ * Git as Byre runs it, for every caller (snapshots, worktrees, merge, status, pull requests, `@`):
+ * asynchronously (a snapshot never blocks main's event loop), the git found by its absolute path on the
+ * PATH (never one in the working folder), with nothing of the repository's own that could run code or
+ * change what git does (no hooks, no fsmonitor, no bare repository found inside it, none of the programs
+ * its own config names: filters, diff and merge drivers, ssh command, credential helpers, signing), and
+ * with an environment of our choosing rather than whatever GIT_* variables Byre inherited.
  */
 import { execFile } from 'node:child_process';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { copyFile, stat, utimes } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
 export class GitFailed extends Error {
@@ -38,9 +43,153 @@ export const safeSettings = (platform: NodeJS.Platform): string[] => [
   'core.safecrlf=false',
   '-c',
   'gc.auto=0',
+  // A bare repository inside a clone (its config names any program) is used only when named.
+  '-c',
+  'safe.bareRepository=explicit',
+  '-c',
+  'protocol.ext.allow=never',
 ];
 
+/**
+ * The settings by which a repository's own config (its .git/config, config.worktree and what they include)
+ * makes git run a program: each found there is set back to the user's own value (global or system), or to
+ * nothing. A `git clone` never brings config, but a tarball, a zip or a repository made by a tool does, and
+ * Claude itself can write .git/config.
+ */
+const PROGRAM_KEYS =
+  '^(filter\\..*\\.(clean|smudge|process|required)|diff\\..*\\.(textconv|command)|merge\\..*\\.driver|diff\\.external|core\\.(sshcommand|askpass|gitproxy|editor|pager)|credential\\.(.*\\.)?helper|gpg\\.(.*\\.)?program|(commit|tag)\\.gpgsign|protocol\\..*allow|sequence\\.editor)$';
+
+/** The overrides for one key a repository's config sets (lower-cased, as git prints it). */
+function neutral(key: string, userValues: readonly string[]): [string, string][] {
+  if (key.startsWith('filter.')) {
+    // Off, and not required: a required driver left without a command would fail the command.
+    const driver = key.slice(0, key.lastIndexOf('.'));
+    return [
+      [`${driver}.clean`, ''],
+      [`${driver}.smudge`, ''],
+      [`${driver}.process`, ''],
+      [`${driver}.required`, 'false'],
+    ];
+  }
+  // A textconv of `cat` shows the bytes; an empty one would fail the diff.
+  if (/^diff\..*\.textconv$/.test(key)) return [[key, 'cat']];
+  if (/^merge\..*\.driver$/.test(key)) return [[key, 'false']];
+  if (/^(commit|tag)\.gpgsign$/.test(key)) return [[key, userValues.at(-1) ?? 'false']];
+  if (/^protocol\./.test(key)) return [[key, userValues.at(-1) ?? 'user']];
+  if (/^credential\./.test(key))
+    return [[key, ''], ...userValues.map((value): [string, string] => [key, value])];
+  return [[key, userValues.at(-1) ?? '']];
+}
+
+/** What `git config --show-scope --get-regexp PROGRAM_KEYS` says, as the overrides of the repository's own. */
+export function programOverrides(listing: string): [string, string][] {
+  // Each entry is two NUL-ended fields: its scope, then "<key>\n<value>".
+  const entries = listing.split('\0').filter(Boolean);
+  const found: { scope: string; key: string; value: string }[] = [];
+  for (let at = 0; at + 1 < entries.length; at += 2) {
+    const scope = entries[at] ?? '';
+    const [key = '', ...rest] = (entries[at + 1] ?? '').split('\n');
+    found.push({ scope, key, value: rest.join('\n') });
+  }
+  const own = new Set(
+    found.filter((entry) => entry.scope === 'local' || entry.scope === 'worktree').map((entry) => entry.key),
+  );
+  const overrides: [string, string][] = [];
+  for (const key of own) {
+    const userValues = found
+      .filter((entry) => entry.key === key && (entry.scope === 'global' || entry.scope === 'system'))
+      .map((entry) => entry.value);
+    overrides.push(...neutral(key, userValues));
+  }
+  return overrides;
+}
+
+/** Git's absolute path on the PATH, found once: never one in the working folder, whatever the platform does. */
+let gitPath: string | null | undefined;
+export function findGit(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string | null {
+  if (gitPath !== undefined && env === process.env && platform === process.platform) return gitPath;
+  const names = platform === 'win32' ? ['git.exe'] : ['git'];
+  let found: string | null = null;
+  for (const dir of (env.PATH ?? env.Path ?? '').split(platform === 'win32' ? ';' : delimiter)) {
+    // An empty entry, `.` or any relative one means the working folder: a repository's planted git.
+    if (!dir || !isAbsolute(dir)) continue;
+    for (const name of names) {
+      const path = join(dir, name);
+      try {
+        if (!statSync(path).isFile()) continue;
+        if (platform !== 'win32') accessSync(path, constants.X_OK);
+        found = path;
+        break;
+      } catch {
+        // Not here.
+      }
+    }
+    if (found) break;
+  }
+  if (env === process.env && platform === process.platform) gitPath = found;
+  return found;
+}
+
+/**
+ * The files a repository's own config is read from, for `cwd` (its .git folder, or the one a worktree's
+ * .git file names, and its common folder): what the overrides are kept by, with their sizes and times.
+ */
+function repositoryConfigStamp(cwd: string): string {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git');
+    try {
+      const kind = statSync(dotGit);
+      let gitDir = dotGit;
+      if (kind.isFile()) {
+        const named = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        if (!named) return '';
+        gitDir = resolve(dir, named);
+      }
+      let common = gitDir;
+      try {
+        common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+      } catch {
+        // Not a linked worktree.
+      }
+      return [join(common, 'config'), join(gitDir, 'config.worktree')]
+        .map((file) => {
+          try {
+            const at = statSync(file);
+            return `${file}:${at.size}:${at.mtimeMs}:${at.ino}`;
+          } catch {
+            return `${file}:-`;
+          }
+        })
+        .join('|');
+    } catch {
+      if (dirname(dir) === dir) return '';
+    }
+  }
+}
+
+/** The overrides of a repository's own config, by the folder git runs in and the config files' stamps. */
+const overridesCache = new Map<string, { stamp: string; overrides: [string, string][] }>();
+
 const SAFE = safeSettings(process.platform);
+
+/** Config settings as GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: keys taken whole. */
+export function configEnv(pairs: readonly [string, string][]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach(([key, value], index) => {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return env;
+}
+
+/** The settings an environment already gives git through GIT_CONFIG_*. */
+export function configPairs(env: Readonly<Record<string, string | undefined>>): [string, string][] {
+  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
+  return Array.from({ length: count }, (_, index): [string, string] => [
+    env[`GIT_CONFIG_KEY_${index}`] ?? '',
+    env[`GIT_CONFIG_VALUE_${index}`] ?? '',
+  ]);
+}
 
 /** The inherited variables that would point git somewhere else than where we say. */
 const REDIRECTS =
@@ -81,14 +230,60 @@ export async function git(args: readonly string[], options: GitOptions): Promise
 }
 
 /** Runs git and says how it ended, never throwing for a failure. */
-export function gitRun(args: readonly string[], options: GitOptions): Promise<GitRun> {
+export async function gitRun(args: readonly string[], options: GitOptions): Promise<GitRun> {
+  const program = findGit();
+  if (!program)
+    return { stdout: '', stderr: 'git is not installed: there is no git on the PATH.', code: 'ENOENT' };
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!REDIRECTS.test(key)) env[key] = value;
-  Object.assign(env, { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' }, options.env);
+  Object.assign(
+    env,
+    { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_COUNT: '0' },
+    options.env,
+  );
+  const overrides = await repositoryOverrides(program, options.cwd, env);
+  if (overrides.length > 0) {
+    // The caller's own settings come after, and so win.
+    Object.assign(env, configEnv([...overrides, ...configPairs(env)]));
+  }
+  return run(program, [...SAFE, ...args], options, env);
+}
+
+/** The overrides of what the repository's own config at `cwd` would run (programOverrides), kept until it changes. */
+async function repositoryOverrides(
+  program: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<[string, string][]> {
+  // A run with GIT_DIR of its own (Byre's private repository) reads that repository's config, which is Byre's.
+  if (env.GIT_DIR) return [];
+  const stamp = repositoryConfigStamp(cwd);
+  if (!stamp) return [];
+  const key = resolve(cwd);
+  const kept = overridesCache.get(key);
+  if (kept?.stamp === stamp) return kept.overrides;
+  const listed = await run(
+    program,
+    [...SAFE, 'config', '-z', '--show-scope', '--get-regexp', PROGRAM_KEYS],
+    { cwd },
+    { ...env, GIT_CONFIG_COUNT: '0' },
+  );
+  // Exit 1: none of them is set anywhere.
+  const overrides = listed.code === 0 ? programOverrides(listed.stdout) : [];
+  if (listed.code === 0 || listed.code === 1) overridesCache.set(key, { stamp, overrides });
+  return overrides;
+}
+
+function run(
+  program: string,
+  args: readonly string[],
+  options: Pick<GitOptions, 'cwd' | 'input'>,
+  env: NodeJS.ProcessEnv,
+): Promise<GitRun> {
   return new Promise((resolve) => {
     const child = execFile(
-      'git',
-      [...SAFE, ...args],
+      program,
+      args,
       { cwd: options.cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, windowsHide: true },
       (error, stdout, stderr) => {
         const code = error

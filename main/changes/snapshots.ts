@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
-import { git, GitFailed, inRuns, type GitOptions } from './git';
+import { configEnv, configPairs, git, GitFailed, inRuns, type GitOptions } from './git';
 import { parseHunks } from './hunks';
 import { thisMachine, type Machine } from './machine';
 
@@ -721,25 +721,6 @@ export class Snapshots {
       input: `${filtered.join('\0')}\0`,
     });
   }
-}
-
-/** Config settings as GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: keys taken whole. */
-function configEnv(pairs: readonly [string, string][]): Record<string, string> {
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
-  pairs.forEach(([key, value], index) => {
-    env[`GIT_CONFIG_KEY_${index}`] = key;
-    env[`GIT_CONFIG_VALUE_${index}`] = value;
-  });
-  return env;
-}
-
-/** The settings an environment already gives git through GIT_CONFIG_*. */
-function configPairs(env: Record<string, string>): [string, string][] {
-  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
-  return Array.from({ length: count }, (_, index): [string, string] => [
-    env[`GIT_CONFIG_KEY_${index}`] ?? '',
-    env[`GIT_CONFIG_VALUE_${index}`] ?? '',
-  ]);
 }
 
 /** A bare repository of Byre's own in `home`, made the first time. */

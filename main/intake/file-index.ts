@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fuzzysort, { type Snapshot } from 'fuzzysort';
 import ignore, { type Ignore } from 'ignore';
 import type { FileMatch } from '../../shared/ipc';
+import { findGit, safeSettings } from '../changes/git';
 
 /**
  * The files of a conversation's folder, for the composer's `@` picker: listed once (git's own list where the
@@ -221,14 +222,16 @@ function withFolders(files: string[], truncated: boolean): FileList {
  */
 function gitFiles(root: string, timeoutMs: number): Promise<Found | null> {
   return new Promise((resolve) => {
+    const program = findGit();
+    if (!program) {
+      resolve(null);
+      return;
+    }
     execFile(
-      'git',
+      program,
       [
-        '-c',
-        'core.quotepath=off',
         // Never the repository's fsmonitor hook: typing `@` runs no command the repository's config names.
-        '-c',
-        'core.fsmonitor=false',
+        ...safeSettings(process.platform),
         'ls-files',
         '-z',
         '--cached',

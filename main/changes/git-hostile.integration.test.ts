@@ -1,0 +1,117 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createWorktree, repositoryOf } from '../worktrees/worktrees';
+import { findGit, gitRun, programOverrides } from './git';
+import { gitIn } from './test-support/git';
+
+/**
+ * The git Byre runs, in hostile repositories, with real git: nothing the repository's own config names
+ * runs (a filter driver on "New worktree", a diff driver), a bare repository inside a clone is not used, and
+ * a git planted in the folder is never the one run.
+ */
+
+function hostileRepository(): { top: string; marker: string } {
+  const top = realpathSync(mkdtempSync(join(tmpdir(), 'byre-hostile-')));
+  const marker = join(top, '..', `${top.split('/').at(-1)}-ran`);
+  gitIn(top, 'init', '-q', '-b', 'main');
+  writeFileSync(join(top, '.gitattributes'), '*.txt filter=evil diff=evil\n');
+  writeFileSync(join(top, 'a.txt'), 'hello\n');
+  gitIn(top, 'add', '.');
+  gitIn(top, 'commit', '-q', '-m', 'first');
+  // What a repository from a tarball (or Claude itself) can put in .git/config.
+  const run = `sh -c 'echo ran >> "${marker}"; cat'`;
+  gitIn(top, 'config', 'filter.evil.smudge', run);
+  gitIn(top, 'config', 'filter.evil.clean', run);
+  gitIn(top, 'config', 'filter.evil.required', 'true');
+  gitIn(top, 'config', 'diff.evil.textconv', run);
+  gitIn(top, 'config', 'core.sshCommand', run);
+  return { top, marker };
+}
+
+describe('git in a hostile repository', () => {
+  it('makes a worktree without running the filter driver its config names, and the files are there', async () => {
+    const { top, marker } = hostileRepository();
+    const repository = await repositoryOf(top);
+    expect(repository).not.toBeNull();
+    const worktree = await createWorktree(repository!, 'main', 'feature');
+    expect(readFileSync(join(worktree.path, 'a.txt'), 'utf8')).toBe('hello\n');
+    expect(existsSync(marker)).toBe(false);
+
+    // Status, add and a diff with its textconv, as the Changes room and the worktree rows run them.
+    writeFileSync(join(worktree.path, 'a.txt'), 'changed\n');
+    for (const args of [
+      ['status', '--porcelain'],
+      ['add', 'a.txt'],
+      ['diff', '--cached'],
+    ]) {
+      const run = await gitRun(args, { cwd: worktree.path });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    expect((await gitRun(['diff', '--cached'], { cwd: worktree.path })).stdout).toContain('+changed');
+    expect(existsSync(marker)).toBe(false);
+    // Git itself, run by hand, would have run it: the test's repository is as hostile as it says.
+    gitIn(worktree.path, 'diff', '--cached');
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('keeps the user’s own settings: a helper in their global config still counts, a repository’s is dropped', () => {
+    const listing = [
+      'global',
+      'credential.helper\nosxkeychain',
+      'local',
+      'credential.helper\n!curl evil',
+      'local',
+      'core.sshcommand\nsh evil',
+      'global',
+      'core.sshcommand\nssh -i ~/.ssh/work',
+      'local',
+      'filter.lfs.process\nevil',
+      'global',
+      'filter.lfs2.process\ngit-lfs filter-process',
+    ].join('\0');
+    expect(programOverrides(`${listing}\0`)).toEqual([
+      ['credential.helper', ''],
+      ['credential.helper', 'osxkeychain'],
+      ['core.sshcommand', 'ssh -i ~/.ssh/work'],
+      ['filter.lfs.clean', ''],
+      ['filter.lfs.smudge', ''],
+      ['filter.lfs.process', ''],
+      ['filter.lfs.required', 'false'],
+    ]);
+  });
+
+  it('never uses a bare repository inside a clone, whose config could name any program', async () => {
+    const { top } = hostileRepository();
+    const bare = join(top, 'vendor', 'lib.git');
+    mkdirSync(join(top, 'vendor'));
+    gitIn(join(top, 'vendor'), 'init', '-q', '--bare', 'lib.git');
+    const run = await gitRun(['rev-parse', '--git-dir'], { cwd: bare });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/bare repository/);
+  });
+
+  it('runs the git on the PATH, never one planted in the folder, even when the PATH names the folder', () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'byre-planted-')));
+    const planted = join(folder, 'git');
+    writeFileSync(planted, '#!/bin/sh\necho planted\n');
+    chmodSync(planted, 0o755);
+    const real = findGit();
+    expect(real).toMatch(/^\//);
+    const dir = real!.slice(0, real!.lastIndexOf('/'));
+    for (const PATH of [`.:${dir}`, `:${dir}`, `bin/..:${dir}`]) {
+      expect(findGit({ PATH }, 'linux')).toBe(real);
+    }
+    expect(findGit({ PATH: folder }, 'linux')).toBe(planted);
+    expect(findGit({ PATH: '' }, 'linux')).toBeNull();
+  });
+});
