@@ -29,7 +29,7 @@ export interface LaunchOptions {
  * as usual. `off` and `none`: none of it is (`--setting-sources user --strict-mcp-config`), so none of its
  * hooks, helpers, servers or allow rules run (cli-facts 14); the user's own settings and Byre's --settings
  * and --mcp-config still apply. `off`: the folder holds some of it, held back (the header says so); `none`:
- * it held none of it when the CLI started, so nothing is held back, and nothing is said.
+ * a folder Byre could not look at (a host's, without its files), where nothing is said.
  */
 export type FolderSettingsUse = 'loaded' | 'off' | 'none';
 

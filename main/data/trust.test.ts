@@ -137,7 +137,7 @@ describe('what a folder would do', () => {
 
 describe('the gate', () => {
   it('lets a folder without settings through, and stops one with hooks until answered', () => {
-    expect(world().gate().folderSettingsFor(world().folder)).toBe('none');
+    expect(world().gate().folderSettingsFor(world().folder)).toBe('loaded');
     const { folder, gate } = world({ '.claude/settings.json': hooks });
     expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
   });
@@ -268,7 +268,7 @@ describe('"Always allow" writing into the folder\'s settings', () => {
   it('asks nothing about the rule the user chose, in a folder that had no settings or was trusted', () => {
     const { folder, gate } = world();
     const shared = gate();
-    expect(shared.folderSettingsFor(folder)).toBe('none');
+    expect(shared.folderSettingsFor(folder)).toBe('loaded');
     shared.expect(folder, [suggestion('Bash', 'npm test')]);
     mkdirSync(join(folder, '.claude'));
     writeFileSync(join(folder, '.claude', 'settings.local.json'), local(['Bash(npm test)']));

@@ -24,11 +24,12 @@ export function readFolderSettings(cwd: string): FolderSettings {
  * Trust, per folder, as VS Code's workspace trust: restricted until trusted. A folder's settings can run
  * code (hooks, helpers, MCP servers) and widen what Claude may do, its agents and skills can carry hooks and
  * allowed tools, and its CLAUDE.md steers Claude; the CLI applies all of it headless without asking
- * (cli-facts 14). So every folder not trusted runs its CLI with `--setting-sources user --strict-mcp-config`,
- * whatever it holds; where it holds any of that (folder-content.ts), the user is asked first, once per
- * version of it: trust is a digest of it all (the scripts its hooks name too), kept by the folder's real path
- * in `trust.json`, so a `git pull` that changes a hook's script asks again. A folder with none of it opens
- * without a question, and restricted changes nothing there. `TrustGate.startSession` is the only way main
+ * (cli-facts 14). So a folder that holds any of that (folder-content.ts) is asked about before its first CLI
+ * starts, once per version of it, and runs restricted (`--setting-sources user --strict-mcp-config`) until
+ * trusted: trust is a digest of it all (the scripts its hooks name too), kept by the folder's real path in
+ * `trust.json`, so a `git pull` that changes a hook's script asks again. A folder with none of it opens
+ * without a question, and unrestricted: restricted would change what is the user's own there (their MCP
+ * servers, the rules "Always allow" writes). `TrustGate.startSession` is the only way main
  * starts a CLI (trust.test.ts proves it), so no path (new, resume, fork, rewind preview, restart) can go
  * around it.
  */
@@ -147,9 +148,8 @@ export class TrustGate {
   }
 
   /**
-   * Whether a CLI in `cwd` loads what the folder carries: `loaded` when trusted as it is now, `off` when the
-   * user said to open without it, `none` (restricted all the same) when it carries nothing; otherwise
-   * TrustNeeded, and nothing starts.
+   * Whether a CLI in `cwd` loads what the folder carries: `loaded` when trusted as it is now, or when it
+   * carries nothing; `off` when the user said to open without it; otherwise TrustNeeded, and nothing starts.
    */
   folderSettingsFor(cwd: string): FolderSettingsUse {
     return this.allows(readFolderSettings(cwd));
@@ -162,8 +162,10 @@ export class TrustGate {
 
   /** The same for a folder's settings as read; `host` names the host they were read from, for the question. */
   private allows(settings: FolderSettings, onHost?: { host: string; folder: string }): FolderSettingsUse {
-    if (this.trusts(settings)) return 'loaded';
-    if (!settings.needsTrust) return 'none';
+    // A folder carrying none of it has nothing to hold back. Run restricted it would lose what is the user's
+    // own: --strict-mcp-config drops their MCP servers, and --setting-sources user the rules "Always allow"
+    // writes into the folder.
+    if (!settings.needsTrust || this.trusts(settings)) return 'loaded';
     if (this.declined.get(settings.folder) === settings.digest) return 'off';
     if (this.carried(settings)?.declined) return 'off';
     throw onHost ? new TrustNeeded(onHost.folder, onHost.host) : new TrustNeeded(settings.folder);
