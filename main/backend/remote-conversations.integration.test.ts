@@ -1123,6 +1123,54 @@ describe('conversations on another host', () => {
     await harness.invoke('closeConversation', { conversationId });
   });
 
+  it('its ssh killed mid-turn (as the OS or a dead master does): "Connection lost" at once, and Resume carries on there', async () => {
+    const { fake } = harness.world;
+    // A command that would run for good: only the end of the connection ends the turn.
+    fake.enqueue({
+      blocks: [
+        { type: 'tool_use', name: 'Bash', input: { command: 'tail -f /dev/null', description: 'wait' } },
+      ],
+    });
+    const conversation = await harness.invoke('startConversation', { cwd: remote.cwd, host: REMOTE_ALIAS });
+    const { conversationId } = conversation;
+    await harness.invoke('send', { conversationId, text: 'wait' });
+    await vi.waitFor(() => expect(commandLinesWithHome(remote.home)).toContain('tail -f /dev/null'), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    // The conversation's own ssh here: the one whose command line names the folder there.
+    const ssh = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          return argv[0] === 'ssh' && argv.some((word) => word.includes(remote.cwd)) && !argv.includes('-O');
+        } catch {
+          return false;
+        }
+      });
+    expect(ssh).toHaveLength(1);
+    process.kill(Number(ssh[0]), 'SIGKILL');
+    const exit = await harness.when(() =>
+      harness.eventsOf(conversationId).find((event) => event.kind === 'exit' && event.error),
+    );
+    expect(exit).toMatchObject({
+      error: { name: 'RemoteProblem', message: expect.stringMatching(/^Connection lost: .*byre-remote/) },
+    });
+    // Its turn is over, not shown running.
+    expect(harness.eventsOf(conversationId).filter((event) => event.kind === 'exit')).toHaveLength(1);
+    // Resume carries on there, and the process the master kept running there ends first: one CLI a session.
+    fake.enqueue({ blocks: [{ type: 'text', text: 'Back again.' }] });
+    await harness.invoke('resume', { conversationId });
+    await harness.invoke('send', { conversationId, text: 'still there?' });
+    await harness.when(() => replyText(conversation).includes('Back again.'));
+    await vi.waitFor(() => expect(commandLinesWithHome(remote.home)).not.toContain('tail -f /dev/null'), {
+      timeout: 30_000,
+      interval: 200,
+    });
+    await harness.invoke('closeConversation', { conversationId });
+  });
+
   it('says so when the folder is not there on the host, and starts nothing', async () => {
     const result = await harness.backend.invoke('startConversation', {
       cwd: join(remote.cwd, 'no-such-folder'),

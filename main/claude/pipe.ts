@@ -19,6 +19,13 @@ export interface PipeOptions {
   stderrTailBytes?: number;
   /** Stdout starts with what a host's shell printed, up to a line that is this marker: dropped (preamble.ts). */
   preamble?: string;
+  /**
+   * Its stdio may be held by a process outside its group: an ssh multiplexed over a master connection hands
+   * its stdin, stdout and stderr to the master, which outlives it. Killed (by the OS, or a master that died),
+   * it would hold off 'close' until the master ends the session, if ever: once it exits, what is already
+   * there is read, and the pipes are closed.
+   */
+  sharedStdio?: boolean;
 }
 
 export interface PipeEvents extends LineSink {
@@ -55,6 +62,8 @@ const DEFAULT_TERM_MS = 1_000;
 const GROUPS = process.platform !== 'win32';
 /** What is left of the CLI's group after it exits gets this long between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1_000;
+/** After a process whose stdio another may hold exits, how long its output has to arrive before the pipes close. */
+const SHARED_STDIO_DRAIN_MS = 300;
 
 export class CliPipe {
   readonly pid: number | undefined;
@@ -121,7 +130,16 @@ export class CliPipe {
     // The CLI is gone, closed or crashed: what is left of its group (a tool it was running, work it put in
     // the background) has no one to report to. Asked to stop, then made to. On 'exit', not 'close': a
     // leftover holding the CLI's stdout open would otherwise hold off 'close' for good.
-    this.child.once('exit', () => this.endGroup());
+    this.child.once('exit', () => {
+      this.endGroup();
+      if (options.sharedStdio) {
+        setTimeout(() => {
+          if (this.exitInfo !== undefined) return;
+          stdout.destroy();
+          this.child.stderr.destroy();
+        }, SHARED_STDIO_DRAIN_MS).unref();
+      }
+    });
     liveProcesses.add(this);
   }
 

@@ -101,6 +101,8 @@ export interface PipeCommand {
   env: NodeJS.ProcessEnv;
   /** Its output starts after a line that is this marker (a host's shell may print before it). */
   preamble?: string;
+  /** Another process may hold its stdio (PipeOptions.sharedStdio). */
+  sharedStdio?: boolean;
 }
 
 /** The CLI on this machine: the one chosen, or the one locateCli finds. */

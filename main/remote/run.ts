@@ -203,6 +203,13 @@ export function explainRemoteExit(error: Error, host: string): Error {
   if (error.code === NO_FOLDER_EXIT) {
     return new RemoteProblem('no-folder', `The conversation's folder is no longer there on ${host}.`);
   }
+  if (error.code === null && error.signal) {
+    // Killed here (by the OS, or a master connection that died): no word from ssh, the connection is gone.
+    return new RemoteProblem(
+      'connection-lost',
+      `Connection lost: the ssh to ${host} was ended (${error.signal}). What happened before it is kept in the session on the host: Resume carries on there.`,
+    );
+  }
   if (error.code !== 255) return error;
   const failure = explainSshFailure(error.stderrTail, host);
   if (failure.kind !== 'other') return new RemoteProblem(failure.kind, failure.message);

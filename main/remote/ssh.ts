@@ -405,6 +405,8 @@ export function sshTransport(
     cwd: local.cwd,
     env: local.env,
     preamble: OUTPUT_MARKER,
+    // A client of the master connection hands its stdio to the master, which outlives it.
+    sharedStdio: true,
   });
 }
 
