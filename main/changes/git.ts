@@ -104,10 +104,15 @@ export function programOverrides(listing: string): [string, string][] {
   return overrides;
 }
 
-/** Git's absolute path on the PATH, found once: never one in the working folder, whatever the platform does. */
-let gitPath: string | null | undefined;
+/**
+ * Git's absolute path on the PATH, found once for each PATH (and looked for again while there is none, so a
+ * git installed meanwhile is found): never one in the working folder, whatever the platform does.
+ */
+const gitPaths = new Map<string, string>();
 export function findGit(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string | null {
-  if (gitPath !== undefined && env === process.env && platform === process.platform) return gitPath;
+  const key = `${platform}\0${env.PATH ?? env.Path ?? ''}`;
+  const known = gitPaths.get(key);
+  if (known) return known;
   const names = platform === 'win32' ? ['git.exe'] : ['git'];
   let found: string | null = null;
   for (const dir of (env.PATH ?? env.Path ?? '').split(platform === 'win32' ? ';' : delimiter)) {
@@ -126,7 +131,7 @@ export function findGit(env: NodeJS.ProcessEnv = process.env, platform = process
     }
     if (found) break;
   }
-  if (env === process.env && platform === process.platform) gitPath = found;
+  if (found) gitPaths.set(key, found);
   return found;
 }
 
