@@ -22,6 +22,7 @@ import {
   parseListing,
   planFetches,
   RemoteLibraryPull,
+  withinCap,
   splitFetched,
   type RunOnHost,
 } from './library-pull';
@@ -37,7 +38,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-function world() {
+function world(maxCopyBytes?: number) {
   const root = mkdtempSync(join(tmpdir(), 'byre-pull-'));
   folders.push(root);
   const home = join(root, 'host-home');
@@ -57,7 +58,7 @@ function world() {
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout }),
       );
     });
-  const pull = new RemoteLibraryPull(data, run, (host) => changed.push(host));
+  const pull = new RemoteLibraryPull(data, run, (host) => changed.push(host), maxCopyBytes);
   const copy = (rel: string) => join(hostProjectsCopy(data, 'devbox'), rel);
   return { home, data, project, lines, changed, pull, copy };
 }
@@ -197,6 +198,23 @@ describe('pulling a host’s sessions', () => {
     await pull.pull('devbox');
     expect(lines.length).toBe(3);
     expect(readFileSync(copy('-srv-app/cccc-3.jsonl')).equals(readFileSync(big))).toBe(true);
+  });
+
+  it('copies at most its cap of a host’s sessions, the newest first', async () => {
+    const { project, pull, copy } = world(3_000);
+    const write = (name: string, size: number, mtime: number) => {
+      writeFileSync(join(project, name), `${'x'.repeat(size - 1)}\n`);
+      utimesSync(join(project, name), mtime, mtime);
+    };
+    write('old.jsonl', 1_500, 1_000);
+    write('middle.jsonl', 1_000, 2_000);
+    write('new.jsonl', 1_500, 3_000);
+    await pull.pull('devbox');
+    expect(existsSync(copy('-srv-app/new.jsonl'))).toBe(true);
+    expect(existsSync(copy('-srv-app/middle.jsonl'))).toBe(true);
+    // Over the cap: left out, however the host lists it.
+    expect(existsSync(copy('-srv-app/old.jsonl'))).toBe(false);
+    expect(withinCap([{ rel: 'a', size: 5, mtime: 1 }], 4)).toEqual({ kept: [], left: 1 });
   });
 
   it('a host that cannot be reached leaves the copy as it was', async () => {

@@ -38,6 +38,27 @@ export const FETCH_FILES = 200;
 export const FETCH_WORDS_CHARS = 16 * 1024;
 /** A session file larger than this is left out of the copy. */
 export const MAX_SESSION_BYTES = 64 * 1024 ** 3;
+/**
+ * A host's copy holds at most this much of what the host lists, newest sessions first: a host with years of
+ * sessions, or one that lies about its files, never fills this computer's disk.
+ */
+export const MAX_HOST_COPY_BYTES = 20 * 1024 ** 3;
+
+/** The files a copy of at most `cap` bytes holds, newest first, and how many are left out. */
+export function withinCap(files: readonly HostFile[], cap: number): { kept: HostFile[]; left: number } {
+  const kept: HostFile[] = [];
+  let total = 0;
+  let left = 0;
+  for (const file of [...files].sort((a, b) => b.mtime - a.mtime)) {
+    if (total + file.size > cap) {
+      left += 1;
+      continue;
+    }
+    total += file.size;
+    kept.push(file);
+  }
+  return { kept, left };
+}
 
 const PROJECTS = 'd="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects"';
 
@@ -184,12 +205,15 @@ export interface PullResult {
 export class RemoteLibraryPull {
   private readonly running = new Map<string, Promise<PullResult>>();
   private readonly again = new Set<string>();
+  /** Hosts whose copy reached its cap, said once. */
+  private readonly saidFull = new Set<string>();
 
   constructor(
     private readonly dataDir: string,
     private readonly run: RunOnHost,
     /** The copies of `host` changed: the library should look at them. */
     private readonly changed: (host: string) => void,
+    private readonly maxCopyBytes: number = MAX_HOST_COPY_BYTES,
   ) {}
 
   /** Brings `host`'s copy up to date; rejects with what went wrong when the host could not be reached. */
@@ -220,7 +244,13 @@ export class RemoteLibraryPull {
     const root = hostProjectsCopy(this.dataDir, host);
     const listing = await this.run(host, portableSh(LIST_SCRIPT, []), 64 * 1024 * 1024);
     if (listing.code !== 0) return 0;
-    const files = parseListing(listing.stdout.toString('utf8'));
+    const { kept: files, left } = withinCap(parseListing(listing.stdout.toString('utf8')), this.maxCopyBytes);
+    if (left > 0 && !this.saidFull.has(host)) {
+      this.saidFull.add(host);
+      console.warn(
+        `Byre: ${host} has more sessions than the ${Math.round(this.maxCopyBytes / 1024 ** 3)} GB Byre copies of a host: its ${left} oldest files are left out of the library.`,
+      );
+    }
     const fetches = planFetches(files, (rel) => {
       try {
         const stat = statSync(join(root, rel));
