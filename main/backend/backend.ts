@@ -159,7 +159,13 @@ export class Backend {
     });
     this.scheduled = new ScheduledSender(
       new ScheduledSends(options.dataDir),
-      (send, stillWanted) => deliverScheduled(this.open, this.library, send, stillWanted),
+      (send, stillWanted) =>
+        deliverScheduled(this.open, this.library, send, stillWanted, {
+          forks: () => forks.list(),
+          // The sessions the tabs show now (a rewound tab shows its new branch; the old may still run).
+          shown: () =>
+            new Set(this.tabs.current().tabs.flatMap((tab) => (tab.sessionId ? [tab.sessionId] : []))),
+        }),
       (sends) => this.emit('scheduledSendsChanged', { sends }),
     );
     this.tabs = new KeptTabs(

@@ -86,4 +86,74 @@ describe('a message kept for when the limit resets', () => {
     expect(world.fake.messageRequests().filter((r) => lastUserText(r).includes(text))).toHaveLength(1);
     expect(sendsSeen.at(-1)).toBe(0);
   });
+
+  it('after a rewind goes to the branch the tab shows, never the old one, and only in its folder', async () => {
+    harness = await openBackend({ dontAsk: true });
+    const { world, dataDir, backend } = harness;
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Noted: pelican.' }] });
+    const { session_id: old } = await runInTerminal(world, 'Remember the word pelican');
+    const keptAt = Date.now();
+    // The conversation is rewound afterwards: a fork of it, told a new word, is what its tab shows.
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'Noted: heron.' }] });
+    const { session_id: branch } = await runInTerminal(world, 'No: the word is heron', world.cwd, [
+      '--resume',
+      old,
+      '--fork-session',
+    ]);
+    expect(branch).not.toBe(old);
+    for (;;) {
+      const { rows } = await invokeOk(backend, 'libraryList', {});
+      if (rows.some((row) => row.sessionId === branch)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await backend.dispose();
+    writeFileSync(
+      join(dataDir, 'branches.json'),
+      JSON.stringify({
+        version: 1,
+        forks: [{ sessionId: branch, parentSessionId: old, forkPointUuid: null, createdAt: keptAt + 1 }],
+      }),
+    );
+    writeFileSync(
+      join(dataDir, 'tabs.json'),
+      JSON.stringify({
+        tabs: [{ conversationId: null, sessionId: branch, cwd: world.cwd, draft: '' }],
+        active: 0,
+      }),
+    );
+    const kept = (id: string, text: string, cwd: string) => ({
+      id,
+      sessionId: old,
+      cwd,
+      host: null,
+      text,
+      sendAt: Date.now() - 60_000,
+      createdAt: keptAt,
+      failed: null,
+      sending: false,
+    });
+    const text = 'Which word was it? (sent when the limit reset)';
+    const elsewhere = randomUUID();
+    writeFileSync(
+      join(dataDir, 'scheduled-sends.json'),
+      JSON.stringify({
+        sends: [kept(randomUUID(), text, world.cwd), kept(elsewhere, 'Not here.', join(world.cwd, 'other'))],
+      }),
+    );
+    world.fake.enqueue({ blocks: [{ type: 'text', text: 'The word is heron.' }] });
+    restarted = backendOver(dataDir, world.env);
+    const request = await world.fake.waitForRequest((r) => lastUserText(r).includes(text));
+    // Sent in the branch: the model has the rewound conversation's history.
+    expect(JSON.stringify(request.body)).toContain('No: the word is heron');
+    // The one kept for another folder is not sent there, and says why.
+    for (;;) {
+      const { sends } = await invokeOk(restarted, 'scheduledSends', {});
+      if (sends.length === 1 && sends[0]?.failed) {
+        expect(sends[0]).toMatchObject({ id: elsewhere, failed: expect.stringContaining('it was not sent') });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(world.fake.messageRequests().filter((r) => lastUserText(r).includes('Not here.'))).toHaveLength(0);
+  });
 });

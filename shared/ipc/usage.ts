@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { RateLimitInfo } from '../protocol';
 import { SessionId } from '../library';
 import { ConversationRef, Empty } from './refs';
+import { HostName } from './remote';
 
 /** The span a report covers, ending now: today (local midnight on), the last 7/30/90 days, or everything. */
 export const UsageRange = z.enum(['today', '7d', '30d', '90d', 'all']);
@@ -138,6 +139,8 @@ export const ScheduledSend = z.object({
   sessionId: SessionId,
   /** The conversation's folder, to resume it in if it is not open then. */
   cwd: z.string(),
+  /** The host it runs on, over ssh; null or absent: this computer. It is sent there or not at all. */
+  host: HostName.nullable().optional(),
   text: z.string().min(1).max(1_000_000),
   sendAt: z.number(),
   createdAt: z.number(),
