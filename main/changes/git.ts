@@ -7,9 +7,10 @@
  * with an environment of our choosing rather than whatever GIT_* variables Byre inherited.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { copyFile, stat, utimes } from 'node:fs/promises';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { findProgram } from '../disk/programs';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
 export class GitFailed extends Error {
@@ -105,32 +106,15 @@ export function programOverrides(listing: string): [string, string][] {
 }
 
 /**
- * Git's absolute path on the PATH, found once for each PATH (and looked for again while there is none, so a
- * git installed meanwhile is found): never one in the working folder, whatever the platform does.
+ * Git's absolute path on the PATH (findProgram), found once for each PATH, and looked for again while there
+ * is none, so a git installed meanwhile is found.
  */
 const gitPaths = new Map<string, string>();
 export function findGit(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string | null {
   const key = `${platform}\0${env.PATH ?? env.Path ?? ''}`;
   const known = gitPaths.get(key);
   if (known) return known;
-  const names = platform === 'win32' ? ['git.exe'] : ['git'];
-  let found: string | null = null;
-  for (const dir of (env.PATH ?? env.Path ?? '').split(platform === 'win32' ? ';' : delimiter)) {
-    // An empty entry, `.` or any relative one means the working folder: a repository's planted git.
-    if (!dir || !isAbsolute(dir)) continue;
-    for (const name of names) {
-      const path = join(dir, name);
-      try {
-        if (!statSync(path).isFile()) continue;
-        if (platform !== 'win32') accessSync(path, constants.X_OK);
-        found = path;
-        break;
-      } catch {
-        // Not here.
-      }
-    }
-    if (found) break;
-  }
+  const found = findProgram(platform === 'win32' ? 'git.exe' : 'git', env, platform);
   if (found) gitPaths.set(key, found);
   return found;
 }

@@ -53,44 +53,55 @@ const only =
   (...present: string[]) =>
   (path: string) =>
     present.includes(path);
+/** node as the PATH has it: never a bare name, which Windows would look for in the project's folder first. */
+const PATH_NODE = 'C:\\Program Files\\nodejs\\node.exe';
+const onPath = (name: string) => (name === 'node' ? PATH_NODE : null);
 
 describe('shimTarget', () => {
   it('runs node on cli.js for a script shim: the node.exe beside it if there is one, else node from PATH', () => {
-    expect(shimTarget(SHIM, NODE_SHIM, only())).toEqual({ command: 'node', args: [CLI_JS] });
-    expect(shimTarget(SHIM, NODE_SHIM, only(`${NPM}\\node.exe`))).toEqual({
+    expect(shimTarget(SHIM, NODE_SHIM, only(), onPath)).toEqual({ command: PATH_NODE, args: [CLI_JS] });
+    // No node on the PATH: none run, not one of the folder's.
+    expect(shimTarget(SHIM, NODE_SHIM, only(), () => null)).toBeNull();
+    expect(shimTarget(SHIM, NODE_SHIM, only(`${NPM}\\node.exe`), onPath)).toEqual({
       command: `${NPM}\\node.exe`,
       args: [CLI_JS],
     });
   });
 
   it('runs the claude.exe a native shim names, with nothing before the arguments', () => {
-    expect(shimTarget(SHIM, EXE_SHIM, only(CLAUDE_EXE))).toEqual({ command: CLAUDE_EXE, args: [] });
+    expect(shimTarget(SHIM, EXE_SHIM, only(CLAUDE_EXE), onPath)).toEqual({ command: CLAUDE_EXE, args: [] });
   });
 
   it("reads npm 6's shim the way cmd.exe would take it", () => {
-    expect(shimTarget(SHIM, OLD_SHIM, only())).toEqual({ command: 'node', args: [CLI_JS] });
-    expect(shimTarget(SHIM, OLD_SHIM, only(`${NPM}\\node.exe`))).toEqual({
+    expect(shimTarget(SHIM, OLD_SHIM, only(), onPath)).toEqual({ command: PATH_NODE, args: [CLI_JS] });
+    expect(shimTarget(SHIM, OLD_SHIM, only(`${NPM}\\node.exe`), onPath)).toEqual({
       command: `${NPM}\\node.exe`,
       args: [CLI_JS],
     });
   });
 
   it('is null for a batch file that is not a shim it can read', () => {
-    expect(shimTarget(SHIM, crlf(['@echo off', 'call "%HOME%\\bin\\claude.exe" %*']), only())).toBeNull();
-    expect(shimTarget(SHIM, crlf(['@echo off', 'echo hello']), only())).toBeNull();
+    expect(
+      shimTarget(SHIM, crlf(['@echo off', 'call "%HOME%\\bin\\claude.exe" %*']), only(), onPath),
+    ).toBeNull();
+    expect(shimTarget(SHIM, crlf(['@echo off', 'echo hello']), only(), onPath)).toBeNull();
     // A shim whose claude.exe is gone names nothing to run.
-    expect(shimTarget(SHIM, EXE_SHIM, only())).toBeNull();
+    expect(shimTarget(SHIM, EXE_SHIM, only(), onPath)).toBeNull();
   });
 });
 
 describe('commandFor', () => {
-  const files = (text: string, ...present: string[]) => ({ read: () => text, exists: only(...present) });
+  const files = (text: string, ...present: string[]) => ({
+    read: () => text,
+    exists: only(...present),
+    which: onPath,
+  });
   // The launch line holds JSON: it must reach the CLI as written, so no shell may see it.
   const args = ['--settings', '{"permissions":{"allow":["Bash(echo \\"a & b\\")"]}}', '--print'];
 
   it("passes every argument as it is after the shim's own, without a shell", () => {
     expect(commandFor(SHIM, args, 'win32', files(NODE_SHIM))).toEqual({
-      command: 'node',
+      command: PATH_NODE,
       args: [CLI_JS, ...args],
     });
     expect(commandFor(SHIM, args, 'win32', files(EXE_SHIM, CLAUDE_EXE))).toEqual({

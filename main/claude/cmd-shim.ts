@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { win32 } from 'node:path';
+import { findProgram } from '../disk/programs';
 import { CliNotFound } from './errors';
 
 /**
@@ -17,11 +18,14 @@ export interface Command {
 export interface ShimFiles {
   read: (path: string) => string;
   exists: (path: string) => boolean;
+  /** A bare program's full path on the PATH, never the working folder's (findProgram); null: none. */
+  which: (name: string) => string | null;
 }
 
 const nodeFiles: ShimFiles = {
   read: (path) => readFileSync(path, 'utf8'),
   exists: (path) => existsSync(path),
+  which: (name) => findProgram(name, process.env, 'win32'),
 };
 
 /**
@@ -42,7 +46,7 @@ export function commandFor(
     const reason = error instanceof Error ? error.message : String(error);
     throw new CliNotFound([program], `${program} could not be read (${reason}).`);
   }
-  const target = shimTarget(program, text, files.exists);
+  const target = shimTarget(program, text, files.exists, files.which);
   if (!target) {
     throw new CliNotFound(
       [program],
@@ -61,6 +65,7 @@ export function shimTarget(
   shimPath: string,
   text: string,
   exists: (path: string) => boolean,
+  which: (name: string) => string | null,
 ): Command | null {
   // The folder the shim is in, as cmd.exe's `%~dp0` gives it: with a backslash at the end.
   const dp0 = `${win32.dirname(shimPath)}\\`;
@@ -77,8 +82,10 @@ export function shimTarget(
     const [program, ...args] = tokens;
     if (!program || tokens.some((token) => token.includes('%'))) continue;
     const bare = !/[\\/]/.test(program);
-    const command = bare ? program : win32.normalize(program);
-    if (!bare && !exists(command)) continue;
+    // A bare name by its full path on the PATH: the child runs in the project's folder, where Windows would
+    // look first, and a node.exe planted there would run in its place.
+    const command = bare ? which(program) : win32.normalize(program);
+    if (!command || (!bare && !exists(command))) continue;
     return { command, args: args.map(normalizePath) };
   }
   return null;

@@ -93,6 +93,21 @@ describe('locateCli', () => {
     ).toBe(second);
   });
 
+  it('never takes a relative PATH entry, which would be the project folder the CLI starts in', () => {
+    const second = stub('second/claude');
+    stub('claude');
+    const PATH = ['.', '', 'second', join(root, 'second')].join(delimiter);
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      expect(
+        locateCli({ env: { PATH }, home: join(root, 'home'), resolveFrom: nodeModulesCopy().resolveFrom }),
+      ).toBe(second);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it('prefers the usual locations over node_modules', () => {
     const fromPrefix = stub('prefix/bin/claude');
     const { resolveFrom } = nodeModulesCopy();

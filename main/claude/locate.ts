@@ -1,8 +1,9 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { CliNotFound } from './errors';
+import { isExecutableFile } from '../disk/programs';
 
 export interface LocateOptions {
   /** An explicit path; wins over everything else. */
@@ -14,16 +15,7 @@ export interface LocateOptions {
   platform?: NodeJS.Platform;
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    // A folder has its x bit too: it is not a program.
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const isExecutable = isExecutableFile;
 
 /** What is at a path that is not an executable file, as the end of a sentence. */
 function whatIsThere(file: string): string {
@@ -98,7 +90,8 @@ export function locateCli(options: LocateOptions = {}): string {
     throw new CliNotFound(looked, `${named} points at ${explicit}, ${whatIsThere(explicit)}.`);
   }
 
-  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter((dir) => isAbsolute(dir))) {
+    // Only a full folder: a relative one (`.`, `bin`) would be the project's, where the CLI is started.
     for (const name of names) if (tryPath(join(dir, name))) return join(dir, name);
   }
 

@@ -1,5 +1,17 @@
-import { describe, expect, it } from 'vitest';
-import { terminalCommand } from './open-folder';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { openTerminalWithSystem, terminalCommand } from './open-folder';
 
 /** Which terminal "Open folder" in a terminal starts on each system, and how it is told the folder. */
 
@@ -35,5 +47,31 @@ describe('terminalCommand', () => {
       terminalCommand('freebsd', env, FOLDER).map((way) => way.command);
     expect(commands({})).toEqual(['x-terminal-emulator', 'gnome-terminal', 'konsole', 'xterm']);
     expect(commands({ TERMINAL: '  ' })).toEqual(commands({}));
+  });
+});
+
+describe('opening a terminal', () => {
+  it('runs the terminal on the PATH, never one planted in the folder, even when the PATH names `.`', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'byre-term-')));
+    const folder = join(root, 'repo');
+    const bin = join(root, 'bin');
+    mkdirSync(folder);
+    mkdirSync(bin);
+    const program = (path: string, marker: string) => {
+      writeFileSync(path, `#!/bin/sh\npwd > '${marker}'\n`);
+      chmodSync(path, 0o755);
+    };
+    program(join(folder, 'x-terminal-emulator'), join(root, 'planted-ran'));
+    program(join(bin, 'xterm'), join(root, 'xterm-ran'));
+    try {
+      await openTerminalWithSystem(folder, 'linux', { PATH: `.:${bin}` });
+      await vi.waitFor(() => expect(readFileSync(join(root, 'xterm-ran'), 'utf8').trim()).toBe(folder), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(existsSync(join(root, 'planted-ran'))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { findProgram } from '../disk/programs';
 
 /**
  * Opens a folder in the system's file manager, for the browser host (Electron has shell.openPath), and a
@@ -65,7 +66,10 @@ export async function openTerminalWithSystem(
 ): Promise<void> {
   const ways = terminalCommand(platform, env, path);
   for (const way of ways) {
-    const launched = await launch(way);
+    // By its full path on the PATH: started in the folder, Windows would look there first for wt.exe.
+    const program = findProgram(way.command, env, platform);
+    if (!program) continue;
+    const launched = await launch({ ...way, command: program });
     if (launched === 'started') return;
     if (launched !== 'missing') throw new Error(`Could not open a terminal in ${path}: ${launched.message}`);
   }

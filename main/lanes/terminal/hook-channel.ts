@@ -1,8 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
+import { isExecutableFile } from '../../disk/programs';
 import { z } from 'zod';
 import { HookOutput } from '../../../shared/protocol';
 import { PRIVATE_FILE_MODE } from '../../disk/private-files';
@@ -249,16 +250,6 @@ export function hookRunner(
     for (const name of names) if (isProgram(join(folder, name))) return { path: join(folder, name), env: {} };
   }
   return runtime.packaged ? null : { path: runtime.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } };
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A word for sh, as it is. */
