@@ -2,8 +2,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, posix } from 'node:path';
-import { isExecutableFile } from '../../disk/programs';
+import { join, posix } from 'node:path';
+import { findProgram, isExecutableFile } from '../../disk/programs';
 import { z } from 'zod';
 import { HookOutput } from '../../../shared/protocol';
 import { PRIVATE_FILE_MODE } from '../../disk/private-files';
@@ -242,13 +242,14 @@ export function hookRunner(
   isProgram: (path: string) => boolean = isExecutableFile,
 ): HookRunner | null {
   if (!runtime.electron) return { path: runtime.execPath, env: {} };
-  const names = runtime.platform === 'win32' ? ['node.exe'] : ['node'];
-  const separator = runtime.platform === 'win32' ? ';' : ':';
-  for (const folder of (env.PATH ?? '').split(separator)) {
-    // Only a full folder: never one relative to wherever the hook happens to run.
-    if (!isAbsolute(folder)) continue;
-    for (const name of names) if (isProgram(join(folder, name))) return { path: join(folder, name), env: {} };
-  }
+  // Only a full folder of the PATH: never one relative to wherever the hook happens to run.
+  const node = findProgram(
+    runtime.platform === 'win32' ? 'node.exe' : 'node',
+    env,
+    runtime.platform,
+    isProgram,
+  );
+  if (node) return { path: node, env: {} };
   return runtime.packaged ? null : { path: runtime.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
