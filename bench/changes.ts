@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { git } from '../main/changes/git';
+import { git } from '../main/machines/git';
 import { Snapshots, type FileChange, type Snapshot } from '../main/changes/snapshots';
 import { Random } from './library-corpus';
 import { z } from 'zod';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { git } from '../main/changes/git';
+import { git } from '../main/machines/git';
 import { createWorktree, localBranches, repositoryOf } from '../main/worktrees/worktrees';
 import { committedRepository, projectFiles } from './changes';
 import { median, round } from './ui-harness';

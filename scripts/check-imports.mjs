@@ -89,19 +89,25 @@ function arrow(from, to, relativeImport) {
   if (
     from.startsWith('main/changes/') &&
     relativeImport &&
-    !/^(shared|main\/changes|main\/disk)\//.test(to)
+    !/^(shared|main\/changes|main\/disk|main\/machines)\//.test(to)
   ) {
-    return 'main/changes/ (git snapshots) imports only shared/, main/disk/ and itself';
+    return 'main/changes/ (git snapshots) imports only shared/, main/disk/, main/machines/ and itself';
   }
   if (
     from.startsWith('main/worktrees/') &&
     relativeImport &&
-    !/^(shared|main\/worktrees|main\/disk)\//.test(to) &&
-    to !== 'main/changes/git.ts' &&
-    // The computer that git runs on (this one, or a host over ssh), as the snapshots take it.
-    to !== 'main/changes/machine.ts'
+    !/^(shared|main\/worktrees|main\/disk|main\/machines)\//.test(to)
   ) {
-    return 'main/worktrees/ imports only shared/, main/disk/, git as main/changes/git.ts runs it (on the computer main/changes/machine.ts names), and itself';
+    return 'main/worktrees/ imports only shared/, main/disk/, main/machines/ (git, on the computer a folder is on) and itself';
+  }
+  if (
+    from.startsWith('main/machines/') &&
+    relativeImport &&
+    !/^(shared|main\/machines|main\/disk)\//.test(to) &&
+    // A host's machine runs its lines over ssh (the remote room's runner) and keys its folders as data does.
+    !/^main\/(remote\/(run|ssh)|data\/host-folders)\.ts$/.test(to)
+  ) {
+    return 'main/machines/ imports only shared/, main/disk/, the ssh runner (main/remote/run.ts, ssh.ts), host folder keys and itself';
   }
   if (from.startsWith('renderer/') && relativeImport && to.startsWith('main/')) {
     return 'the renderer imports nothing of main/';

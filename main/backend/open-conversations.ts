@@ -35,17 +35,15 @@ import {
   type Repository,
   type Worktree,
 } from '../worktrees/worktrees';
+import { HERE, settingsKey, where } from '../machines/where';
 import {
   hasSubmodules,
-  where,
   mainRepositoryOf,
   newWorktreeName,
   NOT_A_REPOSITORY,
   recreateIfGone,
-  settingsKey,
-  HERE,
 } from './worktree-choices';
-import type { Machine } from '../changes/machine';
+import type { Machine } from '../machines/machine';
 import { changesFolders, HOST_SNAPSHOTS } from '../changes/record';
 import { openSnapshotStore } from '../changes/snapshot-store';
 import { checkOutgoingImage } from '../intake/images';

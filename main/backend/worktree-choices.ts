@@ -8,9 +8,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NewWorktree, WorktreeChoices } from '../../shared/ipc';
-import { thisMachine, type Machine } from '../changes/machine';
-import { hostFolderKey } from '../data/host-folders';
-import type { RemoteHosts } from '../remote/hosts';
+import { thisMachine, type Machine } from '../machines/machine';
+import { HERE, settingsKey, type On } from '../machines/where';
 import { worktreeLayout } from '../../shared/worktrees';
 import type { SettingsStore } from '../data/settings';
 import type { WorktreeRecord, WorktreeRecords } from '../data/worktree-records';
@@ -26,23 +25,6 @@ import {
 } from '../worktrees/worktrees';
 
 export const NOT_A_REPOSITORY = 'This folder is not in a git repository.';
-
-/** Where a repository is: this computer, or a host (by its name) and its git and files over ssh. */
-export interface On {
-  host: string | null;
-  machine: Machine;
-}
-export const HERE: On = { host: null, machine: thisMachine };
-
-/** A host's repository's place (its git and files over ssh), or this computer's for none. */
-export function where(remote: Pick<RemoteHosts, 'machine'>, host: string | null | undefined): On {
-  return host ? { host, machine: remote.machine(host) } : HERE;
-}
-
-/** What settings kept by folder (the setup command) know a repository's folder by: a host's is its own. */
-export function settingsKey(on: On, folder: string): string {
-  return on.host ? hostFolderKey(on.host, folder) : folder;
-}
 
 /**
  * The repository `folder` is in, as its main checkout: a folder in one of its worktrees (Byre's, or the

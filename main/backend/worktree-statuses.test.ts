@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorktreeStatus } from '../../shared/ipc';
-import { thisMachine, type Machine } from '../changes/machine';
+import { thisMachine, type Machine } from '../machines/machine';
 import { WorktreeRecords } from '../data/worktree-records';
 import { WorktreeStatuses } from './worktree-statuses';
 

@@ -5,7 +5,7 @@
  * burst of changes while one runs makes one more, with everything as it is then.
  */
 import type { EventPayload, WorktreeStatus } from '../../shared/ipc';
-import { thisMachine, type Machine } from '../changes/machine';
+import { thisMachine, type Machine } from '../machines/machine';
 import { worktreeKey, type WorktreeRecord, type WorktreeRecords } from '../data/worktree-records';
 import { askingStatus, worktreeStatus } from '../worktrees/status';
 

@@ -2,7 +2,7 @@
  * Why a conversation's Changes are off, in words the panel can show: git not installed, the snapshots'
  * bounds passed (SnapshotsOff says which), Byre's snapshot store not writable, or git's own complaint.
  */
-import { GitFailed } from './git';
+import { GitFailed } from '../machines/git';
 import { SnapshotsOff } from './snapshots';
 
 export function offReason(error: unknown, store: string): string {

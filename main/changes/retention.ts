@@ -4,7 +4,7 @@
  * git's own gc takes the objects in its time. This is housekeeping, so it runs in the background and a
  * failure is logged, never in the way.
  */
-import { thisMachine, type Machine } from './machine';
+import { thisMachine, type Machine } from '../machines/machine';
 import { loadRecord, expired, recordKeys, removeRecord } from './record';
 import { openSnapshotStore, type SnapshotStore } from './snapshot-store';
 

@@ -2,7 +2,7 @@
  * The snapshots the Changes tracker works against: `Snapshots` itself, named by what the tracker uses of
  * it, so a test can give it a stand-in over files in memory.
  */
-import { thisMachine, type Machine } from './machine';
+import { thisMachine, type Machine } from '../machines/machine';
 import { SNAPSHOT_BOUNDS, Snapshots, type FileChange } from './snapshots';
 
 export type { Snapshot } from './snapshots';

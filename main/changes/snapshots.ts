@@ -13,9 +13,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { ChangedKind, DiffHunk, FileDiff } from '../../shared/ipc/changes';
-import { configEnv, configPairs, git, GitFailed, inRuns, type GitOptions } from './git';
+import { configEnv, configPairs, git, GitFailed, inRuns, type GitOptions } from '../machines/git';
 import { parseHunks } from './hunks';
-import { thisMachine, type Machine } from './machine';
+import { thisMachine, type Machine } from '../machines/machine';
 
 /** One file that differs between two snapshots. */
 export interface FileChange {

@@ -368,12 +368,12 @@ describe('one gate', () => {
     // conversation's CLI started, to end it with the CLI.
     expect(spawning).toEqual([
       'backend/handlers/app.ts',
-      'changes/git.ts',
       'claude/pipe.ts',
       'conversation/done-check.ts',
       'hosts/open-folder.ts',
       'intake/file-index.ts',
       'lanes/terminal/terminal-process.ts',
+      'machines/git.ts',
       'remote/host-keys.ts',
       'remote/hosts.ts',
       'remote/run.ts',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fuzzysort, { type Snapshot } from 'fuzzysort';
 import ignore, { type Ignore } from 'ignore';
 import type { FileMatch } from '../../shared/ipc';
-import { findGit, safeSettings } from '../changes/git';
+import { findGit, safeSettings } from '../machines/git';
 
 /**
  * The files of a conversation's folder, for the composer's `@` picker: listed once (git's own list where the

@@ -4,8 +4,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { Launch, PipeCommand } from '../claude';
 import { acceptHostKeys, hostKeyFingerprints } from './host-keys';
-import type { Machine } from '../changes/machine';
-import { hostMachine } from './host-machine';
+import type { Machine } from '../machines/machine';
+import { hostMachine } from '../machines/host-machine';
 import { checkSsh, findRemoteCli, RemoteProblem, runMarked, runOnHost, runOnHostRaw } from './run';
 import {
   HOOKS_THERE,

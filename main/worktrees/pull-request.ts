@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { git, gitRun } from '../changes/git';
+import { git, gitRun } from '../machines/git';
 import { WorktreeRefused } from './worktrees';
 
 export const GH_MISSING =

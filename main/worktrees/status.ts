@@ -5,8 +5,8 @@
  * status, never thrown: one broken worktree must not hide how the others stand.
  */
 import type { WorktreeStatus } from '../../shared/ipc';
-import { git, GitFailed } from '../changes/git';
-import { thisMachine, type Machine } from '../changes/machine';
+import { git, GitFailed } from '../machines/git';
+import { thisMachine, type Machine } from '../machines/machine';
 import { aheadBehind, uncommitted } from './worktrees';
 
 /** What Byre recorded of a worktree (main/data/worktree-records.ts), as far as its status needs. */

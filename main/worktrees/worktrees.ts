@@ -2,7 +2,7 @@
  * Git worktrees for conversations (issue 28; DESIGN.md, "Worktrees"): the repository's local branches for
  * the "Base branch" list, making a worktree on a new branch from a base (a branch, or the commit of a
  * detached HEAD), how far it is ahead of and behind its base, what it holds uncommitted, removing it, and
- * making it again from its branch for a resume. Git runs as the Changes room runs it (main/changes/git.ts):
+ * making it again from its branch for a resume. Git runs as every caller runs it (main/machines/git.ts):
  * asynchronously, with no hooks, fsmonitor or filters of the repository's own.
  *
  * The worktrees live in the repository, `<top>/.claude/worktrees/<name>` as the CLI's `--worktree` makes
@@ -11,8 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { git as gitHere, type GitOptions, type GitRun } from '../changes/git';
-import { thisMachine, type Machine } from '../changes/machine';
+import { git as gitHere, type GitOptions, type GitRun } from '../machines/git';
+import { thisMachine, type Machine } from '../machines/machine';
 import { nameProblem } from './names';
 
 /** Git on `machine` (this computer, or a host over ssh), as git.ts runs it here. */

@@ -1,6 +1,6 @@
 import type { ChangesAgainst, ChangesBase, ConversationChanges } from '../../changes/conversation-changes';
 import { partedFrom } from '../../worktrees/worktrees';
-import { where } from '../worktree-choices';
+import { where } from '../../machines/where';
 import { NotSupported } from '../errors';
 import type { HandlersOf, Parts } from '../parts';
 

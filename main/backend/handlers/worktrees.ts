@@ -1,5 +1,6 @@
 import { fromHostFolderKey } from '../../data/host-folders';
-import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY, settingsKey, where } from '../worktree-choices';
+import { settingsKey, where } from '../../machines/where';
+import { worktreeChoices, mainRepositoryOf, NOT_A_REPOSITORY } from '../worktree-choices';
 import { removeWorktree, WorktreeRefused } from '../../worktrees/worktrees';
 import type { HandlersOf, Parts } from '../parts';
 

@@ -6,10 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { Preamble } from '../../claude/preamble';
-import { hostMachine } from '../../remote/host-machine';
+import { hostMachine } from '../../machines/host-machine';
 import type { MarkedRun } from '../../remote/run';
 import { markedLine, OUTPUT_MARKER } from '../../remote/ssh';
-import { thisMachine, type Machine } from '../machine';
+import { thisMachine, type Machine } from '../../machines/machine';
 
 export function shellHost(env: NodeJS.ProcessEnv = process.env): Machine {
   return hostMachine('test-host', (line, limits) => {

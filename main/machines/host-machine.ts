@@ -1,15 +1,15 @@
 /**
- * A host as the computer a folder's snapshots are taken on (changes/machine.ts): git and the few file
+ * A host as the computer a folder's snapshots are taken on (machines/machine.ts): git and the few file
  * operations Snapshots need, each one ssh run over the host's multiplexed connection, in POSIX sh and the
  * tools every Unix has (git itself, du, xargs -0, cp -p). Nothing is installed there; Byre's files there are
  * its private index and, for a folder outside a repository, a private repository, under the store folder.
  */
 import { posix } from 'node:path';
-import type { GitOptions, GitRun } from '../changes/git';
-import { inRuns, safeSettings, UNREACHED } from '../changes/git';
-import type { Machine, PathKind } from '../changes/machine';
-import type { MarkedRun, RunLimits } from './run';
-import { explainSshFailure, INTO_FOLDER, NO_FOLDER_EXIT, portableSh } from './ssh';
+import type { GitOptions, GitRun } from './git';
+import { inRuns, safeSettings, UNREACHED } from './git';
+import type { Machine, PathKind } from './machine';
+import type { MarkedRun, RunLimits } from '../remote/run';
+import { explainSshFailure, INTO_FOLDER, NO_FOLDER_EXIT, portableSh } from '../remote/ssh';
 
 /** Runs a line on the host (run.ts's runMarked, for one host). */
 export type HostRunner = (line: string, limits: RunLimits) => Promise<MarkedRun>;

@@ -192,7 +192,7 @@ export interface GitOptions {
   mayFail?: boolean;
   /** What git reads on its stdin (`--pathspec-from-file=-`); nothing otherwise. */
   input?: string;
-  /** Where git runs: this computer's git unless given (a host's, over ssh: changes/machine.ts). */
+  /** Where git runs: this computer's git unless given (a host's, over ssh: machine.ts). */
   via?: (args: readonly string[], options: GitOptions) => Promise<GitRun>;
 }
 

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../changes/git';
-import { thisMachine } from '../changes/machine';
+import { git } from './git';
+import { thisMachine } from './machine';
 import { shellHost } from '../changes/test-support/shell-host';
 import { Snapshots, SnapshotsOff } from '../changes/snapshots';
 import { hostMachine } from './host-machine';

@@ -1,5 +1,5 @@
 /**
- * The computer a folder's snapshots are taken on: this one, or a host over ssh (main/remote/host-machine.ts).
+ * The computer a folder's snapshots are taken on: this one, or a host over ssh (host-machine.ts).
  * Snapshots run git there and touch a few files there (the private index, a private repository, a file a
  * revert deletes) only through this, so one engine serves both. Each call is one piece of work; on a host,
  * one ssh run over its multiplexed connection.

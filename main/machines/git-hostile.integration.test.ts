@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createWorktree, repositoryOf } from '../worktrees/worktrees';
 import { findGit, gitRun, programOverrides } from './git';
-import { gitIn } from './test-support/git';
+import { gitIn } from '../changes/test-support/git';
 
 /**
  * The git Byre runs, in hostile repositories, with real git: nothing the repository's own config names
