@@ -19,6 +19,8 @@ import { KeptTabs } from '../data/kept-tabs';
 import { LimitWindows } from '../data/limit-windows';
 import { ScheduledSends } from '../data/scheduled-sends';
 import { SettingsStore } from '../data/settings';
+import { hostFolderKey } from '../data/host-folders';
+import { trustForGit } from '../machines/git';
 import { TrustGate } from '../data/trust';
 import { WorktreeRecords } from '../data/worktree-records';
 import { makeDataPrivate } from '../disk/private-files';
@@ -96,6 +98,8 @@ export class Backend {
         return undefined;
       }
     });
+    // Byre's git runs what a repository's config names (a git-crypt filter) only in a folder the user trusts.
+    trustForGit((folder, host) => trust.trustsTree(host ? hostFolderKey(host, folder) : folder));
     this.library = Library.start({
       dataDir: options.dataDir,
       env: options.env,

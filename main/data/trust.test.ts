@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hostFolderKey } from './host-folders';
 import { describeFile, readFolderSettings, TrustGate, TrustNeeded } from './trust';
 
 /** A folder with the given files (path relative to it, then contents), and a data folder and HOME. */
@@ -183,6 +184,42 @@ describe('the gate', () => {
     writeFileSync(join(folder, '.claude', 'settings.json'), hooks);
     expect(() => gate().folderSettingsFor(folder)).toThrow(TrustNeeded);
     expect(gate().list()).toEqual([]);
+  });
+});
+
+describe('a folder trusted as a whole, for the programs its repository’s git config names', () => {
+  it('counts the folder, the folders under it and a worktree of Byre’s of it, until the trust is forgotten', () => {
+    const { folder, gate } = world({ '.claude/settings.json': hooks });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'byre-worktree-'));
+    const ofWorktree = (at: string) => (at === elsewhere ? folder : undefined);
+    const withWorktrees = () => new TrustGate(join(folder, '..', 'data'), {}, () => 1000, ofWorktree);
+    mkdirSync(join(folder, 'src', 'deep'), { recursive: true });
+    expect(gate().trustsTree(folder)).toBe(false);
+    expect(withWorktrees().trustsTree(elsewhere)).toBe(false);
+
+    gate().decide(folder, gate().view(folder).digest, true);
+    expect(gate().trustsTree(folder)).toBe(true);
+    expect(gate().trustsTree(join(folder, 'src', 'deep'))).toBe(true);
+    expect(gate().trustsTree(join(folder, '..'))).toBe(false);
+    expect(withWorktrees().trustsTree(elsewhere)).toBe(true);
+    // "Open without its settings" is no trust.
+    const other = world({ '.claude/settings.json': hooks });
+    other.gate().decide(other.folder, other.gate().view(other.folder).digest, false);
+    expect(other.gate().trustsTree(other.folder)).toBe(false);
+
+    gate().forget(folder);
+    expect(gate().trustsTree(join(folder, 'src'))).toBe(false);
+  });
+
+  it('keeps a host’s folders apart from this computer’s, and from another host’s', () => {
+    const { folder, gate } = world({ '.claude/settings.json': hooks });
+    const read = readFolderSettings(folder);
+    const onHost = { ...read, folder: hostFolderKey('box', '/srv/app') };
+    gate().decideFor(onHost, onHost.digest, true);
+    expect(gate().trustsTree(hostFolderKey('box', '/srv/app/lib'))).toBe(true);
+    expect(gate().trustsTree(hostFolderKey('box', '/srv'))).toBe(false);
+    expect(gate().trustsTree(hostFolderKey('other', '/srv/app'))).toBe(false);
+    expect(gate().trustsTree('/srv/app')).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   TrustItem,
@@ -10,6 +10,7 @@ import {
 } from '../../shared/ipc';
 import { Session, type FolderSettingsUse, type SessionOptions } from '../claude';
 import { readFolderHere, type FolderSettings } from './folder-content';
+import { fromHostFolderKey, hostFolderKey } from './host-folders';
 import { JsonFile } from './json-file';
 
 export { describeFile, type FileText, type FolderSettings } from './folder-content';
@@ -229,6 +230,30 @@ export class TrustGate {
     }
     this.declined.delete(settings.folder);
     this.record(settings, 'byre');
+  }
+
+  /**
+   * Whether the user trusted a folder (a path here, or a host's by hostFolderKey) as a whole, for the
+   * programs its repository's git config names (machines/git.ts, a filter like git-crypt's): a record of
+   * theirs for it or a folder above it, or for the repository a worktree of Byre's belongs to, whatever its
+   * .claude files hold now (those are asked about again when they change).
+   */
+  trustsTree(key: string): boolean {
+    const { folders, forgotten } = this.file.read();
+    const known = (folder: string) => folders[folder] !== undefined && !forgotten.includes(folder);
+    const onHost = fromHostFolderKey(key);
+    if (onHost) {
+      for (let folder = posix.resolve(onHost.folder); ; folder = posix.dirname(folder)) {
+        if (known(hostFolderKey(onHost.host, folder))) return true;
+        if (folder === '/') return false;
+      }
+    }
+    for (let folder = realFolder(key); ; folder = dirname(folder)) {
+      if (known(folder)) return true;
+      const repository = this.worktreeRepository(folder);
+      if (repository !== undefined && known(realFolder(repository))) return true;
+      if (dirname(folder) === folder) return false;
+    }
   }
 
   list(): TrustedFolder[] {

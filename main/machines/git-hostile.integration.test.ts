@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createWorktree, repositoryOf } from '../worktrees/worktrees';
-import { findGit, gitRun, programOverrides } from './git';
+import { findGit, gitRun, programOverrides, trustForGit } from './git';
 import { gitIn } from '../changes/test-support/git';
+import { MACHINES } from '../changes/test-support/shell-host';
 
 /**
  * The git Byre runs, in hostile repositories, with real git: nothing the repository's own config names
@@ -39,30 +40,78 @@ function hostileRepository(): { top: string; marker: string } {
 }
 
 describe('git in a hostile repository', () => {
-  it('makes a worktree without running the filter driver its config names, and the files are there', async () => {
-    const { top, marker } = hostileRepository();
-    const repository = await repositoryOf(top);
-    expect(repository).not.toBeNull();
-    const worktree = await createWorktree(repository!, 'main', 'feature');
-    expect(readFileSync(join(worktree.path, 'a.txt'), 'utf8')).toBe('hello\n');
-    expect(existsSync(marker)).toBe(false);
+  it.each(MACHINES)(
+    'makes a worktree without running the filter driver its config names, and the files are there (%s)',
+    async (_where, machine) => {
+      const { top, marker } = hostileRepository();
+      const repository = await repositoryOf(top, machine);
+      expect(repository).not.toBeNull();
+      const worktree = await createWorktree(repository!, 'main', 'feature');
+      expect(readFileSync(join(worktree.path, 'a.txt'), 'utf8')).toBe('hello\n');
+      expect(existsSync(marker)).toBe(false);
 
-    // Status, add and a diff with its textconv, as the Changes room and the worktree rows run them.
-    writeFileSync(join(worktree.path, 'a.txt'), 'changed\n');
-    for (const args of [
-      ['status', '--porcelain'],
-      ['add', 'a.txt'],
-      ['diff', '--cached'],
-    ]) {
-      const run = await gitRun(args, { cwd: worktree.path });
-      expect(run.code, run.stderr).toBe(0);
-    }
-    expect((await gitRun(['diff', '--cached'], { cwd: worktree.path })).stdout).toContain('+changed');
-    expect(existsSync(marker)).toBe(false);
-    // Git itself, run by hand, would have run it: the test's repository is as hostile as it says.
-    gitIn(worktree.path, 'diff', '--cached');
-    expect(existsSync(marker)).toBe(true);
-  });
+      // Status, add and a diff with its textconv, as the Changes room and the worktree rows run them.
+      writeFileSync(join(worktree.path, 'a.txt'), 'changed\n');
+      for (const args of [
+        ['status', '--porcelain'],
+        ['add', 'a.txt'],
+        ['diff', '--cached'],
+      ]) {
+        const run = await machine.git(args, { cwd: worktree.path });
+        expect(run.code, run.stderr).toBe(0);
+      }
+      expect((await machine.git(['diff', '--cached'], { cwd: worktree.path })).stdout).toContain('+changed');
+      expect(existsSync(marker)).toBe(false);
+
+      // A driver the config names after Byre last looked (Claude can write .git/config) is set back too.
+      gitIn(top, 'config', 'diff.evil.textconv', `sh -c 'echo again >> "${marker}"; cat'`);
+      gitIn(top, 'config', 'diff.evil2.command', `sh -c 'echo again >> "${marker}"'`);
+      writeFileSync(join(worktree.path, '.gitattributes'), '*.txt filter=evil diff=evil2\n');
+      const again = await machine.git(['diff'], { cwd: worktree.path });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain('.gitattributes');
+      expect(existsSync(marker)).toBe(false);
+
+      // Git itself, run by hand, would have run it: the test's repository is as hostile as it says.
+      gitIn(worktree.path, 'diff', '--cached');
+      expect(existsSync(marker)).toBe(true);
+    },
+  );
+
+  it.each(MACHINES)(
+    'runs the filter a trusted repository’s config names (git-crypt’s kind), and not once the trust is gone (%s)',
+    async (_where, machine) => {
+      const top = realpathSync(mkdtempSync(join(tmpdir(), 'byre-trusted-')));
+      gitIn(top, 'init', '-q', '-b', 'main');
+      writeFileSync(join(top, '.gitattributes'), 'secret.txt filter=crypt\n');
+      // Kept "encrypted" (lower case) in the repository, "decrypted" (upper case) in a checkout.
+      gitIn(top, 'config', 'filter.crypt.smudge', 'tr a-z A-Z');
+      gitIn(top, 'config', 'filter.crypt.clean', 'tr A-Z a-z');
+      gitIn(top, 'config', 'filter.crypt.required', 'true');
+      writeFileSync(join(top, 'secret.txt'), 'HUNTER2\n');
+      gitIn(top, 'add', '.');
+      gitIn(top, 'commit', '-q', '-m', 'first');
+      const host = machine.where;
+      const asked: [string, string | null][] = [];
+      let trusted = true;
+      trustForGit((folder, on) => {
+        asked.push([folder, on]);
+        return trusted && folder.startsWith(top);
+      });
+      try {
+        const repository = await repositoryOf(top, machine);
+        const worktree = await createWorktree(repository!, 'main', 'trusted');
+        expect(readFileSync(join(worktree.path, 'secret.txt'), 'utf8')).toBe('HUNTER2\n');
+        expect(asked).toContainEqual([top, host]);
+
+        trusted = false;
+        const untrusted = await createWorktree(repository!, 'main', 'untrusted');
+        expect(readFileSync(join(untrusted.path, 'secret.txt'), 'utf8')).toBe('hunter2\n');
+      } finally {
+        trustForGit(() => false);
+      }
+    },
+  );
 
   it('keeps the user’s own settings: a helper in their global config still counts, a repository’s is dropped', () => {
     const listing = [

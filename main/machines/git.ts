@@ -11,6 +11,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { copyFile, stat, utimes } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { findProgram } from '../disk/programs';
+import { PROGRAM_KEYS } from './git-config';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
 export class GitFailed extends Error {
@@ -50,15 +51,6 @@ export const safeSettings = (platform: NodeJS.Platform): string[] => [
   '-c',
   'protocol.ext.allow=never',
 ];
-
-/**
- * The settings by which a repository's own config (its .git/config, config.worktree and what they include)
- * makes git run a program: each found there is set back to the user's own value (global or system), or to
- * nothing. A `git clone` never brings config, but a tarball, a zip or a repository made by a tool does, and
- * Claude itself can write .git/config.
- */
-const PROGRAM_KEYS =
-  '^(filter\\..*\\.(clean|smudge|process|required)|diff\\..*\\.(textconv|command)|merge\\..*\\.driver|diff\\.external|core\\.(sshcommand|askpass|gitproxy|editor|pager)|credential\\.(.*\\.)?helper|gpg\\.(.*\\.)?program|(commit|tag)\\.gpgsign|protocol\\..*allow|sequence\\.editor)$';
 
 /** The overrides for one key a repository's config sets (lower-cased, as git prints it). */
 function neutral(key: string, userValues: readonly string[]): [string, string][] {
@@ -180,6 +172,27 @@ export function configPairs(env: Readonly<Record<string, string | undefined>>): 
   ]);
 }
 
+/**
+ * Whether the user trusts a folder (on this computer, or on the host named), so that git there runs the
+ * programs its repository's own config names, as git itself would: a git-crypt filter, a diff driver. Hooks,
+ * fsmonitor and the rest of safeSettings stay off either way: Byre's git is its own plumbing, never the
+ * user's command. Nothing is trusted until the backend says how to know (main/data/trust.ts, trustsTree).
+ */
+let trustedFolder: (folder: string, host: string | null) => boolean = () => false;
+
+export function trustForGit(check: (folder: string, host: string | null) => boolean): void {
+  trustedFolder = check;
+}
+
+/** Whether git in `folder` (on `host`) runs its repository's programs: the folder is trusted. */
+export function runsRepositoryPrograms(folder: string, host: string | null): boolean {
+  try {
+    return trustedFolder(folder, host);
+  } catch {
+    return false;
+  }
+}
+
 /** The inherited variables that would point git somewhere else than where we say. */
 const REDIRECTS =
   /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|COMMON_DIR|CEILING_DIRECTORIES|CONFIG.*)$/;
@@ -231,11 +244,15 @@ export async function gitRun(args: readonly string[], options: GitOptions): Prom
     options.env,
   );
   const overrides = await repositoryOverrides(program, options.cwd, env);
-  if (overrides.length > 0) {
-    // The caller's own settings come after, and so win.
-    Object.assign(env, configEnv([...overrides, ...configPairs(env)]));
-  }
-  return run(program, [...SAFE, ...args], options, env);
+  return run(program, [...SAFE, ...args], options, { ...env, ...withOverrides(env, overrides) });
+}
+
+/** The GIT_CONFIG_* of `env` with `overrides` before its own settings, which come after and so win. */
+export function withOverrides(
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: readonly [string, string][],
+): Record<string, string> {
+  return overrides.length > 0 ? configEnv([...overrides, ...configPairs(env)]) : {};
 }
 
 /** The overrides of what the repository's own config at `cwd` would run (programOverrides), kept until it changes. */
@@ -246,6 +263,7 @@ async function repositoryOverrides(
 ): Promise<[string, string][]> {
   // A run with GIT_DIR of its own (Byre's private repository) reads that repository's config, which is Byre's.
   if (env.GIT_DIR) return [];
+  if (runsRepositoryPrograms(cwd, null)) return [];
   const stamp = repositoryConfigStamp(cwd);
   if (!stamp) return [];
   const key = resolve(cwd);

@@ -6,7 +6,15 @@
  */
 import { posix } from 'node:path';
 import type { GitOptions, GitRun } from './git';
-import { inRuns, safeSettings, UNREACHED } from './git';
+import { PROGRAM_KEYS } from './git-config';
+import {
+  inRuns,
+  programOverrides,
+  runsRepositoryPrograms,
+  safeSettings,
+  UNREACHED,
+  withOverrides,
+} from './git';
 import type { Machine, PathKind } from './machine';
 import type { MarkedRun, RunLimits } from '../remote/run';
 import { explainSshFailure, INTO_FOLDER, NO_FOLDER_EXIT, portableSh } from '../remote/ssh';
@@ -28,14 +36,32 @@ const MAX_LINE = 120_000;
 /** Words in runs whose line stays well under MAX_LINE: a word may grow fourfold when escaped. */
 const RUN_BYTES = { bytes: MAX_LINE / 2, weight: 4, extra: 8 };
 
-/** In the folder, with nothing inherited that would point git elsewhere, git with our settings. */
+/** The exit of GIT_SCRIPT when the programs git's config names there are not those Byre set back. */
+const CONFIG_CHANGED_EXIT = 86;
+
+/**
+ * In the folder, with nothing inherited that would point git elsewhere, git with our settings. Its second
+ * word is what Byre last saw of the programs git's config names there (`git config --show-scope` of
+ * PROGRAM_KEYS, in hex), or `-` to skip the look (a run in Byre's private repository): git runs only when
+ * they are still those, so the settings that set the repository's own back (git.ts, programOverrides) are
+ * never stale. Otherwise it prints what it found and exits CONFIG_CHANGED_EXIT, and Byre asks again.
+ */
 const GIT_SCRIPT = [
   ...INTO_FOLDER,
   'shift',
+  'seen=$1',
+  'shift',
   'unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_COMMON_DIR GIT_CEILING_DIRECTORIES GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_NOSYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT',
   'command -v git >/dev/null 2>&1 || { echo "git is not installed on this host." >&2; exit 127; }',
+  'if [ "$seen" != - ]; then',
+  `  found=$(git ${safeSettings('linux').join(' ')} config -z --show-scope --get-regexp '${PROGRAM_KEYS}' 2>/dev/null | od -A n -v -t x1 | tr -d ' \\n')`,
+  `  [ "x$found" = "x$seen" ] || { printf '%s' "$found"; exit ${CONFIG_CHANGED_EXIT}; }`,
+  'fi',
   'exec env GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0 "$@"',
 ].join('\n');
+
+/** The most of PROGRAM_KEYS' listing a run carries back (in hex): far more than any real config names. */
+const MAX_SEEN = 16_384;
 
 /** One line a path: what is there, not following a symlink. */
 const KINDS_SCRIPT =
@@ -53,6 +79,8 @@ const BYTES_SCRIPT = [
 
 /** A host's git and files, for Snapshots.open. `name`: the host as the user knows it, for messages. */
 export function hostMachine(name: string, run: HostRunner): Machine {
+  /** What each folder's git config there named of PROGRAM_KEYS when last looked at (GIT_SCRIPT), in hex. */
+  const seen = new Map<string, string>();
   /** A short run of `script`: its exit code and output; a RemoteProblem-worded Error when ssh failed. */
   const short = async (script: string, args: readonly string[], input?: string): Promise<MarkedRun> => {
     const result = await run(portableSh(script, args), {
@@ -68,25 +96,59 @@ export function hostMachine(name: string, run: HostRunner): Machine {
     where: name,
     path: posix,
     async git(args: readonly string[], options: GitOptions): Promise<GitRun> {
-      const env = Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`);
-      const line = portableSh(GIT_SCRIPT, [options.cwd, ...env, 'git', ...safeSettings('linux'), ...args]);
-      if (Buffer.byteLength(line) > MAX_LINE) {
-        return { stdout: '', stderr: `the command is too long to send to ${name}.`, code: 'E2BIG' };
+      // A run with a GIT_DIR of Byre's (its private repository) reads that repository's config, Byre's own.
+      // So does one in a folder the user trusts: its repository's programs run there, as git itself runs them.
+      const own = options.env?.GIT_DIR !== undefined || runsRepositoryPrograms(options.cwd, name);
+      // Twice at most: the config changes between two runs only when something is changing it right then.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const seenNow = own ? '-' : (seen.get(options.cwd) ?? '');
+        const overrides = own ? [] : programOverrides(Buffer.from(seenNow, 'hex').toString('utf8'));
+        const env = Object.entries({ ...options.env, ...withOverrides(options.env ?? {}, overrides) }).map(
+          ([key, value]) => `${key}=${value}`,
+        );
+        const line = portableSh(GIT_SCRIPT, [
+          options.cwd,
+          seenNow,
+          ...env,
+          'git',
+          ...safeSettings('linux'),
+          ...args,
+        ]);
+        if (Buffer.byteLength(line) > MAX_LINE) {
+          return { stdout: '', stderr: `the command is too long to send to ${name}.`, code: 'E2BIG' };
+        }
+        const result = await run(line, {
+          timeoutMs: GIT_TIMEOUT_MS,
+          maxBuffer: GIT_OUTPUT,
+          ...(options.input === undefined ? {} : { input: options.input }),
+        });
+        const stderr = result.stderr;
+        if (!result.reached || result.timedOut) {
+          return { stdout: '', stderr: sshFailure(result, name), code: UNREACHED };
+        }
+        // git missing there: as here, so that Changes say git is not installed.
+        if (result.code === 127 && /git is not installed on this host/.test(stderr)) {
+          return { stdout: '', stderr, code: 'ENOENT' };
+        }
+        const stdout = result.stdout.toString('utf8');
+        if (result.code === CONFIG_CHANGED_EXIT && !own && /^([0-9a-f]{2})*$/.test(stdout)) {
+          if (stdout.length > MAX_SEEN) {
+            return {
+              stdout: '',
+              stderr: `the repository's git config on ${name} names more programs than Byre takes.`,
+              code: 'E2BIG',
+            };
+          }
+          seen.set(options.cwd, stdout);
+          continue;
+        }
+        return { stdout, stderr, code: result.code };
       }
-      const result = await run(line, {
-        timeoutMs: GIT_TIMEOUT_MS,
-        maxBuffer: GIT_OUTPUT,
-        ...(options.input === undefined ? {} : { input: options.input }),
-      });
-      const stderr = result.stderr;
-      if (!result.reached || result.timedOut) {
-        return { stdout: '', stderr: sshFailure(result, name), code: UNREACHED };
-      }
-      // git missing there: as here, so that Changes say git is not installed.
-      if (result.code === 127 && /git is not installed on this host/.test(stderr)) {
-        return { stdout: '', stderr, code: 'ENOENT' };
-      }
-      return { stdout: result.stdout.toString('utf8'), stderr, code: result.code };
+      return {
+        stdout: '',
+        stderr: `the repository's git config on ${name} kept changing while Byre ran git there.`,
+        code: 'EAGAIN',
+      };
     },
     async kinds(paths) {
       const kinds: PathKind[] = [];

@@ -74,6 +74,8 @@ export interface HostTerminal {
  */
 export class RemoteHosts {
   private controlDir: string | null = null;
+  /** Each host's machine, kept: it remembers what git's config names there (host-machine.ts). */
+  private readonly machines = new Map<string, Machine>();
 
   constructor(
     /** The config file, and whether the user chose it (Settings) rather than the home folder's. */
@@ -322,9 +324,14 @@ export class RemoteHosts {
 
   /** A host's git and files, each use one ssh run over its connection (host-machine.ts). */
   machine(name: string): Machine {
-    return hostMachine(name, (line, limits) =>
-      runMarked(this.setup(), this.target(name), line, limits, this.env),
-    );
+    let machine = this.machines.get(name);
+    if (!machine) {
+      machine = hostMachine(name, (line, limits) =>
+        runMarked(this.setup(), this.target(name), line, limits, this.env),
+      );
+      this.machines.set(name, machine);
+    }
+    return machine;
   }
 
   /** Keeps the host keys the user accepted, as shown, in the known_hosts file ssh reads for the host. */

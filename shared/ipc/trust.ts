@@ -21,6 +21,8 @@ export const TrustItem = z.object({
     'skill',
     'command',
     'outputStyle',
+    /** A program the repository's own git config names (a filter, a diff driver, a credential helper). */
+    'gitProgram',
     'mcpServer',
     'allowRule',
     'askRule',

@@ -103,6 +103,7 @@ const KIND_LABEL: Record<TrustItem['kind'], string> = {
   skill: 'Skill',
   command: 'Command',
   outputStyle: 'Output style',
+  gitProgram: 'Git runs',
 };
 
 /** The groups of the question, in order, by what a file's first item is. */
@@ -114,6 +115,7 @@ const GROUPS: readonly { name: string; kinds: readonly TrustItem['kind'][] }[] =
   { name: 'Commands', kinds: ['command'] },
   { name: 'Scripts its hooks run', kinds: ['script'] },
   { name: 'Output styles', kinds: ['outputStyle'] },
+  { name: 'Programs its git config names', kinds: ['gitProgram'] },
   { name: 'Instructions for Claude', kinds: ['instructions'] },
 ];
 
