@@ -211,3 +211,38 @@ test('runs the repository’s setup command from Settings in a new worktree befo
   await expect(claude(page).last()).toContainText('Ready when you are.');
   expect(readFileSync(join(worktree, 'setup-ran.txt'), 'utf8')).toBe('installing\ninstalling\n');
 });
+
+test('lists a repository’s submodules with where each is fetched from, and fetches none unless ticked', async ({
+  page,
+  webHost,
+}) => {
+  const { cwd } = webHost.world;
+  const modules = Array.from({ length: 12 }, (_, index) => [
+    `[submodule "vendor/lib-${index}"]`,
+    `\tpath = vendor/lib-${index}`,
+    `\turl = https://git.example.com/${index === 3 ? `${'very-long-group-name/'.repeat(8)}` : ''}lib-${index}.git`,
+  ]).flat();
+  writeFileSync(join(cwd, '.gitmodules'), `${modules.join('\n')}\n`);
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const form = page.getByRole('form', { name: 'New conversation' });
+  await form.getByRole('textbox', { name: 'Working folder' }).fill(cwd);
+  const inWorktree = form.getByRole('checkbox', { name: 'In a new worktree' });
+  await expect(inWorktree).toBeEnabled();
+  await inWorktree.check();
+  const fetch = form.getByRole('checkbox', { name: 'Fetch its submodules into the worktree' });
+  await expect(fetch).not.toBeChecked();
+  await expect(form.getByRole('listitem').filter({ hasText: 'vendor/lib-0' })).toContainText(
+    'from https://git.example.com/lib-0.git',
+  );
+  await expect(form.getByRole('listitem').filter({ hasText: 'vendor/lib-11' })).toHaveCount(1);
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    for (const width of [1280, 640]) {
+      await page.setViewportSize({ width, height: 800 });
+      await fetch.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: test.info().outputPath(`submodules-${theme}-${width}.png`) });
+      const box = await form.boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+    }
+  }
+});

@@ -638,8 +638,16 @@ export class OpenConversations {
           removedAt: null,
           ...(host ? { host } : {}),
         });
-        if (await hasSubmodules(made.path, machine))
-          notes.push(...(await initSubmodules(made.path, machine)));
+        // Fetched only when asked: a submodule comes from a server the repository names (.gitmodules).
+        if (await hasSubmodules(made.path, machine)) {
+          notes.push(
+            ...(worktree.submodules
+              ? await initSubmodules(made.path, machine)
+              : [
+                  'Its submodules were not fetched, as you chose: `git submodule update --init` in the worktree fetches them.',
+                ]),
+          );
+        }
       }
       // Its setup runs first; the first message waits for it (or, in the Terminal lane, the CLI does).
       started = { ...start, cwd: made.path, ...(setup ? { setup } : {}), notes };

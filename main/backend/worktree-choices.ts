@@ -7,7 +7,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NewWorktree, WorktreeChoices } from '../../shared/ipc';
+import { MAX_SUBMODULES_LISTED, type NewWorktree, type WorktreeChoices } from '../../shared/ipc';
+import { parseGitConfig } from '../machines/git-config';
 import { thisMachine, type Machine } from '../machines/machine';
 import { HERE, settingsKey, type On } from '../machines/where';
 import { worktreeLayout } from '../../shared/worktrees';
@@ -70,10 +71,34 @@ export async function worktreeChoices(
     current: branches.current,
     head: branches.head,
     setupCommand: settings.worktreeSetupFor(settingsKey(on, repository.top)),
-    notes: (await hasSubmodules(repository.top, on.machine))
-      ? ['It has submodules: they are initialised in the worktree.']
-      : [],
+    notes: [],
+    submodules: (await submodulesOf(repository.top, on.machine)).slice(0, MAX_SUBMODULES_LISTED),
   };
+}
+
+/**
+ * The submodules a checkout's .gitmodules names, with the URL each would be fetched from, read as text (a
+ * regular file only, as git takes it): a fetch is the repository's choice of server, so the form shows them
+ * and fetches only when asked.
+ */
+export async function submodulesOf(
+  checkout: string,
+  machine: Machine = thisMachine,
+): Promise<{ path: string; url: string }[]> {
+  const file = machine.path.join(checkout, '.gitmodules');
+  if ((await machine.kinds([file]))[0] !== 'file') return [];
+  const text = await machine.readText(file);
+  if (text === null) return [];
+  const named = new Map<string, { path: string; url: string }>();
+  for (const { key, value } of parseGitConfig(text)) {
+    const match = /^submodule\.(.*)\.(path|url)$/.exec(key);
+    if (!match || value === null) continue;
+    const name = match[1] ?? '';
+    const entry = named.get(name) ?? { path: name, url: '' };
+    entry[match[2] === 'path' ? 'path' : 'url'] = value;
+    named.set(name, entry);
+  }
+  return [...named.values()];
 }
 
 /** A checkout with submodules: the main one (for the form's note), or a new worktree's (its base's own). */

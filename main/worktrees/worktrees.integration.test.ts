@@ -450,7 +450,7 @@ describe('the faults a worktree start or removal meets', () => {
     expect(gitIn(top, 'branch', '--list', 'old', 'none').trim()).toBe('');
   });
 
-  it('initialises submodules in a new worktree, and says in the conversation when it cannot', async () => {
+  it('lists submodules with their URLs, fetches them into a new worktree only when asked, and says when it cannot', async () => {
     const lib = join(world.home, 'lib');
     mkdirSync(lib);
     writeFileSync(join(lib, 'lib.txt'), 'the library\n');
@@ -461,15 +461,31 @@ describe('the faults a worktree start or removal meets', () => {
     gitIn(top, 'commit', '--quiet', '-m', 'a submodule');
     statusBefore = status();
     expect(await invoke('worktreeChoices', { cwd: top })).toMatchObject({
-      notes: ['It has submodules: they are initialised in the worktree.'],
+      notes: [],
+      submodules: [{ path: 'lib', url: lib }],
     });
     // Git clones a submodule from a local folder only where the user's config allows it, as here.
     writeFileSync(join(world.home, '.gitconfig'), '[protocol "file"]\n\tallow = always\n');
-    world.fake.enqueue(say('Hello.'), say('Hello again.'));
+    world.fake.enqueue(say('Hello.'), say('Hello again.'), say('Not fetched.'));
+
+    // Not asked: nothing is fetched, and the conversation says how to.
+    const notAsked = await withEnv('HOME', world.home, () =>
+      invoke('startConversation', {
+        cwd: top,
+        worktree: { base: 'main', name: 'not-asked' },
+        firstMessage: 'hi',
+      }),
+    );
+    await harness.when(() => results(notAsked.conversationId) === 1);
+    expect(existsSync(join(notAsked.cwd, 'lib', 'lib.txt'))).toBe(false);
+    expect(warnings(notAsked.conversationId)).toEqual([
+      expect.stringContaining('Its submodules were not fetched, as you chose'),
+    ]);
+
     const withLib = await withEnv('HOME', world.home, () =>
       invoke('startConversation', {
         cwd: top,
-        worktree: { base: 'main', name: 'with-lib' },
+        worktree: { base: 'main', name: 'with-lib', submodules: true },
         firstMessage: 'hi',
       }),
     );
@@ -482,7 +498,7 @@ describe('the faults a worktree start or removal meets', () => {
     const without = await withEnv('HOME', world.home, () =>
       invoke('startConversation', {
         cwd: top,
-        worktree: { base: 'main', name: 'no-lib' },
+        worktree: { base: 'main', name: 'no-lib', submodules: true },
         firstMessage: 'hi',
       }),
     );

@@ -150,6 +150,7 @@ export {
 } from './usage';
 export {
   BranchName,
+  MAX_SUBMODULES_LISTED,
   MergeOutcome,
   NewWorktree,
   SETUP_COMMAND_MAX_CHARS,

@@ -20,6 +20,9 @@ export const SETUP_COMMAND_MAX_CHARS = 4_000;
 export const SetupCommand = z.string().max(SETUP_COMMAND_MAX_CHARS);
 
 /** What the new-conversation form offers for a folder. */
+/** The most submodules the form lists (the rest are fetched too, when asked). */
+export const MAX_SUBMODULES_LISTED = 200;
+
 export const WorktreeChoices = z.discriminatedUnion('available', [
   z.object({
     available: z.literal(true),
@@ -33,8 +36,13 @@ export const WorktreeChoices = z.discriminatedUnion('available', [
     head: z.string(),
     /** The repository's setup command, from Settings; empty: none. */
     setupCommand: SetupCommand,
-    /** Something to know before starting (e.g. "It has submodules: they are initialised in the worktree."). */
+    /** Something to know before starting. */
     notes: z.array(z.string()),
+    /**
+     * The submodules its main checkout's .gitmodules names, each with the URL it would be fetched from: a new
+     * worktree fetches them only when asked (NewWorktree.submodules).
+     */
+    submodules: z.array(z.object({ path: z.string(), url: z.string() })).max(MAX_SUBMODULES_LISTED),
   }),
   /** Why the checkbox is disabled: "This folder is not in a git repository.", "Git is not installed…". */
   z.object({ available: z.literal(false), reason: z.string() }),
@@ -47,6 +55,8 @@ export const NewWorktree = z.object({
   base: BranchName,
   /** Otherwise made from the first message (short, unique, a valid branch name). */
   name: WorktreeName.optional(),
+  /** Fetch its submodules (from the URLs WorktreeChoices listed) into it; not fetched otherwise. */
+  submodules: z.boolean().optional(),
 });
 export type NewWorktree = z.infer<typeof NewWorktree>;
 

@@ -17,7 +17,8 @@ const repository: WorktreeChoices = {
   current: 'main',
   head: '0123456789abcdef',
   setupCommand: 'npm ci',
-  notes: ['It has submodules: they are initialised in the worktree.'],
+  notes: [],
+  submodules: [{ path: 'vendor/lib', url: 'https://example.com/lib.git' }],
 };
 const off: WorktreeValues = { on: false, base: '', name: '', firstMessage: '' };
 const none = () => undefined;
@@ -61,7 +62,12 @@ describe('"In a new worktree" in the new-conversation form', () => {
     expect(html).toContain('First message');
     expect(html).toContain('Runs first: <code>npm ci</code>');
     expect(html).toContain('Change in Settings');
-    expect(html).toContain('It has submodules');
+    // Its submodules are listed with where each comes from, and fetched only when ticked.
+    expect(html).toContain(
+      '<code>vendor/lib</code> from <code class="worktree-submodule-url">https://example.com/lib.git</code>',
+    );
+    expect(html).toMatch(/<input type="checkbox"\/>Fetch its submodules into the worktree/);
+    expect(render({ ...repository, submodules: [] }, { ...off, on: true })).not.toContain('submodules');
   });
 
   it('offers a detached HEAD its commit, by its short hash', () => {
@@ -96,6 +102,10 @@ describe('what Start asks for the worktree', () => {
     expect(worktreeStart({ ...off, on: true }, '/repo', answered)).toEqual({
       ready: true,
       options: { worktree: { base: 'main' } },
+    });
+    expect(worktreeStart({ ...off, on: true, submodules: true }, '/repo', answered)).toEqual({
+      ready: true,
+      options: { worktree: { base: 'main', submodules: true } },
     });
     expect(
       worktreeStart(

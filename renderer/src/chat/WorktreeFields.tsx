@@ -88,6 +88,8 @@ export interface WorktreeValues {
   base: string;
   name: string;
   firstMessage: string;
+  /** Fetch the repository's submodules into the worktree: off until ticked (a fetch is the repository's choice of server). */
+  submodules?: boolean;
 }
 
 /** The base picked, or the one preselected when none was (or the one picked is no longer offered). */
@@ -125,7 +127,11 @@ export function worktreeStart(
   return {
     ready: true,
     options: {
-      worktree: { base: pickedBase(values, baseOptions(choices)), ...(name ? { name } : {}) },
+      worktree: {
+        base: pickedBase(values, baseOptions(choices)),
+        ...(name ? { name } : {}),
+        ...(values.submodules && choices.submodules.length > 0 ? { submodules: true } : {}),
+      },
       ...(firstMessage ? { firstMessage } : {}),
     },
   };
@@ -211,6 +217,29 @@ export function WorktreeFields(props: {
                 Change in Settings
               </button>
             </p>
+          )}
+          {available.submodules.length > 0 && (
+            <div className="worktree-submodules">
+              <label className="checkbox-row">
+                <input
+                  type="checkbox"
+                  checked={values.submodules ?? false}
+                  onChange={(event) => onChange({ ...values, submodules: event.target.checked, base })}
+                />
+                Fetch its submodules into the worktree
+              </label>
+              <span className="field-hint">
+                Unticked, their folders stay empty. Each is fetched from where the repository says:
+              </span>
+              <ul className="worktree-submodule-list">
+                {available.submodules.map((submodule) => (
+                  <li key={submodule.path}>
+                    <code>{submodule.path}</code> from{' '}
+                    <code className="worktree-submodule-url">{submodule.url}</code>
+                  </li>
+                ))}
+              </ul>
+            </div>
           )}
           {available.notes.length > 0 && (
             <ul className="worktree-notes">
