@@ -1,6 +1,12 @@
 import { posix } from 'node:path';
 import { hostFolderKey } from '../data/host-folders';
-import { FolderReading, MAX_SETTINGS_BYTES, type FileText, type Listing } from '../data/folder-content';
+import {
+  FolderReading,
+  MAX_FOLDER_BYTES,
+  MAX_SETTINGS_BYTES,
+  type FileText,
+  type Listing,
+} from '../data/folder-content';
 import type { HostFolder } from '../data/trust';
 import type { RemoteHosts } from '../remote/hosts';
 
@@ -23,7 +29,12 @@ export function hostFolder(remote: RemoteHosts, host: string, folder: string): H
         const { read, list } = reading.next();
         if (read.length === 0 && list.length === 0) break;
         const [texts, listings] = await Promise.all([
-          read.length > 0 ? remote.readFiles(host, read, MAX_SETTINGS_BYTES) : new Map<string, FileText>(),
+          read.length > 0
+            ? remote.readFiles(host, read, MAX_SETTINGS_BYTES, {
+                left: reading.budget(),
+                total: MAX_FOLDER_BYTES,
+              })
+            : new Map<string, FileText>(),
           list.length > 0 ? remote.listFiles(host, list) : new Map<string, Listing>(),
         ]);
         reading.add(

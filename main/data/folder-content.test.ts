@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importsOf, MAX_LISTED, readFolderHere, scriptsOf } from './folder-content';
+import {
+  importsOf,
+  MAX_FOLDER_BYTES,
+  MAX_LISTED,
+  overFolderBudget,
+  readFolderHere,
+  scriptsOf,
+} from './folder-content';
 import { parseMdListing } from '../remote/hosts';
 import { gitIn } from '../changes/test-support/git';
 
@@ -125,6 +132,25 @@ describe('what a folder carries', () => {
     // A changed program asks again.
     gitIn(top, 'config', 'filter.crypt.smudge', 'git-crypt smudge --other');
     expect(readFolderHere(top, top).digest).not.toBe(read.digest);
+  });
+
+  it('reads no more than 16 MB of all it carries: what is past it is unreadable, saying so, and asks', () => {
+    const body = `---\nname: big\n---\n${'x'.repeat(600 * 1024)}\n`;
+    const files = Object.fromEntries(
+      Array.from({ length: 40 }, (_, index) => [
+        `.claude/agents/a${String(index).padStart(2, '0')}.md`,
+        body,
+      ]),
+    );
+    const read = readFolderHere(folderWith(files), 'big');
+    const agents = read.items.filter((item) => item.kind === 'agent');
+    const over = read.items.filter(
+      (item) => item.kind === 'unreadable' && item.text.endsWith(overFolderBudget(MAX_FOLDER_BYTES)),
+    );
+    expect(agents.length).toBe(Math.floor(MAX_FOLDER_BYTES / Buffer.byteLength(body)));
+    expect(over).toHaveLength(40 - agents.length);
+    expect(over[0]?.file).toBe(`.claude/agents/a${String(agents.length).padStart(2, '0')}.md`);
+    expect(read.needsTrust).toBe(true);
   });
 
   it('needs no trust for a folder that carries none of it', () => {

@@ -23,6 +23,14 @@ export const FOLDER_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings
 
 /** A settings file larger than this is not read: it is shown as unreadable, and so needs trust. */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
+/**
+ * The most Byre reads of all a folder carries together, here or on a host: a cloned repository could
+ * otherwise make it read 200 files of 1 MB of each kind on main's thread before anything shows. Past it,
+ * a file is unreadable, saying so, and so needs trust.
+ */
+export const MAX_FOLDER_BYTES = 16 * 1024 * 1024;
+export const overFolderBudget = (total: number) =>
+  `Byre reads no more of the folder: what it carries is over ${total} bytes`;
 /** How many of a kind the question lists before it sums up the rest. */
 const MAX_TEXT = 2_000;
 
@@ -183,7 +191,7 @@ export type FileText =
  * or a device would otherwise block main's thread in open(), or never end. Opened without blocking (where
  * the platform can) and looked at again once open, in case it was swapped in between.
  */
-export function readSmall(path: string): FileText {
+export function readSmall(path: string, left = MAX_SETTINGS_BYTES): FileText {
   let fd: number;
   try {
     const kind = statSync(path);
@@ -200,6 +208,7 @@ export function readSmall(path: string): FileText {
     if (stat.isDirectory()) return { kind: 'unreadable', reason: 'it is a folder' };
     if (!stat.isFile()) return { kind: 'unreadable', reason: 'it is not a file' };
     if (stat.size > MAX_SETTINGS_BYTES) return { kind: 'unreadable', reason: `it is over 1 MB` };
+    if (stat.size > left) return { kind: 'unreadable', reason: overFolderBudget(MAX_FOLDER_BYTES) };
     const buffer = Buffer.alloc(stat.size);
     let read = 0;
     while (read < buffer.length) {
@@ -272,6 +281,7 @@ export class FolderReading {
   private readonly listings = new Map<string, Listing>();
   private toRead: string[] = [];
   private toList: string[] = [];
+  private bytesRead = 0;
 
   constructor(
     private readonly folder: string,
@@ -321,6 +331,7 @@ export class FolderReading {
     for (const [path, text] of texts) {
       this.texts.set(path, text);
       if (text.kind !== 'text') continue;
+      this.bytesRead += Buffer.byteLength(text.text);
       const role = this.roles.get(path);
       if (!role) continue;
       if (isGitRole(role)) {
@@ -425,6 +436,11 @@ export class FolderReading {
     return items;
   }
 
+  /** How many more bytes may be read (MAX_FOLDER_BYTES of all of it). */
+  budget(): number {
+    return Math.max(0, MAX_FOLDER_BYTES - this.bytesRead);
+  }
+
   /** The items and digest of all that was read; `key` is what trust keeps the folder by. */
   result(key: string): FolderSettings {
     const hash = createHash('sha256');
@@ -512,10 +528,14 @@ export function readFolderHere(folder: string, key: string): FolderSettings {
   for (let round = 0; round < MAX_IMPORT_DEPTH + 4; round++) {
     const { read, list } = reading.next();
     if (read.length === 0 && list.length === 0) break;
-    reading.add(
-      new Map(read.map((path) => [path, readSmall(path)])),
-      new Map(list.map(({ dir, depth }) => [dir, listHere(dir, depth)])),
-    );
+    let left = reading.budget();
+    const texts = new Map<string, FileText>();
+    for (const path of read) {
+      const text = readSmall(path, left);
+      if (text.kind === 'text') left -= Buffer.byteLength(text.text);
+      texts.set(path, text);
+    }
+    reading.add(texts, new Map(list.map(({ dir, depth }) => [dir, listHere(dir, depth)])));
   }
   return reading.result(key);
 }

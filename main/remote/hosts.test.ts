@@ -81,15 +81,38 @@ describe('reading files on a host', () => {
     const paths = ['settings.json', 'zero.json', 'fifo.json', 'big.json', 'none.json'].map((name) =>
       join(folder, name),
     );
-    const output = execFileSync('sh', ['-c', portableSh(READ_FILES, ['1024', ...paths])], {
-      timeout: 20_000,
-    });
+    const output = execFileSync(
+      'sh',
+      ['-c', portableSh(READ_FILES, ['1024', '100000', '100000', ...paths])],
+      {
+        timeout: 20_000,
+      },
+    );
     expect([...parseReadFiles(output, paths).values()]).toEqual([
       { kind: 'text', text },
       { kind: 'unreadable', reason: 'it is not a file' },
       { kind: 'unreadable', reason: 'it is not a file' },
       { kind: 'unreadable', reason: 'it is over 1024 bytes' },
       { kind: 'absent' },
+    ]);
+  });
+
+  it('reads no more than the limit of them all: a file past it is unreadable, saying so', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'byre-read-'));
+    folders.push(folder);
+    const paths = ['a', 'b', 'c', 'd'].map((name) => join(folder, name));
+    for (const path of paths) writeFileSync(path, 'x'.repeat(600));
+    writeFileSync(paths[3]!, 'small');
+    const output = execFileSync('sh', ['-c', portableSh(READ_FILES, ['1024', '1300', '9999', ...paths])]);
+    const over = {
+      kind: 'unreadable',
+      reason: 'Byre reads no more of the folder: what it carries is over 9999 bytes',
+    };
+    expect([...parseReadFiles(output, paths).values()]).toEqual([
+      { kind: 'text', text: 'x'.repeat(600) },
+      { kind: 'text', text: 'x'.repeat(600) },
+      over,
+      { kind: 'text', text: 'small' },
     ]);
   });
 });

@@ -282,11 +282,23 @@ export class RemoteHosts {
    * unreadable with why, in one ssh. An answer that does not read as expected makes every file unreadable:
    * never taken as absent. A RemoteProblem when the host cannot be reached.
    */
-  async readFiles(name: string, paths: readonly string[], maxBytes: number): Promise<Map<string, HostFile>> {
+  async readFiles(
+    name: string,
+    paths: readonly string[],
+    maxBytes: number,
+    /**
+     * The most all of them may hold together (`left`); files past it are unreadable, saying that what the
+     * folder carries is over `total` bytes.
+     */
+    budget: { left: number; total: number } = {
+      left: paths.length * maxBytes,
+      total: paths.length * maxBytes,
+    },
+  ): Promise<Map<string, HostFile>> {
     const result = await this.runRaw(
       name,
-      portableSh(READ_FILES, [String(maxBytes), ...paths]),
-      paths.length * (maxBytes + 64) + 4096,
+      portableSh(READ_FILES, [String(maxBytes), String(budget.left), String(budget.total), ...paths]),
+      Math.min(budget.left, paths.length * maxBytes) + paths.length * 64 + 4096,
     );
     return parseReadFiles(result.code === 0 ? result.stdout : null, paths);
   }
@@ -374,10 +386,12 @@ export class RemoteHosts {
 export type HostFile =
   { kind: 'text'; text: string } | { kind: 'absent' } | { kind: 'unreadable'; reason: string };
 
-/** sh that prints, for each path after the size limit, a line that says what it is, and a file's bytes after it. */
+/** sh that prints, for each path after the size limit, the limit of them all and the total to name, a line that says what it is, and a file's bytes after it. */
 export const READ_FILES = [
   'max=$1',
-  'shift',
+  'left=$2',
+  'total=$3',
+  'shift 3',
   'for f do',
   '  if [ ! -e "$f" ]; then printf "A\\n"',
   // Only a regular file is read: a link to /dev/zero or a FIFO in a cloned repository would never end.
@@ -387,7 +401,9 @@ export const READ_FILES = [
   '    s=$(head -c "$((max + 1))" -- "$f" 2>/dev/null | wc -c | tr -d " ")',
   '    case $s in',
   '      ""|*[!0-9]*) printf "U it cannot be read\\n" ;;',
-  '      *) if [ "$s" -gt "$max" ]; then printf "U it is over %s bytes\\n" "$max"; else printf "T %s\\n" "$s"; head -c "$s" -- "$f"; printf "\\n"; fi ;;',
+  '      *) if [ "$s" -gt "$max" ]; then printf "U it is over %s bytes\\n" "$max"',
+  '         elif [ "$s" -gt "$left" ]; then printf "U Byre reads no more of the folder: what it carries is over %s bytes\\n" "$total"',
+  '         else left=$((left - s)); printf "T %s\\n" "$s"; head -c "$s" -- "$f"; printf "\\n"; fi ;;',
   '    esac',
   '  fi',
   'done',
