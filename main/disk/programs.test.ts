@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findProgram } from './programs';
+import { findProgram, skipWorkingFolderLookups } from './programs';
 
 describe('a program Byre runs', () => {
   it('is found by its full path on the PATH, skipping empty and relative entries', () => {
@@ -19,5 +19,17 @@ describe('a program Byre runs', () => {
       'C:\\Program Files\\Git\\cmd\\git.exe',
     );
     expect(findProgram('git.exe', { PATH: ';.\\tools' }, 'win32', () => true)).toBeNull();
+  });
+
+  it('on Windows, has every program it starts skip the working folder in its own lookups too', () => {
+    const windows: NodeJS.ProcessEnv = { Path: 'C:\\Windows' };
+    skipWorkingFolderLookups(windows, 'win32');
+    expect(windows.NoDefaultCurrentDirectoryInExePath).toBe('1');
+    const chosen: NodeJS.ProcessEnv = { NoDefaultCurrentDirectoryInExePath: '' };
+    skipWorkingFolderLookups(chosen, 'win32');
+    expect(chosen.NoDefaultCurrentDirectoryInExePath).toBe('');
+    const linux: NodeJS.ProcessEnv = {};
+    skipWorkingFolderLookups(linux, 'linux');
+    expect(linux).toEqual({});
   });
 });

@@ -53,3 +53,14 @@ export function isExecutableFile(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * On Windows, marks the environment every program Byre starts inherits (the CLI, cmd.exe for npm's shim,
+ * git) so that their own lookups of a program by name skip the working folder too, as cmd.exe and Windows'
+ * search do with NoDefaultCurrentDirectoryInExePath set; a value the user set stands. Nothing elsewhere.
+ */
+export function skipWorkingFolderLookups(env: NodeJS.ProcessEnv, platform = process.platform): void {
+  if (platform === 'win32' && env.NoDefaultCurrentDirectoryInExePath === undefined) {
+    env.NoDefaultCurrentDirectoryInExePath = '1';
+  }
+}

@@ -13,6 +13,7 @@ import {
 import { Backend } from '../backend/backend';
 import { saveDialogOptions, writeExport } from './export-save';
 import { openTerminalWithSystem } from './open-folder';
+import { skipWorkingFolderLookups } from '../disk/programs';
 import { contentTypeFor, readStaticFile } from './static-files';
 import {
   APP_INDEX,
@@ -55,6 +56,8 @@ if (process.env.BYRE_DATA_DIR) app.setPath('userData', join(process.env.BYRE_DAT
 const launch: SecondLaunch = { folder: initialCwd };
 if (!app.requestSingleInstanceLock(launch)) process.exit(0);
 
+// No program Byre or the CLI starts by name is taken from the working folder (Windows looks there first).
+skipWorkingFolderLookups(process.env);
 const backend = new Backend({
   host: 'electron',
   version: app.getVersion(),

@@ -9,6 +9,7 @@ import { reportEventLoopDelay } from './event-loop-report';
 import { holdDataFolder } from './host-lock';
 import { openFolderWithSystem, openTerminalWithSystem } from './open-folder';
 import { startWebBridge } from './web-bridge';
+import { skipWorkingFolderLookups } from '../disk/programs';
 
 /**
  * The browser host: `node out/main/web.js [dir] [--port N]` serves the app on 127.0.0.1 and prints the one
@@ -67,6 +68,8 @@ async function main(): Promise<void> {
   const hold = holdDataFolder(dataDir);
   process.on('exit', () => hold.release());
   const downloads = new Downloads();
+  // No program Byre or the CLI starts by name is taken from the working folder (Windows looks there first).
+  skipWorkingFolderLookups(process.env);
   const backend = new Backend({
     host: 'browser',
     version,
