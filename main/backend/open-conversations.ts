@@ -35,7 +35,7 @@ import {
   type Repository,
   type Worktree,
 } from '../worktrees/worktrees';
-import { HERE, settingsKey, where } from '../machines/where';
+import { settingsKey, where } from '../machines/where';
 import {
   hasSubmodules,
   mainRepositoryOf,
@@ -318,7 +318,7 @@ export class OpenConversations {
   private perFolder(place: Place) {
     const { settings, options } = this.parts;
     const { host, remote, folder, settingsFolder } = place;
-    const on = host ? { host, machine: remote?.machine ?? this.parts.remote.machine(host) } : HERE;
+    const on = where(this.parts.remote, host);
     return {
       cwd: folder,
       env: this.cliEnv(),
