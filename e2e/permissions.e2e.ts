@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { toolResults } from './fake-model/server';
@@ -124,4 +124,50 @@ test('a new conversation starts in the mode chosen for it, which can become the 
     .toBe('acceptEdits');
   await page.getByRole('button', { name: 'New conversation' }).click();
   await expect(form.getByLabel('Permission mode')).toHaveValue('acceptEdits');
+});
+
+test('a tab with a long name keeps its "needs you" mark in view, at 640 px too', async ({
+  page,
+  webHost,
+}) => {
+  const { fake, cwd } = webHost.world;
+  const long = join(cwd, `a-folder-whose-name-goes-on-${'and-on-'.repeat(10)}end`);
+  mkdirSync(long);
+  fake.enqueue(
+    {
+      blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'touch x.txt', description: 'make x' } }],
+    },
+    { blocks: [{ type: 'text', text: 'Ran nothing.' }] },
+  );
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByLabel('Working folder').fill(long);
+  const form = page.getByRole('form', { name: 'New conversation' });
+  await form.getByRole('combobox', { name: 'Permission mode' }).selectOption('default');
+  await form.getByRole('button', { name: 'Start' }).click();
+  await expect(page.locator('.cwd')).toHaveText(long);
+  await send(page, 'run nothing');
+  await expect(cards(page)).toHaveCount(1);
+  const tab = page.getByRole('tab').filter({ hasText: 'a-folder-whose-name' });
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    for (const width of [1280, 640]) {
+      await page.setViewportSize({ width, height: 800 });
+      await tab.scrollIntoViewIfNeeded();
+      const mark = tab.locator('.tab-asking');
+      await expect(mark).toBeVisible();
+      // In the tab bar's view, not scrolled or cut off under the button beside it, nor is its close button.
+      const bar = (await page.getByRole('tablist', { name: 'Open conversations' }).boundingBox())!;
+      const close = page.getByRole('button', { name: /^Close a-folder-whose-name/ });
+      for (const box of [(await mark.boundingBox())!, (await close.boundingBox())!]) {
+        expect(box.x).toBeGreaterThanOrEqual(bar.x);
+        expect(box.x + box.width).toBeLessThanOrEqual(bar.x + bar.width + 0.5);
+      }
+      // The other tab stays in view too, its name cut short if need be.
+      const other = (await page.getByRole('tab').filter({ hasText: 'work' }).boundingBox())!;
+      expect(other.x).toBeGreaterThanOrEqual(bar.x);
+      await page.screenshot({ path: test.info().outputPath(`tab-needs-you-${theme}-${width}.png`) });
+    }
+  }
+  await cards(page).getByRole('button', { name: 'Allow', exact: true }).click();
+  await expect(finished(page)).toHaveCount(1);
 });

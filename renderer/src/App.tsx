@@ -22,7 +22,7 @@ import { TrustDialog } from './settings/TrustDialog';
 import { useUsageShortcut } from './usage/shortcut';
 import { conversationRoom, usageRoom } from './rooms';
 import './styles.css';
-import { Check, SquareTerminal } from 'lucide-react';
+import { Check, Plus, SquareTerminal } from 'lucide-react';
 import { LANE_BILLING } from '../../shared/ipc/app';
 
 const ConversationView = conversationRoom.Room;
@@ -453,8 +453,11 @@ function TabBar() {
                 {running && !asking && <span className="sr-only">Busy: </span>}
                 {terminal && <SquareTerminal className="tab-lane" size={13} aria-hidden="true" />}
                 {terminal && <span className="sr-only">Terminal: </span>}
-                {base}
-                {host && <span className="tab-host"> on {host}</span>}
+                {/* Cut short with an ellipsis, however long: its marks after it stay in view. */}
+                <span className="tab-name">
+                  {base}
+                  {host && <span className="tab-host"> on {host}</span>}
+                </span>
                 {done && (
                   <span className="tab-done" title="Claude is done">
                     <Check aria-hidden="true" size={12} />
@@ -485,8 +488,10 @@ function TabBar() {
           );
         })}
       </div>
-      <button type="button" className="new-tab" onClick={() => showNew()}>
-        New conversation
+      <button type="button" className="new-tab" title="New conversation" onClick={() => showNew()}>
+        <Plus className="new-tab-icon" aria-hidden="true" size={16} />
+        {/* Its words give way to the icon where the tabs need the room (styles.css); a screen reader still says them. */}
+        <span className="new-tab-words">New conversation</span>
       </button>
       {confirming && (
         <CloseTabDialog
