@@ -488,9 +488,15 @@ function TabBar() {
           );
         })}
       </div>
-      <button type="button" className="new-tab" title="New conversation" onClick={() => showNew()}>
+      <button
+        type="button"
+        className="new-tab"
+        aria-label="New conversation"
+        title="New conversation"
+        onClick={() => showNew()}
+      >
         <Plus className="new-tab-icon" aria-hidden="true" size={16} />
-        {/* Its words give way to the icon where the tabs need the room (styles.css); a screen reader still says them. */}
+        {/* Its words give way to the icon where the tabs need the room (styles.css); its label stays. */}
         <span className="new-tab-words">New conversation</span>
       </button>
       {confirming && (
