@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { Preamble } from '../lanes/lane';
+import { findProgram } from '../disk/programs';
 
 /**
  * Runs a "Done when" check: a command line, in the user's login shell, in the conversation's folder. The
@@ -69,7 +70,9 @@ const WINDOWS = process.platform === 'win32';
 function signalTree(pid: number, signal: NodeJS.Signals): void {
   try {
     if (WINDOWS) {
-      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
+      // By its full path: never a taskkill.exe in the folder Byre was started from.
+      const taskkill = findProgram('taskkill', process.env) ?? 'taskkill';
+      spawn(taskkill, ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
         'error',
         () => undefined,
       );

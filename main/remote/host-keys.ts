@@ -3,7 +3,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RemoteProblem } from './run';
-import type { SshSetup, SshTarget } from './ssh';
+import { sshProgram, type SshSetup, type SshTarget } from './ssh';
 
 /**
  * A host whose key ssh does not know: its keys' fingerprints, for the user to check, and, once the user has
@@ -28,13 +28,17 @@ export function fingerprintOf(base64Key: string): string {
 }
 
 function run(
-  command: string,
+  command: 'ssh' | 'ssh-keyscan' | 'ssh-keygen',
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { env, timeout: TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout }),
+    execFile(
+      sshProgram(env, command),
+      args,
+      { env, timeout: TIMEOUT_MS, encoding: 'utf8' },
+      (error, stdout) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout }),
     );
   });
 }

@@ -17,6 +17,7 @@ import {
   parseSshTarget,
   portableSh,
   sshCheck,
+  sshProgram,
   sshTransport,
   type SshSetup,
   type SshTarget,
@@ -190,7 +191,7 @@ export class RemoteHosts {
   private hostTerminal(name: string, target: SshTarget, cli: string): HostTerminal {
     return {
       command: (folder, run) => ({
-        file: 'ssh',
+        file: sshProgram(this.env),
         args: [...sshTerminalArgs(this.setup(), target), remoteTerminalLine(folder, run.env, cli, run.args)],
         cwd: homedir(),
         env: this.env,
@@ -369,7 +370,7 @@ export class RemoteHosts {
         (socket) =>
           new Promise<void>((resolve) => {
             execFile(
-              'ssh',
+              sshProgram(this.env),
               ['-F', '/dev/null', '-S', join(dir, socket), '-O', 'exit', 'byre-master'],
               { env: this.env, timeout: 5_000 },
               () => resolve(),
@@ -478,7 +479,7 @@ export function parseReadFiles(output: Buffer | null, paths: readonly string[]):
 /** An ssh that asks a master connection to do something (-O), within ten seconds; never rejects. */
 function sshControl(args: string[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; said: string }> {
   return new Promise((resolve) => {
-    execFile('ssh', args, { env, timeout: 10_000 }, (error, _stdout, stderr) =>
+    execFile(sshProgram(env), args, { env, timeout: 10_000 }, (error, _stdout, stderr) =>
       resolve({ ok: !error, said: String(stderr).trim().split('\n').at(-1) || (error?.message ?? '') }),
     );
   });

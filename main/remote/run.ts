@@ -9,6 +9,7 @@ import {
   OUTPUT_MARKER,
   portableSh,
   sshArgs,
+  sshProgram,
   type SshSetup,
   type SshTarget,
 } from './ssh';
@@ -70,7 +71,7 @@ export function runMarked(
 ): Promise<MarkedRun> {
   return new Promise((resolve) => {
     const child = execFile(
-      'ssh',
+      sshProgram(env),
       [...sshArgs(setup, target), markedLine(line)],
       { env, timeout: limits.timeoutMs, maxBuffer: limits.maxBuffer, encoding: 'buffer' },
       (error, stdout, stderr) => {

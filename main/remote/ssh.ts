@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Launch, PipeCommand } from '../claude';
+import { findProgram } from '../disk/programs';
 
 /**
  * Running the CLI on another machine over OpenSSH (DESIGN.md, "Remote hosts"): the arguments of every `ssh`
@@ -400,7 +401,7 @@ export function sshTransport(
   local: { cwd: string; env: NodeJS.ProcessEnv },
 ): (launch: Launch) => PipeCommand {
   return (launch) => ({
-    command: 'ssh',
+    command: sshProgram(local.env),
     args: [...sshArgs(setup, target), markedLine(remoteLaunchLine(launch, cli))],
     cwd: local.cwd,
     env: local.env,
@@ -417,7 +418,7 @@ export function sshCheck(
   local: { cwd: string; env: NodeJS.ProcessEnv },
 ): (folder: string, command: string) => PipeCommand {
   return (folder, command) => ({
-    command: 'ssh',
+    command: sshProgram(local.env),
     args: [...sshArgs(setup, target), markedLine(remoteCheckLine(folder, command))],
     cwd: local.cwd,
     env: local.env,
@@ -508,4 +509,16 @@ export function explainSshFailure(stderr: string, host: string): SshFailure {
     };
   }
   return { kind: 'other', message: `ssh to ${host} failed: ${said || 'it said nothing'}` };
+}
+
+/**
+ * OpenSSH's programs (`ssh`, `ssh-keyscan`, `ssh-keygen`) by their full path on the PATH, as every program Byre runs
+ * (disk/programs.ts): never one in the folder Byre was started from. The bare name when the PATH has none, so
+ * that starting it fails as a missing program does and says so.
+ */
+export function sshProgram(
+  env: NodeJS.ProcessEnv,
+  name: 'ssh' | 'ssh-keyscan' | 'ssh-keygen' = 'ssh',
+): string {
+  return findProgram(name, env) ?? name;
 }

@@ -6,8 +6,7 @@
  * wait on a terminal nobody sees: git runs with GIT_TERMINAL_PROMPT=0 (git.ts) and gh with prompts off.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findProgram } from '../disk/programs';
 import { git, gitRun } from '../machines/git';
 import { WorktreeRefused } from './worktrees';
 
@@ -18,22 +17,9 @@ export const NO_REMOTE = 'This repository has no remote to push to.';
 
 export type PullRequestReadiness = { ready: true; remote: string } | { ready: false; reason: string };
 
-/** gh's path on `env`'s PATH, or null when it is not there. */
+/** gh's full path on `env`'s PATH (never one in the worktree: findProgram), or null when it is not there. */
 export function findGh(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
-  const names = platform === 'win32' ? ['gh.exe', 'gh.cmd', 'gh'] : ['gh'];
-  const path = env.PATH ?? env.Path ?? '';
-  for (const folder of path.split(delimiter).filter(Boolean)) {
-    for (const name of names) {
-      const candidate = join(folder, name);
-      try {
-        accessSync(candidate, platform === 'win32' ? constants.F_OK : constants.X_OK);
-        return candidate;
-      } catch {
-        // Not in this folder.
-      }
-    }
-  }
-  return null;
+  return findProgram('gh', env, platform);
 }
 
 /** The remote a worktree's branch is pushed to: `origin` when there is one, else the first; null: none. */
