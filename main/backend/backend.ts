@@ -99,7 +99,9 @@ export class Backend {
       }
     });
     // Byre's git runs what a repository's config names (a git-crypt filter) only in a folder the user trusts.
-    trustForGit((folder, host) => trust.trustsTree(host ? hostFolderKey(host, folder) : folder));
+    trustForGit((folder, host, programs) =>
+      trust.trustsGitPrograms(host ? hostFolderKey(host, folder) : folder, programs),
+    );
     this.library = Library.start({
       dataDir: options.dataDir,
       env: options.env,

@@ -1144,7 +1144,11 @@ describe('conversations on another host', () => {
       .filter((pid) => {
         try {
           const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-          return argv[0] === 'ssh' && argv.some((word) => word.includes(remote.cwd)) && !argv.includes('-O');
+          return (
+            argv[0]?.split('/').at(-1) === 'ssh' &&
+            argv.some((word) => word.includes(remote.cwd)) &&
+            !argv.includes('-O')
+          );
         } catch {
           return false;
         }

@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statS
 import { dirname, isAbsolute, join, normalize, relative, type posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TrustItem as TrustItemType } from '../../shared/ipc';
-import { includedPaths, parseGitConfig, programEntries } from '../machines/git-config';
+import { includedPaths, parseGitConfig, programEntries, programText } from '../machines/git-config';
 
 /**
  * What a folder carries that Claude Code takes as the project's own, in words a person can judge, and its
@@ -430,7 +430,7 @@ export class FolderReading {
       if (text?.kind !== 'text') continue;
       for (const { key, value } of programEntries(parseGitConfig(text.text))) {
         hash.update(`git ${role.label}\0${key}=${value ?? ''}\0`);
-        items.push({ file: role.label, kind: 'gitProgram', text: clip(`${key} = ${value ?? 'true'}`) });
+        items.push({ file: role.label, kind: 'gitProgram', text: programText({ key, value }) });
       }
     }
     return items;

@@ -187,39 +187,66 @@ describe('the gate', () => {
   });
 });
 
-describe('a folder trusted as a whole, for the programs its repository’s git config names', () => {
-  it('counts the folder, the folders under it and a worktree of Byre’s of it, until the trust is forgotten', () => {
-    const { folder, gate } = world({ '.claude/settings.json': hooks });
+describe('the programs a repository’s git config names, which Byre’s git runs once trusted with them', () => {
+  const crypt = { key: 'filter.crypt.smudge', value: 'git-crypt smudge' };
+  const gitFiles = {
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    '.git/config': '[filter "crypt"]\n\tsmudge = git-crypt smudge\n',
+  };
+
+  it('run in the folder, the folders under it and a worktree of Byre’s of it, only as shown, until forgotten', () => {
+    const { folder, gate } = world(gitFiles);
     const elsewhere = mkdtempSync(join(tmpdir(), 'byre-worktree-'));
     const ofWorktree = (at: string) => (at === elsewhere ? folder : undefined);
     const withWorktrees = () => new TrustGate(join(folder, '..', 'data'), {}, () => 1000, ofWorktree);
     mkdirSync(join(folder, 'src', 'deep'), { recursive: true });
-    expect(gate().trustsTree(folder)).toBe(false);
-    expect(withWorktrees().trustsTree(elsewhere)).toBe(false);
+    expect(gate().view(folder).items).toContainEqual({
+      file: '.git/config',
+      kind: 'gitProgram',
+      text: 'filter.crypt.smudge = git-crypt smudge',
+    });
+    expect(gate().trustsGitPrograms(folder, [crypt])).toBe(false);
 
     gate().decide(folder, gate().view(folder).digest, true);
-    expect(gate().trustsTree(folder)).toBe(true);
-    expect(gate().trustsTree(join(folder, 'src', 'deep'))).toBe(true);
-    expect(gate().trustsTree(join(folder, '..'))).toBe(false);
-    expect(withWorktrees().trustsTree(elsewhere)).toBe(true);
-    // "Open without its settings" is no trust.
-    const other = world({ '.claude/settings.json': hooks });
-    other.gate().decide(other.folder, other.gate().view(other.folder).digest, false);
-    expect(other.gate().trustsTree(other.folder)).toBe(false);
+    expect(gate().trustsGitPrograms(folder, [crypt])).toBe(true);
+    expect(gate().trustsGitPrograms(join(folder, 'src', 'deep'), [crypt])).toBe(true);
+    expect(gate().trustsGitPrograms(join(folder, '..'), [crypt])).toBe(false);
+    expect(withWorktrees().trustsGitPrograms(elsewhere, [crypt])).toBe(true);
+    // A program the question never showed is not trusted, nor another value of the same key.
+    expect(gate().trustsGitPrograms(folder, [crypt, { key: 'core.sshcommand', value: 'sh evil' }])).toBe(
+      false,
+    );
+    expect(gate().trustsGitPrograms(folder, [{ ...crypt, value: 'sh evil' }])).toBe(false);
+
+    // "Open without its settings" for a folder inside is no trust there, whatever the folder above says.
+    const inner = join(folder, 'src');
+    const innerGate = withWorktrees();
+    innerGate.decide(inner, innerGate.view(inner).digest, false);
+    expect(innerGate.trustsGitPrograms(join(inner, 'deep'), [crypt])).toBe(false);
 
     gate().forget(folder);
-    expect(gate().trustsTree(join(folder, 'src'))).toBe(false);
+    expect(gate().trustsGitPrograms(join(folder, 'src'), [crypt])).toBe(false);
   });
 
-  it('keeps a host’s folders apart from this computer’s, and from another host’s', () => {
-    const { folder, gate } = world({ '.claude/settings.json': hooks });
+  it('are not trusted by Claude Code’s own record of the folder, which never showed them', () => {
+    const { folder, home, gate } = world(gitFiles);
+    writeFileSync(
+      join(home, '.claude.json'),
+      JSON.stringify({ projects: { [folder]: { hasTrustDialogAccepted: true } } }),
+    );
+    expect(gate().folderSettingsFor(folder)).toBe('loaded');
+    expect(gate().trustsGitPrograms(folder, [crypt])).toBe(false);
+  });
+
+  it('keep a host’s folders apart from this computer’s, and from another host’s', () => {
+    const { folder, gate } = world(gitFiles);
     const read = readFolderSettings(folder);
     const onHost = { ...read, folder: hostFolderKey('box', '/srv/app') };
     gate().decideFor(onHost, onHost.digest, true);
-    expect(gate().trustsTree(hostFolderKey('box', '/srv/app/lib'))).toBe(true);
-    expect(gate().trustsTree(hostFolderKey('box', '/srv'))).toBe(false);
-    expect(gate().trustsTree(hostFolderKey('other', '/srv/app'))).toBe(false);
-    expect(gate().trustsTree('/srv/app')).toBe(false);
+    expect(gate().trustsGitPrograms(hostFolderKey('box', '/srv/app/lib'), [crypt])).toBe(true);
+    expect(gate().trustsGitPrograms(hostFolderKey('box', '/srv'), [crypt])).toBe(false);
+    expect(gate().trustsGitPrograms(hostFolderKey('other', '/srv/app'), [crypt])).toBe(false);
+    expect(gate().trustsGitPrograms('/srv/app', [crypt])).toBe(false);
   });
 });
 

@@ -11,6 +11,7 @@ import {
 import { Session, type FolderSettingsUse, type SessionOptions } from '../claude';
 import { readFolderHere, type FolderSettings } from './folder-content';
 import { fromHostFolderKey, hostFolderKey } from './host-folders';
+import { programText, type ConfigEntry } from '../machines/git-config';
 import { JsonFile } from './json-file';
 
 export { describeFile, type FileText, type FolderSettings } from './folder-content';
@@ -233,25 +234,38 @@ export class TrustGate {
   }
 
   /**
-   * Whether the user trusted a folder (a path here, or a host's by hostFolderKey) as a whole, for the
-   * programs its repository's git config names (machines/git.ts, a filter like git-crypt's): a record of
-   * theirs for it or a folder above it, or for the repository a worktree of Byre's belongs to, whatever its
-   * .claude files hold now (those are asked about again when they change).
+   * Whether the user trusted a folder (a path here, or a host's by hostFolderKey) with these programs its
+   * repository's git config names (machines/git.ts, a filter like git-crypt's), so that Byre's git runs them:
+   * trusted in Byre (not only taken over from Claude Code's record, which never showed them), with each of
+   * them among what the question showed, for it, a folder above it, or the repository a worktree of Byre's
+   * belongs to, and not opened without its settings since.
    */
-  trustsTree(key: string): boolean {
+  trustsGitPrograms(key: string, programs: readonly ConfigEntry[]): boolean {
     const { folders, forgotten } = this.file.read();
-    const known = (folder: string) => folders[folder] !== undefined && !forgotten.includes(folder);
+    const shown = programs.map(programText);
+    const trusted = (folder: string) => {
+      const record = folders[folder];
+      if (!record || record.source !== 'byre' || forgotten.includes(folder) || this.declined.has(folder))
+        return false;
+      const known = new Set(
+        record.items.filter((item) => item.kind === 'gitProgram').map((item) => item.text),
+      );
+      return shown.every((text) => known.has(text));
+    };
     const onHost = fromHostFolderKey(key);
     if (onHost) {
       for (let folder = posix.resolve(onHost.folder); ; folder = posix.dirname(folder)) {
-        if (known(hostFolderKey(onHost.host, folder))) return true;
+        const at = hostFolderKey(onHost.host, folder);
+        if (this.declined.has(at)) return false;
+        if (trusted(at)) return true;
         if (folder === '/') return false;
       }
     }
     for (let folder = realFolder(key); ; folder = dirname(folder)) {
-      if (known(folder)) return true;
+      if (this.declined.has(folder)) return false;
+      if (trusted(folder)) return true;
       const repository = this.worktreeRepository(folder);
-      if (repository !== undefined && known(realFolder(repository))) return true;
+      if (repository !== undefined && trusted(realFolder(repository))) return true;
       if (dirname(folder) === folder) return false;
     }
   }

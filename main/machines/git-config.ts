@@ -10,9 +10,30 @@
  * section and the name lower-cased.
  */
 export const PROGRAM_KEYS =
-  '^(filter\\..*\\.(clean|smudge|process|required)|diff\\..*\\.(textconv|command)|merge\\..*\\.driver|diff\\.external|core\\.(sshcommand|askpass|gitproxy|editor|pager)|credential\\.(.*\\.)?helper|gpg\\.(.*\\.)?program|(commit|tag)\\.gpgsign|protocol\\..*allow|sequence\\.editor)$';
+  '^(filter\\..*\\.(clean|smudge|process|required)|diff\\..*\\.(textconv|command)|merge\\..*\\.driver|diff\\.external|core\\.(sshcommand|askpass|gitproxy|editor|pager|alternaterefscommand)|credential\\.(.*\\.)?helper|gpg\\.(.*\\.)?program|gpg\\.ssh\\.defaultkeycommand|(commit|tag)\\.gpgsign|protocol\\..*allow|sequence\\.editor|submodule\\..*\\.update|remote\\..*\\.(receivepack|uploadpack))$';
 
 const PROGRAM_KEY = new RegExp(PROGRAM_KEYS);
+
+/** The settings that include another config file: what a listing of PROGRAM_KEYS also asks for (LISTED_KEYS). */
+export const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+
+/** What Byre's git lists of a repository's config: the program keys, and the includes (whose files it watches). */
+export const LISTED_KEYS = `${PROGRAM_KEYS}|^include(if\\..*)?\\.path$`;
+
+/**
+ * Whether a setting makes git run a program: a program key, but a submodule's `update` only as a command
+ * (`!…`; checkout, rebase and merge run nothing).
+ */
+export function isProgramEntry(entry: ConfigEntry): boolean {
+  if (!PROGRAM_KEY.test(entry.key)) return false;
+  return !/^submodule\..*\.update$/.test(entry.key) || (entry.value ?? '').trimStart().startsWith('!');
+}
+
+/** A program setting in words, as the trust question lists it and trust keeps it. */
+export function programText(entry: ConfigEntry): string {
+  const text = `${entry.key} = ${entry.value ?? 'true'}`;
+  return text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text;
+}
 
 /** One setting: its key as git prints it (section and name lower-cased), and its value; null for a bare key. */
 export interface ConfigEntry {
@@ -120,12 +141,12 @@ export function parseGitConfig(text: string): ConfigEntry[] {
 
 /** The settings of a config that make git run a program (PROGRAM_KEYS). */
 export function programEntries(entries: readonly ConfigEntry[]): ConfigEntry[] {
-  return entries.filter((entry) => PROGRAM_KEY.test(entry.key));
+  return entries.filter(isProgramEntry);
 }
 
 /** The files a config includes (`include.path`, and `includeIf.<condition>.path` whatever its condition). */
 export function includedPaths(entries: readonly ConfigEntry[]): string[] {
   return entries
-    .filter((entry) => /^include(if\..*)?\.path$/.test(entry.key) && entry.value)
+    .filter((entry) => INCLUDE_KEY.test(entry.key) && entry.value)
     .map((entry) => entry.value ?? '');
 }

@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createWorktree, repositoryOf } from '../worktrees/worktrees';
-import { findGit, gitRun, programOverrides, trustForGit } from './git';
+import { findGit, gitRun, readListing, trustForGit } from './git';
+import { thisMachine } from './machine';
 import { gitIn } from '../changes/test-support/git';
-import { MACHINES } from '../changes/test-support/shell-host';
+import { MACHINES, shellHost } from '../changes/test-support/shell-host';
 
 /**
  * The git Byre runs, in hostile repositories, with real git: nothing the repository's own config names
@@ -113,30 +114,109 @@ describe('git in a hostile repository', () => {
     },
   );
 
-  it('keeps the user’s own settings: a helper in their global config still counts, a repository’s is dropped', () => {
+  it('keeps the user’s own settings: a helper or a filter in their global config still counts, a repository’s is dropped', () => {
+    const entry = (scope: string, text: string) =>
+      [scope, scope === 'global' ? 'file:/home/u/.gitconfig' : 'file:.git/config', text].join('\0');
     const listing = [
-      'global',
-      'credential.helper\nosxkeychain',
-      'local',
-      'credential.helper\n!curl evil',
-      'local',
-      'core.sshcommand\nsh evil',
-      'global',
-      'core.sshcommand\nssh -i ~/.ssh/work',
-      'local',
-      'filter.lfs.process\nevil',
-      'global',
-      'filter.lfs2.process\ngit-lfs filter-process',
+      entry('global', 'credential.helper\nosxkeychain'),
+      entry('local', 'credential.helper\n!curl evil'),
+      entry('local', 'core.sshcommand\nsh evil'),
+      entry('global', 'core.sshcommand\nssh -i ~/.ssh/work'),
+      entry('local', 'filter.lfs.process\nevil'),
+      entry('global', 'filter.lfs.process\ngit-lfs filter-process'),
+      entry('global', 'filter.lfs.required\ntrue'),
+      entry('local', 'filter.crypt.required'),
+      entry('local', 'submodule.lib.update\nrebase'),
+      entry('local', 'submodule.app.update\n!sh evil'),
+      entry('local', 'include.path\n../shared.inc'),
     ].join('\0');
-    expect(programOverrides(`${listing}\0`)).toEqual([
-      ['credential.helper', ''],
-      ['credential.helper', 'osxkeychain'],
-      ['core.sshcommand', 'ssh -i ~/.ssh/work'],
-      ['filter.lfs.clean', ''],
-      ['filter.lfs.smudge', ''],
-      ['filter.lfs.process', ''],
-      ['filter.lfs.required', 'false'],
-    ]);
+    const read = readListing(Buffer.from(`${listing}\0`));
+    expect(read).toEqual({
+      programs: {
+        overrides: [
+          ['credential.helper', ''],
+          ['credential.helper', 'osxkeychain'],
+          ['core.sshcommand', 'ssh -i ~/.ssh/work'],
+          ['filter.lfs.clean', ''],
+          ['filter.lfs.smudge', ''],
+          ['filter.lfs.process', 'git-lfs filter-process'],
+          ['filter.lfs.required', 'true'],
+          ['filter.crypt.clean', ''],
+          ['filter.crypt.smudge', ''],
+          ['filter.crypt.process', ''],
+          ['filter.crypt.required', 'false'],
+          ['submodule.app.update', 'checkout'],
+        ],
+        own: [
+          { key: 'credential.helper', value: '!curl evil' },
+          { key: 'core.sshcommand', value: 'sh evil' },
+          { key: 'filter.lfs.process', value: 'evil' },
+          { key: 'filter.crypt.required', value: null },
+          { key: 'submodule.app.update', value: '!sh evil' },
+        ],
+        files: ['.git/config', 'shared.inc'],
+      },
+    });
+  });
+
+  it('runs no git where the config names a driver in bytes no environment can carry, and says why', async () => {
+    const { top, marker } = hostileRepository();
+    // A driver whose name is not UTF-8: read as text it would become another name, and its own would stand.
+    const config = join(top, '.git', 'config');
+    writeFileSync(
+      config,
+      Buffer.concat([
+        readFileSync(config),
+        Buffer.from('[filter "\xff"]\n\tclean = ', 'latin1'),
+        Buffer.from(`sh -c 'echo ran >> "${marker}"; cat'\n`),
+      ]),
+    );
+    writeFileSync(join(top, '.gitattributes'), Buffer.from('*.txt filter=\xff\n', 'latin1'));
+    writeFileSync(join(top, 'b.txt'), 'new\n');
+    for (const machine of [thisMachine, shellHost()]) {
+      const run = await machine.git(['add', 'b.txt'], { cwd: top });
+      expect(run.code).toBe('EREFUSED');
+      expect(run.stderr).toContain('not UTF-8');
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('sets back a driver that comes in later through an included file, a branch’s include, or above an empty .git', async () => {
+    const top = realpathSync(mkdtempSync(join(tmpdir(), 'byre-included-')));
+    const marker = join(top, '..', `${top.split('/').at(-1)}-ran`);
+    const evil = `[filter "evil"]\n\tclean = "sh -c 'echo ran >> \\"${marker}\\"; cat'"\n\trequired = true\n`;
+    gitIn(top, 'init', '-q', '-b', 'main');
+    writeFileSync(join(top, '.gitattributes'), '*.txt filter=evil\n');
+    writeFileSync(join(top, 'included.cfg'), '[user]\n\tname = Someone\n');
+    writeFileSync(join(top, 'branch.cfg'), evil);
+    gitIn(top, 'config', 'include.path', '../included.cfg');
+    gitIn(top, 'config', 'includeIf.onbranch:evil.path', '../branch.cfg');
+    // An empty .git folder in a subfolder is no repository to git, which goes on to the one above.
+    mkdirSync(join(top, 'sub', '.git'), { recursive: true });
+    const add = async (file: string, cwd = top) => {
+      writeFileSync(join(cwd, file), `${file}\n`);
+      const run = await gitRun(['add', file], { cwd });
+      expect(run.code, run.stderr).toBe(0);
+    };
+    await add('a.txt');
+    await add('b.txt', join(top, 'sub'));
+    // Kept: nothing changed since.
+    await add('c.txt');
+    // The included file (tracked, rewritten by a pull, say) gains the driver; .git/config stays as it was.
+    writeFileSync(join(top, 'included.cfg'), evil);
+    await add('d.txt');
+    await add('e.txt', join(top, 'sub'));
+    writeFileSync(join(top, 'included.cfg'), '');
+    // A checkout makes the branch's include apply.
+    gitIn(top, 'commit', '-q', '-m', 'first');
+    gitIn(top, 'checkout', '-q', '-b', 'evil');
+    await add('f.txt');
+    await add('g.txt', join(top, 'sub'));
+    expect(existsSync(marker)).toBe(false);
+    // Git by hand would have run it.
+    writeFileSync(join(top, 'h.txt'), 'h\n');
+    gitIn(top, 'add', 'h.txt');
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('never uses a bare repository inside a clone, whose config could name any program', async () => {

@@ -8,10 +8,12 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { copyFile, stat, utimes } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findProgram } from '../disk/programs';
-import { PROGRAM_KEYS } from './git-config';
+import { homedir } from 'node:os';
+import { INCLUDE_KEY, isProgramEntry, LISTED_KEYS, type ConfigEntry } from './git-config';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
 export class GitFailed extends Error {
@@ -53,48 +55,89 @@ export const safeSettings = (platform: NodeJS.Platform): string[] => [
 ];
 
 /** The overrides for one key a repository's config sets (lower-cased, as git prints it). */
-function neutral(key: string, userValues: readonly string[]): [string, string][] {
+function neutral(key: string, user: (key: string) => string[]): [string, string][] {
   if (key.startsWith('filter.')) {
-    // Off, and not required: a required driver left without a command would fail the command.
+    // Off, and not required (a required driver left without a command would fail the command), unless the
+    // user's own config defines the same driver (git-lfs's): then theirs.
     const driver = key.slice(0, key.lastIndexOf('.'));
-    return [
-      [`${driver}.clean`, ''],
-      [`${driver}.smudge`, ''],
-      [`${driver}.process`, ''],
-      [`${driver}.required`, 'false'],
-    ];
+    return (['clean', 'smudge', 'process', 'required'] as const).map((part): [string, string] => [
+      `${driver}.${part}`,
+      user(`${driver}.${part}`).at(-1) ?? (part === 'required' ? 'false' : ''),
+    ]);
   }
+  const userValues = user(key);
   // A textconv of `cat` shows the bytes; an empty one would fail the diff.
-  if (/^diff\..*\.textconv$/.test(key)) return [[key, 'cat']];
-  if (/^merge\..*\.driver$/.test(key)) return [[key, 'false']];
+  if (/^diff\..*\.textconv$/.test(key)) return [[key, userValues.at(-1) ?? 'cat']];
+  if (/^merge\..*\.driver$/.test(key)) return [[key, userValues.at(-1) ?? 'false']];
   if (/^(commit|tag)\.gpgsign$/.test(key)) return [[key, userValues.at(-1) ?? 'false']];
   if (/^protocol\./.test(key)) return [[key, userValues.at(-1) ?? 'user']];
+  if (/^submodule\..*\.update$/.test(key)) return [[key, 'checkout']];
+  if (/^remote\..*\.receivepack$/.test(key)) return [[key, 'git-receive-pack']];
+  if (/^remote\..*\.uploadpack$/.test(key)) return [[key, 'git-upload-pack']];
   if (/^credential\./.test(key))
     return [[key, ''], ...userValues.map((value): [string, string] => [key, value])];
   return [[key, userValues.at(-1) ?? '']];
 }
 
-/** What `git config --show-scope --get-regexp PROGRAM_KEYS` says, as the overrides of the repository's own. */
-export function programOverrides(listing: string): [string, string][] {
-  // Each entry is two NUL-ended fields: its scope, then "<key>\n<value>".
-  const entries = listing.split('\0').filter(Boolean);
-  const found: { scope: string; key: string; value: string }[] = [];
-  for (let at = 0; at + 1 < entries.length; at += 2) {
-    const scope = entries[at] ?? '';
-    const [key = '', ...rest] = (entries[at + 1] ?? '').split('\n');
-    found.push({ scope, key, value: rest.join('\n') });
+/** What a repository's own config makes git run, as Byre's git sets it back (or runs it, when trusted). */
+export interface RepositoryPrograms {
+  /** The settings that set back what the repository's own config (local and worktree scope) names. */
+  overrides: [string, string][];
+  /** What its own config names: the trust question lists these, and trust is given for these. */
+  own: ConfigEntry[];
+  /** The files it was read from, and those they include (absolute, or relative to the folder git ran in). */
+  files: string[];
+}
+
+/**
+ * What `git config -z --show-scope --show-origin --get-regexp LISTED_KEYS` printed (its bytes), as the
+ * repository's programs; a reason instead when they cannot be set back: a key in bytes that are not UTF-8
+ * (git takes any byte in a driver's name, and no environment variable can carry them), or a control byte.
+ */
+export function readListing(
+  listing: Buffer,
+  home: string = homedir(),
+): { programs: RepositoryPrograms } | { refused: string } {
+  if (!isUtf8(listing)) {
+    return { refused: "the repository's git config names a program in bytes Byre cannot read (not UTF-8)" };
   }
-  const own = new Set(
-    found.filter((entry) => entry.scope === 'local' || entry.scope === 'worktree').map((entry) => entry.key),
-  );
+  const fields = listing.toString('utf8').split('\0');
+  const found: { scope: string; origin: string; entry: ConfigEntry }[] = [];
+  for (let at = 0; at + 2 < fields.length; at += 3) {
+    const text = fields[at + 2] ?? '';
+    const newline = text.indexOf('\n');
+    const key = newline < 0 ? text : text.slice(0, newline);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(key)) {
+      return { refused: "the repository's git config names a program under a key Byre cannot set back" };
+    }
+    const origin = (fields[at + 1] ?? '').replace(/^file:/, '');
+    found.push({
+      scope: fields[at] ?? '',
+      origin,
+      entry: { key, value: newline < 0 ? null : text.slice(newline + 1) },
+    });
+  }
+  const ownScope = (scope: string) => scope === 'local' || scope === 'worktree';
+  const files = new Set<string>();
+  for (const { scope, origin, entry } of found) {
+    if (!ownScope(scope)) continue;
+    if (origin) files.add(origin);
+    if (INCLUDE_KEY.test(entry.key) && entry.value) {
+      const target = entry.value.startsWith('~/') ? join(home, entry.value.slice(2)) : entry.value;
+      files.add(isAbsolute(target) ? target : join(dirname(origin), target));
+    }
+  }
+  const own = found
+    .filter(({ scope, entry }) => ownScope(scope) && isProgramEntry(entry))
+    .map(({ entry }) => entry);
+  const user = (key: string) =>
+    found
+      .filter(({ scope, entry }) => entry.key === key && (scope === 'global' || scope === 'system'))
+      .map(({ entry }) => entry.value ?? 'true');
   const overrides: [string, string][] = [];
-  for (const key of own) {
-    const userValues = found
-      .filter((entry) => entry.key === key && (entry.scope === 'global' || entry.scope === 'system'))
-      .map((entry) => entry.value);
-    overrides.push(...neutral(key, userValues));
-  }
-  return overrides;
+  for (const key of new Set(own.map((entry) => entry.key))) overrides.push(...neutral(key, user));
+  return { programs: { overrides, own, files: [...files] } };
 }
 
 /**
@@ -113,9 +156,10 @@ export function findGit(env: NodeJS.ProcessEnv = process.env, platform = process
 
 /**
  * The files a repository's own config is read from, for `cwd` (its .git folder, or the one a worktree's
- * .git file names, and its common folder): what the overrides are kept by, with their sizes and times.
+ * .git file names, and its common folder), and its HEAD (an `includeIf "onbranch:…"` follows it); none
+ * outside a repository. A `.git` folder without a HEAD is no repository to git, which looks further up.
  */
-function repositoryConfigStamp(cwd: string): string {
+function repositoryFiles(cwd: string): string[] {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
     try {
@@ -123,33 +167,45 @@ function repositoryConfigStamp(cwd: string): string {
       let gitDir = dotGit;
       if (kind.isFile()) {
         const named = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-        if (!named) return '';
+        if (!named) throw new Error('no gitdir');
         gitDir = resolve(dir, named);
       }
+      if (!statSync(join(gitDir, 'HEAD')).isFile()) throw new Error('no HEAD');
       let common = gitDir;
       try {
         common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
       } catch {
         // Not a linked worktree.
       }
-      return [join(common, 'config'), join(gitDir, 'config.worktree')]
-        .map((file) => {
-          try {
-            const at = statSync(file);
-            return `${file}:${at.size}:${at.mtimeMs}:${at.ino}`;
-          } catch {
-            return `${file}:-`;
-          }
-        })
-        .join('|');
+      return [join(common, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'HEAD')];
     } catch {
-      if (dirname(dir) === dir) return '';
+      if (dirname(dir) === dir) return [];
     }
   }
 }
 
-/** The overrides of a repository's own config, by the folder git runs in and the config files' stamps. */
-const overridesCache = new Map<string, { stamp: string; overrides: [string, string][] }>();
+/** Each file's size, times and inode (ctime too: an mtime can be set back), or that it is not there. */
+function stampOf(files: readonly string[], cwd: string): string {
+  return files
+    .map((file) => {
+      try {
+        const at = statSync(resolve(cwd, file));
+        return `${file}:${at.size}:${at.mtimeMs}:${at.ctimeMs}:${at.ino}`;
+      } catch {
+        return `${file}:-`;
+      }
+    })
+    .join('|');
+}
+
+/**
+ * What a repository's own config names, by the folder git runs in: kept while none of the files it was read
+ * from (its config, config.worktree, HEAD, every file they include) has changed since.
+ */
+const programsCache = new Map<
+  string,
+  { files: string[]; stamp: string | null; programs: RepositoryPrograms }
+>();
 
 const SAFE = safeSettings(process.platform);
 
@@ -178,16 +234,24 @@ export function configPairs(env: Readonly<Record<string, string | undefined>>): 
  * fsmonitor and the rest of safeSettings stay off either way: Byre's git is its own plumbing, never the
  * user's command. Nothing is trusted until the backend says how to know (main/data/trust.ts, trustsTree).
  */
-let trustedFolder: (folder: string, host: string | null) => boolean = () => false;
+type TrustCheck = (folder: string, host: string | null, programs: readonly ConfigEntry[]) => boolean;
+let trustedFolder: TrustCheck = () => false;
 
-export function trustForGit(check: (folder: string, host: string | null) => boolean): void {
+export function trustForGit(check: TrustCheck): void {
   trustedFolder = check;
 }
 
-/** Whether git in `folder` (on `host`) runs its repository's programs: the folder is trusted. */
-export function runsRepositoryPrograms(folder: string, host: string | null): boolean {
+/**
+ * Whether git in `folder` (on `host`) runs these programs its repository's config names: the user trusted
+ * the folder with them.
+ */
+export function runsRepositoryPrograms(
+  folder: string,
+  host: string | null,
+  programs: readonly ConfigEntry[],
+): boolean {
   try {
-    return trustedFolder(folder, host);
+    return trustedFolder(folder, host, programs);
   } catch {
     return false;
   }
@@ -243,8 +307,33 @@ export async function gitRun(args: readonly string[], options: GitOptions): Prom
     { GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_COUNT: '0' },
     options.env,
   );
-  const overrides = await repositoryOverrides(program, options.cwd, env);
-  return run(program, [...SAFE, ...args], options, { ...env, ...withOverrides(env, overrides) });
+  // A run with GIT_DIR of its own (Byre's private repository) reads that repository's config, which is Byre's.
+  const found = env.GIT_DIR ? null : await repositoryPrograms(program, options.cwd, env);
+  if (found && 'refused' in found) {
+    return { stdout: '', stderr: `Byre runs no git here: ${found.refused}.`, code: 'EREFUSED' };
+  }
+  const programs = found?.programs;
+  // In a folder the user trusted with these very programs, they run, as git itself would run them.
+  const overrides =
+    programs && programs.overrides.length > 0 && !runsRepositoryPrograms(options.cwd, null, programs.own)
+      ? programs.overrides
+      : [];
+  if (overrides.length === 0) return run(program, [...SAFE, ...args], options, env);
+  if (await takesConfigFromEnv(program)) {
+    return run(program, [...SAFE, ...args], options, { ...env, ...withOverrides(env, overrides) });
+  }
+  // A git before 2.31 reads no GIT_CONFIG_*: `-c`, which cannot carry a key with `=` in it (it would end the
+  // key there), so such a config runs no git at all.
+  if (overrides.some(([key]) => key.includes('='))) {
+    return {
+      stdout: '',
+      stderr:
+        "Byre runs no git here: the repository's config names a driver this git (before 2.31) cannot set back.",
+      code: 'EREFUSED',
+    };
+  }
+  const settings = overrides.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+  return run(program, [...SAFE, ...settings, ...args], options, env);
 }
 
 /** The GIT_CONFIG_* of `env` with `overrides` before its own settings, which come after and so win. */
@@ -255,30 +344,89 @@ export function withOverrides(
   return overrides.length > 0 ? configEnv([...overrides, ...configPairs(env)]) : {};
 }
 
-/** The overrides of what the repository's own config at `cwd` would run (programOverrides), kept until it changes. */
-async function repositoryOverrides(
+/** Whether a git reads GIT_CONFIG_COUNT (2.31 and later), by its version, asked once for each git. */
+const envConfigSupport = new Map<string, Promise<boolean>>();
+function takesConfigFromEnv(program: string): Promise<boolean> {
+  let known = envConfigSupport.get(program);
+  if (!known) {
+    known = run(program, ['version'], { cwd: homedir() }, { ...process.env, GIT_CONFIG_COUNT: '0' }).then(
+      (ran) => {
+        const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(ran.stdout) ?? []).slice(1).map(Number);
+        return major > 2 || (major === 2 && minor >= 31);
+      },
+    );
+    envConfigSupport.set(program, known);
+  }
+  return known;
+}
+
+/**
+ * What the repository's own config at `cwd` names (readListing), kept until a file it was read from changes;
+ * a refusal when git cannot list it (a git before 2.26 has no --show-scope): git then runs nowhere there,
+ * rather than with whatever the config names.
+ */
+async function repositoryPrograms(
   program: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
-): Promise<[string, string][]> {
-  // A run with GIT_DIR of its own (Byre's private repository) reads that repository's config, which is Byre's.
-  if (env.GIT_DIR) return [];
-  if (runsRepositoryPrograms(cwd, null)) return [];
-  const stamp = repositoryConfigStamp(cwd);
-  if (!stamp) return [];
+): Promise<{ programs: RepositoryPrograms } | { refused: string } | null> {
+  const base = repositoryFiles(cwd);
+  if (base.length === 0) return null;
   const key = resolve(cwd);
-  const kept = overridesCache.get(key);
-  if (kept?.stamp === stamp) return kept.overrides;
-  const listed = await run(
+  const kept = programsCache.get(key);
+  const watched = [...new Set([...base, ...(kept?.files ?? [])])];
+  const stamp = stampOf(watched, cwd);
+  if (kept && kept.stamp === stamp) return { programs: kept.programs };
+  const listed = await runBytes(
     program,
-    [...SAFE, 'config', '-z', '--show-scope', '--get-regexp', PROGRAM_KEYS],
-    { cwd },
-    { ...env, GIT_CONFIG_COUNT: '0' },
+    [...SAFE, 'config', '-z', '--show-scope', '--show-origin', '--get-regexp', LISTED_KEYS],
+    cwd,
+    // Byte by byte: in a UTF-8 locale the pattern's `.` matches no byte that is not UTF-8, so a driver named
+    // in such bytes would not be listed, and git would still run it.
+    { ...env, GIT_CONFIG_COUNT: '0', LC_ALL: 'C' },
   );
   // Exit 1: none of them is set anywhere.
-  const overrides = listed.code === 0 ? programOverrides(listed.stdout) : [];
-  if (listed.code === 0 || listed.code === 1) overridesCache.set(key, { stamp, overrides });
-  return overrides;
+  if (listed.code !== 0 && listed.code !== 1) {
+    return {
+      refused: `its config could not be listed (git 2.26 or later is needed): ${listed.stderr.trim()}`,
+    };
+  }
+  const read = readListing(listed.stdout);
+  if ('refused' in read) return read;
+  const files = [...new Set([...base, ...read.programs.files])];
+  // Stamped before the listing: a file changed while it was listed is read again next time. A file the
+  // listing named for the first time is stamped by the next run, which lists again.
+  const covered = files.every((file) => watched.includes(file));
+  programsCache.set(key, { files, stamp: covered ? stamp : null, programs: read.programs });
+  return read;
+}
+
+/** Runs git for its output as bytes (a config listing, whose names may be any bytes). */
+function runBytes(
+  program: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ stdout: Buffer; stderr: string; code: number | string | null }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      program,
+      args,
+      { cwd, env, encoding: 'buffer', maxBuffer: 16 * 1024 * 1024, windowsHide: true },
+      (error, stdout, stderr) => {
+        const code = error
+          ? ((error as NodeJS.ErrnoException).code ?? (error as { code?: number }).code ?? null)
+          : 0;
+        resolve({
+          stdout,
+          stderr: stderr.toString('utf8'),
+          code: typeof code === 'number' || typeof code === 'string' ? code : null,
+        });
+      },
+    );
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end();
+  });
 }
 
 function run(

@@ -6,14 +6,15 @@
  */
 import { posix } from 'node:path';
 import type { GitOptions, GitRun } from './git';
-import { PROGRAM_KEYS } from './git-config';
+import { LISTED_KEYS } from './git-config';
 import {
   inRuns,
-  programOverrides,
+  readListing,
   runsRepositoryPrograms,
   safeSettings,
   UNREACHED,
   withOverrides,
+  type RepositoryPrograms,
 } from './git';
 import type { Machine, PathKind } from './machine';
 import type { MarkedRun, RunLimits } from '../remote/run';
@@ -40,11 +41,13 @@ const RUN_BYTES = { bytes: MAX_LINE / 2, weight: 4, extra: 8 };
 const CONFIG_CHANGED_EXIT = 86;
 
 /**
- * In the folder, with nothing inherited that would point git elsewhere, git with our settings. Its second
- * word is what Byre last saw of the programs git's config names there (`git config --show-scope` of
- * PROGRAM_KEYS, in hex), or `-` to skip the look (a run in Byre's private repository): git runs only when
- * they are still those, so the settings that set the repository's own back (git.ts, programOverrides) are
- * never stale. Otherwise it prints what it found and exits CONFIG_CHANGED_EXIT, and Byre asks again.
+ * In the folder, with nothing inherited that would point git elsewhere and no relative entry of the PATH
+ * (which would find a `git` in the folder), git with our settings. Its second word is what Byre last saw of
+ * git there (its version, then `git config --show-scope --show-origin` of LISTED_KEYS, then that listing's
+ * exit, all in hex), or `-` to skip the look (a run in Byre's private repository): git runs only when it is
+ * still that, so the settings that set the repository's own programs back (git.ts, readListing) are never
+ * stale. Otherwise it prints what it found and exits CONFIG_CHANGED_EXIT, and Byre asks again. (A config
+ * written between the look and git's start is the one gap: git itself reads its config only once started.)
  */
 const GIT_SCRIPT = [
   ...INTO_FOLDER,
@@ -52,16 +55,43 @@ const GIT_SCRIPT = [
   'seen=$1',
   'shift',
   'unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_COMMON_DIR GIT_CEILING_DIRECTORIES GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_NOSYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT',
+  'set -f; p=; IFS=:; for d in $PATH; do case $d in /*) p=${p:+$p:}$d ;; esac; done; unset IFS; set +f',
+  'PATH=$p; export PATH',
   'command -v git >/dev/null 2>&1 || { echo "git is not installed on this host." >&2; exit 127; }',
   'if [ "$seen" != - ]; then',
-  `  found=$(git ${safeSettings('linux').join(' ')} config -z --show-scope --get-regexp '${PROGRAM_KEYS}' 2>/dev/null | od -A n -v -t x1 | tr -d ' \\n')`,
+  `  found=$({ git version; LC_ALL=C git ${safeSettings('linux').join(' ')} config -z --show-scope --show-origin --get-regexp '${LISTED_KEYS}'; echo "$?"; } 2>/dev/null | od -A n -v -t x1 | tr -d ' \\n')`,
   `  [ "x$found" = "x$seen" ] || { printf '%s' "$found"; exit ${CONFIG_CHANGED_EXIT}; }`,
   'fi',
   'exec env GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0 "$@"',
 ].join('\n');
 
-/** The most of PROGRAM_KEYS' listing a run carries back (in hex): far more than any real config names. */
-const MAX_SEEN = 16_384;
+/** The most of that look a run carries back (in hex): far more than any real config names. */
+const MAX_SEEN = 60_000;
+
+/**
+ * What GIT_SCRIPT's look at git there found: whether that git reads GIT_CONFIG_* (2.31 and later), and the
+ * repository's programs; or why git runs nowhere there (the config could not be listed, or not set back).
+ */
+export function readHostLook(
+  hex: string,
+): { envConfig: boolean; programs: RepositoryPrograms } | { refused: string } {
+  const bytes = Buffer.from(hex, 'hex');
+  const newline = bytes.indexOf(0x0a);
+  const version = bytes.subarray(0, Math.max(newline, 0)).toString('utf8');
+  const rest = bytes.subarray(newline + 1);
+  const end = rest.lastIndexOf(0);
+  const status = rest
+    .subarray(end + 1)
+    .toString('utf8')
+    .trim();
+  if (status !== '0' && status !== '1') {
+    return { refused: "its git could not list the repository's config (git 2.26 or later is needed)" };
+  }
+  const read = readListing(rest.subarray(0, end + 1), '~');
+  if ('refused' in read) return read;
+  const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
+  return { envConfig: major > 2 || (major === 2 && minor >= 31), programs: read.programs };
+}
 
 /** One line a path: what is there, not following a symlink. */
 const KINDS_SCRIPT =
@@ -97,21 +127,46 @@ export function hostMachine(name: string, run: HostRunner): Machine {
     path: posix,
     async git(args: readonly string[], options: GitOptions): Promise<GitRun> {
       // A run with a GIT_DIR of Byre's (its private repository) reads that repository's config, Byre's own.
-      // So does one in a folder the user trusts: its repository's programs run there, as git itself runs them.
-      const own = options.env?.GIT_DIR !== undefined || runsRepositoryPrograms(options.cwd, name);
+      const own = options.env?.GIT_DIR !== undefined;
       // Twice at most: the config changes between two runs only when something is changing it right then.
       for (let attempt = 0; attempt < 3; attempt++) {
         const seenNow = own ? '-' : (seen.get(options.cwd) ?? '');
-        const overrides = own ? [] : programOverrides(Buffer.from(seenNow, 'hex').toString('utf8'));
-        const env = Object.entries({ ...options.env, ...withOverrides(options.env ?? {}, overrides) }).map(
-          ([key, value]) => `${key}=${value}`,
-        );
+        const look = own || !seenNow ? null : readHostLook(seenNow);
+        if (look && 'refused' in look) {
+          return {
+            stdout: '',
+            stderr: `Byre runs no git on ${name} here: ${look.refused}.`,
+            code: 'EREFUSED',
+          };
+        }
+        // In a folder the user trusted with these very programs, they run, as git itself would run them.
+        const overrides =
+          look &&
+          look.programs.overrides.length > 0 &&
+          !runsRepositoryPrograms(options.cwd, name, look.programs.own)
+            ? look.programs.overrides
+            : [];
+        // A git before 2.31 reads no GIT_CONFIG_*: `-c`, which cannot carry a key with `=` in it.
+        const byEnv = look?.envConfig ?? true;
+        if (!byEnv && overrides.some(([key]) => key.includes('='))) {
+          return {
+            stdout: '',
+            stderr: `Byre runs no git on ${name} here: the repository's config names a driver this git (before 2.31) cannot set back.`,
+            code: 'EREFUSED',
+          };
+        }
+        const env = Object.entries({
+          ...options.env,
+          ...(byEnv ? withOverrides(options.env ?? {}, overrides) : {}),
+        }).map(([key, value]) => `${key}=${value}`);
+        const settings = byEnv ? [] : overrides.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
         const line = portableSh(GIT_SCRIPT, [
           options.cwd,
-          seenNow,
+          seenNow || 'none',
           ...env,
           'git',
           ...safeSettings('linux'),
+          ...settings,
           ...args,
         ]);
         if (Buffer.byteLength(line) > MAX_LINE) {
@@ -131,7 +186,7 @@ export function hostMachine(name: string, run: HostRunner): Machine {
           return { stdout: '', stderr, code: 'ENOENT' };
         }
         const stdout = result.stdout.toString('utf8');
-        if (result.code === CONFIG_CHANGED_EXIT && !own && /^([0-9a-f]{2})*$/.test(stdout)) {
+        if (result.code === CONFIG_CHANGED_EXIT && !own && /^([0-9a-f]{2})+$/.test(stdout)) {
           if (stdout.length > MAX_SEEN) {
             return {
               stdout: '',
