@@ -129,6 +129,22 @@ describe('what a folder carries', () => {
     gitIn(join(top, 'src'), 'init', '-q');
     expect(readFolderHere(join(top, 'src'), 'src').needsTrust).toBe(false);
 
+    // A file read as instructions too (its `#` lines are comments to git) is read as config as well.
+    writeFileSync(join(top, 'CLAUDE.md'), '# House rules\n[filter "hidden"]\n\tclean = sh -c evil\n');
+    gitIn(top, 'config', '--add', 'include.path', '../CLAUDE.md');
+    expect(readFolderHere(top, top).items).toContainEqual({
+      file: 'CLAUDE.md',
+      kind: 'gitProgram',
+      text: 'filter.hidden.clean = sh -c evil',
+    });
+    gitIn(top, 'config', '--unset-all', 'include.path', 'CLAUDE');
+
+    // An empty .git folder below is no repository to git: the one above still counts.
+    mkdirSync(join(top, 'lib', '.git'), { recursive: true });
+    expect(readFolderHere(join(top, 'lib'), 'lib').items.map((item) => item.text)).toContain(
+      'filter.crypt.smudge = git-crypt smudge',
+    );
+
     // A changed program asks again.
     gitIn(top, 'config', 'filter.crypt.smudge', 'git-crypt smudge --other');
     expect(readFolderHere(top, top).digest).not.toBe(read.digest);

@@ -261,15 +261,14 @@ type Role =
   | { kind: 'script'; by: string }
   /** `.git` in the folder or a folder above: a repository's folder, or a file naming one (a worktree's). */
   | { kind: 'gitDir'; repo: string }
+  /** A `.git` folder's HEAD: without one, git takes it for no repository and looks further up. */
+  | { kind: 'gitHead'; repo: string }
   | { kind: 'gitCommondir'; repo: string; gitdir: string }
   /** A config of the repository at `repo`, as the question names it, and how many includes deep. */
   | { kind: 'gitConfig'; repo: string; label: string; depth: number };
 
-/** How many includes deep a repository's git config is followed (git itself goes 10). */
-const MAX_INCLUDE_DEPTH = 3;
-
-const isGitRole = (role: Role) =>
-  role.kind === 'gitDir' || role.kind === 'gitCommondir' || role.kind === 'gitConfig';
+/** How many includes deep a repository's git config is followed: as deep as git itself goes. */
+const MAX_INCLUDE_DEPTH = 10;
 
 /**
  * One reading of a folder's own files: `next()` says what to read and list, `add()` takes it, until
@@ -277,6 +276,12 @@ const isGitRole = (role: Role) =>
  */
 export class FolderReading {
   private readonly roles = new Map<string, Role>();
+  /**
+   * What the repository's git reads, apart from `roles`: a file can be both (a CLAUDE.md a config includes,
+   * whose `#` lines are comments to git), and each reading follows it.
+   */
+  private readonly gitRoles = new Map<string, Role>();
+  private readonly queued = new Set<string>();
   private readonly texts = new Map<string, FileText>();
   private readonly listings = new Map<string, Listing>();
   private toRead: string[] = [];
@@ -293,9 +298,10 @@ export class FolderReading {
     // The repository the folder is in: its .git here or above, as git looks for it.
     for (let repo = folder; ; repo = paths.dirname(repo)) {
       const dotGit = paths.join(repo, '.git');
-      this.want(dotGit, { kind: 'gitDir', repo });
-      this.want(paths.join(dotGit, 'config'), { kind: 'gitConfig', repo, label: '.git/config', depth: 0 });
-      this.want(paths.join(dotGit, 'config.worktree'), {
+      this.wantGit(dotGit, { kind: 'gitDir', repo });
+      this.wantGit(paths.join(dotGit, 'HEAD'), { kind: 'gitHead', repo });
+      this.wantGit(paths.join(dotGit, 'config'), { kind: 'gitConfig', repo, label: '.git/config', depth: 0 });
+      this.wantGit(paths.join(dotGit, 'config.worktree'), {
         kind: 'gitConfig',
         repo,
         label: '.git/config.worktree',
@@ -329,31 +335,33 @@ export class FolderReading {
       }
     }
     for (const [path, text] of texts) {
+      if (this.texts.has(path)) continue;
       this.texts.set(path, text);
       if (text.kind !== 'text') continue;
       this.bytesRead += Buffer.byteLength(text.text);
+      const gitRole = this.gitRoles.get(path);
+      if (gitRole) this.addGit(path, gitRole, text.text);
       const role = this.roles.get(path);
-      if (!role) continue;
-      if (isGitRole(role)) {
-        this.addGit(path, role, text.text);
-        continue;
+      if (role) this.follow(path, role, text.text);
+    }
+  }
+
+  /** What a file of the folder's own names next: what it imports, the scripts its hooks run. */
+  private follow(path: string, role: Role, text: string): void {
+    if (role.kind === 'memory' || role.kind === 'rule' || role.kind === 'import') {
+      const depth = role.kind === 'import' ? role.depth : 0;
+      if (depth >= MAX_IMPORT_DEPTH) return;
+      for (const target of importsOf(text)) {
+        const at = this.resolveFrom(this.paths.dirname(path), target);
+        if (at) this.want(at, { kind: 'import', by: this.name(path), depth: depth + 1 });
       }
-      if (role.kind === 'memory' || role.kind === 'rule' || role.kind === 'import') {
-        const depth = role.kind === 'import' ? role.depth : 0;
-        if (depth >= MAX_IMPORT_DEPTH) continue;
-        for (const target of importsOf(text.text)) {
-          const at = this.resolveFrom(this.paths.dirname(path), target);
-          if (at) this.want(at, { kind: 'import', by: this.name(path), depth: depth + 1 });
-        }
-        continue;
-      }
-      if (role.kind === 'script' || role.kind === 'outputStyle') continue;
-      const hooks =
-        role.kind === 'settings' ? hooksOfSettings(text.text) : hooksOfFrontmatter(frontmatter(text.text));
-      for (const command of hooks) {
-        for (const script of scriptsOf(command, this.folder, this.paths)) {
-          this.want(script, { kind: 'script', by: this.name(path) });
-        }
+      return;
+    }
+    if (role.kind === 'script' || role.kind === 'outputStyle') return;
+    const hooks = role.kind === 'settings' ? hooksOfSettings(text) : hooksOfFrontmatter(frontmatter(text));
+    for (const command of hooks) {
+      for (const script of scriptsOf(command, this.folder, this.paths)) {
+        this.want(script, { kind: 'script', by: this.name(path) });
       }
     }
   }
@@ -368,12 +376,12 @@ export class FolderReading {
       if (!named) return;
       const gitdir = at(role.repo, named);
       const config = { kind: 'gitConfig', repo: role.repo, depth: 0 } as const;
-      this.want(paths.join(gitdir, 'config'), { ...config, label: '.git/config' });
-      this.want(paths.join(gitdir, 'config.worktree'), { ...config, label: '.git/config.worktree' });
-      this.want(paths.join(gitdir, 'commondir'), { kind: 'gitCommondir', repo: role.repo, gitdir });
+      this.wantGit(paths.join(gitdir, 'config'), { ...config, label: '.git/config' });
+      this.wantGit(paths.join(gitdir, 'config.worktree'), { ...config, label: '.git/config.worktree' });
+      this.wantGit(paths.join(gitdir, 'commondir'), { kind: 'gitCommondir', repo: role.repo, gitdir });
     } else if (role.kind === 'gitCommondir') {
       const common = at(role.gitdir, text.trim());
-      this.want(paths.join(common, 'config'), {
+      this.wantGit(paths.join(common, 'config'), {
         kind: 'gitConfig',
         repo: role.repo,
         label: '.git/config',
@@ -390,7 +398,7 @@ export class FolderReading {
           inside && !inside.startsWith('..') && !paths.isAbsolute(inside)
             ? paths.join(paths.dirname(role.label), inside)
             : this.name(file);
-        this.want(file, { kind: 'gitConfig', repo: role.repo, label, depth: role.depth + 1 });
+        this.wantGit(file, { kind: 'gitConfig', repo: role.repo, label, depth: role.depth + 1 });
       }
     }
   }
@@ -403,8 +411,10 @@ export class FolderReading {
   private gitItems(hash: ReturnType<typeof createHash>): TrustItemType[] {
     let repo: string | null = null;
     for (let dir = this.folder; ; dir = this.paths.dirname(dir)) {
-      const found = this.texts.get(this.paths.join(dir, '.git'));
-      if (found && found.kind !== 'absent') {
+      // A .git file naming a git folder, or a .git folder with a HEAD, as git finds a repository.
+      const dotGit = this.texts.get(this.paths.join(dir, '.git'));
+      const head = this.texts.get(this.paths.join(dir, '.git', 'HEAD'));
+      if (dotGit?.kind === 'text' || head?.kind === 'text') {
         repo = dir;
         break;
       }
@@ -412,7 +422,24 @@ export class FolderReading {
     }
     if (repo === null) return [];
     const items: TrustItemType[] = [];
-    const configs = [...this.roles.entries()]
+    // What could not be followed for the budget is asked about, as any file past it is.
+    for (const [path, role] of this.gitRoles) {
+      const text = this.texts.get(path);
+      if (
+        (role.kind === 'gitDir' || role.kind === 'gitCommondir') &&
+        role.repo === repo &&
+        text?.kind === 'unreadable' &&
+        text.reason === overFolderBudget(MAX_FOLDER_BYTES)
+      ) {
+        hash.update(`git ${path}\0unreadable\0`);
+        items.push({
+          file: this.name(path),
+          kind: 'unreadable',
+          text: `${this.name(path)} could not be read: ${text.reason}`,
+        });
+      }
+    }
+    const configs = [...this.gitRoles.entries()]
       .filter(([, role]) => role.kind === 'gitConfig' && role.repo === repo)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [path, role] of configs) {
@@ -477,7 +504,7 @@ export class FolderReading {
       }
     }
     const rest = [...this.roles.entries()]
-      .filter(([, role]) => role.kind !== 'settings' && !isGitRole(role))
+      .filter(([, role]) => role.kind !== 'settings')
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [path, role] of rest) {
       const text = this.texts.get(path) ?? { kind: 'absent' };
@@ -497,6 +524,22 @@ export class FolderReading {
   private want(path: string, role: Role): void {
     if (this.roles.has(path)) return;
     this.roles.set(path, role);
+    const text = this.texts.get(path);
+    if (!text) this.queue(path);
+    else if (text.kind === 'text') this.follow(path, role, text.text);
+  }
+
+  private wantGit(path: string, role: Role): void {
+    if (this.gitRoles.has(path)) return;
+    this.gitRoles.set(path, role);
+    const text = this.texts.get(path);
+    if (!text) this.queue(path);
+    else if (text.kind === 'text') this.addGit(path, role, text.text);
+  }
+
+  private queue(path: string): void {
+    if (this.queued.has(path)) return;
+    this.queued.add(path);
     this.toRead.push(path);
   }
 
