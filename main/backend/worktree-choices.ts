@@ -98,6 +98,19 @@ export async function submodulesOf(
     entry[match[2] === 'path' ? 'path' : 'url'] = value;
     named.set(name, entry);
   }
+  // A URL the repository's own config sets (as `submodule init` copies it there, or by hand) is the one
+  // fetched: it wins over .gitmodules'.
+  const local = await machine.git(['config', '-z', '--local', '--get-regexp', '^submodule\\..*\\.url$'], {
+    cwd: checkout,
+  });
+  if (local.code === 0) {
+    for (const entry of local.stdout.split('\0')) {
+      const newline = entry.indexOf('\n');
+      const match = /^submodule\.(.*)\.url$/.exec(newline < 0 ? entry : entry.slice(0, newline));
+      const known = match ? named.get(match[1] ?? '') : undefined;
+      if (known && newline >= 0) known.url = entry.slice(newline + 1);
+    }
+  }
   return [...named.values()];
 }
 

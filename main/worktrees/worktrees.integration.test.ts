@@ -464,6 +464,12 @@ describe('the faults a worktree start or removal meets', () => {
       notes: [],
       submodules: [{ path: 'lib', url: lib }],
     });
+    // The URL the repository's own config sets is the one fetched, and the one shown.
+    gitIn(top, 'config', 'submodule.lib.url', 'https://elsewhere.example/lib.git');
+    expect(await invoke('worktreeChoices', { cwd: top })).toMatchObject({
+      submodules: [{ path: 'lib', url: 'https://elsewhere.example/lib.git' }],
+    });
+    gitIn(top, 'config', 'submodule.lib.url', lib);
     // Git clones a submodule from a local folder only where the user's config allows it, as here.
     writeFileSync(join(world.home, '.gitconfig'), '[protocol "file"]\n\tallow = always\n');
     world.fake.enqueue(say('Hello.'), say('Hello again.'), say('Not fetched.'));

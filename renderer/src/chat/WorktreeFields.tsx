@@ -229,7 +229,8 @@ export function WorktreeFields(props: {
                 Fetch its submodules into the worktree
               </label>
               <span className="field-hint">
-                Unticked, their folders stay empty. Each is fetched from where the repository says:
+                Unticked, their folders stay empty. Each is fetched from where the checkout’s .gitmodules and
+                the repository’s config say:
               </span>
               <ul className="worktree-submodule-list">
                 {available.submodules.map((submodule) => (
