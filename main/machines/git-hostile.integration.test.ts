@@ -219,6 +219,54 @@ describe('git in a hostile repository', () => {
     expect(existsSync(marker)).toBe(true);
   });
 
+  it.each(MACHINES)(
+    'runs none of the repository’s hooks or its fsmonitor, trusted or not (%s)',
+    async (_where, machine) => {
+      const top = realpathSync(mkdtempSync(join(tmpdir(), 'byre-hooks-')));
+      const marker = join(top, '..', `${top.split('/').at(-1)}-ran`);
+      gitIn(top, 'init', '-q', '-b', 'main');
+      writeFileSync(join(top, 'a.txt'), 'a\n');
+      gitIn(top, 'add', '.');
+      gitIn(top, 'commit', '-q', '-m', 'first');
+      const script = `#!/bin/sh\necho "$0" >> "${marker}"\n`;
+      for (const hook of ['post-checkout', 'pre-commit', 'post-commit', 'reference-transaction']) {
+        writeFileSync(join(top, '.git', 'hooks', hook), script);
+        chmodSync(join(top, '.git', 'hooks', hook), 0o755);
+      }
+      writeFileSync(join(top, 'monitor.sh'), script);
+      chmodSync(join(top, 'monitor.sh'), 0o755);
+      gitIn(top, 'config', 'core.fsmonitor', join(top, 'monitor.sh'));
+      trustForGit(() => true);
+      try {
+        const repository = await repositoryOf(top, machine);
+        const worktree = await createWorktree(repository!, 'main', 'hooked');
+        writeFileSync(join(worktree.path, 'a.txt'), 'changed\n');
+        for (const args of [
+          ['status', '--porcelain'],
+          ['add', 'a.txt'],
+          ['commit', '-q', '-m', 'by Byre'],
+        ]) {
+          const run = await machine.git(args, {
+            cwd: worktree.path,
+            env: {
+              GIT_AUTHOR_NAME: 'B',
+              GIT_AUTHOR_EMAIL: 'b@x',
+              GIT_COMMITTER_NAME: 'B',
+              GIT_COMMITTER_EMAIL: 'b@x',
+            },
+          });
+          expect(run.code, run.stderr).toBe(0);
+        }
+      } finally {
+        trustForGit(() => false);
+      }
+      expect(existsSync(marker)).toBe(false);
+      // Git by hand runs them: the repository is as hooked as it says.
+      gitIn(top, 'status');
+      expect(existsSync(marker)).toBe(true);
+    },
+  );
+
   it('never uses a bare repository inside a clone, whose config could name any program', async () => {
     const { top } = hostileRepository();
     const bare = join(top, 'vendor', 'lib.git');
