@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { CostLabel, SortControl } from './Sidebar';
+import { CostLabel, SearchResults, SortControl } from './Sidebar';
 
 /**
  * The sidebar's cost pieces as they render (issue 29): a row's cost, marked when estimated and absent when
@@ -26,5 +26,37 @@ describe('the Sort by control', () => {
     expect(html).toContain('aria-label="Sort by"');
     expect(html).toMatch(/<option value="recent">Recent<\/option>/);
     expect(html).toMatch(/<option value="cost" selected="">Cost<\/option>/);
+  });
+});
+
+describe('a search while the library is still being indexed', () => {
+  const hit = {
+    sessionId: 's1',
+    title: 'Widget rewrite',
+    cwd: '/work',
+    lastActive: 0,
+    snippet: 'widget',
+    messageUuid: null,
+  };
+
+  it('says how much it looked through, found or not, rather than that nothing mentions it', () => {
+    const none = renderToStaticMarkup(
+      <SearchResults
+        search={{ query: 'widget', hits: [], complete: true, partial: { indexed: 120, total: 2775 } }}
+      />,
+    );
+    expect(none).toContain('No conversations mention “widget” among the 120 of 2,775 indexed so far');
+    const some = renderToStaticMarkup(
+      <SearchResults
+        search={{ query: 'widget', hits: [hit], complete: true, partial: { indexed: 120, total: 2775 } }}
+      />,
+    );
+    expect(some).toContain('Searched 120 of 2,775 conversations so far');
+    expect(some).toContain('Widget rewrite');
+    const whole = renderToStaticMarkup(
+      <SearchResults search={{ query: 'widget', hits: [], complete: true }} />,
+    );
+    expect(whole).toContain('No conversations mention “widget”.');
+    expect(whole).not.toContain('so far');
   });
 });

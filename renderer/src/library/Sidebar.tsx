@@ -372,19 +372,35 @@ function WorktreeLine(props: {
   );
 }
 
-function SearchResults({ search }: { search: LibrarySearch }) {
+export function SearchResults({ search }: { search: LibrarySearch }) {
   const openSaved = useStore((state) => state.openSaved);
-  const { query, hits, complete } = search;
+  const { query, hits, complete, partial } = search;
   const looking = !complete && (
     <p className="sidebar-empty search-looking" role="status">
       Looking through messages…
     </p>
   );
+  // Not everywhere yet: the index is still being built, and the search is asked again as it grows.
+  const sofar = partial && (
+    <p className="sidebar-empty search-partial" role="status">
+      Searched {partial.indexed.toLocaleString()} of {partial.total.toLocaleString()} conversations so far;
+      more as they are indexed.
+    </p>
+  );
   if (hits.length === 0) {
-    return looking || <p className="sidebar-empty">No conversations mention “{query}”.</p>;
+    if (looking) return looking;
+    return partial ? (
+      <p className="sidebar-empty search-partial" role="status">
+        No conversations mention “{query}” among the {partial.indexed.toLocaleString()} of{' '}
+        {partial.total.toLocaleString()} indexed so far; more as they are indexed.
+      </p>
+    ) : (
+      <p className="sidebar-empty">No conversations mention “{query}”.</p>
+    );
   }
   return (
     <>
+      {sofar}
       <ul className="search-results" aria-label="Search results" aria-busy={!complete}>
         {hits.map((hit, index) => (
           <li key={`${hit.sessionId}:${hit.messageUuid ?? ''}:${index}`}>

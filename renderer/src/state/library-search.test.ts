@@ -47,6 +47,30 @@ function searchingStore() {
 }
 
 describe('search as you type', () => {
+  it('says, for a library still being indexed, how much of it was looked through', async () => {
+    const { store, replies } = searchingStore();
+    store.setState({
+      libraryStatus: {
+        indexed: 1,
+        total: 9,
+        done: false,
+        problems: [],
+        cleanupPeriodDays: 30,
+        projectsDir: '/p',
+      },
+    });
+    void store.getState().searchLibrary('lexer');
+    replies.reply('lexer:titles:1', found());
+    replies.reply('lexer:all:1', found());
+    await landed();
+    expect(store.getState().search).toEqual({
+      query: 'lexer',
+      hits: [],
+      complete: true,
+      partial: { indexed: 1, total: 9 },
+    });
+  });
+
   it('shows the titles as soon as they come, and the messages after, saying it is still looking', async () => {
     const { store, replies, asked } = searchingStore();
     void store.getState().searchLibrary('lexer');

@@ -39,19 +39,24 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
   const runSearch = (query: string): Promise<void> => {
     const seq = ++searchSeq;
     const folder = get().libraryFolder;
+    // A search of an index still being built looked through part of the library: it says how much.
+    const status = get().libraryStatus;
+    const partial =
+      status && !status.done ? { partial: { indexed: status.indexed, total: status.total } } : {};
     const ask = (part: 'titles' | 'all') => call('librarySearch', { query, folder, part, searcher, seq });
     let complete = false;
     const titles = ask('titles').then(
       ({ hits }) => {
         if (seq !== searchSeq || complete) return;
-        set({ search: { query, hits, complete: false }, libraryError: null });
+        set({ search: { query, hits, complete: false, ...partial }, libraryError: null });
       },
       () => undefined,
     );
     const all = ask('all').then(
       ({ hits }) => {
         complete = true;
-        if (seq === searchSeq) set({ search: { query, hits, complete: true }, libraryError: null });
+        if (seq === searchSeq)
+          set({ search: { query, hits, complete: true, ...partial }, libraryError: null });
       },
       (error: unknown) => {
         complete = true;

@@ -411,6 +411,11 @@ export interface LibrarySearch {
   query: string;
   hits: SearchHit[];
   complete: boolean;
+  /**
+   * Asked while the library was still being indexed: how many of how many conversations it looked through.
+   * It is asked again as the index grows; absent once the whole library was looked through.
+   */
+  partial?: { indexed: number; total: number };
 }
 
 export interface LibrarySlice {
