@@ -414,7 +414,9 @@ export class FolderReading {
       // A .git file naming a git folder, or a .git folder with a HEAD, as git finds a repository.
       const dotGit = this.texts.get(this.paths.join(dir, '.git'));
       const head = this.texts.get(this.paths.join(dir, '.git', 'HEAD'));
-      if (dotGit?.kind === 'text' || head?.kind === 'text') {
+      const overBudget =
+        dotGit?.kind === 'unreadable' && dotGit.reason === overFolderBudget(MAX_FOLDER_BYTES);
+      if (dotGit?.kind === 'text' || head?.kind === 'text' || overBudget) {
         repo = dir;
         break;
       }

@@ -68,9 +68,14 @@ describe('a git config read as git reads it', () => {
   });
 
   it('finds a program behind CRLF line ends and a value continued across lines', () => {
-    const text = '[filter "x"]\r\n\tsmudge = sh -c \\\r\n  evil\r\n[diff]\r\n\texternal=run-me\r\n';
+    const text =
+      '[filter "x"]\r\n\tsmudge = sh -c \\\r\n  evil\r\n[diff]\r\n\texternal=run-me\r\n[core]\n\tpager = less\t\t-R \t\n';
     const read = parseGitConfig(text);
     expect(read).toEqual(gitReads(text));
-    expect(programEntries(read).map((entry) => entry.key)).toEqual(['filter.x.smudge', 'diff.external']);
+    expect(programEntries(read).map((entry) => entry.key)).toEqual([
+      'filter.x.smudge',
+      'diff.external',
+      'core.pager',
+    ]);
   });
 });

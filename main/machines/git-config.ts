@@ -127,8 +127,9 @@ export function parseGitConfig(text: string): ConfigEntry[] {
         continue;
       }
       at++;
+      // Unquoted white space is a space to git (a tab too), and none at the start or the end.
       if (!quoted && (char === ' ' || char === '\t' || char === '\r')) {
-        if (value.length > 0) value += char;
+        if (value.length > 0) value += char === '\r' ? '' : ' ';
         continue;
       }
       value += char;

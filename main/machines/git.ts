@@ -97,21 +97,32 @@ export interface RepositoryPrograms {
 export function readListing(
   listing: Buffer,
   home: string = homedir(),
+  /** Where git reports a relative origin from: the repository's top folder (git's own files are named from there). */
+  top = '',
 ): { programs: RepositoryPrograms } | { refused: string } {
-  if (!isUtf8(listing)) {
-    return { refused: "the repository's git config names a program in bytes Byre cannot read (not UTF-8)" };
+  const raw: Buffer[] = [];
+  for (let at = 0; at < listing.length;) {
+    const end = listing.indexOf(0, at);
+    if (end < 0) break;
+    raw.push(listing.subarray(at, end));
+    at = end + 1;
   }
-  const fields = listing.toString('utf8').split('\0');
+  const fields = raw.map((field) => field.toString('utf8'));
   const found: { scope: string; origin: string; entry: ConfigEntry }[] = [];
   for (let at = 0; at + 2 < fields.length; at += 3) {
     const text = fields[at + 2] ?? '';
+    // The repository's own settings only: a byte of the user's own config that is not UTF-8 is theirs.
+    if ((fields[at] === 'local' || fields[at] === 'worktree') && !isUtf8(raw[at + 2] ?? Buffer.alloc(0))) {
+      return { refused: "the repository's git config names a program in bytes Byre cannot read (not UTF-8)" };
+    }
     const newline = text.indexOf('\n');
     const key = newline < 0 ? text : text.slice(0, newline);
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(key)) {
       return { refused: "the repository's git config names a program under a key Byre cannot set back" };
     }
-    const origin = (fields[at + 1] ?? '').replace(/^file:/, '');
+    const named = (fields[at + 1] ?? '').replace(/^file:/, '');
+    const origin = named && !isAbsolute(named) && top ? join(top, named) : named;
     found.push({
       scope: fields[at] ?? '',
       origin,
@@ -159,7 +170,7 @@ export function findGit(env: NodeJS.ProcessEnv = process.env, platform = process
  * .git file names, and its common folder), and its HEAD (an `includeIf "onbranch:…"` follows it); none
  * outside a repository. A `.git` folder without a HEAD is no repository to git, which looks further up.
  */
-function repositoryFiles(cwd: string): string[] {
+function repositoryFiles(cwd: string): { files: string[]; top: string } | null {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
     try {
@@ -177,9 +188,12 @@ function repositoryFiles(cwd: string): string[] {
       } catch {
         // Not a linked worktree.
       }
-      return [join(common, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'HEAD')];
+      return {
+        files: [join(common, 'config'), join(gitDir, 'config.worktree'), join(gitDir, 'HEAD')],
+        top: dir,
+      };
     } catch {
-      if (dirname(dir) === dir) return [];
+      if (dirname(dir) === dir) return null;
     }
   }
 }
@@ -332,8 +346,9 @@ export async function gitRun(args: readonly string[], options: GitOptions): Prom
       code: 'EREFUSED',
     };
   }
+  // Before Byre's own settings: with -c the last one wins, and Byre's (protocol.ext.allow=never) must.
   const settings = overrides.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-  return run(program, [...SAFE, ...settings, ...args], options, env);
+  return run(program, [...settings, ...SAFE, ...args], options, env);
 }
 
 /** The GIT_CONFIG_* of `env` with `overrides` before its own settings, which come after and so win. */
@@ -370,8 +385,9 @@ async function repositoryPrograms(
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ programs: RepositoryPrograms } | { refused: string } | null> {
-  const base = repositoryFiles(cwd);
-  if (base.length === 0) return null;
+  const found = repositoryFiles(cwd);
+  if (!found) return null;
+  const { files: base, top } = found;
   const key = resolve(cwd);
   const kept = programsCache.get(key);
   const watched = [...new Set([...base, ...(kept?.files ?? [])])];
@@ -391,7 +407,7 @@ async function repositoryPrograms(
       refused: `its config could not be listed (git 2.26 or later is needed): ${listed.stderr.trim()}`,
     };
   }
-  const read = readListing(listed.stdout);
+  const read = readListing(listed.stdout, homedir(), top);
   if ('refused' in read) return read;
   const files = [...new Set([...base, ...read.programs.files])];
   // Stamped before the listing: a file changed while it was listed is read again next time. A file the

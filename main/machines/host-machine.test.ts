@@ -7,7 +7,7 @@ import { git } from './git';
 import { thisMachine } from './machine';
 import { shellHost } from '../changes/test-support/shell-host';
 import { Snapshots, SnapshotsOff } from '../changes/snapshots';
-import { hostMachine } from './host-machine';
+import { hostMachine, readHostLook } from './host-machine';
 
 /**
  * A host's file operations for the snapshots, each line run by a shell as the host's would (the snapshots
@@ -114,5 +114,33 @@ describe('a host’s files, through its shell', () => {
       git(['cat-file', '-e', 'HEAD'], { cwd: '/srv', mayFail: true, via: host.git }),
     ).rejects.toThrow(/far-box/);
     await expect(Snapshots.open('/srv', '/store', undefined, host)).rejects.toThrow(/far-box/);
+  });
+});
+
+describe('what a host’s git was seen to be', () => {
+  const look = (version: string, listing: string, status: string) =>
+    Buffer.from(`${version}\n${listing}${status}\n`).toString('hex');
+  const own = 'local\0file:.git/config\0filter.x.clean\nsh evil\0';
+
+  it('tells a git that reads GIT_CONFIG_* (2.31 and later) from one that needs -c, and reads the listing', () => {
+    for (const [version, envConfig] of [
+      ['git version 2.30.2', false],
+      ['git version 2.31.0', true],
+      ['git version 2.39.5.windows.1', true],
+      ['git version 3.0.0', true],
+    ] as const) {
+      const seen = readHostLook(look(version, own, '0'));
+      expect(seen).toMatchObject({
+        envConfig,
+        programs: { own: [{ key: 'filter.x.clean', value: 'sh evil' }] },
+      });
+    }
+    expect(readHostLook(look('git version 2.39.5', '', '1'))).toMatchObject({ programs: { own: [] } });
+  });
+
+  it('refuses when git could not list the config (before 2.26), rather than run with whatever it names', () => {
+    expect(readHostLook(look('git version 2.25.1', '', '129'))).toEqual({
+      refused: "its git could not list the repository's config (git 2.26 or later is needed)",
+    });
   });
 });

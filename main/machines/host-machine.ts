@@ -129,9 +129,16 @@ export function hostMachine(name: string, run: HostRunner): Machine {
       // A run with a GIT_DIR of Byre's (its private repository) reads that repository's config, Byre's own.
       const own = options.env?.GIT_DIR !== undefined;
       // Twice at most: the config changes between two runs only when something is changing it right then.
-      for (let attempt = 0; attempt < 3; attempt++) {
+      let looked = false;
+      for (let attempt = 0; attempt < 4; attempt++) {
         const seenNow = own ? '-' : (seen.get(options.cwd) ?? '');
         const look = own || !seenNow ? null : readHostLook(seenNow);
+        // A refusal from what was seen on an earlier run is looked at again: the config may be mended.
+        if (look && 'refused' in look && !looked) {
+          seen.delete(options.cwd);
+          looked = true;
+          continue;
+        }
         if (look && 'refused' in look) {
           return {
             stdout: '',
@@ -165,8 +172,9 @@ export function hostMachine(name: string, run: HostRunner): Machine {
           seenNow || 'none',
           ...env,
           'git',
-          ...safeSettings('linux'),
+          // Before Byre's own settings: with -c the last one wins, and Byre's must.
           ...settings,
+          ...safeSettings('linux'),
           ...args,
         ]);
         if (Buffer.byteLength(line) > MAX_LINE) {
@@ -195,6 +203,7 @@ export function hostMachine(name: string, run: HostRunner): Machine {
             };
           }
           seen.set(options.cwd, stdout);
+          looked = true;
           continue;
         }
         return { stdout, stderr, code: result.code };

@@ -47,6 +47,45 @@ function searchingStore() {
 }
 
 describe('search as you type', () => {
+  it('asked again when the index finishes, no longer says it looked through part of the library', async () => {
+    const { store, replies } = searchingStore();
+    store.setState({
+      libraryStatus: {
+        indexed: 1,
+        total: 9,
+        done: false,
+        problems: [],
+        cleanupPeriodDays: 30,
+        projectsDir: '/p',
+      },
+      libraryQuery: 'lexer',
+    });
+    const byre = (globalThis as unknown as { window: { byre: Record<string, ReturnType<typeof vi.fn>> } })
+      .window.byre;
+    byre.libraryStatus!.mockImplementation(async () => ({
+      ok: true,
+      value: { indexed: 9, total: 9, done: true, problems: [], cleanupPeriodDays: 30, projectsDir: '/p' },
+    }));
+    // A window that draws: the store takes the new status only in the next frame, which has not come yet.
+    const frames: (() => void)[] = [];
+    const globals = globalThis as { document?: unknown; requestAnimationFrame?: unknown };
+    globals.document = { hidden: false };
+    globals.requestAnimationFrame = (run: () => void) => frames.push(run);
+    try {
+      const refreshed = store.getState().refreshLibrary();
+      await landed();
+      replies.reply('lexer:titles:1', found());
+      replies.reply('lexer:all:1', found());
+      await refreshed;
+      await landed();
+      expect(store.getState().search).toEqual({ query: 'lexer', hits: [], complete: true });
+    } finally {
+      delete globals.document;
+      delete globals.requestAnimationFrame;
+      for (const run of frames) run();
+    }
+  });
+
   it('says, for a library still being indexed, how much of it was looked through', async () => {
     const { store, replies } = searchingStore();
     store.setState({

@@ -7,6 +7,7 @@ import {
   settled,
 } from '../../../shared/conversation/paging';
 import type { ConversationSnapshot, IpcError } from '../../../shared/ipc';
+import type { LibraryStatus } from '../../../shared/library';
 import { call } from '../host/api';
 import { bridgeConnection } from '../host/bridge-client';
 import { takeFirstScreen } from './first-screen';
@@ -30,6 +31,11 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
   /** The search running, and whether the rows changed while it ran (its answer may be out of date). */
   let searching: Promise<void> | null = null;
   let searchStale = false;
+  /**
+   * The index's state as main last said it, at once: the store takes it in the next frame, and a search
+   * asked before then must not take the index for unfinished when it has finished.
+   */
+  let knownStatus: LibraryStatus | null = null;
 
   /**
    * Asks main for the query's titles and then for all of it, under one number: the titles are shown the
@@ -40,7 +46,7 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
     const seq = ++searchSeq;
     const folder = get().libraryFolder;
     // A search of an index still being built looked through part of the library: it says how much.
-    const status = get().libraryStatus;
+    const status = knownStatus ?? get().libraryStatus;
     const partial =
       status && !status.done ? { partial: { indexed: status.indexed, total: status.total } } : {};
     const ask = (part: 'titles' | 'all') => call('librarySearch', { query, folder, part, searcher, seq });
@@ -201,6 +207,7 @@ export function createLibrarySlice(set: StoreSet, get: StoreGet): LibrarySlice {
       try {
         const [list, status] = await Promise.all([call('libraryList', {}), call('libraryStatus', {})]);
         if (request !== listRequests) return;
+        knownStatus = status;
         const byId = new Map(list.rows.map((row) => [row.sessionId, row]));
         // The list changes as a reply streams (its transcript grows): with the frame's events, one commit.
         inNextFrame(() => {
