@@ -46,25 +46,28 @@ function searchingStore() {
   return { store: createStore(), replies, asked };
 }
 
+/** The index's state, `indexed` of 9 conversations read. */
+const indexing = (indexed: number) => ({
+  indexed,
+  total: 9,
+  done: indexed === 9,
+  problems: [],
+  cleanupPeriodDays: 30,
+  projectsDir: '/p',
+});
+
 describe('search as you type', () => {
   it('asked again when the index finishes, no longer says it looked through part of the library', async () => {
     const { store, replies } = searchingStore();
     store.setState({
-      libraryStatus: {
-        indexed: 1,
-        total: 9,
-        done: false,
-        problems: [],
-        cleanupPeriodDays: 30,
-        projectsDir: '/p',
-      },
+      libraryStatus: indexing(1),
       libraryQuery: 'lexer',
     });
     const byre = (globalThis as unknown as { window: { byre: Record<string, ReturnType<typeof vi.fn>> } })
       .window.byre;
     byre.libraryStatus!.mockImplementation(async () => ({
       ok: true,
-      value: { indexed: 9, total: 9, done: true, problems: [], cleanupPeriodDays: 30, projectsDir: '/p' },
+      value: indexing(9),
     }));
     // A window that draws: the store takes the new status only in the next frame, which has not come yet.
     const frames: (() => void)[] = [];
@@ -89,14 +92,7 @@ describe('search as you type', () => {
   it('says, for a library still being indexed, how much of it was looked through', async () => {
     const { store, replies } = searchingStore();
     store.setState({
-      libraryStatus: {
-        indexed: 1,
-        total: 9,
-        done: false,
-        problems: [],
-        cleanupPeriodDays: 30,
-        projectsDir: '/p',
-      },
+      libraryStatus: indexing(1),
     });
     void store.getState().searchLibrary('lexer');
     replies.reply('lexer:titles:1', found());
