@@ -11,10 +11,11 @@ import { median, round, startUiRun, withTimeout, type Figures } from './ui-harne
  * `performance.now()`. The conversation's first snapshot is taken when it starts (the host waits for it);
  * the corpus's changes are then written to the folder during a turn (the fake CLI's reply), whose end
  * takes the turn's snapshot, as after any turn. The panel is then opened three times (closed between),
- * each a fresh read of the folder "now"; the median is the figure.
+ * each a fresh read of the folder "now": a panel opened again shows the list it had at once, but the figure
+ * waits for the list read now (the list no longer busy). The median is the figure.
  */
 
-const GOAL_MS = 500;
+const GOAL_MS = 300;
 const RUNS = 3;
 const OPEN_TIMEOUT_MS = 60_000;
 const PANEL = 'section[aria-label="Changes"]';
@@ -40,6 +41,8 @@ function armPanelTimer({ panel, list, files }: { panel: string; list: string; fi
       const ready =
         !Number.isNaN(timing.clickAt) &&
         !!listed &&
+        // The folder read now, not the list the panel kept from its last open.
+        listed.getAttribute('aria-busy') !== 'true' &&
         listed.querySelectorAll('li').length > 0 &&
         !!shown?.textContent?.includes(files);
       if (!ready) {
@@ -126,7 +129,7 @@ export async function measureChangesPanel(): Promise<Figures> {
       changes_panel_diff_lines: PANEL_CORPUS.diffLines,
       changes_panel_first_paint_ms: round(ms),
       changes_panel_first_paint_runs: runs.map((time) => round(time)).join(', '),
-      goal_changes_panel_first_paint_under_500ms: ms < GOAL_MS ? 'pass' : 'fail',
+      goal_changes_panel_first_paint_under_300ms: ms < GOAL_MS ? 'pass' : 'fail',
     };
   } finally {
     await run.close();

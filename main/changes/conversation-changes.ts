@@ -378,16 +378,24 @@ export class ConversationChanges {
         };
       }
       const { snapshots, record } = ready;
-      const now = await this.now(ready);
+      // What git says of the repository and its ignored files is read while the folder is: they read the
+      // index, which a snapshot replaces whole (a rename), never write it.
+      const [now, repositoryState, ignored] = await Promise.all([
+        this.now(ready),
+        snapshots.repositoryState(),
+        snapshots.ignoredNote(),
+      ]);
       const shown = step === null ? null : stepOf(record, step);
+      // One git job at a time in a work tree (the store's promise); these two are mostly kept already.
       const changes = shown
         ? await snapshots.diff(shown.before, shown.after)
         : await snapshots.diff(against.scope === 'base' ? against.base.commit : record.start, now.tree);
       const since = new Set(touched(await snapshots.diff(this.known(record), now.tree)));
-      const [repositoryState, ignored] = await Promise.all([
-        snapshots.repositoryState(),
-        snapshots.ignoredNote(),
-      ]);
+      // Each step's files by path: a thousand files are matched to their steps in one pass each.
+      const stepFiles = (shown ? [shown] : record.steps).map((stored) => ({
+        step: stored.step.step,
+        files: new Map(stored.files.map((file) => [file.path, file])),
+      }));
       const notes = [
         ...(this.racedFirstTurn
           ? [
@@ -413,9 +421,9 @@ export class ConversationChanges {
           kind: change.kind,
           added: change.added,
           removed: change.removed,
-          steps: (shown ? [shown] : record.steps).flatMap((stored) => {
-            const file = stored.files.find((entry) => entry.path === change.path);
-            return file ? [{ step: stored.step.step, causes: file.causes }] : [];
+          steps: stepFiles.flatMap(({ step: number, files }) => {
+            const file = files.get(change.path);
+            return file ? [{ step: number, causes: file.causes }] : [];
           }),
           changedSince: since.has(change.path) || (change.from !== null && since.has(change.from)),
         })),

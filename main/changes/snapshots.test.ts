@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SNAPSHOT_BOUNDS, Snapshots } from './snapshots';
+import { thisMachine, type Machine } from '../machines/machine';
 import { MACHINES } from './test-support/shell-host';
 import { gitIn } from './test-support/git';
 
@@ -226,5 +227,69 @@ describe.each(MACHINES)('the first snapshot of a repository, %s', (_, machine) =
     const snapshots = await Snapshots.open(repo, store, SNAPSHOT_BOUNDS, machine);
     const { commit } = await snapshots.take('c', 'start', null);
     expect(run(repo, 'show', `${commit}:app.ts`)).toBe('one\nTWO\nthree\n');
+  });
+});
+
+describe('a diff between two snapshots, asked again', () => {
+  it('is answered without running git again: by the same commits, by a commit and its tree, or a tree and itself', async () => {
+    const folder = join(root, 'plain');
+    start(folder);
+    const diffTrees: string[][] = [];
+    const counting: Machine = {
+      ...thisMachine,
+      git: (args, options) => {
+        if (args[0] === 'diff-tree') diffTrees.push([...args]);
+        return thisMachine.git(args, options);
+      },
+    };
+    const snapshots = await Snapshots.open(folder, store, SNAPSHOT_BOUNDS, counting);
+    const first = await snapshots.take('conversation-1', 'start', null);
+    edit(folder);
+    const second = await snapshots.take('conversation-1', 'turn-1', first);
+    expect(await snapshots.diff(first, second)).toEqual(EXPECTED);
+    const ran = diffTrees.length;
+    expect(ran).toBeGreaterThan(0);
+
+    // The panel opened again: the same two snapshots.
+    const again = await snapshots.diff(first, second);
+    expect(again).toEqual(EXPECTED);
+    // The folder now, as a tree, is the turn's snapshot: the same diff.
+    const now = await snapshots.current();
+    expect(await snapshots.diff(first, now.tree)).toEqual(EXPECTED);
+    // Nothing changed since the turn: nothing differs, and git is not asked.
+    expect(await snapshots.diff(second, now.tree)).toEqual([]);
+    expect(diffTrees).toHaveLength(ran);
+    // Each caller has a list of its own.
+    again.pop();
+    expect(await snapshots.diff(first, second)).toEqual(EXPECTED);
+
+    // A change since: the folder's new tree is another diff, read anew.
+    writeFileSync(join(folder, 'edited.txt'), 'one\n');
+    const later = await snapshots.current();
+    expect(later.tree).not.toBe(now.tree);
+    const changed = await snapshots.diff(first, later.tree);
+    expect(changed.find((change) => change.path === 'edited.txt')).toMatchObject({ added: 0, removed: 2 });
+    expect(diffTrees.length).toBeGreaterThan(ran);
+  });
+
+  it('is asked of git again after a failure, which is not kept', async () => {
+    const folder = join(root, 'plain');
+    start(folder);
+    let fail = false;
+    const flaky: Machine = {
+      ...thisMachine,
+      git: (args, options) =>
+        fail && args[0] === 'diff-tree'
+          ? Promise.resolve({ code: 128, stdout: '', stderr: 'fatal: the disk went away' })
+          : thisMachine.git(args, options),
+    };
+    const snapshots = await Snapshots.open(folder, store, SNAPSHOT_BOUNDS, flaky);
+    const first = await snapshots.take('conversation-1', 'start', null);
+    edit(folder);
+    const second = await snapshots.take('conversation-1', 'turn-1', first);
+    fail = true;
+    await expect(snapshots.diff(first, second)).rejects.toThrow(/the disk went away/);
+    fail = false;
+    expect(await snapshots.diff(first, second)).toEqual(EXPECTED);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesView, FileDiff } from '../../../shared/ipc';
 import { closedPanel } from '../state/changes';
 import type { ChangesPanel, RevertQuestion } from '../state/types';
-import { ChangesPanelView, type PanelActions } from './ChangesPanel';
+import { ChangesPanelView, FIRST_FILE_ROWS, type PanelActions } from './ChangesPanel';
 import { DiffView } from './DiffView';
 
 /**
@@ -133,6 +133,19 @@ describe('the Changes panel', () => {
     // Each row's revert button is named with its path.
     expect(html).toContain('aria-label="Revert src/app.ts"');
     expect(html).toContain('aria-label="Revert assets/logo.png"');
+  });
+
+  it('draws a screenful of a thousand files first, and says all of them changed', () => {
+    const many = Array.from({ length: 1000 }, (_, index) => ({
+      ...view.files[0]!,
+      path: `src/file-${String(index).padStart(4, '0')}.ts`,
+    }));
+    const html = render(panel({ view: { ...view, files: many }, total: many.length }));
+    expect(html).toContain('1,000 files changed since the conversation’s start.');
+    const listed = rows(html);
+    // The rest come in the frames after it (changes.e2e.ts sees all of them listed).
+    expect(listed).toHaveLength(FIRST_FILE_ROWS);
+    expect(listed[0]).toMatch(/^src\/file-0000\.ts /);
   });
 
   it('says which state the repository is in, and each note once', () => {

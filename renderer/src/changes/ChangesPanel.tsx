@@ -6,7 +6,7 @@
  * shows is tested without a store; `WithChanges` and `ChangesButton` connect it to the store.
  */
 import { FileDiff as FileDiffIcon, X } from 'lucide-react';
-import { useId, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useId, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ChangedFile, ChangesView, RevertTarget } from '../../../shared/ipc';
 import { liveConversationId } from '../state/selectors';
@@ -202,9 +202,30 @@ function ScopeToggle(props: { base: string; scope: ChangesScope; on: PanelAction
   );
 }
 
+/** Files listed in the panel's first frame: more than the tallest list shows. */
+export const FIRST_FILE_ROWS = 80;
+/** Files added to the list in each frame after it, until all are there. */
+const MORE_FILE_ROWS = 300;
+
+/**
+ * How many of `total` rows to render now: a screenful at once, the rest a few hundred a frame after it, so
+ * a change of a thousand files is on screen in the time of eighty (its rows are laid out only as they
+ * scroll into view: `content-visibility` in the styles).
+ */
+function useRowsShown(total: number): number {
+  const [shown, setShown] = useState(FIRST_FILE_ROWS);
+  useEffect(() => {
+    if (shown >= total) return;
+    const frame = requestAnimationFrame(() => setShown((count) => count + MORE_FILE_ROWS));
+    return () => cancelAnimationFrame(frame);
+  }, [shown, total]);
+  return Math.min(shown, total);
+}
+
 function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffLayout; on: PanelActions }) {
   const { view, panel, layout, on } = props;
   const picked = view.steps.find((step) => step.step === panel.step);
+  const shown = useRowsShown(view.files.length);
   return (
     <>
       <StateLine view={view} />
@@ -266,7 +287,7 @@ function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffL
       </p>
       {view.files.length > 0 && (
         <ul className="changes-files" aria-label="Changed files" aria-busy={panel.loading}>
-          {view.files.map((file) => (
+          {view.files.slice(0, shown).map((file) => (
             <FileRow
               key={file.path}
               file={file}
