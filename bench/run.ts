@@ -10,6 +10,7 @@ import { TranscriptWriter } from '../main/claude/transcript';
 import { decodeCliMessage, type CliMessage, type JsonObject } from '../shared/protocol';
 import { loadAgentSdk } from './agent-sdk';
 import { measureChanges } from './changes';
+import { runCompare } from './compare';
 import { LIBRARY_1G, LIBRARY_5G, libraryVerdicts, measureLibrary, type LibraryCase } from './library';
 import { DEFAULT_CORPUS } from './library-corpus';
 import { lineKind, metaPath, recordStream, type StreamMeta } from './record';
@@ -720,8 +721,8 @@ const changesPanel: Measurement = {
   verdicts: (figures) =>
     verdict(
       figures,
-      'goal_changes_panel_first_paint_under_500ms',
-      `the Changes panel listed ${figures.changes_panel_files} changed files (${figures.changes_panel_diff_lines} diff lines) ${figures.changes_panel_first_paint_ms} ms after its button was clicked (goal < 500 ms)`,
+      'goal_changes_panel_first_paint_under_300ms',
+      `the Changes panel listed ${figures.changes_panel_files} changed files (${figures.changes_panel_diff_lines} diff lines) ${figures.changes_panel_first_paint_ms} ms after its button was clicked, the list read now (goal < 300 ms)`,
     ),
 };
 
@@ -844,7 +845,22 @@ function parseArguments(args: string[]): { names: string[]; options: Options } {
 }
 
 async function main(): Promise<void> {
-  const { names, options } = parseArguments(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  if (args[0] === 'compare') {
+    // The guard (bench/compare.ts): its measurements run as in a whole run, then it compares.
+    let measured: Figures = {};
+    const code = await runCompare(args.slice(1), async (names) => {
+      measured = await runMeasurements(
+        measurements.filter((measurement) => names.includes(measurement.name)),
+        {},
+      );
+      return measured;
+    });
+    // A measurement that could not run fails the guard too, whatever its figures.
+    process.exitCode = code === 0 && benchErrors(measured).length === 0 ? 0 : 1;
+    return;
+  }
+  const { names, options } = parseArguments(args);
   const selected = names.length
     ? measurements.filter((measurement) =>
         names.some((name) =>
@@ -854,9 +870,14 @@ async function main(): Promise<void> {
     : measurements.filter((measurement) => !measurement.onlyByName);
   if (selected.length === 0) {
     throw new Error(
-      `No measurement is named ${names.join(', ')}; there are ${measurements.map((m) => m.name).join(', ')}.`,
+      `No measurement is named ${names.join(', ')}; there are ${measurements.map((m) => m.name).join(', ')}, and compare.`,
     );
   }
+  await runMeasurements(selected, options);
+}
+
+/** Runs the measurements in order, printing each figure and verdict, then all as JSON; errors set the exit code. */
+async function runMeasurements(selected: Measurement[], options: Options): Promise<Figures> {
   const figures: Figures = {};
   const context: Context = selected.every((measurement) => measurement.standalone)
     ? { options, streamPath: '', bytes: Buffer.alloc(0), meta: {} as StreamMeta, lines: 0, figures }
@@ -883,6 +904,7 @@ async function main(): Promise<void> {
     for (const error of errors) console.error(`  ${error}`);
     process.exitCode = 1;
   }
+  return figures;
 }
 
 /**
