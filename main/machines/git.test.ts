@@ -1,0 +1,66 @@
+import { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GIT_NICE, gitRun } from './git';
+
+/** The nice value of each running git whose command line holds `marker` (Linux's /proc). */
+function nicesOf(marker: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!line.includes(marker) || !line.split('\0')[0]?.endsWith('git')) continue;
+      // After the name in parentheses: state is field 3, nice field 19.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found.push(Number(fields[16]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+describe.runIf(process.platform === 'linux')("Byre's own git", () => {
+  it('runs below the priority of the window, main and the CLI: it is bookkeeping', async () => {
+    const marker = `byre-nice-probe-${process.pid}`;
+    // An alias that waits: git stays running while its priority is looked at.
+    const running = gitRun(['-c', `alias.${marker}=!sleep 1`, marker], { cwd: tmpdir() });
+    let nices: number[] = [];
+    for (let tries = 0; tries < 100 && nices.length === 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      nices = nicesOf(marker);
+    }
+    expect(nices).toEqual([GIT_NICE]);
+    expect((await running).code).toBe(0);
+  });
+});
+
+describe("starting Byre's own git", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('starts one git per turn of the event loop, so main is never held for several starts at once', async () => {
+    // The loop's turns, counted by an immediate that sets the next.
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const startedIn: number[] = [];
+    const spawn = ChildProcess.prototype.spawn;
+    vi.spyOn(ChildProcess.prototype, 'spawn').mockImplementation(function (this: ChildProcess, options) {
+      startedIn.push(turn);
+      return spawn.call(this, options);
+    });
+    // Five asked for in one go, as a snapshot and a status can be.
+    const runs = await Promise.all(Array.from({ length: 5 }, () => gitRun(['--version'], { cwd: tmpdir() })));
+    counting = false;
+    expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0, 0]);
+    expect(runs.every((run) => run.stdout.startsWith('git version'))).toBe(true);
+    expect(startedIn).toHaveLength(5);
+    expect(new Set(startedIn).size).toBe(5);
+  });
+});
