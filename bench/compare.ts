@@ -15,7 +15,8 @@ import { median, round, type Figure, type Figures } from './ui-harness';
  *   The others are divided by the machine floor: a fixed piece of JavaScript work (JSON, sorting, strings)
  *   timed in a fresh node process, nine times before the measurements and nine after.
  * - **Noise, measured.** Each figure's noise is the spread of its own runs (max − min over the median), and
- *   the machine floor's is the interquartile range of its 18 runs over their median. A figure has regressed when its ratio is worse than
+ *   the machine floor's is that of its median: the interquartile range of its 18 runs over their median,
+ *   divided by √18. A figure has regressed when its ratio is worse than
  *   the baseline's by more than the largest of: its spread now, its spread in the baseline, the floor's
  *   spread now and in the baseline, and 5% (three runs can all agree by chance).
  * - **Goals.** Each figure has the issue's goal. Where a figure's own floor misses the goal (git itself on
@@ -485,7 +486,11 @@ export async function runCompare(
   const figures = await measure(measurementsFor(groups));
   const after = machineFloorRuns();
   const floorRuns = [...before, ...after];
-  const machine: MachineFloor = { ms: median(floorRuns), spread: quartileSpread(floorRuns) };
+  // The noise of the floor's median, not of one run: its runs' interquartile range over √n.
+  const machine: MachineFloor = {
+    ms: median(floorRuns),
+    spread: quartileSpread(floorRuns) / Math.sqrt(floorRuns.length),
+  };
   const judged = COMPARED.filter((spec) => groups.includes(spec.group)).map((spec) =>
     judge(spec, figures, machine, baseline),
   );
