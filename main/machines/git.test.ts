@@ -50,8 +50,10 @@ describe("starting Byre's own git", () => {
     };
     setImmediate(count);
     const startedIn: number[] = [];
-    const spawn = ChildProcess.prototype.spawn;
-    vi.spyOn(ChildProcess.prototype, 'spawn').mockImplementation(function (this: ChildProcess, options) {
+    // Node's own method, under execFile: not in its types.
+    const prototype = ChildProcess.prototype as unknown as { spawn(options: unknown): unknown };
+    const spawn = prototype.spawn;
+    vi.spyOn(prototype, 'spawn').mockImplementation(function (this: unknown, options: unknown) {
       startedIn.push(turn);
       return spawn.call(this, options);
     });
