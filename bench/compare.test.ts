@@ -167,6 +167,7 @@ describe('the bench guard', () => {
   it('runs only the groups named, and refuses a group it does not know', () => {
     expect(parseCompareArguments(['decode', '--update'])).toEqual({ update: true, groups: ['decode'] });
     expect(measurementsFor(['decode', 'worktree'])).toEqual(['byre_decode', 'decode_real_path', 'worktrees']);
+    expect(measurementsFor(['streaming'])).toEqual(['ui_streaming', 'ui_ten_streaming']);
     expect(() => parseCompareArguments(['decoder'])).toThrow(/compare knows the groups decode, streaming/);
   });
 

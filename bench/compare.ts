@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { median, round, type Figure, type Figures } from './ui-harness';
 
 /**
- * `npm run bench -- compare`: the guard. It runs the short measurements (decode, streaming, the library at
- * 1 GB, Changes, the worktree, Usage), and compares each of their key figures with bench/baseline.json:
+ * `npm run bench -- compare`: the guard. It runs the short measurements (decode, streaming alone and ten at
+ * once, the library at 1 GB, Changes, the worktree, Usage), and compares each of their key figures with bench/baseline.json:
  *
  * - **Ratio to the floor.** Each figure is divided by a floor measured in the same run, so that a slower or
  *   busier machine does not read as a regression. A figure with a floor of its own is divided by it (a
@@ -101,6 +101,40 @@ export const COMPARED: ComparedFigure[] = [
     runs: 'ui_streaming_commits_per_frame_max_runs',
     everyRun: true,
     count: true,
+  },
+  {
+    key: 'ui_ten_host_eld_p99_ms',
+    measurement: 'ui_ten_streaming',
+    group: 'streaming',
+    what: "main's event-loop delay p99 while ten conversations stream at once (every run)",
+    unit: 'ms',
+    better: 'lower',
+    goal: 20,
+    runs: 'ui_ten_host_eld_p99_ms_runs',
+    everyRun: true,
+  },
+  {
+    key: 'ui_ten_commits_per_frame_max',
+    measurement: 'ui_ten_streaming',
+    group: 'streaming',
+    what: 'React commits in a frame while ten conversations stream at once, at most (every run)',
+    unit: 'commits',
+    better: 'lower',
+    goal: 1.01,
+    runs: 'ui_ten_commits_per_frame_max_runs',
+    everyRun: true,
+    count: true,
+  },
+  {
+    key: 'ui_ten_longest_task_ms',
+    measurement: 'ui_ten_streaming',
+    group: 'streaming',
+    what: 'the longest task in the page while ten conversations stream at once (every run)',
+    unit: 'ms',
+    better: 'lower',
+    goal: 50,
+    runs: 'ui_ten_longest_task_ms_runs',
+    everyRun: true,
   },
   {
     key: 'library_first_page_warm_ms',

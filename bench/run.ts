@@ -22,6 +22,7 @@ import { median } from './ui-harness';
 import { measureUiLongConversation } from './ui-long-conversation';
 import { measureReopen100mb } from './ui-reopen';
 import { measureUiStreaming } from './ui-streaming';
+import { measureUiTenStreaming } from './ui-ten-streaming';
 import { measureUsageView, usageVerdicts } from './usage-ui';
 import { measureWorktrees } from './worktrees';
 import { measureTerminal } from './terminal';
@@ -549,6 +550,30 @@ const uiStreaming: Measurement = {
     ]),
 };
 
+/** Ten conversations streaming at once, one on screen (bench/ui-ten-streaming.ts). */
+const uiTenStreaming: Measurement = {
+  name: 'ui_ten_streaming',
+  standalone: true,
+  run: () => uiFigures('ui_ten', measureUiTenStreaming),
+  verdicts: (figures) => [
+    ...verdict(
+      figures,
+      'goal_ten_one_commit_per_frame',
+      `at most ${figures.ui_ten_commits_per_frame_max} React commits in a frame while ten conversations stream at once (runs ${figures.ui_ten_commits_per_frame_max_runs ?? figures.ui_ten_commits_per_frame_max}) (goal ≤ 1)`,
+    ),
+    ...verdict(
+      figures,
+      'goal_ten_no_task_over_50ms',
+      `${figures.ui_ten_tasks_over_50ms} tasks over 50 ms while ten stream, longest ${figures.ui_ten_longest_task_ms} ms (goal: none, in every run)`,
+    ),
+    ...verdict(
+      figures,
+      'goal_ten_host_eld_p99_under_20ms',
+      `host event-loop delay p99 ${figures.ui_ten_host_eld_p99_ms} ms while ten stream (runs ${figures.ui_ten_host_eld_p99_ms_runs ?? figures.ui_ten_host_eld_p99_ms}) (goal < 20 ms, in every run)`,
+    ),
+  ],
+};
+
 /** 10,000 assistant messages at once, then scrolling to the top (bench/ui-long-conversation.ts). */
 const uiLongConversation: Measurement = {
   name: 'ui_long_conversation',
@@ -772,6 +797,7 @@ const measurements: Measurement[] = [
   sdkEndToEnd,
   byreEndToEnd,
   uiStreaming,
+  uiTenStreaming,
   uiLongConversation,
   library,
   library5g,
