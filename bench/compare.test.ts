@@ -183,6 +183,29 @@ describe('the bench guard', () => {
     expect(taken.figures.usage_view_first_paint_warm_ms).toMatchObject({ value: 120, floor: 40, ratio: 3 });
   });
 
+  it('never takes a regressed figure as the next baseline, and takes a floor that is not a number as not measured', () => {
+    const baseline = baselineOf('usage_view_first_paint_warm_ms', 100);
+    const regressed = judge(
+      spec('usage_view_first_paint_warm_ms'),
+      { usage_view_first_paint_warm_ms: 250, usage_view_first_paint_warm_runs: '248, 250, 252' },
+      machine,
+      baseline,
+    );
+    expect(regressed.goal).toBe('pass');
+    expect(regressed.regressed).toBe(true);
+    expect(updatedBaseline([regressed], machine, baseline, 'def5678', new Date(0))).toEqual({
+      refused: ['usage_view_first_paint_warm_ms'],
+    });
+    const noFloor = judge(
+      spec('worktree_create_ms'),
+      { worktree_create_ms: 900, worktree_git_add_floor_ms: Number.NaN },
+      machine,
+      baselineOf('worktree_create_ms', 900, 800),
+    );
+    expect(noFloor.value).toBeNull();
+    expect(failed([noFloor])).toBe(true);
+  });
+
   it('runs only the groups named, and refuses a group it does not know', () => {
     expect(parseCompareArguments(['decode', '--update'])).toEqual({ update: true, groups: ['decode'] });
     expect(measurementsFor(['decode', 'worktree'])).toEqual(['byre_decode', 'decode_real_path', 'worktrees']);

@@ -326,7 +326,13 @@ export function judge(
   const why: string[] = [];
   const ownFloor = spec.floor === undefined ? undefined : figures[spec.floor];
   const floor = spec.isRatio || spec.count ? 1 : spec.floor === undefined ? machine.ms : ownFloor;
-  if (typeof measured !== 'number' || !Number.isFinite(measured) || typeof floor !== 'number' || floor <= 0) {
+  if (
+    typeof measured !== 'number' ||
+    !Number.isFinite(measured) ||
+    typeof floor !== 'number' ||
+    !Number.isFinite(floor) ||
+    floor <= 0
+  ) {
     return {
       spec,
       value: null,
@@ -468,7 +474,10 @@ export function failed(judged: Judged[]): boolean {
   return judged.some((entry) => entry.why.length > 0);
 }
 
-/** The baseline with this run's figures in it (others kept), if every figure of the run met its goal. */
+/**
+ * The baseline with this run's figures in it (others kept), if every figure of the run met its goal and none
+ * regressed or went unmeasured.
+ */
 export function updatedBaseline(
   judged: Judged[],
   machine: MachineFloor,
@@ -476,7 +485,8 @@ export function updatedBaseline(
   commit: string,
   now: Date,
 ): Baseline | { refused: string[] } {
-  const misses = judged.filter((entry) => entry.goal === 'fail' || entry.value === null);
+  // A figure that missed its goal, was not measured or regressed is never what the next run is held to.
+  const misses = judged.filter((entry) => entry.why.length > 0);
   if (misses.length > 0) return { refused: misses.map((entry) => entry.spec.key) };
   const figures: Record<string, BaselineFigure> = { ...previous?.figures };
   for (const entry of judged) {
@@ -525,6 +535,8 @@ export function measurementsFor(groups: string[]): string[] {
 export async function runCompare(
   args: string[],
   measure: (names: string[]) => Promise<Figures>,
+  /** What went wrong in the measurements (a run that failed, a figure that is not a number). */
+  errorsOf: (figures: Figures) => string[] = () => [],
 ): Promise<number> {
   const { update, groups } = parseCompareArguments(args);
   const baseline = readBaseline();
@@ -541,6 +553,11 @@ export async function runCompare(
     judge(spec, figures, machine, baseline),
   );
   for (const line of report(judged, machine, baseline)) console.log(line);
+  const errors = errorsOf(figures);
+  if (update && errors.length > 0) {
+    console.error(`compare: bench/baseline.json not updated: ${errors.length} measurement(s) went wrong`);
+    return 1;
+  }
   if (update) {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], {
       cwd: import.meta.dirname,
@@ -549,7 +566,7 @@ export async function runCompare(
     const next = updatedBaseline(judged, machine, baseline, commit, new Date());
     if ('refused' in next) {
       console.error(
-        `compare: bench/baseline.json not updated: ${next.refused.join(', ')} missed their goals (a baseline is only taken from a run that met every goal)`,
+        `compare: bench/baseline.json not updated: ${next.refused.join(', ')} missed their goals, regressed or were not measured (a baseline is only taken from a run that met every goal)`,
       );
       return 1;
     }
@@ -562,7 +579,7 @@ export async function runCompare(
       ? `compare: all ${judged.length} figures met their goals and their baseline`
       : `compare: ${bad} of ${judged.length} figures FAILED`,
   );
-  return failed(judged) ? 1 : 0;
+  return failed(judged) || errors.length > 0 ? 1 : 0;
 }
 
 export type { Figure };

@@ -106,11 +106,11 @@ const goals = (bounds: Record<string, number>): Goal[] =>
 /** The goals at 1 GB, each an upper bound. */
 const GOALS_1G = goals({
   library_first_page_cold_ms: 1000,
-  library_first_page_warm_ms: 300,
+  library_first_page_warm_ms: 200,
   library_index_cold_s: 20,
   library_index_peak_rss_mb: 300,
   library_open_100mb_first_paint_ms: 1000,
-  library_search_p95_ms: 100,
+  library_search_p95_ms: 80,
   library_reindex_unchanged_ms: 500,
 });
 
@@ -118,7 +118,7 @@ const GOALS_1G = goals({
 const GOALS_5G = goals({
   library_first_page_cold_ms: 1000,
   library_first_page_warm_ms: 300,
-  library_index_cold_s: 75,
+  library_index_cold_s: 60,
   library_index_peak_rss_mb: 400,
   library_host_rss_mb: 300,
   library_reindex_unchanged_ms: 1000,

@@ -875,13 +875,17 @@ async function main(): Promise<void> {
   if (args[0] === 'compare') {
     // The guard (bench/compare.ts): its measurements run as in a whole run, then it compares.
     let measured: Figures = {};
-    const code = await runCompare(args.slice(1), async (names) => {
-      measured = await runMeasurements(
-        measurements.filter((measurement) => names.includes(measurement.name)),
-        {},
-      );
-      return measured;
-    });
+    const code = await runCompare(
+      args.slice(1),
+      async (names) => {
+        measured = await runMeasurements(
+          measurements.filter((measurement) => names.includes(measurement.name)),
+          {},
+        );
+        return measured;
+      },
+      benchErrors,
+    );
     // A measurement that could not run fails the guard too, whatever its figures.
     process.exitCode = code === 0 && benchErrors(measured).length === 0 ? 0 : 1;
     return;

@@ -1,6 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GIT_NICE, gitRun } from './git';
 
@@ -26,13 +26,14 @@ describe.runIf(process.platform === 'linux')("Byre's own git", () => {
   it('runs below the priority of the window, main and the CLI: it is bookkeeping', async () => {
     const marker = `byre-nice-probe-${process.pid}`;
     // An alias that waits: git stays running while its priority is looked at.
-    const running = gitRun(['-c', `alias.${marker}=!sleep 1`, marker], { cwd: tmpdir() });
+    const running = gitRun(['-c', `alias.${marker}=!sleep 0.5`, marker], { cwd: tmpdir() });
     let nices: number[] = [];
     for (let tries = 0; tries < 100 && nices.length === 0; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       nices = nicesOf(marker);
     }
-    expect(nices).toEqual([GIT_NICE]);
+    // Never raised: a runner already at a higher nice value keeps it.
+    expect(nices).toEqual([Math.max(GIT_NICE, getPriority())]);
     expect((await running).code).toBe(0);
   });
 });

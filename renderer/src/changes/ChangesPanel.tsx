@@ -212,20 +212,26 @@ const MORE_FILE_ROWS = 300;
  * a change of a thousand files is on screen in the time of eighty (its rows are laid out only as they
  * scroll into view: `content-visibility` in the styles).
  */
-function useRowsShown(total: number): number {
-  const [shown, setShown] = useState(FIRST_FILE_ROWS);
+function useRowsShown(total: number, list: string): number {
+  const [rows, setRows] = useState({ list, shown: FIRST_FILE_ROWS });
+  // Another list (a step picked, the other scope) starts again from a screenful; the same list read again
+  // (a turn ended while the panel is open) keeps what it shows, and where it is scrolled.
+  if (rows.list !== list) setRows({ list, shown: FIRST_FILE_ROWS });
+  const shown = rows.list === list ? rows.shown : FIRST_FILE_ROWS;
   useEffect(() => {
     if (shown >= total) return;
-    const frame = requestAnimationFrame(() => setShown((count) => count + MORE_FILE_ROWS));
+    const frame = requestAnimationFrame(() =>
+      setRows((now) => (now.list === list ? { list, shown: now.shown + MORE_FILE_ROWS } : now)),
+    );
     return () => cancelAnimationFrame(frame);
-  }, [shown, total]);
+  }, [shown, total, list]);
   return Math.min(shown, total);
 }
 
 function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffLayout; on: PanelActions }) {
   const { view, panel, layout, on } = props;
   const picked = view.steps.find((step) => step.step === panel.step);
-  const shown = useRowsShown(view.files.length);
+  const shown = useRowsShown(view.files.length, `${view.scope ?? 'conversation'} ${view.step ?? 'all'}`);
   return (
     <>
       <StateLine view={view} />
