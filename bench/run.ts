@@ -50,6 +50,8 @@ const BENCH_DIR = import.meta.dirname;
 const STREAM_PATH = process.env.BENCH_STREAM ?? join(BENCH_DIR, 'data', 'stream.jsonl');
 const FAKE_CLI = join(BENCH_DIR, 'fake-cli.mjs');
 const CHUNK_BYTES = 64 * 1024;
+/** Issue 45's goals: the bare decoder at least 0.6× JSON.parse, the real path (transcript, redaction) 0.5×. */
+const BARE_DECODE_GOAL = 0.6;
 const DECODE_GOAL = 0.5;
 /** Timed rounds of each decode figure against its baseline, after a warm-up. */
 const DECODE_ROUNDS = 7;
@@ -320,14 +322,14 @@ const byreDecodeMeasurement: Measurement = {
       out.byre_decode_raw_kinds = [...first.badKinds.entries()].map(([k, n]) => `${k}:${n}`).join(', ');
     }
     out.ratio_byre_vs_json_parse = round(timed.ratio, 3);
-    out.goal_decode_half_of_json_parse = timed.ratio >= DECODE_GOAL ? 'pass' : 'fail';
+    out.goal_decode_bare_of_json_parse = timed.ratio >= BARE_DECODE_GOAL ? 'pass' : 'fail';
     return out;
   },
   verdicts: (figures) =>
     verdict(
       figures,
-      'goal_decode_half_of_json_parse',
-      `byre_decode is ${figures.ratio_byre_vs_json_parse}× JSON.parse (goal ≥ ${DECODE_GOAL}×)`,
+      'goal_decode_bare_of_json_parse',
+      `byre_decode is ${figures.ratio_byre_vs_json_parse}× JSON.parse (goal ≥ ${BARE_DECODE_GOAL}×)`,
     ),
 };
 

@@ -21,12 +21,21 @@ export interface DecodedSink {
   bad(bad: BadLine): void;
 }
 
-/** The text of each line that decoded to a faithful copy of it, by the decoded message. */
-const lineTexts = new WeakMap<CliMessage, string>();
+/**
+ * The text of a line that decoded to a faithful copy of it, kept on the decoded message under a symbol that
+ * is not enumerable: JSON, Object.keys, spreads and copies never see it, so a changed copy of a message
+ * never carries its original's text. (A WeakMap of them cost more than the decode itself: each of a
+ * stream's lines is an entry the collector must trace.)
+ */
+const LINE_TEXT = Symbol('line text');
+
+function keepLineText(message: CliMessage, text: string): void {
+  Object.defineProperty(message, LINE_TEXT, { value: text });
+}
 
 /** The JSON of a decoded message as the CLI wrote it, if the decode changed nothing in it. */
 export function lineTextOf(message: CliMessage): string | undefined {
-  return lineTexts.get(message);
+  return (message as { [LINE_TEXT]?: string })[LINE_TEXT];
 }
 
 /**
@@ -69,7 +78,7 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
       const fast = fastDecode(line);
       if (fast) {
         // The parsed line itself: its text is its JSON, whatever keys it has.
-        lineTexts.set(fast, text);
+        keepLineText(fast, text);
         sink.message(fast, received);
         return;
       }
@@ -78,7 +87,7 @@ export function decodingLineSink(sink: DecodedSink): LineSink {
       if (decoded.ok) {
         // Zod drops an own "__proto__" key: a line that has one is not its message's JSON.
         const whole = !text.includes('"__proto__"');
-        if (whole && rewrittenBlocks.count === rewritten) lineTexts.set(decoded.message, text);
+        if (whole && rewrittenBlocks.count === rewritten) keepLineText(decoded.message, text);
         sink.message(decoded.message, received);
       } else {
         // A line of a new kind or system subtype is kept in the transcript (for the protocol inspector),

@@ -317,6 +317,22 @@ describe('fastDecode against the zod schemas', () => {
     expect(JSON.stringify(fastDecode(line))).toBe(text);
   });
 
+  it("keeps a line's text out of its message's keys and JSON, and out of a changed copy of it", () => {
+    const text =
+      '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}';
+    let decoded: CliMessage | undefined;
+    decodingLineSink({ message: (message) => (decoded = message), raw: () => {}, bad: () => {} }).line(text);
+    const message = decoded as CliMessage;
+    expect(lineTextOf(message)).toBe(text);
+    expect(Object.keys(message)).toEqual(['type', 'event', 'parent_tool_use_id', 'session_id', 'uuid']);
+    expect(Object.getOwnPropertySymbols({ ...message })).toEqual([]);
+    expect(JSON.stringify(message)).toBe(text);
+    // A copy that differs must be written from itself, not from the line it was copied from.
+    const changed = { ...message, uuid: 'other' } as CliMessage;
+    expect(lineTextOf(changed)).toBeUndefined();
+    expect(lineTextOf(structuredClone(message))).toBeUndefined();
+  });
+
   it('keeps the text of a hot line with a "__proto__" key deep inside: the object is the parsed line', () => {
     const text =
       '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u","extra":{"__proto__":{"x":1}}}';

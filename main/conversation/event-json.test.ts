@@ -43,4 +43,15 @@ describe('eventFrame', () => {
       stringify.mockRestore();
     }
   });
+
+  it('writes a changed copy of an event from itself, not from the event it was copied from', () => {
+    const event: ConversationEvent = { kind: 'title', title: 'First' };
+    expect(JSON.parse(eventJson(event))).toEqual(event);
+    expect(Object.keys(event)).toEqual(['kind', 'title']);
+    const copy = { ...event, title: 'Second' };
+    expect(JSON.parse(eventJson(copy))).toEqual({ kind: 'title', title: 'Second' });
+    // A frozen event is written each time, and still right.
+    const frozen = Object.freeze({ kind: 'title', title: 'Frozen' }) as ConversationEvent;
+    expect(eventJson(frozen)).toBe(JSON.stringify(frozen));
+  });
 });
