@@ -199,7 +199,12 @@ const components: Partial<Components> = {
 const rendered = new Map<string, ReactNode>();
 const RENDERED_MAX = 2_000;
 
-function renderBlock(source: string): ReactNode {
+/**
+ * `keep` false: a block still growing (the last of a streaming reply) is not kept. Each frame brings a new
+ * version of it that nothing will draw again; kept, they would push out the finished blocks and leave
+ * their trees for the collector in the middle of the stream.
+ */
+function renderBlock(source: string, keep = true): ReactNode {
   const cached = rendered.get(source);
   if (cached !== undefined) return cached;
   const tree = processor.runSync(processor.parse(source));
@@ -212,6 +217,7 @@ function renderBlock(source: string): ReactNode {
     passKeys: true,
     passNode: true,
   });
+  if (!keep) return node;
   if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
   rendered.set(source, node);
   return node;
@@ -299,10 +305,10 @@ const ration = createRation({
 export const noteScrolling = (): void => ration.noteScrolling();
 
 /** The block rendered, or undefined if it has to wait for a frame with room (shown as plain text till then). */
-function renderBlockWithin(source: string, rationed: boolean): ReactNode | undefined {
+function renderBlockWithin(source: string, rationed: boolean, growing: boolean): ReactNode | undefined {
   const cached = rendered.get(source);
   if (cached !== undefined) return cached;
-  return ration.run(() => renderBlock(source), rationed);
+  return ration.run(() => renderBlock(source, !growing), rationed);
 }
 
 /** A block's text as it was written, in the place its rendering will take, until that is rendered. */
@@ -318,11 +324,11 @@ function PlainBlock({ source }: { source: string }) {
   return <p className="md-plain">{source.trim()}</p>;
 }
 
-const Block = memo(function Block({ source }: { source: string }) {
+const Block = memo(function Block({ source, growing }: { source: string; growing: boolean }) {
   // Once a block was left for later, its next renders are rationed too: the blocks left in one frame are
   // rendered over the following frames, not all in one.
   const [attempts, retry] = useReducer((count: number) => count + 1, 0);
-  const node = renderBlockWithin(source, attempts > 0);
+  const node = renderBlockWithin(source, attempts > 0, growing);
   const deferred = node === undefined;
   useEffect(() => {
     if (!deferred) return;
@@ -458,9 +464,13 @@ export function Markdown({ text }: { text: string }) {
   // Information from the previous render, kept the way React documents for it.
   const [split, setSplit] = useState(() => ({ text, blocks: splitCached(text) }));
   let blocks = split.blocks;
+  // The text grew by what was appended to it (a reply streaming): its last block is not finished.
+  const [growing, setGrowing] = useState(false);
   if (split.text !== text) {
     blocks = splitGrowing(split, text);
     setSplit({ text, blocks });
+    const grew = text.startsWith(split.text);
+    if (grew !== growing) setGrowing(grew);
   }
   // Only a text with a definition in it needs its blocks to know of one another; drawn again with the same
   // text (the row re-rendered), the blocks are the same and so are their sources.
@@ -470,7 +480,11 @@ export function Markdown({ text }: { text: string }) {
   return (
     <FootnoteScope.Provider value={scope}>
       <div className="markdown">
-        {sources.map((source, index) => (source === '' ? null : <Block key={index} source={source} />))}
+        {sources.map((source, index) =>
+          source === '' ? null : (
+            <Block key={index} source={source} growing={growing && index === sources.length - 1} />
+          ),
+        )}
       </div>
     </FootnoteScope.Provider>
   );
