@@ -420,7 +420,8 @@ describe('one gate', () => {
 
   it('knows every other program main runs, none of which is the CLI in a folder', () => {
     const spawning = mainSources()
-      .filter((path) => readFileSync(path, 'utf8').includes("from 'node:child_process'"))
+      // Imported, or required by the launcher thread's own source.
+      .filter((path) => readFileSync(path, 'utf8').includes("'node:child_process'"))
       .map((path) => relative(MAIN, path))
       .sort();
     // The pipe (started only by the gate), the check's shell (the user's own command), git for the @
@@ -429,7 +430,7 @@ describe('one gate', () => {
     // pull request (its auth status, and `pr create` once the user asks), and ssh to find a host's CLI (a
     // login shell's PATH and `claude --version`, in no folder of the host's) and to close its connection,
     // with `ssh -G` and ssh-keyscan for a host key the user is shown; `ps` to find what a Terminal
-    // conversation's CLI started, to end it with the CLI.
+    // conversation's CLI started, to end it with the CLI. Git starts on the launcher's thread, for git alone.
     expect(spawning).toEqual([
       'backend/handlers/app.ts',
       'claude/pipe.ts',
@@ -437,11 +438,21 @@ describe('one gate', () => {
       'hosts/open-folder.ts',
       'intake/file-index.ts',
       'lanes/terminal/terminal-process.ts',
-      'machines/git.ts',
+      'machines/launch.ts',
       'remote/host-keys.ts',
       'remote/hosts.ts',
       'remote/run.ts',
       'worktrees/pull-request.ts',
     ]);
+    const launching = mainSources()
+      .map((path) => ({ path: relative(MAIN, path), text: readFileSync(path, 'utf8') }))
+      .filter(({ path, text }) =>
+        path.startsWith('machines/')
+          ? text.includes("from './launch'")
+          : /from '(\.\.\/)+machines\/launch'/.test(text),
+      )
+      .map(({ path }) => path)
+      .filter((path) => !path.endsWith('.test.ts'));
+    expect(launching).toEqual(['machines/git.ts']);
   });
 });

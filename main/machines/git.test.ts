@@ -1,7 +1,6 @@
-import { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GIT_NICE, gitRun } from './git';
 
 /** The nice value of each running git whose command line holds `marker` (Linux's /proc). */
@@ -35,35 +34,5 @@ describe.runIf(process.platform === 'linux')("Byre's own git", () => {
     // Never raised: a runner already at a higher nice value keeps it.
     expect(nices).toEqual([Math.max(GIT_NICE, getPriority())]);
     expect((await running).code).toBe(0);
-  });
-});
-
-describe("starting Byre's own git", () => {
-  afterEach(() => vi.restoreAllMocks());
-
-  it('starts one git per turn of the event loop, so main is never held for several starts at once', async () => {
-    // The loop's turns, counted by an immediate that sets the next.
-    let turn = 0;
-    let counting = true;
-    const count = () => {
-      turn += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
-    const startedIn: number[] = [];
-    // Node's own method, under execFile: not in its types.
-    const prototype = ChildProcess.prototype as unknown as { spawn(options: unknown): unknown };
-    const spawn = prototype.spawn;
-    vi.spyOn(prototype, 'spawn').mockImplementation(function (this: unknown, options: unknown) {
-      startedIn.push(turn);
-      return spawn.call(this, options);
-    });
-    // Five asked for in one go, as a snapshot and a status can be.
-    const runs = await Promise.all(Array.from({ length: 5 }, () => gitRun(['--version'], { cwd: tmpdir() })));
-    counting = false;
-    expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0, 0]);
-    expect(runs.every((run) => run.stdout.startsWith('git version'))).toBe(true);
-    expect(startedIn).toHaveLength(5);
-    expect(new Set(startedIn).size).toBe(5);
   });
 });

@@ -6,13 +6,13 @@
  * its own config names: filters, diff and merge drivers, ssh command, credential helpers, signing), and
  * with an environment of our choosing rather than whatever GIT_* variables Byre inherited.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { copyFile, stat, utimes } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findProgram } from '../disk/programs';
-import { getPriority, homedir, setPriority } from 'node:os';
+import { homedir } from 'node:os';
+import { launch, type Launched } from './launch';
 import { INCLUDE_KEY, isProgramEntry, LISTED_KEYS, type ConfigEntry } from './git-config';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
@@ -427,95 +427,32 @@ async function repositoryPrograms(
  */
 export const GIT_NICE = 10;
 
-/** Lowers a git just started (and what it starts after) to GIT_NICE; never raises one already lower. */
-function inBackground(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    setPriority(child.pid, Math.max(getPriority(child.pid), GIT_NICE));
-  } catch {
-    // Gone already, or not allowed here: it runs at Byre's priority.
-  }
-}
-
-/**
- * Starting a program holds main's thread while the process is copied (some 10 ms for a main of a few hundred
- * MB), and a snapshot starts several gits, some at once. They start one per turn of the event loop, so that
- * main never stops for more than one start before it handles what waits: a frame's events, a key, the CLI.
- */
-const startsWaiting: (() => void)[] = [];
-let startsTurning = false;
-
-function startTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    startsWaiting.push(resolve);
-    if (startsTurning) return;
-    startsTurning = true;
-    setImmediate(nextStart);
-  });
-}
-
-function nextStart(): void {
-  const start = startsWaiting.shift();
-  if (!start) {
-    startsTurning = false;
-    return;
-  }
-  // Its run starts once this callback returns; the next, in the next turn (an immediate set now runs then).
-  start();
-  setImmediate(nextStart);
-}
-
-interface Ran<T> {
-  stdout: T;
-  stderr: string;
-  code: number | string | null;
-}
-
 /**
  * Runs git and takes all its output: as text, or as bytes (a config listing, whose names may be any bytes).
  * Its stdin is given `input`, or closed: git must never wait on a terminal or a pipe left open.
  */
-async function execGit(
+function execGit(
   program: string,
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; bytes: true },
-): Promise<Ran<Buffer>>;
-async function execGit(
+): Promise<Launched<Buffer>>;
+function execGit(
   program: string,
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; bytes?: false },
-): Promise<Ran<string>>;
-async function execGit(
+): Promise<Launched<string>>;
+function execGit(
   program: string,
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; bytes?: boolean },
-): Promise<Ran<string | Buffer>> {
-  await startTurn();
-  return new Promise((resolve) => {
-    const child = execFile(
-      program,
-      args,
-      {
-        cwd: options.cwd,
-        env: options.env,
-        encoding: options.bytes ? 'buffer' : 'utf8',
-        maxBuffer: (options.bytes ? 16 : 256) * 1024 * 1024,
-        windowsHide: true,
-      },
-      (error, stdout: string | Buffer, stderr: string | Buffer) => {
-        const code = error
-          ? ((error as NodeJS.ErrnoException).code ?? (error as { code?: number }).code ?? null)
-          : 0;
-        resolve({
-          stdout,
-          stderr: stderr.toString(),
-          code: typeof code === 'number' || typeof code === 'string' ? code : null,
-        });
-      },
-    );
-    inBackground(child);
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(options.input ?? '');
+): Promise<Launched<string | Buffer>> {
+  return launch(program, args, {
+    cwd: options.cwd,
+    env: options.env,
+    bytes: options.bytes === true,
+    maxBuffer: (options.bytes ? 16 : 256) * 1024 * 1024,
+    nice: GIT_NICE,
+    ...(options.input === undefined ? {} : { input: options.input }),
   });
 }
 
