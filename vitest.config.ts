@@ -7,7 +7,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{main,shared,renderer,e2e,preload,bench}/**/*.test.{ts,tsx}'],
-          exclude: ['**/*.integration.test.ts', 'node_modules/**'],
+          exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
           // Timeouts catch hangs, not slowness: some unit tests run real git (a snapshot through a host's
           // shell is dozens of processes), which a busy 2-core machine can take well over vitest's 5 s for.
           testTimeout: 30_000,
