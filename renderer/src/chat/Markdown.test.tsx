@@ -90,6 +90,14 @@ describe('Markdown for streamed replies', () => {
     expect(still).toContain('<strong>bold</strong> 5.');
   });
 
+  it('shows the cursor of a reply still coming after its last block only, and none once it has ended', () => {
+    const text = 'First paragraph.\n\nSecond, still coming';
+    const coming = renderToStaticMarkup(<Markdown text={text} streaming />);
+    expect(coming.match(/md-streaming/g)).toHaveLength(1);
+    expect(coming).toMatch(/<div class="md-block md-streaming"><p>Second, still coming<\/p><\/div><\/div>$/);
+    expect(render(text)).not.toContain('md-streaming');
+  });
+
   it('splits text into blocks so that only the last one changes while a reply streams', () => {
     const done = 'First paragraph.\n\n- a\n- b\n\n';
     const blocks = splitBlocks(`${done}Third is stream`);

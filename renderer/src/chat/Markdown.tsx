@@ -324,7 +324,8 @@ function PlainBlock({ source }: { source: string }) {
   return <p className="md-plain">{source.trim()}</p>;
 }
 
-const Block = memo(function Block({ source, growing }: { source: string; growing: boolean }) {
+const Block = memo(function Block(props: { source: string; growing: boolean; streaming: boolean }) {
+  const { source, growing, streaming } = props;
   // Once a block was left for later, its next renders are rationed too: the blocks left in one frame are
   // rendered over the following frames, not all in one.
   const [attempts, retry] = useReducer((count: number) => count + 1, 0);
@@ -339,7 +340,11 @@ const Block = memo(function Block({ source, growing }: { source: string; growing
     const handle = window.requestIdleCallback(retry, { timeout: 500 });
     return () => window.cancelIdleCallback(handle);
   }, [deferred, attempts]);
-  return <div className="md-block">{deferred ? <PlainBlock source={source} /> : node}</div>;
+  return (
+    <div className={streaming ? 'md-block md-streaming' : 'md-block'}>
+      {deferred ? <PlainBlock source={source} /> : node}
+    </div>
+  );
 });
 
 /** Top-level blocks of `text`; blank lines stay with the block before them, so blocks join back to text. */
@@ -460,7 +465,11 @@ export function withReferences(blocks: readonly string[]): string[] {
   });
 }
 
-export function Markdown({ text }: { text: string }) {
+/**
+ * `streaming`: the text is a reply still coming; its last block shows the cursor. On that block alone: a
+ * class on the whole reply would have the style of every block worked out again when it ends.
+ */
+export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
   // Information from the previous render, kept the way React documents for it.
   const [split, setSplit] = useState(() => ({ text, blocks: splitCached(text) }));
   let blocks = split.blocks;
@@ -482,7 +491,12 @@ export function Markdown({ text }: { text: string }) {
       <div className="markdown">
         {sources.map((source, index) =>
           source === '' ? null : (
-            <Block key={index} source={source} growing={growing && index === sources.length - 1} />
+            <Block
+              key={index}
+              source={source}
+              growing={growing && index === sources.length - 1}
+              streaming={streaming && index === sources.length - 1}
+            />
           ),
         )}
       </div>

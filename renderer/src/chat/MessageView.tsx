@@ -281,7 +281,7 @@ function AssistantMessageView({
   const streaming = useStore((state) => message.streaming && state.connected);
   return (
     <article
-      className={`message message-assistant${streaming ? ' streaming' : ''}${message.parentToolUseId ? ' message-nested' : ''}`}
+      className={`message message-assistant${message.parentToolUseId ? ' message-nested' : ''}`}
       aria-label={message.author}
       aria-busy={streaming}
     >
@@ -305,7 +305,14 @@ function AssistantMessageView({
       {message.parts.map((part, index) => {
         switch (part.kind) {
           case 'text':
-            return <Markdown key={index} text={part.text} />;
+            // The cursor of a reply still coming, after its last words only.
+            return (
+              <Markdown
+                key={index}
+                text={part.text}
+                streaming={streaming && index === message.parts.length - 1}
+              />
+            );
           case 'thinking':
             return (
               <Thinking
