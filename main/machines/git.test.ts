@@ -31,8 +31,10 @@ describe.runIf(process.platform === 'linux')("Byre's own git", () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
       nices = nicesOf(marker);
     }
-    // Never raised: a runner already at a higher nice value keeps it.
-    expect(nices).toEqual([Math.max(GIT_NICE, getPriority())]);
+    // Never raised: a runner already at a higher nice value keeps it. (Git's child for the alias can show
+    // git's own command line for a moment, between its start and its exec: it runs at the same value.)
+    expect(nices.length).toBeGreaterThan(0);
+    expect(new Set(nices)).toEqual(new Set([Math.max(GIT_NICE, getPriority())]));
     expect((await running).code).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import { copyFile, stat, utimes } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findProgram } from '../disk/programs';
 import { homedir } from 'node:os';
-import { launch, type Launched } from './launch';
+import { LAUNCHED_NICE, launch, type Launched } from './launch';
 import { INCLUDE_KEY, isProgramEntry, LISTED_KEYS, type ConfigEntry } from './git-config';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
@@ -420,12 +420,8 @@ async function repositoryPrograms(
   return read;
 }
 
-/**
- * How far Byre's own git gives way: it is bookkeeping (a turn's snapshot, a status, a diff), and on a busy
- * machine the window, main's event loop and the CLI come first. At nice 10 a git that wants the CPU as much
- * as they do gets a small share of it while they want it, and all of it when they do not.
- */
-export const GIT_NICE = 10;
+/** How far Byre's own git gives way: it runs at the launcher's nice value (launch.ts). */
+export const GIT_NICE = LAUNCHED_NICE;
 
 /**
  * Runs git and takes all its output: as text, or as bytes (a config listing, whose names may be any bytes).
@@ -451,7 +447,6 @@ function execGit(
     env: options.env,
     bytes: options.bytes === true,
     maxBuffer: (options.bytes ? 16 : 256) * 1024 * 1024,
-    nice: GIT_NICE,
     ...(options.input === undefined ? {} : { input: options.input }),
   });
 }

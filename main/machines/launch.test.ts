@@ -1,16 +1,27 @@
 import { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { LAUNCHER_FAILED, launch, stopLauncher } from './launch';
+import { LAUNCHED_NICE, LAUNCHER_FAILED, launch, stopLauncher } from './launch';
 
 const dir = mkdtempSync(join(tmpdir(), 'byre-launch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const options = { cwd: dir, env, maxBuffer: 1024 * 1024 };
+/** Main's nice value before any launcher ran (a test runner may run niced already). */
+const mainNice = getPriority();
 
 describe.runIf(process.platform !== 'win32')("the launcher of Byre's programs", () => {
+  it('runs what it starts at its nice value from the start (Linux: its thread has one of its own)', async () => {
+    if (process.platform !== 'linux') return;
+    // The program reads its own nice value (field 19 of its stat) as its first act.
+    const ran = await launch('/bin/sh', ['-c', 'cut -d" " -f19 /proc/$$/stat'], options);
+    expect(Number(ran.stdout)).toBe(Math.max(LAUNCHED_NICE, mainNice));
+    // Main itself is not lowered.
+    expect(getPriority()).toBe(mainNice);
+  });
+
   it('gives a program its input and takes its output, its errors and its exit code', async () => {
     const ran = await launch('/bin/sh', ['-c', 'cat; echo "to stderr" >&2; exit 3'], {
       ...options,

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
  *
  * The launcher is a worker thread of a few lines of plain JavaScript (evaluated, so that the built app, the
  * browser host and the tests start it alike, with no file of its own to find). It runs each program with
- * execFile, lowers it to `nice` (never raising one already lower), gives it `input` on stdin or closes
+ * execFile at LAUNCHED_NICE, gives it `input` on stdin or closes
  * stdin, and posts back its output, as text or as bytes (handed over, not copied).
  */
 
@@ -22,9 +22,16 @@ export interface LaunchOptions {
   bytes?: boolean;
   /** The most output taken, in bytes; past it the program is stopped and the run fails. */
   maxBuffer: number;
-  /** The nice value the program runs at, at least (Unix). */
-  nice?: number;
 }
+
+/**
+ * What the launcher starts is bookkeeping (a turn's snapshot, a status, a diff): on a busy machine the
+ * window, main's event loop and the CLI come first. On Linux, where a thread has a nice value of its own,
+ * the launcher's thread lowers itself to this value as it starts (never raising one already lower), and what
+ * it starts inherits it from its first instruction; elsewhere (where that would lower all of Byre) each
+ * program is lowered just after it starts.
+ */
+export const LAUNCHED_NICE = 10;
 
 export interface Launched<T> {
   stdout: T;
@@ -37,9 +44,18 @@ export interface Launched<T> {
 export const LAUNCHER_FAILED = 'ELAUNCHER';
 
 const LAUNCHER = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { execFile } = require('node:child_process');
 const { getPriority, setPriority } = require('node:os');
+const nice = workerData.nice;
+const perThread = process.platform === 'linux';
+if (perThread) {
+  try {
+    setPriority(0, Math.max(getPriority(0), nice));
+  } catch {
+    // Not allowed here: what it starts runs at Byre's priority.
+  }
+}
 parentPort.on('message', (run) => {
   const done = (stdout, stderr, code) => {
     let transfer = [];
@@ -66,9 +82,9 @@ parentPort.on('message', (run) => {
     done(run.bytes ? new Uint8Array(0) : '', String(error && error.message), (error && error.code) || 'EINVAL');
     return;
   }
-  if (run.nice !== undefined && child.pid !== undefined) {
+  if (!perThread && child.pid !== undefined) {
     try {
-      setPriority(child.pid, Math.max(getPriority(child.pid), run.nice));
+      setPriority(child.pid, Math.max(getPriority(child.pid), nice));
     } catch {
       // Gone already, or not allowed here: it runs at Byre's priority.
     }
@@ -101,7 +117,7 @@ function failAll(message: string): void {
 
 function started(): Worker {
   if (launcher) return launcher;
-  const worker = new Worker(LAUNCHER, { eval: true });
+  const worker = new Worker(LAUNCHER, { eval: true, workerData: { nice: LAUNCHED_NICE } });
   worker.on('message', (reply: Reply) => {
     const run = waiting.get(reply.id);
     if (!run) return;
@@ -176,7 +192,6 @@ export function launch(
       input: options.input,
       bytes,
       maxBuffer: options.maxBuffer,
-      nice: options.nice,
     });
   });
 }
