@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostFolderKey } from './host-folders';
 import { describeFile, readFolderSettings, TrustGate, TrustNeeded } from './trust';
@@ -445,14 +445,16 @@ describe('one gate', () => {
       'worktrees/pull-request.ts',
     ]);
     const launching = mainSources()
-      .map((path) => ({ path: relative(MAIN, path), text: readFileSync(path, 'utf8') }))
-      .filter(({ path, text }) =>
-        path.startsWith('machines/')
-          ? text.includes("from './launch'")
-          : /from '(\.\.\/)+machines\/launch'/.test(text),
+      .filter((path) => !path.endsWith('.test.ts'))
+      .filter((path) =>
+        // Every module it names (import, export … from, import()), resolved from where it is named.
+        [...readFileSync(path, 'utf8').matchAll(/(?:from\s*|import\s*\(\s*)(['"])(\.[^'"]*)\1/g)].some(
+          (match) =>
+            resolve(dirname(path), match[2] ?? '').replace(/\.(js|ts)$/, '') ===
+            join(MAIN, 'machines/launch'),
+        ),
       )
-      .map(({ path }) => path)
-      .filter((path) => !path.endsWith('.test.ts'));
+      .map((path) => relative(MAIN, path));
     expect(launching).toEqual(['machines/git.ts']);
   });
 });

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { GIT_NICE, gitRun } from './git';
+import { GIT_NICE, GitFailed, git, gitRun } from './git';
+import { stopLauncher } from './launch';
 
 /** The nice value of each running git whose command line holds `marker` (Linux's /proc). */
 function nicesOf(marker: string): number[] {
@@ -36,5 +37,24 @@ describe.runIf(process.platform === 'linux')("Byre's own git", () => {
     expect(nices.length).toBeGreaterThan(0);
     expect(new Set(nices)).toEqual(new Set([Math.max(GIT_NICE, getPriority())]));
     expect((await running).code).toBe(0);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a git the launcher did not finish', () => {
+  it("is never taken for git's own no, even where a failure is allowed", async () => {
+    const marker = `byre-stopped-probe-${process.pid}`;
+    const running = git(['-c', `alias.${marker}=!sleep 5`, marker], { cwd: tmpdir(), mayFail: true }).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    for (let tries = 0; tries < 500 && nicesOf(marker).length === 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(nicesOf(marker).length).toBeGreaterThan(0);
+    await stopLauncher();
+    const outcome = await running;
+    expect('error' in outcome && outcome.error).toBeInstanceOf(GitFailed);
+    // The next git starts a launcher again.
+    expect((await gitRun(['--version'], { cwd: tmpdir() })).stdout).toMatch(/^git version/);
   });
 });

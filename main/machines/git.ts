@@ -12,7 +12,7 @@ import { copyFile, stat, utimes } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { findProgram } from '../disk/programs';
 import { homedir } from 'node:os';
-import { LAUNCHED_NICE, launch, type Launched } from './launch';
+import { LAUNCHED_NICE, LAUNCHER_FAILED, launch, type Launched } from './launch';
 import { INCLUDE_KEY, isProgramEntry, LISTED_KEYS, type ConfigEntry } from './git-config';
 
 /** What git was asked to do and what it said, for an error a person can act on. */
@@ -303,9 +303,10 @@ export function git(args: readonly string[], options: GitOptions & { mayFail: tr
 export async function git(args: readonly string[], options: GitOptions): Promise<string | null> {
   const run = await (options.via ?? gitRun)(args, options);
   if (run.code === 0) return run.stdout;
-  // A host that could not be asked (ssh failed, or the run timed out) said nothing of the repository: never
-  // taken for git's own "no", which would skip a safeguard or drop what Byre knew.
-  if (options.mayFail && run.code !== UNREACHED) return null;
+  // A host that could not be asked (ssh failed, or the run timed out), or a git Byre's launcher never
+  // started, said nothing of the repository: never taken for git's own "no", which would skip a safeguard
+  // or drop what Byre knew.
+  if (options.mayFail && run.code !== UNREACHED && run.code !== LAUNCHER_FAILED) return null;
   throw new GitFailed(args, run.stderr, run.code);
 }
 
@@ -366,6 +367,8 @@ function takesConfigFromEnv(program: string): Promise<boolean> {
   if (!known) {
     known = run(program, ['version'], { cwd: homedir() }, { ...process.env, GIT_CONFIG_COUNT: '0' }).then(
       (ran) => {
+        // Not kept: a run the launcher never started says nothing of this git's version.
+        if (ran.code === LAUNCHER_FAILED) envConfigSupport.delete(program);
         const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(ran.stdout) ?? []).slice(1).map(Number);
         return major > 2 || (major === 2 && minor >= 31);
       },

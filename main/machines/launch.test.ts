@@ -79,6 +79,13 @@ describe.runIf(process.platform !== 'win32')("the launcher of Byre's programs", 
     });
   });
 
+  it('rejects a run Node refuses to start, as starting it in main would', async () => {
+    await expect(launch('/bin/sh', ['-c', 'echo a\0b'], options)).rejects.toThrow(
+      /null bytes|\\u0000|string without null/i,
+    );
+    expect(await launch('/bin/sh', ['-c', 'echo after'], options)).toMatchObject({ stdout: 'after\n' });
+  });
+
   it('runs many at once, each with its own output', async () => {
     const runs = await Promise.all(
       Array.from({ length: 12 }, (_, n) => launch('/bin/sh', ['-c', `echo ${n}`], options)),

@@ -79,7 +79,8 @@ parentPort.on('message', (run) => {
       },
     );
   } catch (error) {
-    done(run.bytes ? new Uint8Array(0) : '', String(error && error.message), (error && error.code) || 'EINVAL');
+    // Not started at all (an argument Node refuses): main rejects the run, as execFile's throw would.
+    parentPort.postMessage({ id: run.id, thrown: String((error && error.message) || error) });
     return;
   }
   if (!perThread && child.pid !== undefined) {
@@ -96,16 +97,18 @@ parentPort.on('message', (run) => {
 });
 `;
 
-interface Reply {
-  id: number;
-  stdout: string | Uint8Array;
-  stderr: string;
-  code: number | string | null;
-}
+type Reply =
+  | { id: number; stdout: string | Uint8Array; stderr: string; code: number | string | null }
+  | { id: number; thrown: string };
 
 let launcher: Worker | null = null;
 let nextId = 0;
-const waiting = new Map<number, { bytes: boolean; resolve: (ran: Launched<string | Buffer>) => void }>();
+interface Waiting {
+  bytes: boolean;
+  resolve: (ran: Launched<string | Buffer>) => void;
+  reject: (error: Error) => void;
+}
+const waiting = new Map<number, Waiting>();
 
 function failAll(message: string): void {
   const runs = [...waiting.values()];
@@ -124,6 +127,10 @@ function started(): Worker {
     waiting.delete(reply.id);
     // Idle, the launcher does not keep the process alive; while it runs something, it does.
     if (waiting.size === 0) worker.unref();
+    if ('thrown' in reply) {
+      run.reject(new Error(reply.thrown));
+      return;
+    }
     const stdout =
       typeof reply.stdout === 'string'
         ? reply.stdout
@@ -136,6 +143,11 @@ function started(): Worker {
     failAll(`Byre's launcher of programs stopped (${why}); the run did not finish. Try again.`);
   };
   worker.on('error', (error) => gone(error.message));
+  // A reply that cannot be read leaves its run unanswered: the launcher is let go, and what waited fails.
+  worker.on('messageerror', () => {
+    gone('a reply could not be read');
+    void worker.terminate();
+  });
   worker.on('exit', (code) => gone(`exit code ${code}`));
   worker.unref();
   launcher = worker;
@@ -163,7 +175,7 @@ export function launch(
   args: readonly string[],
   options: LaunchOptions,
 ): Promise<Launched<string | Buffer>> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
       worker = started();
@@ -178,12 +190,12 @@ export function launch(
     }
     const id = nextId++;
     const bytes = options.bytes === true;
-    waiting.set(id, { bytes, resolve });
+    waiting.set(id, { bytes, resolve, reject });
     worker.ref();
     // Only what can be cloned: the environment's values as strings.
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-    worker.postMessage({
+    const run = {
       id,
       program,
       args: [...args],
@@ -192,7 +204,14 @@ export function launch(
       input: options.input,
       bytes,
       maxBuffer: options.maxBuffer,
-    });
+    };
+    try {
+      worker.postMessage(run);
+    } catch (error) {
+      waiting.delete(id);
+      if (waiting.size === 0) worker.unref();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
   });
 }
 

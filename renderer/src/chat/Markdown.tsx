@@ -324,12 +324,12 @@ function PlainBlock({ source }: { source: string }) {
   return <p className="md-plain">{source.trim()}</p>;
 }
 
-const Block = memo(function Block(props: { source: string; growing: boolean; streaming: boolean }) {
-  const { source, growing, streaming } = props;
+const Block = memo(function Block({ source, streaming }: { source: string; streaming: boolean }) {
   // Once a block was left for later, its next renders are rationed too: the blocks left in one frame are
   // rendered over the following frames, not all in one.
   const [attempts, retry] = useReducer((count: number) => count + 1, 0);
-  const node = renderBlockWithin(source, attempts > 0, growing);
+  // The last block of a reply still coming grows with each frame: not kept until it is finished.
+  const node = renderBlockWithin(source, attempts > 0, streaming);
   const deferred = node === undefined;
   useEffect(() => {
     if (!deferred) return;
@@ -466,20 +466,17 @@ export function withReferences(blocks: readonly string[]): string[] {
 }
 
 /**
- * `streaming`: the text is a reply still coming; its last block shows the cursor. On that block alone: a
- * class on the whole reply would have the style of every block worked out again when it ends.
+ * `streaming`: the text is a reply still coming; its last block shows the cursor, and is not kept in the
+ * cache of rendered blocks until it is finished. The cursor is on that block alone: a class on the whole
+ * reply would have the style of every block worked out again when it ends.
  */
 export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
   // Information from the previous render, kept the way React documents for it.
   const [split, setSplit] = useState(() => ({ text, blocks: splitCached(text) }));
   let blocks = split.blocks;
-  // The text grew by what was appended to it (a reply streaming): its last block is not finished.
-  const [growing, setGrowing] = useState(false);
   if (split.text !== text) {
     blocks = splitGrowing(split, text);
     setSplit({ text, blocks });
-    const grew = text.startsWith(split.text);
-    if (grew !== growing) setGrowing(grew);
   }
   // Only a text with a definition in it needs its blocks to know of one another; drawn again with the same
   // text (the row re-rendered), the blocks are the same and so are their sources.
@@ -491,12 +488,7 @@ export function Markdown({ text, streaming = false }: { text: string; streaming?
       <div className="markdown">
         {sources.map((source, index) =>
           source === '' ? null : (
-            <Block
-              key={index}
-              source={source}
-              growing={growing && index === sources.length - 1}
-              streaming={streaming && index === sources.length - 1}
-            />
+            <Block key={index} source={source} streaming={streaming && index === sources.length - 1} />
           ),
         )}
       </div>
