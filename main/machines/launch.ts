@@ -9,8 +9,7 @@ import { Worker } from 'node:worker_threads';
  *
  * The launcher is a worker thread of a few lines of plain JavaScript (evaluated, so that the built app, the
  * browser host and the tests start it alike, with no file of its own to find). It runs each program with
- * execFile at LAUNCHED_NICE, gives it `input` on stdin or closes
- * stdin, and posts back its output, as text or as bytes (handed over, not copied).
+ * execFile, lowers it to LAUNCHED_NICE, gives it `input` on stdin or closes stdin, and posts back its output, as text or as bytes (handed over, not copied).
  */
 
 export interface LaunchOptions {
@@ -26,10 +25,9 @@ export interface LaunchOptions {
 
 /**
  * What the launcher starts is bookkeeping (a turn's snapshot, a status, a diff): on a busy machine the
- * window, main's event loop and the CLI come first. On Linux, where a thread has a nice value of its own,
- * the launcher's thread lowers itself to this value as it starts (never raising one already lower), and what
- * it starts inherits it from its first instruction; elsewhere (where that would lower all of Byre) each
- * program is lowered just after it starts.
+ * window, main's event loop and the CLI come first. Each program is lowered to this value just after it
+ * starts (never raised). The launcher's thread itself is not: it reads the programs' output and hands it to
+ * main, and lowered it would add its own wait to every run on a busy machine.
  */
 export const LAUNCHED_NICE = 10;
 
@@ -48,14 +46,6 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { execFile } = require('node:child_process');
 const { getPriority, setPriority } = require('node:os');
 const nice = workerData.nice;
-const perThread = process.platform === 'linux';
-if (perThread) {
-  try {
-    setPriority(0, Math.max(getPriority(0), nice));
-  } catch {
-    // Not allowed here: what it starts runs at Byre's priority.
-  }
-}
 parentPort.on('message', (run) => {
   const done = (stdout, stderr, code) => {
     let transfer = [];
@@ -83,7 +73,7 @@ parentPort.on('message', (run) => {
     parentPort.postMessage({ id: run.id, thrown: String((error && error.message) || error) });
     return;
   }
-  if (!perThread && child.pid !== undefined) {
+  if (child.pid !== undefined) {
     try {
       setPriority(child.pid, Math.max(getPriority(child.pid), nice));
     } catch {
