@@ -204,34 +204,50 @@ function ScopeToggle(props: { base: string; scope: ChangesScope; on: PanelAction
 
 /** Files listed in the panel's first frame: more than the tallest list shows. */
 export const FIRST_FILE_ROWS = 80;
-/** Files added to the list in each frame after it, until all are there. */
-const MORE_FILE_ROWS = 300;
+/** Files added to the list after each frame, until all are there: a task well under 50 ms on a slow machine. */
+const MORE_FILE_ROWS = 120;
 
 /**
- * How many of `total` rows to render now: a screenful at once, the rest a few hundred a frame after it, so
- * a change of a thousand files is on screen in the time of eighty (its rows are laid out only as they
- * scroll into view: `content-visibility` in the styles).
+ * How many of `total` rows to render now: a screenful at once, the rest a few score after each frame, so a
+ * change of a thousand files is on screen in the time of eighty (its rows are laid out only as they scroll
+ * into view: `content-visibility` in the styles). The list grows only after the frame that drew it, never
+ * in that frame (which would hold the first rows back by the next ones' work), and not while the panel
+ * reads the folder again: the list kept from the last open is shown at once, and the rows it would grow
+ * would only be drawn again when the new list comes, while git wants the processor.
  */
-function useRowsShown(total: number, list: string): number {
+function useRowsShown(total: number, list: string, reading: boolean): number {
   const [rows, setRows] = useState({ list, shown: FIRST_FILE_ROWS });
   // Another list (a step picked, the other scope) starts again from a screenful; the same list read again
   // (a turn ended while the panel is open) keeps what it shows, and where it is scrolled.
   if (rows.list !== list) setRows({ list, shown: FIRST_FILE_ROWS });
   const shown = rows.list === list ? rows.shown : FIRST_FILE_ROWS;
   useEffect(() => {
-    if (shown >= total) return;
-    const frame = requestAnimationFrame(() =>
+    if (reading || shown >= total) return;
+    return afterNextPaint(() =>
       setRows((now) => (now.list === list ? { list, shown: now.shown + MORE_FILE_ROWS } : now)),
     );
-    return () => cancelAnimationFrame(frame);
-  }, [shown, total, list]);
+  }, [shown, total, list, reading]);
   return Math.min(shown, total);
+}
+
+/** Calls `then` in the task after the next frame is painted; returns what cancels it. */
+function afterNextPaint(then: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const frame = requestAnimationFrame(() => (timer = setTimeout(then, 0)));
+  return () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+  };
 }
 
 function ViewBody(props: { view: ChangesView; panel: ChangesPanel; layout: DiffLayout; on: PanelActions }) {
   const { view, panel, layout, on } = props;
   const picked = view.steps.find((step) => step.step === panel.step);
-  const shown = useRowsShown(view.files.length, `${view.scope ?? 'conversation'} ${view.step ?? 'all'}`);
+  const shown = useRowsShown(
+    view.files.length,
+    `${view.scope ?? 'conversation'} ${view.step ?? 'all'}`,
+    panel.loading,
+  );
   return (
     <>
       <StateLine view={view} />
