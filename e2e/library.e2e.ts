@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { lastUserText } from './fake-model/server';
 import { runInTerminal } from './fixtures/cli-env';
@@ -13,6 +14,16 @@ import { expect, test } from './fixtures/web-host';
 const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Conversations' });
 const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 const row = (page: Page, title: string | RegExp) => sidebar(page).getByRole('button', { name: title });
+
+/** The titles the host keeps for the next page's first screen (main/data/first-screen-rows.ts). */
+function keptFirstScreen(dataDir: string): string[] {
+  try {
+    const rows = JSON.parse(readFileSync(join(dataDir, 'first-screen.json'), 'utf8')) as { title: string }[];
+    return rows.map((kept) => kept.title);
+  } catch {
+    return [];
+  }
+}
 
 /** A long saved conversation: turn n asks about "topic n"; one turn, far up, mentions the needle. */
 function longConversation(count: number, needleAt: number, needle: string): SessionTurn[] {
@@ -57,6 +68,60 @@ test.describe('with two conversations made in a terminal', () => {
       'true',
     );
     expect(webHost.world.fake.messageRequests()).toHaveLength(2);
+  });
+
+  test('draws their rows before the app’s code has loaded, where the app then draws them', async ({
+    page: first,
+    browser,
+    webHost,
+  }) => {
+    // Listed once: the host keeps the newest rows for the next page (and the next start) to draw at once.
+    await expect(row(first, /Is the build green\?/)).toBeVisible();
+    // The index done, so that no "Indexing…" line comes above the rows after the app takes over.
+    await expect(sidebar(first).getByText(/^Indexing/)).toHaveCount(0);
+    await expect
+      .poll(() => keptFirstScreen(webHost.dataDir), { timeout: 30_000 })
+      .toEqual(['When is lunch?', 'Is the build green?']);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // The app's start held back: what shows meanwhile is what the host drew into the page.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/assets\/boot-[^/]*\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(webHost.url);
+    const drawn = page.locator('.app-first-screen');
+    await expect(drawn.locator('.library-row-title')).toHaveText(['When is lunch?', 'Is the build green?']);
+    // Seen, not usable: nothing in it can be clicked, focused or heard by a screen reader yet.
+    await expect(drawn).toHaveAttribute('inert', '');
+    await expect(row(page, /When is lunch\?/)).toHaveCount(0);
+    const places = () =>
+      page
+        .locator('.library-row-title')
+        .evaluateAll((titles) =>
+          titles.map((title) => ({
+            text: title.textContent,
+            box: title.getBoundingClientRect().toJSON() as object,
+          })),
+        );
+    const before = await places();
+
+    release();
+    await expect(row(page, /When is lunch\?/)).toBeVisible();
+    await expect(drawn).toHaveCount(0);
+    // The same rows in the same places: nothing moved when the app took over.
+    expect(await places()).toEqual(before);
+    await row(page, /Is the build green\?/).click();
+    await expect(log(page).getByRole('article', { name: 'Claude' })).toContainText('The build is green.');
+    // The page's script policy refused nothing (the rows' data block runs nothing).
+    expect(errors).toEqual([]);
+    await page.close();
   });
 
   test('resumes one, and the model gets its history', async ({ page, webHost }) => {

@@ -19,6 +19,9 @@ import { KeptTabs } from '../data/kept-tabs';
 import { LimitWindows } from '../data/limit-windows';
 import { ScheduledSends } from '../data/scheduled-sends';
 import { SettingsStore } from '../data/settings';
+import { FIRST_SCREEN_ROWS, type FirstScreen } from '../../shared/first-screen';
+import type { LibraryRow } from '../../shared/library';
+import { KeptFirstScreen } from '../data/first-screen-rows';
 import { hostFolderKey } from '../data/host-folders';
 import { trustForGit } from '../machines/git';
 import { TrustGate } from '../data/trust';
@@ -69,6 +72,8 @@ export class Backend {
   private readonly tabs: KeptTabs;
   private readonly eventLogDir: string;
   private readonly images: ImageRefs;
+  private readonly settings: SettingsStore;
+  private readonly firstScreenRows: KeptFirstScreen;
   /** Gives memory back after a burst of events or pages. */
   private readonly idle = new IdleCollector();
   private readonly handlers: Handlers;
@@ -86,6 +91,7 @@ export class Backend {
     this.eventLogDir = join(open, String(process.pid));
     this.images = new ImageRefs(join(this.eventLogDir, 'images'));
     const settings = new SettingsStore(options.dataDir);
+    this.settings = settings;
     const forks = new ForkRecords(options.dataDir);
     const worktrees = new WorktreeRecords(options.dataDir);
     // A worktree's settings carry its repository's trust: the records say which folders are worktrees. Only
@@ -107,7 +113,15 @@ export class Backend {
       env: options.env,
       workerPath: options.libraryWorker,
     });
-    this.library.onChange(() => this.emit('libraryChanged', {}));
+    this.firstScreenRows = new KeptFirstScreen(options.dataDir, () =>
+      this.library.list({ limit: FIRST_SCREEN_ROWS }),
+    );
+    this.library.onChange(() => {
+      this.emit('libraryChanged', {});
+      this.firstScreenRows.changed();
+    });
+    // What the index says once it is open, kept for the next start.
+    this.firstScreenRows.changed();
     this.library.onUsageChange(() => this.emit('usageChanged', {}));
     const emit: EventListener = (channel, payload) => this.emit(channel, payload);
     this.worktreeStatuses = new WorktreeStatuses(
@@ -263,8 +277,31 @@ export class Backend {
     // Before the conversations end: their drafts go with them.
     this.tabs.flush();
     await this.scheduled.stop();
+    // While the library still answers.
+    await this.firstScreenRows.flush();
     await Promise.all([this.open.closeAll(), this.library.close(), this.worktreeStatuses.settled()]);
     rmSync(this.eventLogDir, { recursive: true, force: true });
+  }
+
+  /**
+   * What the host draws into the page it serves (shared/first-screen.ts): the library's newest rows and the
+   * theme. The rows as last known (kept from the last run, at a start), at once; with none kept, the
+   * library's own if it answers within `withinMs`, else null (it is still opening its index, say), as it
+   * would hold the whole page back.
+   */
+  async firstScreen(withinMs: number): Promise<FirstScreen | null> {
+    const screen = (rows: LibraryRow[]) => ({ rows, theme: this.settings.values.theme, now: Date.now() });
+    const kept = this.firstScreenRows.current();
+    if (kept.length > 0) return screen(kept);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), withinMs)));
+    const rows = this.library.list({ limit: FIRST_SCREEN_ROWS }).catch(() => null);
+    try {
+      const listed = await Promise.race([rows, late]);
+      return listed ? screen(listed) : null;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** An image a window was sent by reference (main/conversation/image-refs.ts), by its hash. */

@@ -14,7 +14,8 @@ import { Backend } from '../backend/backend';
 import { saveDialogOptions, writeExport } from './export-save';
 import { openTerminalWithSystem } from './open-folder';
 import { skipWorkingFolderLookups } from '../disk/programs';
-import { contentTypeFor, readStaticFile } from './static-files';
+import { pageWithFirstScreen } from '../../shared/first-screen';
+import { contentTypeFor, FIRST_SCREEN_WAIT_MS, isAppPage, readStaticFile } from './static-files';
 import {
   APP_INDEX,
   APP_SCHEME,
@@ -113,6 +114,10 @@ async function serveApp(request: Request): Promise<Response> {
     'X-Content-Type-Options': 'nosniff',
   };
   if (extname(file) === '.html') headers['Content-Security-Policy'] = ELECTRON_CSP;
+  if (isAppPage(rendererDir, file)) {
+    const page = pageWithFirstScreen(body.toString('utf8'), await backend.firstScreen(FIRST_SCREEN_WAIT_MS));
+    return new Response(page, { headers });
+  }
   return new Response(new Uint8Array(body), { headers });
 }
 

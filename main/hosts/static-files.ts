@@ -64,3 +64,15 @@ export async function readStaticFile(rootDir: string, file: string): Promise<Buf
 export function contentTypeFor(file: string): string {
   return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
 }
+
+/** The app's page (its index.html), which a host serves with the first screen drawn in (shared/first-screen.ts). */
+export function isAppPage(rootDir: string, file: string): boolean {
+  return file === resolve(rootDir, 'index.html');
+}
+
+/**
+ * How long a host holds the app's page back for the library's first screen. The library answers in a few
+ * milliseconds once its index is open; on a start it is still opening, the page goes without, and the
+ * app asks for the rows itself.
+ */
+export const FIRST_SCREEN_WAIT_MS = 150;

@@ -10,7 +10,14 @@ import type { Downloads } from './downloads';
 import { DownloadId } from '../../shared/library';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../../shared/bridge-auth';
 import { eventFrame } from '../conversation/event-json';
-import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-files';
+import { pageWithFirstScreen } from '../../shared/first-screen';
+import {
+  contentTypeFor,
+  FIRST_SCREEN_WAIT_MS,
+  isAppPage,
+  readStaticFile,
+  resolveStaticPath,
+} from './static-files';
 
 /**
  * The browser host: the backend served to a plain browser on loopback, over HTTP (the built renderer) and
@@ -29,7 +36,7 @@ import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-file
  */
 
 export interface WebBridgeOptions {
-  backend: Pick<Backend, 'invoke' | 'on' | 'image'>;
+  backend: Pick<Backend, 'invoke' | 'on' | 'image'> & Partial<Pick<Backend, 'firstScreen'>>;
   /** The built renderer (out/renderer). */
   rendererDir: string;
   /** 0 (the default) picks any free port. */
@@ -184,12 +191,13 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     connections: () => proven.size,
     async close() {
       unsubscribe();
+      // The port first: a page whose socket is closed tries again at once, and an address still answering
+      // HTTP while it refuses sockets would be taken for another program's (the page would stop trying).
+      const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+      server.closeAllConnections();
       for (const socket of sockets.clients) socket.terminate();
       await new Promise<void>((resolveClose) => sockets.close(() => resolveClose()));
-      await new Promise<void>((resolveClose) => {
-        server.close(() => resolveClose());
-        server.closeAllConnections();
-      });
+      await closed;
     },
   };
 }
@@ -200,7 +208,7 @@ interface RequestContext {
   token: string;
   /** What image addresses carry: derived from the token, so the token itself never travels. */
   imagesKey: string;
-  backend: Pick<Backend, 'image'>;
+  backend: Pick<Backend, 'image'> & Partial<Pick<Backend, 'firstScreen'>>;
   downloads: Pick<Downloads, 'take'> | undefined;
 }
 
@@ -259,6 +267,10 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
   if (file === null) return refuse(res, 403, 'Forbidden: path outside the app.');
   const body = await readStaticFile(rendererDir, file);
   if (body === null) return refuse(res, 404, 'Not found.');
+  if (isAppPage(rendererDir, file) && backend.firstScreen) {
+    const page = pageWithFirstScreen(body.toString('utf8'), await backend.firstScreen(FIRST_SCREEN_WAIT_MS));
+    return respond(res, method, 200, page, contentTypeFor(file), APP_CSP);
+  }
   return respond(res, method, 200, body, contentTypeFor(file), APP_CSP);
 }
 

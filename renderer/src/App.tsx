@@ -21,7 +21,6 @@ import type { Tab } from './state/types';
 import { TrustDialog } from './settings/TrustDialog';
 import { useUsageShortcut } from './usage/shortcut';
 import { conversationRoom, usageRoom } from './rooms';
-import './styles.css';
 import { Check, Plus, SquareTerminal } from 'lucide-react';
 import { LANE_BILLING } from '../../shared/ipc/app';
 

@@ -1,31 +1,18 @@
-import { installBridgeClient } from './host/bridge-client';
-import { askFirstScreen } from './state/first-screen';
-import { applyRememberedTheme } from './ui/theme';
+// In the page's head, before any script: the first screen the host drew into the page is styled at once.
+import './styles.css';
+import { couldNotLoad } from './load-failed';
 
 /**
- * The window's first code, kept small: it connects (in a plain browser, over the bridge: in Electron the
- * preload has set window.byre) and asks for the library's first screen of rows, and only then loads the app,
- * so that the host answers while the app's code is being read.
+ * The window's first code, and nothing else: where the host drew the library's first screen into the page
+ * (shared/first-screen.ts), it is painted before any of the app's code is read (a module runs before the
+ * page's first paint when it is there in time, and the app's start is a few score milliseconds of it on a
+ * slow machine); without one, the app starts at once.
  */
-installBridgeClient();
-applyRememberedTheme();
-askFirstScreen();
+const start = () =>
+  import('./boot').catch((error: unknown) => {
+    const root = document.getElementById('root');
+    if (root) couldNotLoad(root, error);
+  });
 
-const root = document.getElementById('root');
-if (root) {
-  import('./root').then(
-    ({ mount }) => mount(root),
-    (error: unknown) => {
-      // Never a blank window: say what failed.
-      const panel = document.createElement('div');
-      panel.className = 'state-panel';
-      panel.setAttribute('role', 'alert');
-      const title = document.createElement('h2');
-      title.textContent = 'Byre could not load its window';
-      const detail = document.createElement('p');
-      detail.textContent = `${error instanceof Error ? error.message : String(error)} Reload the window to try again.`;
-      panel.append(title, detail);
-      root.replaceChildren(panel);
-    },
-  );
-}
+if (document.querySelector('.app-first-screen')) requestAnimationFrame(() => setTimeout(start, 0));
+else void start();

@@ -2,7 +2,16 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { MATCH_END, MATCH_START, type LibraryRow } from '../../../shared/library';
 import { conversationActivity, folderName, workingOn, type Activity } from '../state/selectors';
-import { aheadBehind, costLabel, folderList, groupRows, homeFolder, type RowWorktree } from './row-groups';
+import {
+  aheadBehind,
+  costLabel,
+  folderList,
+  formatSize,
+  groupRows,
+  homeFolder,
+  relativeTime,
+  type RowWorktree,
+} from '../../../shared/library-groups';
 import { useFrameVirtualizer } from '../ui/frame-virtualizer';
 import { useStore } from '../state/store';
 import type { LibrarySearch, LibrarySort } from '../state/types';
@@ -59,7 +68,7 @@ export function Sidebar() {
   );
 }
 
-function SearchBox() {
+export function SearchBox() {
   const search = useStore((state) => state.searchLibrary);
   const [text, setText] = useState(useStore.getState().libraryQuery);
   // Search as the user types: at most once a frame (keys that come faster are one search), each
@@ -86,7 +95,7 @@ function SearchBox() {
   );
 }
 
-function FolderFilter({ folders }: { folders: string[] }) {
+export function FolderFilter({ folders }: { folders: string[] }) {
   const folder = useStore((state) => state.libraryFolder);
   const setFolder = useStore((state) => state.setLibraryFolder);
   if (folders.length < 2 && !folder) return null;
@@ -109,7 +118,7 @@ function FolderFilter({ folders }: { folders: string[] }) {
   );
 }
 
-function LibrarySortControl() {
+export function LibrarySortControl() {
   const sort = useStore((state) => state.librarySort);
   const setSort = useStore((state) => state.setLibrarySort);
   return <SortControl sort={sort} onSort={setSort} />;
@@ -260,7 +269,7 @@ function RowList({ rows }: { rows: LibraryRow[] }) {
 }
 
 /** Opens the Usage view (issue 29) in the main area, or closes it again. */
-function UsageButton() {
+export function UsageButton() {
   const open = useStore((state) => state.usageOpen);
   const toggle = useStore((state) => state.toggleUsage);
   return (
@@ -276,7 +285,7 @@ function UsageButton() {
   );
 }
 
-function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree | null }) {
+export function RowButton({ row, worktree }: { row: LibraryRow; worktree: RowWorktree | null }) {
   const openSaved = useStore((state) => state.openSaved);
   const { open, current, activity, doing } = useStore(
     useShallow((state) => {
@@ -445,34 +454,4 @@ function Snippet({ text }: { text: string }) {
       {pieces.map((piece, index) => (piece.match ? <mark key={index}>{piece.text}</mark> : piece.text))}
     </span>
   );
-}
-
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
-];
-
-export function relativeTime(ms: number, now = Date.now()): string {
-  const seconds = (ms - now) / 1000;
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
-  }
-  return 'just now';
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }

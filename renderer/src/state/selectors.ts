@@ -23,10 +23,7 @@ export function liveConversationId(tab: Tab): string | null {
   return tab.saved ? null : tab.id;
 }
 
-export function folderName(path: string): string {
-  const parts = path.split(/[\\/]/).filter(Boolean);
-  return parts[parts.length - 1] ?? path;
-}
+export { folderName } from '../../../shared/library-groups';
 
 /**
  * What a running turn is doing, as either lane tells it: the tool it uses now and on what ("Bash: npm

@@ -4,6 +4,7 @@
  * reach each other through `get()`, typed by this.
  */
 import type { StoreApi } from 'zustand';
+import type { LibrarySort } from '../../../shared/library-groups';
 import type { ConversationState } from '../../../shared/conversation';
 import type { FindMatch } from '../../../shared/conversation/find';
 import type { Paging } from '../../../shared/conversation/paging';
@@ -405,7 +406,7 @@ export interface SavedView {
 }
 
 /** The order of the sidebar's list: by last activity, or by what each conversation cost, most first. */
-export type LibrarySort = 'recent' | 'cost';
+export type { LibrarySort };
 
 export interface LibrarySearch {
   query: string;

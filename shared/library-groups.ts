@@ -3,13 +3,21 @@
  * a repository's worktree conversations (Byre's, and the CLI's `--worktree` ones made in a terminal) under
  * the repository's own heading, after its own rows, so one repository reads as one place. Sorted by cost
  * (issue 29), the same shape with the costliest first: folders by their costliest conversation. Pure: the
- * list is virtualized over what this returns.
+ * list is virtualized over what this returns, and the host draws the first screen of it into the page
+ * (first-screen.ts). Also the words a row says of itself: its time, size and cost.
  */
-import { worktreeLayout, worktreeStatusKey } from '../../../shared/worktrees';
-import type { WorktreeStatus } from '../../../shared/ipc';
-import type { LibraryRow } from '../../../shared/library';
-import { folderName } from '../state/selectors';
-import type { LibrarySort } from '../state/types';
+import { worktreeLayout, worktreeStatusKey } from './worktrees';
+import type { WorktreeStatus } from './ipc';
+import type { LibraryRow } from './library';
+
+/** The order the list is in: by last activity, or by what each conversation cost, most first. */
+export type LibrarySort = 'recent' | 'cost';
+
+/** A folder's last part ("byre" for /work/byre), or the path itself when it has none. */
+export function folderName(path: string): string {
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
 
 export type SidebarItem =
   | { kind: 'host'; host: string; count: number }
@@ -118,4 +126,36 @@ export function aheadBehind(status: WorktreeStatus): { shown: string; words: str
     shown: `↑${status.ahead} ↓${status.behind}`,
     words: `${status.ahead} ahead of ${base}, ${status.behind} behind`,
   };
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+/** "5 minutes ago", "yesterday", "just now". */
+export function relativeTime(ms: number, now = Date.now()): string {
+  const seconds = (ms - now) / 1000;
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  }
+  return 'just now';
+}
+
+/** "512 B", "3.4 KB", "12 MB". */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }

@@ -1,8 +1,15 @@
-import { worktreeStatusKey } from '../../../shared/worktrees';
+import { worktreeStatusKey } from './worktrees';
 import { describe, expect, it } from 'vitest';
-import type { WorktreeStatus } from '../../../shared/ipc';
-import type { LibraryRow } from '../../../shared/library';
-import { aheadBehind, costLabel, folderList, groupRows, homeFolder, type SidebarItem } from './row-groups';
+import type { WorktreeStatus } from './ipc';
+import type { LibraryRow } from './library';
+import {
+  aheadBehind,
+  costLabel,
+  folderList,
+  groupRows,
+  homeFolder,
+  type SidebarItem,
+} from './library-groups';
 
 /**
  * The sidebar's grouping: a repository's worktree conversations (Byre's, and the CLI's made in a terminal)
