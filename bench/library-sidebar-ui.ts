@@ -1,7 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/fixtures/host-process';
+import { APP_CSP, securityHeaders } from '../main/hosts/web-bridge';
 import type { CorpusManifest } from './library-corpus';
 import {
   SCROLL_STEP_PX,
@@ -12,6 +16,7 @@ import {
 } from './ui-long-conversation';
 import {
   frameStats,
+  installPageClock,
   median,
   openHostPage,
   percentile,
@@ -29,7 +34,10 @@ import {
  *
  * - the first page, navigation start to the first row painted: cold (`library_first_page_cold_ms`) from a
  *   fresh data folder, three times (the first run goes on to the rest), and warm (`…_warm_ms`) from a new
- *   host on the complete index, as after a restart, three times; each the median of its runs;
+ *   host on the complete index, as after a restart, three times; each the median of its runs; beside them
+ *   the machine's floor (`library_first_page_floor_ms`): a fresh Chromium's first paint of a page of one
+ *   row, served as the app's page is (the redirect, the same headers: a cross-origin-opener policy costs
+ *   this Chromium a new renderer process) and timed the same way, without any of the app's code or styles;
  * - search: the corpus's queries typed into the search box one at a time (filled at once, one input
  *   event), from that input event to the first frame painted after the whole answer (titles and messages:
  *   the results no longer busy, or "No conversations mention …") appears (`library_search_p50_ms`,
@@ -117,6 +125,53 @@ function installSidebarTimers(): void {
     true,
   );
   new MutationObserver(check).observe(document, { childList: true, subtree: true });
+}
+
+/** A page of one row, timed as the app's first page is: what this machine's Chromium costs, and no more. */
+const FLOOR_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="UTF-8" /><title>Byre</title></head><body>' +
+  '<nav aria-label="Conversations"><div class="sidebar-list"><span class="library-row-title">A row</span></div></nav>' +
+  '</body></html>';
+
+/**
+ * The first page's floor: a fresh Chromium (as each first page has) navigated through the printed address's
+ * redirect to FLOOR_PAGE, served with the headers the app's page has, to the frame after its row;
+ * FIRST_PAGE_RUNS times.
+ */
+async function firstPageFloor(): Promise<number[]> {
+  const server = createServer((req, res) => {
+    if (req.url === '/') {
+      res.writeHead(308, { ...securityHeaders(APP_CSP), Location: '/app/', 'Content-Length': '0' });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { ...securityHeaders(APP_CSP), 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(FLOOR_PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const runs: number[] = [];
+  try {
+    for (let i = 0; i < FIRST_PAGE_RUNS; i++) {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        args: CHROMIUM_ARGS,
+      });
+      try {
+        const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+        await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+        for (const script of [installPageClock, installSidebarTimers]) await page.addInitScript(script);
+        await page.goto(url);
+        runs.push(await firstRowsPainted(page));
+      } finally {
+        await withTimeout(browser.close(), 10_000, 'closing Chromium').catch(() => undefined);
+      }
+    }
+  } finally {
+    server.close();
+  }
+  return runs;
 }
 
 async function firstRowsPainted(page: Page): Promise<number> {
@@ -258,6 +313,9 @@ export async function measureLibrarySidebarUi(manifest: CorpusManifest): Promise
     figures.library_first_page_cold_runs = cold.map((ms) => round(ms)).join(', ');
     figures.library_first_page_warm_ms = round(median(warm));
     figures.library_first_page_warm_runs = warm.map((ms) => round(ms)).join(', ');
+    const pageFloor = await firstPageFloor();
+    figures.library_first_page_floor_ms = round(median(pageFloor));
+    figures.library_first_page_floor_runs = pageFloor.map((ms) => round(ms)).join(', ');
   } catch (error) {
     figures.library_sidebar_ui_error =
       (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';

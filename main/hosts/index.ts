@@ -14,8 +14,7 @@ import { Backend } from '../backend/backend';
 import { saveDialogOptions, writeExport } from './export-save';
 import { openTerminalWithSystem } from './open-folder';
 import { skipWorkingFolderLookups } from '../disk/programs';
-import { pageWithFirstScreen } from '../../shared/first-screen';
-import { contentTypeFor, FIRST_SCREEN_WAIT_MS, isAppPage, readStaticFile } from './static-files';
+import { appPageWith, contentTypeFor, FIRST_SCREEN_WAIT_MS, isAppPage, readStaticFile } from './static-files';
 import {
   APP_INDEX,
   APP_SCHEME,
@@ -115,7 +114,11 @@ async function serveApp(request: Request): Promise<Response> {
   };
   if (extname(file) === '.html') headers['Content-Security-Policy'] = ELECTRON_CSP;
   if (isAppPage(rendererDir, file)) {
-    const page = pageWithFirstScreen(body.toString('utf8'), await backend.firstScreen(FIRST_SCREEN_WAIT_MS));
+    const page = await appPageWith(
+      rendererDir,
+      body.toString('utf8'),
+      await backend.firstScreen(FIRST_SCREEN_WAIT_MS),
+    );
     return new Response(page, { headers });
   }
   return new Response(new Uint8Array(body), { headers });

@@ -10,8 +10,8 @@ import type { Downloads } from './downloads';
 import { DownloadId } from '../../shared/library';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../../shared/bridge-auth';
 import { eventFrame } from '../conversation/event-json';
-import { pageWithFirstScreen } from '../../shared/first-screen';
 import {
+  appPageWith,
   contentTypeFor,
   FIRST_SCREEN_WAIT_MS,
   isAppPage,
@@ -81,7 +81,7 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
-const APP_CSP =
+export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** For what is not a page: redirects, refusals, images. */
@@ -268,7 +268,11 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
   const body = await readStaticFile(rendererDir, file);
   if (body === null) return refuse(res, 404, 'Not found.');
   if (isAppPage(rendererDir, file) && backend.firstScreen) {
-    const page = pageWithFirstScreen(body.toString('utf8'), await backend.firstScreen(FIRST_SCREEN_WAIT_MS));
+    const page = await appPageWith(
+      rendererDir,
+      body.toString('utf8'),
+      await backend.firstScreen(FIRST_SCREEN_WAIT_MS),
+    );
     return respond(res, method, 200, page, contentTypeFor(file), APP_CSP);
   }
   return respond(res, method, 200, body, contentTypeFor(file), APP_CSP);
@@ -456,7 +460,8 @@ function attachment(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
-function securityHeaders(csp: string): Record<string, string> {
+/** What every response carries; exported for the bench's floor, a page served as the app's is. */
+export function securityHeaders(csp: string): Record<string, string> {
   return {
     'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
