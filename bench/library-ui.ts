@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Page } from '@playwright/test';
 import type { CorpusManifest } from './library-corpus';
 import {
+  appStarted,
   buildNote,
   median,
   openHostPage,
@@ -28,7 +29,6 @@ import {
  */
 
 const RUNS = 3;
-const STARTUP_TIMEOUT_MS = 30_000;
 const ROW_TIMEOUT_MS = 30_000;
 const OPEN_TIMEOUT_MS = 30_000;
 const INDEX_TIMEOUT_MS = 180_000;
@@ -138,7 +138,7 @@ export async function measureLibraryOpenUi(manifest: CorpusManifest): Promise<Fi
     for (let run = 0; run < RUNS; run++) {
       await closeTabs(page);
       await page.reload();
-      await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+      await appStarted(page);
       runs.push(await openOnce(page, manifest.big.title));
     }
     const paints = runs.map((timing) => timing.paintedAt - timing.clickAt);

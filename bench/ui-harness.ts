@@ -188,7 +188,7 @@ export async function startUiRun(options: UiRunOptions): Promise<UiRun> {
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     for (const script of options.initScripts ?? []) await page.addInitScript(script);
     await page.goto(url);
-    await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+    await appStarted(page);
     await page
       .getByRole('textbox', { name: 'Message' })
       .waitFor({ state: 'visible', timeout: STARTUP_TIMEOUT_MS });
@@ -288,13 +288,22 @@ export async function openHostPage(
     await page.addInitScript({ content: 'globalThis.__name = (target) => target;' });
     for (const script of [installPageClock, ...initScripts]) await page.addInitScript(script);
     await page.goto(url);
-    await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+    await appStarted(page);
     const started = browser;
     return { page, browser: started, host, output: () => output, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/**
+ * Until the app's page has connected and its start has run (window.byre there): with a first screen drawn
+ * into the page, the app starts after the page's first paint, which may be after its load.
+ */
+export async function appStarted(page: Page): Promise<void> {
+  await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+  await page.waitForFunction(() => 'byre' in window, undefined, { timeout: STARTUP_TIMEOUT_MS });
 }
 
 /** Waits until the host's library has read every session file (its status says done), asking every 250 ms. */

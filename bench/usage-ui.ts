@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { ensureCorpus } from './library-corpus';
 import {
+  appStarted,
   buildNote,
   median,
   openHostPage,
@@ -41,7 +42,6 @@ const FLOOR_RUNS = 5;
 const ROUND_TRIPS = 10;
 const INDEX_TIMEOUT_MS = Number(process.env.BENCH_LIBRARY_INDEX_TIMEOUT_S ?? 360) * 1000;
 const SHOWN_TIMEOUT_MS = 30_000;
-const STARTUP_TIMEOUT_MS = 30_000;
 
 /** The view opens on 30 days by day; the switches go through every other choice and back. */
 const RANGES = [
@@ -315,7 +315,7 @@ async function reportShape(page: Page): Promise<Figures> {
 
 async function reloadPage(page: Page): Promise<void> {
   await page.reload();
-  await page.waitForURL(/\/app\//, { timeout: STARTUP_TIMEOUT_MS });
+  await appStarted(page);
 }
 
 export async function measureUsageView(): Promise<Figures> {
