@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { FIRST_SCREEN_DATA_ID, FIRST_SCREEN_ROWS, pageWithFirstScreen } from '../shared/first-screen';
+import type { ByreApi } from '../shared/ipc';
 import { lastUserText } from './fake-model/server';
 import { runInTerminal } from './fixtures/cli-env';
 import type { SessionTurn } from './fixtures/session-files';
@@ -11,19 +12,11 @@ import { expect, test } from './fixtures/web-host';
  * "terminal" (`claude -p`) or written in its file format, listed, opened, searched, resumed and exported.
  */
 
+type Byre = { byre: ByreApi };
+
 const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Conversations' });
 const log = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 const row = (page: Page, title: string | RegExp) => sidebar(page).getByRole('button', { name: title });
-
-/** The titles the host keeps for the next page's first screen (main/data/first-screen-rows.ts). */
-function keptFirstScreen(dataDir: string): string[] {
-  try {
-    const rows = JSON.parse(readFileSync(join(dataDir, 'first-screen.json'), 'utf8')) as { title: string }[];
-    return rows.map((kept) => kept.title);
-  } catch {
-    return [];
-  }
-}
 
 /** A long saved conversation: turn n asks about "topic n"; one turn, far up, mentions the needle. */
 function longConversation(count: number, needleAt: number, needle: string): SessionTurn[] {
@@ -70,21 +63,64 @@ test.describe('with two conversations made in a terminal', () => {
     expect(webHost.world.fake.messageRequests()).toHaveLength(2);
   });
 
-  test('draws their rows before the app’s code has loaded, where the app then draws them', async ({
+  test('the browser host’s page holds none of them: only the socket, with the token, reads the library', async ({
+    page,
+    webHost,
+  }) => {
+    await expect(row(page, /Is the build green\?/)).toBeVisible();
+    // What any program on this computer gets at the address without the token: the app as built.
+    const served = await (await fetch(`${webHost.origin}/app/`)).text();
+    expect(served).not.toContain('Is the build green?');
+    expect(served).not.toContain('When is lunch?');
+    expect(served).toContain('<div id="root"></div>');
+  });
+
+  test('the first screen Electron draws into its page shows their rows before the app’s code has loaded, where the app then draws them', async ({
     page: first,
     browser,
     webHost,
   }) => {
-    // Listed once: the host keeps the newest rows for the next page (and the next start) to draw at once.
+    // Electron's app:// page (main/hosts/index.ts) is the built page with the first screen drawn in
+    // (shared/first-screen.ts), from the rows the host keeps; here the same first screen is made from the
+    // rows the library lists, in the browser host's own page.
     await expect(row(first, /Is the build green\?/)).toBeVisible();
     // The index done, so that no "Indexing…" line comes above the rows after the app takes over.
     await expect(sidebar(first).getByText(/^Indexing/)).toHaveCount(0);
-    await expect
-      .poll(() => keptFirstScreen(webHost.dataDir), { timeout: 30_000 })
-      .toEqual(['When is lunch?', 'Is the build green?']);
+    const listed = await first.evaluate(async (limit) => {
+      const result = await (globalThis as unknown as Byre).byre.libraryList({ limit });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.value.rows;
+    }, FIRST_SCREEN_ROWS);
 
+    // The first screen as Electron's page holds it, put into this page's root as the parser reaches it (a
+    // page answered by a test's route, rather than by the host, may not open a socket to 127.0.0.1).
+    const drawnPage = pageWithFirstScreen('<html><body><div id="root"></div></body></html>', {
+      rows: listed,
+      theme: 'system',
+      now: Date.now(),
+    });
+    const [, markup = '', data = ''] =
+      /<div id="root">([\s\S]*)<\/div><script type="application\/json" id="[^"]+">([\s\S]*)<\/script>/.exec(
+        drawnPage,
+      ) ?? [];
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    // The app's start held back: what shows meanwhile is what the host drew into the page.
+    await page.addInitScript(
+      ({ markup, data, id }) => {
+        new MutationObserver((_, observer) => {
+          const root = document.getElementById('root');
+          if (!root) return;
+          observer.disconnect();
+          root.innerHTML = markup;
+          const block = document.createElement('script');
+          block.type = 'application/json';
+          block.id = id;
+          block.textContent = data;
+          root.after(block);
+        }).observe(document, { childList: true, subtree: true });
+      },
+      { markup, data, id: FIRST_SCREEN_DATA_ID },
+    );
+    // The app's start held back: what shows meanwhile is the drawn first screen.
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     await page.route(/\/assets\/boot-[^/]*\.js$/, async (route) => {
@@ -102,14 +138,12 @@ test.describe('with two conversations made in a terminal', () => {
     await expect(drawn).toHaveAttribute('inert', '');
     await expect(row(page, /When is lunch\?/)).toHaveCount(0);
     const places = () =>
-      page
-        .locator('.library-row-title')
-        .evaluateAll((titles) =>
-          titles.map((title) => ({
-            text: title.textContent,
-            box: title.getBoundingClientRect().toJSON() as object,
-          })),
-        );
+      page.locator('.library-row-title').evaluateAll((titles) =>
+        titles.map((title) => ({
+          text: title.textContent,
+          box: title.getBoundingClientRect().toJSON() as object,
+        })),
+      );
     const before = await places();
 
     release();

@@ -73,7 +73,7 @@ export class Backend {
   private readonly eventLogDir: string;
   private readonly images: ImageRefs;
   private readonly settings: SettingsStore;
-  private readonly firstScreenRows: KeptFirstScreen;
+  private readonly firstScreenRows: KeptFirstScreen | null;
   /** Gives memory back after a burst of events or pages. */
   private readonly idle = new IdleCollector();
   private readonly handlers: Handlers;
@@ -113,15 +113,19 @@ export class Backend {
       env: options.env,
       workerPath: options.libraryWorker,
     });
-    this.firstScreenRows = new KeptFirstScreen(options.dataDir, () =>
-      this.library.list({ limit: FIRST_SCREEN_ROWS }),
-    );
+    // Only Electron draws the first screen into its page: its app:// page reaches no one else, while the
+    // browser host's page is served to whoever asks at its address, without the token (the socket is what
+    // needs it), so it holds nothing of the library.
+    this.firstScreenRows =
+      options.host === 'electron'
+        ? new KeptFirstScreen(options.dataDir, () => this.library.list({ limit: FIRST_SCREEN_ROWS }))
+        : null;
     this.library.onChange(() => {
       this.emit('libraryChanged', {});
-      this.firstScreenRows.changed();
+      this.firstScreenRows?.changed();
     });
     // What the index says once it is open, kept for the next start.
-    this.firstScreenRows.changed();
+    this.firstScreenRows?.changed();
     this.library.onUsageChange(() => this.emit('usageChanged', {}));
     const emit: EventListener = (channel, payload) => this.emit(channel, payload);
     this.worktreeStatuses = new WorktreeStatuses(
@@ -278,18 +282,19 @@ export class Backend {
     this.tabs.flush();
     await this.scheduled.stop();
     // While the library still answers.
-    await this.firstScreenRows.flush();
+    await this.firstScreenRows?.flush();
     await Promise.all([this.open.closeAll(), this.library.close(), this.worktreeStatuses.settled()]);
     rmSync(this.eventLogDir, { recursive: true, force: true });
   }
 
   /**
-   * What the host draws into the page it serves (shared/first-screen.ts): the library's newest rows and the
-   * theme. The rows as last known (kept from the last run, at a start), at once; with none kept, the
+   * What Electron draws into the page it serves (shared/first-screen.ts): the library's newest rows and the
+   * theme; null for the browser host, whose page anyone at its address can read. The rows as last known (kept from the last run, at a start), at once; with none kept, the
    * library's own if it answers within `withinMs`, else null (it is still opening its index, say), as it
    * would hold the whole page back.
    */
   async firstScreen(withinMs: number): Promise<FirstScreen | null> {
+    if (!this.firstScreenRows) return null;
     const screen = (rows: LibraryRow[]) => ({ rows, theme: this.settings.values.theme, now: Date.now() });
     const kept = this.firstScreenRows.current();
     if (kept.length > 0) return screen(kept);

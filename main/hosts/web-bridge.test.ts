@@ -217,57 +217,6 @@ describe('startWebBridge', () => {
     expect(await probed).toBe('refused');
   });
 
-  it('serves the app’s page with the first screen drawn in, under the same policy', async () => {
-    writeFileSync(
-      join(root, 'renderer', 'index.html'),
-      '<html lang="en"><body><div id="root"></div></body></html>',
-    );
-    const row = {
-      sessionId: 's1',
-      title: 'Parser <rewrite>',
-      cwd: '/work/app',
-      gitBranch: null,
-      lastActive: Date.now(),
-      messageCount: 2,
-      sizeBytes: 100,
-      resumable: true,
-      hasTranscript: true,
-      branchCount: 1,
-      familyKey: 's1',
-      cost: { usd: null, estimated: false },
-    };
-    let asked = 0;
-    const drawing = await startWebBridge({
-      backend: {
-        ...backend,
-        firstScreen: async (withinMs: number) => {
-          asked = withinMs;
-          return { rows: [row], theme: 'dark' as const, now: Date.now() };
-        },
-      },
-      rendererDir: join(root, 'renderer'),
-      token: 'the-token',
-    });
-    try {
-      const page = await fetch(`http://127.0.0.1:${drawing.port}/app/`);
-      const html = await page.text();
-      expect(html).toContain('<html data-theme="dark" lang="en">');
-      expect(html).toContain('<span class="library-row-title">Parser &lt;rewrite&gt;</span>');
-      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-      expect(page.headers.get('cache-control')).toBe('no-store');
-      // Held back no longer than the host allows: the page never waits on a library that is slow to open.
-      expect(asked).toBeGreaterThan(0);
-      expect(asked).toBeLessThanOrEqual(200);
-      // Only the page: the app's other files are as built.
-      writeFileSync(join(root, 'renderer', 'other.html'), '<div id="root"></div>');
-      expect(await (await fetch(`http://127.0.0.1:${drawing.port}/app/other.html`)).text()).toBe(
-        '<div id="root"></div>',
-      );
-    } finally {
-      await drawing.close();
-    }
-  });
-
   it('prints an address with the token in the fragment, on 127.0.0.1', () => {
     expect(bridge.url).toBe(`http://127.0.0.1:${bridge.port}/#token=the-token`);
   });

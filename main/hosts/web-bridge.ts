@@ -10,14 +10,7 @@ import type { Downloads } from './downloads';
 import { DownloadId } from '../../shared/library';
 import { BridgeNonce, bridgeProof, type HelloFrame, UNAUTHORIZED_CLOSE } from '../../shared/bridge-auth';
 import { eventFrame } from '../conversation/event-json';
-import {
-  appPageWith,
-  contentTypeFor,
-  FIRST_SCREEN_WAIT_MS,
-  isAppPage,
-  readStaticFile,
-  resolveStaticPath,
-} from './static-files';
+import { contentTypeFor, readStaticFile, resolveStaticPath } from './static-files';
 
 /**
  * The browser host: the backend served to a plain browser on loopback, over HTTP (the built renderer) and
@@ -36,7 +29,7 @@ import {
  */
 
 export interface WebBridgeOptions {
-  backend: Pick<Backend, 'invoke' | 'on' | 'image'> & Partial<Pick<Backend, 'firstScreen'>>;
+  backend: Pick<Backend, 'invoke' | 'on' | 'image'>;
   /** The built renderer (out/renderer). */
   rendererDir: string;
   /** 0 (the default) picks any free port. */
@@ -208,7 +201,7 @@ interface RequestContext {
   token: string;
   /** What image addresses carry: derived from the token, so the token itself never travels. */
   imagesKey: string;
-  backend: Pick<Backend, 'image'> & Partial<Pick<Backend, 'firstScreen'>>;
+  backend: Pick<Backend, 'image'>;
   downloads: Pick<Downloads, 'take'> | undefined;
 }
 
@@ -262,19 +255,12 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, context:
   }
   if (!path.startsWith('/app/')) return refuse(res, 404, 'Not found.');
 
-  // The app's own files hold no secret: the socket is what needs the token.
+  // The app's own files hold no secret (the page is served as built, with no first screen of the library in
+  // it, unlike Electron's): the socket is what needs the token.
   const file = resolveStaticPath(rendererDir, path.slice('/app/'.length));
   if (file === null) return refuse(res, 403, 'Forbidden: path outside the app.');
   const body = await readStaticFile(rendererDir, file);
   if (body === null) return refuse(res, 404, 'Not found.');
-  if (isAppPage(rendererDir, file) && backend.firstScreen) {
-    const page = await appPageWith(
-      rendererDir,
-      body.toString('utf8'),
-      await backend.firstScreen(FIRST_SCREEN_WAIT_MS),
-    );
-    return respond(res, method, 200, page, contentTypeFor(file), APP_CSP);
-  }
   return respond(res, method, 200, body, contentTypeFor(file), APP_CSP);
 }
 
