@@ -4,7 +4,6 @@ import {
   FIRST_SCREEN_ROWS,
   FirstScreenRows,
   pageWithFirstScreen,
-  stylesheetOf,
 } from './first-screen';
 import type { LibraryRow } from './library';
 
@@ -112,24 +111,5 @@ describe('the first screen drawn into the page', () => {
     const drawn = root.match(/class="library-row-title"/g) ?? [];
     expect(drawn.length).toBeGreaterThanOrEqual(30);
     expect(drawn.length).toBeLessThan(FIRST_SCREEN_ROWS);
-  });
-
-  it('puts the stylesheet in the page in place of its link, so the first paint waits on no other request', () => {
-    const linked = PAGE.replace(
-      '</head>',
-      '<link rel="stylesheet" crossorigin href="./assets/index-RKsA4mNz.css"></head>',
-    );
-    expect(stylesheetOf(linked)).toBe('assets/index-RKsA4mNz.css');
-    const screen = { rows: [row('One', '/work/app')], theme: 'system' as const, now };
-    const page = pageWithFirstScreen(linked, screen, '.sidebar { width: 300px; }');
-    expect(page).toContain('<style>.sidebar { width: 300px; }</style></head>');
-    expect(page).not.toContain('<link rel="stylesheet"');
-    // Not a stylesheet that names other files (they would be read from the page's folder), nor one that
-    // could end its element: the link stays.
-    for (const css of ['.a { background: url(./x.png) }', '.a {} </style><p>']) {
-      expect(pageWithFirstScreen(linked, screen, css)).toContain('<link rel="stylesheet"');
-    }
-    // Without a first screen, the page is as built, link and all.
-    expect(pageWithFirstScreen(linked, null, '.a {}')).toBe(linked);
   });
 });

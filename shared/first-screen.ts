@@ -146,32 +146,20 @@ function scriptSafeJson(value: unknown): string {
 }
 
 const ROOT = '<div id="root"></div>';
-const STYLESHEET = /<link rel="stylesheet"[^>]*? href="\.\/(assets\/[\w.-]+\.css)"[^>]*>/;
-
-/** The app's stylesheet the page links to (`assets/…css`, relative to the page), or null. */
-export function stylesheetOf(html: string): string | null {
-  return STYLESHEET.exec(html)?.[1] ?? null;
-}
-
 /**
  * The app's index.html with its first screen: the theme on the root element, the rows drawn in the root,
  * and the rows as data after it (a JSON block, which the page's script policy lets be, as it runs nothing).
- * `stylesheet`, the text of the page's stylesheet, goes into the page in place of its link (the page's
- * policy allows inline styles), so that the first paint waits on no second request; not when it names
- * other files (its `url()`s would then be read from the page's folder, not its own). The page as it is
- * when there is no first screen (no rows, or none in time), or it has no empty root.
+ * The page as it is when there is no first screen (no rows, or none in time), or it has no empty root.
+ * (The stylesheet stays a link: put into the page, it was loaded again by the app's start, which waits for
+ * the link of each stylesheet its chunks need.)
  */
-export function pageWithFirstScreen(html: string, screen: FirstScreen | null, stylesheet?: string): string {
+export function pageWithFirstScreen(html: string, screen: FirstScreen | null): string {
   if (!screen || screen.rows.length === 0 || !html.includes(ROOT)) return html;
   const rows = screen.rows.slice(0, FIRST_SCREEN_ROWS);
   const themed =
     screen.theme === 'system' ? html : html.replace(/<html(\s|>)/, `<html data-theme="${screen.theme}"$1`);
-  const inline =
-    stylesheet !== undefined && !/url\(|<\/style/i.test(stylesheet)
-      ? themed.replace(STYLESHEET, () => `<style>${stylesheet}</style>`)
-      : themed;
   // A function, so that no `$` in a title is taken for a pattern of replace's own.
-  return inline.replace(
+  return themed.replace(
     ROOT,
     () =>
       `<div id="root">${firstScreenMarkup({ rows, now: screen.now })}</div>` +

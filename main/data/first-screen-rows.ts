@@ -8,8 +8,9 @@ import { PRIVATE_FILE_MODE } from '../disk/private-files';
 /**
  * The library's newest rows as the host last knew them, kept in `first-screen.json` in the data folder: what
  * a host draws into the app's page (shared/first-screen.ts) at once on the next start, while the library's
- * worker is still opening its index. Kept current as the library changes: a while after a change (a reply
- * streaming changes its row all the time: one write for the burst), and at once when Byre quits. Written to
+ * worker is still opening its index. Kept current as the library changes: 2 s after a change at most once
+ * every 2 s (a reply streaming changes its row all the time), and at once when Byre quits, unless the
+ * library takes longer than a second to say. Written to
  * a temp file and renamed over, off the main thread's way; it is only ever a head start, so a file missing,
  * damaged or from another version is no first screen, nothing more. The app's first render takes the rows
  * from the page, and the whole list as it is now follows.
@@ -18,6 +19,8 @@ export const FIRST_SCREEN_FILE = 'first-screen.json';
 
 /** How long after a change the rows are asked for and written. */
 const WRITE_DELAY_MS = 2_000;
+/** How long quitting waits for the library's last answer: a start quit at once has no index open yet. */
+const FLUSH_WAIT_MS = 1_000;
 
 export class KeptFirstScreen {
   private rows: LibraryRow[];
@@ -92,8 +95,11 @@ export class KeptFirstScreen {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
-      await this.refresh();
+      void this.refresh();
     }
-    await this.running;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)));
+    await Promise.race([this.running, late]);
+    clearTimeout(timer);
   }
 }

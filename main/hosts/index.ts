@@ -114,11 +114,7 @@ async function serveApp(request: Request): Promise<Response> {
   };
   if (extname(file) === '.html') headers['Content-Security-Policy'] = ELECTRON_CSP;
   if (isAppPage(rendererDir, file)) {
-    const page = await appPageWith(
-      rendererDir,
-      body.toString('utf8'),
-      await backend.firstScreen(FIRST_SCREEN_WAIT_MS),
-    );
+    const page = appPageWith(body.toString('utf8'), await backend.firstScreen(FIRST_SCREEN_WAIT_MS));
     return new Response(page, { headers });
   }
   return new Response(new Uint8Array(body), { headers });

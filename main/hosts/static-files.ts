@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
-import { pageWithFirstScreen, stylesheetOf, type FirstScreen } from '../../shared/first-screen';
+import { pageWithFirstScreen, type FirstScreen } from '../../shared/first-screen';
 
 /**
  * The app's own files as both hosts serve them (the browser host at /app/, Electron at app://byre/):
@@ -79,17 +79,13 @@ export function isAppPage(rootDir: string, file: string): boolean {
 export const FIRST_SCREEN_WAIT_MS = 150;
 
 /**
- * The app's page (its index.html as built) with the first screen drawn in, and the stylesheet it links to
- * put in the page, so that the first paint waits on no second request (shared/first-screen.ts).
+ * The app's page (its index.html as built) with the first screen drawn in (shared/first-screen.ts); the page
+ * as built if the drawing fails (a kept row the drawing cannot take): never no page at all.
  */
-export async function appPageWith(
-  rendererDir: string,
-  html: string,
-  screen: FirstScreen | null,
-): Promise<string> {
-  if (!screen || screen.rows.length === 0) return html;
-  const href = stylesheetOf(html);
-  const file = href === null ? null : resolveStaticPath(rendererDir, href);
-  const stylesheet = file === null ? null : await readStaticFile(rendererDir, file);
-  return pageWithFirstScreen(html, screen, stylesheet?.toString('utf8'));
+export function appPageWith(html: string, screen: FirstScreen | null): string {
+  try {
+    return pageWithFirstScreen(html, screen);
+  } catch {
+    return html;
+  }
 }

@@ -14,5 +14,21 @@ const start = () =>
     if (root) couldNotLoad(root, error);
   });
 
-if (document.querySelector('.app-first-screen')) requestAnimationFrame(() => setTimeout(start, 0));
-else void start();
+/** Once: after the next paint, or at the latest after a while (a window not shown yet gets no frames). */
+function afterFirstPaint(then: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    then();
+  };
+  requestAnimationFrame(() => setTimeout(once, 0));
+  setTimeout(once, PAINT_WAIT_MS);
+}
+
+/** How long the app's start waits for the first screen's paint at most. */
+const PAINT_WAIT_MS = 300;
+
+if (document.querySelector('.app-first-screen') && document.visibilityState === 'visible') {
+  afterFirstPaint(() => void start());
+} else void start();
