@@ -146,6 +146,7 @@ function scriptSafeJson(value: unknown): string {
 }
 
 const ROOT = '<div id="root"></div>';
+
 /**
  * The app's index.html with its first screen: the theme on the root element, the rows drawn in the root,
  * and the rows as data after it (a JSON block, which the page's script policy lets be, as it runs nothing).

@@ -289,9 +289,9 @@ export class Backend {
 
   /**
    * What Electron draws into the page it serves (shared/first-screen.ts): the library's newest rows and the
-   * theme; null for the browser host, whose page anyone at its address can read. The rows as last known (kept from the last run, at a start), at once; with none kept, the
-   * library's own if it answers within `withinMs`, else null (it is still opening its index, say), as it
-   * would hold the whole page back.
+   * theme; null for the browser host, whose page anyone at its address can read. The rows as last known
+   * (kept from the last run, at a start), at once; with none kept, the library's own if it answers within
+   * `withinMs`, else null (it is still opening its index, say), as it would hold the whole page back.
    */
   async firstScreen(withinMs: number): Promise<FirstScreen | null> {
     if (!this.firstScreenRows) return null;

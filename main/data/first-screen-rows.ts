@@ -10,10 +10,10 @@ import { PRIVATE_FILE_MODE } from '../disk/private-files';
  * a host draws into the app's page (shared/first-screen.ts) at once on the next start, while the library's
  * worker is still opening its index. Kept current as the library changes: 2 s after a change at most once
  * every 2 s (a reply streaming changes its row all the time), and at once when Byre quits, unless the
- * library takes longer than a second to say. Written to
- * a temp file and renamed over, off the main thread's way; it is only ever a head start, so a file missing,
- * damaged or from another version is no first screen, nothing more. The app's first render takes the rows
- * from the page, and the whole list as it is now follows.
+ * library takes longer than a second to say. Written to a temp file and renamed over, off the main thread's
+ * way; it is only ever a head start, so a file missing, damaged or from another version is no first screen,
+ * nothing more. The app's first render takes the rows from the page, and the whole list as it is now
+ * follows.
  */
 export const FIRST_SCREEN_FILE = 'first-screen.json';
 
@@ -55,7 +55,7 @@ export class KeptFirstScreen {
     return this.rows;
   }
 
-  /** The library changed: its rows are asked for again a while after, once for a burst of changes. */
+  /** The library changed: its rows are asked for again 2 s after, at most once every 2 s. */
   changed(): void {
     if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {

@@ -1,8 +1,7 @@
 import { installBridgeClient } from './host/bridge-client';
 import { askFirstScreen } from './state/first-screen';
-import { applyRememberedTheme } from './ui/theme';
-
 import { couldNotLoad } from './load-failed';
+import { applyRememberedTheme } from './ui/theme';
 
 /**
  * The app's start, kept small: it connects (in a plain browser, over the bridge: in Electron the preload has
